@@ -1,0 +1,61 @@
+// How data values map to colour-map positions: the four scale modes, the value range of each
+// panel, and the colour bar's ticks and caption that say which scale is used (issue 3, BH-19).
+// Does not draw anything and does not know colour maps (see colorbar.hpp, colormap.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace attnviz {
+
+/// Fixed: [0, 1] for every panel (the default for attention weights, so heads compare).
+/// Head: each panel its own [min, max]. Shared: one [min, max] over all panels.
+/// Symmetric: [-m, m] with m = max |value| over all panels (signed data, e.g. differences; use
+/// with the diverging rdbu map so 0 is white). Min, max and m are taken over allowed cells only.
+enum class ScaleMode { Fixed, Head, Shared, Symmetric };
+
+/// The values drawn with the first and last colour of the map. vmin == vmax is a constant map.
+struct ValueRange {
+  double vmin = 0;
+  double vmax = 1;
+  friend bool operator==(const ValueRange&, const ValueRange&) = default;
+};
+
+/// Colour-map position of `value`: (value − vmin) / (vmax − vmin), clamped to [0, 1];
+/// 0.5 (the mid colour) for a constant range, so a flat map never divides by zero.
+double colour_position(const ValueRange& range, double value);
+
+/// The range of each panel under `mode`, over cells with allowed(i, j) == 1 (an empty `allowed`
+/// allows all). Non-finite values are ignored; a panel with no usable cell gets [0, 1].
+/// Requires: every panel has allowed's shape when allowed is non-empty.
+std::vector<ValueRange> panel_ranges(const std::vector<Matrix>& panels,
+                                     const MaskMatrix& allowed, ScaleMode mode);
+
+/// One colour-bar tick: its value in the bar's range and its printed label.
+struct Tick {
+  double value = 0;
+  std::string label;
+};
+
+/// What the colour bar shows: the range from bottom to top, ticks, and the caption naming the
+/// scale ("fixed scale 0–1", "per-head min–max", "shared scale 0.02–0.91", "symmetric ±0.4").
+/// Head mode with several panels has one bar for all: range [0, 1], ticks "min" and "max", and
+/// the caption points to the per-panel ranges (which the grid prints in each panel's title).
+struct ColourBarScale {
+  ValueRange range;
+  std::vector<Tick> ticks;
+  std::string caption;
+};
+
+/// Requires: ranges has one entry per panel, as returned by panel_ranges(.., mode).
+ColourBarScale colour_bar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges);
+
+/// A value as shown in captions and titles: 3 significant digits, no trailing zeros ("0.912").
+std::string format_value(double value);
+
+/// "0.02–0.91" (with an en dash), the way a range is printed.
+std::string format_range(const ValueRange& range);
+
+}  // namespace attnviz
