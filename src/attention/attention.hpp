@@ -1,0 +1,65 @@
+// Multi-head scaled dot-product attention (Vaswani et al. 2017, §3.2.1–3.2.2), for self- and
+// cross-attention alike (self-attention is x_q == x_kv), with grouped-query attention
+// (Ainslie et al. 2023; LLaMA-2). Pure maths: no files, no printing.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "attention/rope.hpp"
+#include "core/types.hpp"
+
+namespace attnviz {
+
+/// One attention layer's parameters, row-vector convention Q = X·W_Q + b_Q.
+/// Shapes: w_q [d_model_q, h·d_k], w_k [d_model_kv, h_kv·d_k], w_v [d_model_kv, h_kv·d_v],
+/// biases of the matching widths or empty, w_o [h·d_v, d_out] or empty, b_o [d_out] or empty.
+/// Query head i uses the column block [i·d_k, (i+1)·d_k) of Q, and key/value head
+/// i / (h / h_kv). Invariants are established by io/ (load_weights); here they are asserted.
+struct AttentionLayer {
+  int num_heads = 0;     ///< h
+  int num_kv_heads = 0;  ///< h_kv; divides h (h_kv == h is plain multi-head attention)
+  Matrix w_q, w_k, w_v, w_o;
+  Vector b_q, b_k, b_v, b_o;
+  std::optional<Scalar> scale;  ///< logit scale; default 1/sqrt(d_k)
+
+  long d_k() const { return w_q.cols() / num_heads; }
+  long d_v() const { return w_v.cols() / num_kv_heads; }
+  /// The logit scale used: `scale` if given, else 1/sqrt(d_k) (Eq. 1).
+  Scalar logit_scale() const;
+};
+
+/// What to keep besides the weights (the weights are the visualiser's product, always kept).
+struct AttentionWants {
+  bool scores = false;   ///< scaled logits per head, -inf where masked
+  bool outputs = false;  ///< per-head outputs A_h·V_h, their concat, and the W_O output
+};
+
+/// Per-head results. weights[h] is [n_q, n_k] with rows summing to 1, except fully masked
+/// rows, which are all zero and listed in fully_masked_rows.
+struct AttentionResult {
+  std::vector<Matrix> weights;       ///< h × [n_q, n_k]
+  std::vector<Matrix> scores;        ///< h × [n_q, n_k] when wanted (masked entries -inf)
+  std::vector<Matrix> head_outputs;  ///< h × [n_q, d_v] when wanted
+  Matrix concat;                     ///< [n_q, h·d_v] when wanted
+  Matrix output;                     ///< [n_q, d_out] when wanted and w_o is present
+  std::vector<long> fully_masked_rows;
+};
+
+/// Rotary position embedding applied to Q and K of every head (after bias, before scores).
+struct RopeRequest {
+  RopeSettings settings;
+  std::vector<long long> query_positions;  ///< n_q positions
+  std::vector<long long> key_positions;    ///< n_k positions
+};
+
+/// softmax(Q_h K_gᵀ · scale + mask) for every query head h (g = its key/value head), and,
+/// when asked, A_h·V_g, the concat [O_0 | O_1 | …] and concat·W_O + b_O (§3.2.2).
+/// x_q [n_q, d_model_q], x_kv [n_k, d_model_kv], allowed [n_q, n_k] or empty (all allowed).
+/// Requires shapes consistent with `layer` (checked by io/).
+AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& x_q,
+                                     const Matrix& x_kv, const MaskMatrix& allowed,
+                                     const AttentionWants& wants,
+                                     const std::optional<RopeRequest>& rope = std::nullopt);
+
+}  // namespace attnviz

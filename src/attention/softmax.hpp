@@ -1,0 +1,20 @@
+// Row-wise, numerically stable softmax with masking. Does not scale or mask scores itself
+// beyond the given allowed matrix.
+#pragma once
+
+#include "core/types.hpp"
+
+namespace attnviz {
+
+/// Masked row softmax, in place: scores [n_q, n_k] -> weights [n_q, n_k].
+///   w_ij = exp(s_ij - m_i) / sum_{j' allowed} exp(s_ij' - m_i),  m_i = max_{j allowed} s_ij,
+/// and w_ij = 0 where allowed(i, j) == 0 (logit -inf, Vaswani et al. 2017 §3.2.3).
+/// Subtracting the row max keeps exp() <= 1, so logits of any size give no overflow.
+/// A row with no allowed key gets all zeros (never NaN), the convention of PyTorch's
+/// _safe_softmax. `allowed` empty means every pair is allowed.
+void softmax_rows_in_place(Matrix& scores, const MaskMatrix& allowed);
+
+/// Sets scores(i, j) = -inf wherever allowed(i, j) == 0: the logits that enter the softmax.
+void softmax_mask_scores(Matrix& scores, const MaskMatrix& allowed);
+
+}  // namespace attnviz

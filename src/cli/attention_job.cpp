@@ -1,0 +1,145 @@
+#include "cli/attention_job.hpp"
+
+#include <unistd.h>
+
+#include "attention/attention.hpp"
+#include "attention/mask.hpp"
+#include "attention/positional.hpp"
+#include "core/error.hpp"
+#include "io/input_schema.hpp"
+
+namespace attnviz {
+
+namespace {
+
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+constexpr double kDefaultMemoryFraction = 0.5;
+
+void check_options(const Options& options) {
+  if (options.causal && !options.source.empty()) {
+    throw UsageError::bad_option("--causal", "applies to self-attention; cross-attention (--source) has no causal mask");
+  }
+  if (options.positional != "none" && options.positional != "sinusoidal") {
+    throw UsageError::bad_option("--positional", "expected none or sinusoidal, got \"" + options.positional + "\"");
+  }
+}
+
+// Settings from the weights file, overridden by --rope/--rope-theta/--rope-dim.
+std::optional<RopeSettings> rope_settings(const Options& options, const WeightsFile& weights) {
+  if (options.rope == "none") return std::nullopt;
+  std::optional<RopeSettings> rope = weights.rope;
+  if (options.rope == "interleaved" || options.rope == "half") {
+    if (!rope) rope = RopeSettings{};
+    rope->style = options.rope == "half" ? RopeStyle::Half : RopeStyle::Interleaved;
+  } else if (!options.rope.empty()) {
+    throw UsageError::bad_option("--rope", "expected interleaved, half or none, got \"" + options.rope + "\"");
+  }
+  if ((options.rope_theta || options.rope_dim) && !rope) {
+    throw UsageError::bad_option(options.rope_theta ? "--rope-theta" : "--rope-dim",
+                                 "needs --rope STYLE (the weights file has no rope block)");
+  }
+  if (!rope) return std::nullopt;
+  if (options.rope_theta) {
+    if (!(*options.rope_theta > 0)) throw UsageError::bad_option("--rope-theta", "must be positive");
+    rope->theta = *options.rope_theta;
+  }
+  if (options.rope_dim) rope->dim = *options.rope_dim;
+  const long d_k = weights.layer.d_k();
+  const std::string origin = options.rope_dim ? "--rope-dim" : weights.file + ": /rope/dim";
+  if (rope->dim == 0) rope->dim = d_k;
+  if (rope->dim % 2 != 0 || rope->dim < 2) {
+    throw UsageError::bad_option(origin, "must be even and at least 2 (pairs of dimensions rotate), got " +
+                                             std::to_string(rope->dim));
+  }
+  if (rope->dim > d_k) {
+    throw UsageError::bad_option(origin, std::to_string(rope->dim) + " is more than d_k = " + std::to_string(d_k));
+  }
+  return rope;
+}
+
+void add_positional(Sentence& sentence) {
+  sentence.embeddings += sinusoidal_encoding(sentence.positions, sentence.embeddings.cols());
+}
+
+// Peak bytes of the computation: weights (and scores) of every head, plus projections.
+double estimate_bytes(const InputBundle& in, const Options& options) {
+  const double n_q = static_cast<double>(in.queries.tokens.size());
+  const double n_k = static_cast<double>(in.keys().tokens.size());
+  const AttentionLayer& layer = in.weights.layer;
+  const double per_head = n_q * n_k * sizeof(Scalar);
+  const double stacks = options.scores ? 2.0 : 1.0;
+  const double projections =
+      (n_q * layer.w_q.cols() + n_k * (layer.w_k.cols() + layer.w_v.cols())) * sizeof(Scalar);
+  return layer.num_heads * per_head * stacks + per_head + projections;
+}
+
+std::string fully_masked_warning(const AttentionRecord& record, long query) {
+  return "query " + std::to_string(query) + " \"" + record.query_tokens[query] +
+         "\": every key is masked in all " + std::to_string(record.num_heads) + " heads (" +
+         record.head_name(0) + (record.num_heads > 1 ? "–" + record.head_name(record.num_heads - 1) : "") +
+         "); its weights are all zero";
+}
+
+}  // namespace
+
+double memory_budget_bytes(const Options& options) {
+  if (options.max_memory_mib > 0) return options.max_memory_mib * kBytesPerMiB;
+  const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  return physical * kDefaultMemoryFraction;
+}
+
+AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings) {
+  check_options(options);
+  InputBundle in = load_inputs({options.sentence, options.weights, options.source});
+  const double needed = estimate_bytes(in, options);
+  const double budget = memory_budget_bytes(options);
+  if (needed > budget) {
+    throw LimitError::memory("attention weights for " + std::to_string(in.weights.layer.num_heads) + " heads x " +
+                                 std::to_string(in.queries.tokens.size()) + " x " +
+                                 std::to_string(in.keys().tokens.size()) + " tokens",
+                             needed, budget, "--max-memory MIB");
+  }
+  const std::optional<RopeSettings> rope = rope_settings(options, in.weights);
+  if (options.positional == "sinusoidal") {
+    add_positional(in.queries);
+    if (in.source) add_positional(*in.source);
+  }
+  const Sentence& keys = in.keys();
+  const AttentionLayer& layer = in.weights.layer;
+  const MaskMatrix allowed = build_mask(static_cast<long>(in.queries.tokens.size()),
+                                        static_cast<long>(keys.tokens.size()), options.causal, keys.attention_mask);
+  std::optional<RopeRequest> rope_request;
+  if (rope) rope_request = RopeRequest{*rope, in.queries.positions, keys.positions};
+  AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
+                                                {options.scores, options.outputs}, rope_request);
+
+  AttentionRecord record;
+  record.mode = in.source ? "cross" : "self";
+  record.model = !in.weights.model.empty() ? in.weights.model : in.queries.model;
+  record.layer = in.weights.layer_index ? in.weights.layer_index : in.queries.layer;
+  record.query_tokens = in.queries.tokens;
+  record.key_tokens = keys.tokens;
+  record.num_heads = layer.num_heads;
+  record.num_kv_heads = layer.num_kv_heads;
+  record.d_model = in.queries.embeddings.cols();
+  record.d_k = layer.d_k();
+  record.d_v = layer.d_v();
+  record.scale = layer.logit_scale();
+  record.causal = options.causal;
+  record.positional = options.positional;
+  record.rope = rope;
+  record.key_mask = keys.attention_mask;
+  record.query_mask = in.queries.attention_mask;
+  record.fully_masked_rows = result.fully_masked_rows;
+  record.weights = std::move(result.weights);
+  record.scores = std::move(result.scores);
+  record.head_outputs = std::move(result.head_outputs);
+  record.output = std::move(result.output);
+  record.inputs = {options.sentence};
+  if (!options.weights.empty()) record.inputs.push_back(options.weights);
+  if (!options.source.empty()) record.inputs.push_back(options.source);
+  for (long query : record.fully_masked_rows) warnings.push_back(fully_masked_warning(record, query));
+  return record;
+}
+
+}  // namespace attnviz

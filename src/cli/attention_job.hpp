@@ -1,0 +1,22 @@
+// From the options of `dump`, `heatmaps` and `compare` to an AttentionRecord: load and
+// validate the inputs, apply position encodings and masks, check the memory budget,
+// compute every head. Does not write or draw anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "io/attention_record.hpp"
+
+namespace attnviz {
+
+/// Bytes the run may use: --max-memory MiB, or by default half of physical memory.
+double memory_budget_bytes(const Options& options);
+
+/// Loads the files named in `options`, computes every head and returns the record, with
+/// user-facing warnings (fully masked rows) appended to `warnings`.
+/// Throws InputError, UsageError (option combinations) or LimitError (memory budget).
+AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings);
+
+}  // namespace attnviz

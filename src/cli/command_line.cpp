@@ -1,0 +1,115 @@
+#include "cli/command_line.hpp"
+
+#include <string>
+#include <thread>
+
+namespace attnviz {
+
+namespace {
+
+constexpr int kMaxImageSidePx = 16384;
+constexpr int kMinImageSidePx = 64;
+
+void add_attention_inputs(CLI::App& sub, Options& o) {
+  sub.add_option("SENTENCE", o.sentence,
+                 "Sentence file (JSON): tokens, embeddings [n x d_model], optional attention_mask and "
+                 "positions. Its queries are the rows of every matrix.")
+      ->required();
+  sub.add_option("WEIGHTS", o.weights,
+                 "Weights file (JSON): num_heads, W_Q, W_K, W_V, optional biases, W_O, scale, rope. "
+                 "Default: the sentence file itself (the bundled examples hold both).");
+  sub.add_option("--source", o.source,
+                 "Cross-attention: keys and values come from this sentence file (queries still come from "
+                 "SENTENCE). Its attention_mask masks keys; its width may differ (W_K/W_V rows follow it).");
+  sub.add_flag("--causal", o.causal, "Causal mask for self-attention: query i sees keys 0..i only.");
+  sub.add_option("--positional", o.positional,
+                 "Add a position encoding to the embeddings before the projections: none (default) or "
+                 "sinusoidal (Vaswani et al. 2017, section 3.5).")
+      ->check(CLI::IsMember({"none", "sinusoidal"}));
+  sub.add_option("--rope", o.rope,
+                 "Rotary position embedding on Q and K: interleaved (pairs 2i,2i+1: GPT-J, llama2.c, GGUF), "
+                 "half (pairs i,i+d/2: GPT-NeoX, Hugging Face LLaMA) or none. Default: the weights file's "
+                 "rope block, if any.")
+      ->check(CLI::IsMember({"interleaved", "half", "none"}));
+  sub.add_option("--rope-theta", o.rope_theta, "RoPE base theta (default 10000, or the weights file's).");
+  sub.add_option("--rope-dim", o.rope_dim,
+                 "Rotate only the first N dimensions of each head (partial rotary; even, <= d_k). Default d_k.");
+}
+
+void add_resource_options(CLI::App& sub, Options& o) {
+  sub.add_option("--threads", o.threads, "Threads for the maths (default: all cores).")
+      ->check(CLI::Range(0, 1024));
+  sub.add_flag("--profile", o.profile, "Print the time of each phase (load, compute, render, write) to stderr.");
+  sub.add_option("--max-memory", o.max_memory_mib,
+                 "Refuse, before allocating, a job estimated to need more than this many MiB "
+                 "(default: half of physical memory).")
+      ->check(CLI::PositiveNumber);
+}
+
+void add_picture_options(CLI::App& sub, Options& o) {
+  sub.add_option("--cmap", o.cmap,
+                 "Colour map (matplotlib's tables): viridis (default), magma, inferno, plasma, cividis, "
+                 "greys, blues, rdbu (diverging, for signed data).");
+  sub.add_option("--scale", o.scale,
+                 "Colour scale: fixed (default: 0 to 1, so heads are comparable), head (each head its own "
+                 "min-max) or shared (one min-max over all heads). The colour bar says which.")
+      ->check(CLI::IsMember({"fixed", "head", "shared"}));
+  sub.add_option("--cols", o.cols, "Panels per row of the grid (default: near-square, 8 heads -> 2 x 4).")
+      ->check(CLI::Range(0, 1024));
+  sub.add_option("--max-size", o.max_size_px,
+                 "Largest image side in pixels (default 4096); cells shrink, labels thin out and, for very "
+                 "long inputs, each pixel shows the max over a block of cells. At most 16384.")
+      ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
+  sub.add_flag("--annotate", o.annotate, "Print each weight (2 decimals) in its cell when cells are large enough.");
+  sub.add_option("--font", o.fonts,
+                 "TrueType font for labels (repeatable: later fonts are fallbacks for glyphs the first lacks, "
+                 "e.g. a CJK font). Default: DejaVu Sans.");
+}
+
+}  // namespace
+
+void add_options(CLI::App& app, Options& o) {
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("attnviz ") + ATTNVIZ_VERSION);
+
+  CLI::App* dump = app.add_subcommand("dump", "Compute every head's attention weights and write them as JSON.");
+  add_attention_inputs(*dump, o);
+  dump->add_option("-o,--output", o.output, "The JSON file to write (attnviz.attention format, see README).")
+      ->required();
+  dump->add_flag("--scores", o.scores, "Also write the pre-softmax scaled logits (null where masked).");
+  dump->add_flag("--outputs", o.outputs, "Also write each head's output rows and, with W_O, the layer output.");
+  add_resource_options(*dump, o);
+  dump->callback([&o] { o.command = Command::Dump; });
+
+  CLI::App* heatmaps = app.add_subcommand(
+      "heatmaps", "Compute every head and draw one labelled heatmap per head plus a grid of all heads (PNG).");
+  add_attention_inputs(*heatmaps, o);
+  heatmaps->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
+  add_picture_options(*heatmaps, o);
+  add_resource_options(*heatmaps, o);
+  heatmaps->callback([&o] { o.command = Command::Heatmaps; });
+
+  CLI::App* render = app.add_subcommand(
+      "render", "Draw heatmaps from an attention JSON (a dump, or weights [head][query][key] with tokens).");
+  render->add_option("ATTENTION", o.sentence, "The attention JSON to draw.")->required();
+  render->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
+  add_picture_options(*render, o);
+  add_resource_options(*render, o);
+  render->callback([&o] { o.command = Command::Render; });
+
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Chosen heads side by side on one colour scale, difference maps, and per-head statistics. Give SENTENCE "
+      "[WEIGHTS] as for heatmaps, or two attention JSON files (e.g. two dumps) to compare runs.");
+  add_attention_inputs(*compare, o);
+  compare->add_option("-o,--output", o.output, "The PNG file to write.")->required();
+  compare->add_option("--heads", o.heads, "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all).")
+      ->delimiter(',');
+  compare->add_flag("--average", o.average, "Add the mean over the chosen heads (mean of probabilities), labelled.");
+  compare->add_option("--stats", o.stats, "Also save the statistics as FILE.json or FILE.csv.");
+  add_picture_options(*compare, o);
+  add_resource_options(*compare, o);
+  compare->callback([&o] { o.command = Command::Compare; });
+}
+
+}  // namespace attnviz

@@ -1,0 +1,92 @@
+#include "cli/heatmap_job.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "render/font.hpp"
+#include "render/head_grid.hpp"
+#include "render/png.hpp"
+
+namespace attnviz {
+
+namespace {
+
+ScaleMode scale_mode(const std::string& name) {
+  if (name == "fixed") return ScaleMode::Fixed;
+  if (name == "head") return ScaleMode::Head;
+  if (name == "shared") return ScaleMode::Shared;
+  throw UsageError::bad_option("--scale", "expected fixed, head or shared, got \"" + name + "\"");
+}
+
+std::string figure_title(const AttentionRecord& record) {
+  std::string title = record.model.empty() ? std::string("attention") : record.model;
+  if (record.layer) title += " · layer " + std::to_string(*record.layer);
+  title += record.mode == "cross" ? " · cross-attention weights" : " · self-attention weights";
+  if (record.causal) title += " · causal mask";
+  if (record.rope) title += " · RoPE (" + rope_style_name(record.rope->style) + ")";
+  return title;
+}
+
+// One request for every image; per-head images reuse it with one panel.
+GridRequest base_request(const AttentionRecord& record, const Options& options, double memory_budget) {
+  GridRequest request;
+  request.query_tokens = record.query_tokens;
+  request.key_tokens = record.key_tokens;
+  request.allowed = record.allowed();
+  if (record.mode == "cross") {
+    request.query_axis_title = "queries: target (" + std::filesystem::path(record.inputs.front()).filename().string() + ")";
+    request.key_axis_title = "keys: source (" + std::filesystem::path(record.inputs.back()).filename().string() + ")";
+  }
+  request.figure_title = figure_title(record);
+  request.scale = scale_mode(options.scale);
+  request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
+  request.cols = options.cols;
+  request.max_size_px = options.max_size_px;
+  request.annotate = options.annotate;
+  request.max_memory_bytes = memory_budget;
+  return request;
+}
+
+std::string panel_title(const AttentionRecord& record, int head) {
+  return record.head_name(head) + " · head " + std::to_string(head) + " of " + std::to_string(record.num_heads);
+}
+
+void keep_new_warnings(const std::vector<std::string>& found, std::vector<std::string>& warnings) {
+  for (const std::string& w : found) {
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+  }
+}
+
+}  // namespace
+
+OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
+                          double memory_budget) {
+  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const std::filesystem::path folder(options.output);
+  OutputSet files;
+  files.create_directory(options.output);
+
+  GridRequest grid = base_request(record, options, memory_budget);
+  grid.panels = record.weights;
+  for (int h = 0; h < record.num_heads; ++h) grid.panel_titles.push_back(panel_title(record, h));
+  RenderedGrid rendered = render_grid(grid, fonts);
+  keep_new_warnings(rendered.warnings, warnings);
+  const std::string grid_path = (folder / "grid.png").string();
+  files.add(grid_path, encode_png(rendered.image, grid_path));
+
+  GridRequest single = base_request(record, options, memory_budget);
+  single.cols = 1;
+  for (int h = 0; h < record.num_heads; ++h) {
+    single.panels = {record.weights[h]};
+    single.panel_titles = {panel_title(record, h)};
+    // Per-head scaling of one panel equals its own min–max; shared scaling must span all heads.
+    if (single.scale == ScaleMode::Shared) single.shared_panels = &record.weights;
+    RenderedGrid head_image = render_grid(single, fonts);
+    keep_new_warnings(head_image.warnings, warnings);
+    const std::string path = (folder / ("head_" + std::to_string(h) + ".png")).string();
+    files.add(path, encode_png(head_image.image, path));
+  }
+  return files;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,17 @@
+// attnviz: see README.md. main() only parses the command line; run() does the work.
+#include <iostream>
+
+#include "cli/command_line.hpp"
+#include "cli/run.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnviz: per-head attention weights of a Transformer layer, as JSON and heatmaps"};
+  attnviz::Options options;
+  attnviz::add_options(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return attnviz::run(options, std::cout, std::cerr);
+}

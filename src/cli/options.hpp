@@ -1,0 +1,52 @@
+// Everything a run can be asked to do, as a plain struct: filled by command_line.cpp from
+// CLI11, or directly by tests. No CLI11 here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnviz {
+
+/// The subcommands.
+enum class Command { Dump, Heatmaps, Render, Compare };
+
+/// Options of every subcommand; each field's meaning is its --help text (command_line.cpp).
+struct Options {
+  Command command = Command::Dump;
+
+  // Inputs.
+  std::string sentence;  ///< SENTENCE.json (or, for render/compare, an attention JSON)
+  std::string weights;   ///< WEIGHTS.json; empty = the sentence file (compare: a second attention JSON)
+  std::string source;    ///< --source: keys/values for cross-attention
+  std::string output;    ///< -o: a file (dump, compare) or a folder (heatmaps, render)
+
+  // Attention.
+  bool causal = false;
+  std::string positional = "none";  ///< "none" or "sinusoidal"
+  std::string rope;                 ///< "" = as the weights file says, "none", "interleaved", "half"
+  std::optional<double> rope_theta;
+  std::optional<long> rope_dim;
+  bool scores = false;
+  bool outputs = false;
+
+  // Pictures.
+  std::string cmap;                  ///< "" = viridis (compare's differences: rdbu)
+  std::string scale = "fixed";      ///< fixed | head | shared
+  int cols = 0;                      ///< 0 = near-square grid
+  int max_size_px = 4096;
+  bool annotate = false;
+  std::vector<std::string> fonts;    ///< empty = the default font
+
+  // Compare.
+  std::vector<int> heads;            ///< empty = all heads
+  bool average = false;
+  std::string stats;                 ///< --stats FILE.json or FILE.csv
+
+  // Resources.
+  int threads = 0;                   ///< 0 = all cores
+  bool profile = false;
+  double max_memory_mib = 0;         ///< 0 = the default budget (half of physical memory)
+};
+
+}  // namespace attnviz

@@ -1,0 +1,25 @@
+#include "cli/profile.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+namespace attnviz {
+
+PhaseTimer::PhaseTimer(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+
+void PhaseTimer::lap(const std::string& phase) {
+  const auto now = std::chrono::steady_clock::now();
+  phases_.emplace_back(phase, std::chrono::duration<double>(now - start_).count());
+  start_ = now;
+}
+
+void PhaseTimer::print(std::ostream& err) const {
+  if (!enabled_) return;
+  for (const auto& [phase, seconds] : phases_) {
+    char line[96];
+    std::snprintf(line, sizeof line, "profile: %s %.6f s\n", phase.c_str(), seconds);
+    err << line;
+  }
+}
+
+}  // namespace attnviz

@@ -1,0 +1,90 @@
+#include "cli/run.hpp"
+
+#include <Eigen/Core>
+#include <ostream>
+
+#include "cli/attention_job.hpp"
+#include "cli/compare_job.hpp"
+#include "cli/heatmap_job.hpp"
+#include "cli/profile.hpp"
+#include "core/error.hpp"
+#include "io/atomic_output.hpp"
+#include "io/record_json.hpp"
+
+namespace attnviz {
+
+namespace {
+
+void print_warnings(const std::vector<std::string>& warnings, std::ostream& err) {
+  for (const std::string& w : warnings) err << "attnviz: warning: " << w << "\n";
+}
+
+void require_output(const Options& options, const char* what) {
+  if (options.output.empty()) throw UsageError::bad_option("-o", std::string("required: ") + what);
+}
+
+void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  require_output(options, "the dump file to write");
+  const AttentionRecord record = compute_record(options, warnings);
+  timer.lap("compute");
+  OutputSet files;
+  files.add(options.output, record_to_json(record));
+  timer.lap("render");
+  files.commit();
+  timer.lap("write");
+  out << "wrote " << options.output << ": " << record.num_heads << " heads x " << record.query_tokens.size()
+      << " queries x " << record.key_tokens.size() << " keys\n";
+}
+
+void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  require_output(options, "the folder for the PNG files");
+  const AttentionRecord record =
+      options.command == Command::Render ? read_record(options.sentence) : compute_record(options, warnings);
+  timer.lap(options.command == Command::Render ? "load" : "compute");
+  OutputSet files = render_heatmaps(record, options, warnings);
+  timer.lap("render");
+  files.commit();
+  timer.lap("write");
+  out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ (grid.png and one per head)\n";
+}
+
+void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  switch (options.command) {
+    case Command::Dump: return run_dump(options, timer, out, warnings);
+    case Command::Heatmaps:
+    case Command::Render: return run_pictures(options, timer, out, warnings);
+    case Command::Compare: return run_compare(options, timer, out, warnings);
+  }
+}
+
+}  // namespace
+
+int run(const Options& options, std::ostream& out, std::ostream& err) {
+  if (options.threads > 0) Eigen::setNbThreads(options.threads);
+  PhaseTimer timer(options.profile);
+  std::vector<std::string> warnings;
+  int code = kExitOk;
+  try {
+    dispatch(options, timer, out, warnings);
+  } catch (const LimitError& e) {
+    err << "attnviz: error: " << e.what() << "\n";
+    code = kExitLimitError;
+  } catch (const OutputError& e) {
+    err << "attnviz: error: " << e.what() << "\n";
+    code = kExitOutputError;
+  } catch (const Error& e) {  // InputError, UsageError
+    err << "attnviz: error: " << e.what() << "\n";
+    code = kExitInputError;
+  } catch (const std::bad_alloc&) {
+    err << "attnviz: error: out of memory (lower the input size or --max-memory)\n";
+    code = kExitLimitError;
+  } catch (const std::exception& e) {
+    err << "attnviz: error: internal error: " << e.what() << " (please report this)\n";
+    code = kExitInternalError;
+  }
+  print_warnings(warnings, err);
+  timer.print(err);
+  return code;
+}
+
+}  // namespace attnviz

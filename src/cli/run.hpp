@@ -1,0 +1,25 @@
+// The pipeline behind every subcommand, and the one place that turns errors into messages
+// and exit codes (README "Exit codes"). Testable without CLI11: tests build Options directly.
+#pragma once
+
+#include <iosfwd>
+
+#include "cli/options.hpp"
+
+namespace attnviz {
+
+/// Exit codes (README "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInputError = 1,  ///< bad input file or option combination
+  kExitOutputError = 2, ///< could not write output
+  kExitInternalError = 3,
+  kExitLimitError = 4,  ///< over the memory or image-size limit
+};
+
+/// Runs one subcommand. Prints results and "attnviz: warning: …" lines to `out`/`err`,
+/// one "attnviz: error: …" line on failure, and returns an ExitCode. Writes files only
+/// when everything succeeded (io/atomic_output).
+int run(const Options& options, std::ostream& out, std::ostream& err);
+
+}  // namespace attnviz

@@ -1,0 +1,75 @@
+#include "core/error.hpp"
+
+#include <cstdio>
+
+namespace attnviz {
+
+namespace {
+
+std::string mebibytes(double bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f MiB", bytes / (1024.0 * 1024.0));
+  return text;
+}
+
+std::string at(const std::string& file, const std::string& pointer) {
+  return file + ": " + (pointer.empty() ? std::string("/") : pointer);
+}
+
+}  // namespace
+
+std::string shape_string(long rows, long cols) {
+  return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+}
+
+InputError InputError::unreadable(const std::string& file, const std::string& reason) {
+  return InputError(file + ": cannot read: " + reason);
+}
+
+InputError InputError::parse(const std::string& file, std::size_t line, std::size_t column,
+                             const std::string& detail) {
+  return InputError(file + ": line " + std::to_string(line) + ", column " +
+                    std::to_string(column) + ": " + detail);
+}
+
+InputError InputError::missing_field(const std::string& file, const std::string& pointer,
+                                     const std::string& what) {
+  return InputError(at(file, pointer) + ": missing field (" + what + ")");
+}
+
+InputError InputError::bad_value(const std::string& file, const std::string& pointer,
+                                 const std::string& expected, const std::string& found) {
+  return InputError(at(file, pointer) + ": expected " + expected + ", got " + found);
+}
+
+InputError InputError::shape_mismatch(const std::string& file, const std::string& pointer,
+                                      const std::string& expected, const std::string& found) {
+  return InputError(at(file, pointer) + ": expected shape " + expected + ", got " + found);
+}
+
+InputError InputError::inconsistent(const std::string& file, const std::string& detail) {
+  return InputError(file + ": " + detail);
+}
+
+OutputError OutputError::cannot_write(const std::string& path, const std::string& reason) {
+  return OutputError(path + ": cannot write: " + reason);
+}
+
+UsageError UsageError::bad_option(const std::string& option, const std::string& detail) {
+  return UsageError(option + ": " + detail);
+}
+
+LimitError LimitError::memory(const std::string& what, double needed_bytes, double limit_bytes,
+                              const std::string& option) {
+  return LimitError(what + " needs about " + mebibytes(needed_bytes) + ", over the limit of " +
+                    mebibytes(limit_bytes) + " (raise it with " + option + ")");
+}
+
+LimitError LimitError::image_size(const std::string& what, long width_px, long height_px,
+                                  long limit_px, const std::string& hint) {
+  return LimitError(what + " would be " + std::to_string(width_px) + " x " +
+                    std::to_string(height_px) + " px, over the limit of " +
+                    std::to_string(limit_px) + " px per side (" + hint + ")");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,129 @@
+#include "io/atomic_output.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Temporaries that exist right now, for the signal handler. A fixed array of fixed buffers:
+// the handler may only use async-signal-safe calls (unlink, _exit), no allocation.
+constexpr int kMaxPendingTemporaries = 4096;
+constexpr std::size_t kMaxPathBytes = 4096;
+char g_pending[kMaxPendingTemporaries][kMaxPathBytes];
+std::atomic<int> g_pending_count{0};
+
+extern "C" void remove_temporaries_and_exit(int signal_number) {
+  const int n = g_pending_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (g_pending[i][0] != '\0') unlink(g_pending[i]);
+  }
+  signal(signal_number, SIG_DFL);
+  raise(signal_number);
+}
+
+void install_handlers_once() {
+  static const bool installed = [] {
+    std::signal(SIGINT, remove_temporaries_and_exit);
+    std::signal(SIGTERM, remove_temporaries_and_exit);
+    std::signal(SIGHUP, remove_temporaries_and_exit);
+    return true;
+  }();
+  (void)installed;
+}
+
+void register_temporary(const std::string& path) {
+  const int slot = g_pending_count.load();
+  if (slot >= kMaxPendingTemporaries || path.size() >= kMaxPathBytes) return;
+  std::memcpy(g_pending[slot], path.c_str(), path.size() + 1);
+  g_pending_count.store(slot + 1);
+}
+
+void forget_temporaries() {
+  g_pending_count.store(0);
+}
+
+std::string temporary_name(const std::string& path, std::size_t index) {
+  const fs::path target(path);
+  const std::string name = "." + target.filename().string() + ".tmp-" + std::to_string(getpid()) + "-" +
+                           std::to_string(index);
+  return (target.parent_path() / name).string();
+}
+
+void write_whole_file(const std::string& temporary, const std::string& bytes, const std::string& target) {
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError::cannot_write(target, std::strerror(errno));
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string reason = std::strerror(errno);
+      ::close(fd);
+      throw OutputError::cannot_write(target, reason);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) throw OutputError::cannot_write(target, std::strerror(errno));
+}
+
+}  // namespace
+
+void OutputSet::add(std::string path, std::string bytes) {
+  paths_.push_back(std::move(path));
+  contents_.push_back(std::move(bytes));
+}
+
+void OutputSet::create_directory(std::string directory) { directory_ = std::move(directory); }
+
+std::size_t OutputSet::total_bytes() const {
+  std::size_t total = 0;
+  for (const std::string& c : contents_) total += c.size();
+  return total;
+}
+
+void OutputSet::commit() {
+  install_handlers_once();
+  if (!directory_.empty()) {
+    std::error_code ec;
+    fs::create_directories(directory_, ec);
+    if (ec) throw OutputError::cannot_write(directory_, "cannot create the folder: " + ec.message());
+    if (!fs::is_directory(directory_)) throw OutputError::cannot_write(directory_, "exists and is not a folder");
+  }
+  std::vector<std::string> temporaries;
+  auto remove_all = [&] {
+    for (const std::string& t : temporaries) ::unlink(t.c_str());
+    forget_temporaries();
+  };
+  try {
+    for (std::size_t i = 0; i < paths_.size(); ++i) {
+      std::error_code ec;
+      if (fs::is_directory(paths_[i], ec)) throw OutputError::cannot_write(paths_[i], "is a folder");
+      temporaries.push_back(temporary_name(paths_[i], i));
+      register_temporary(temporaries.back());
+      write_whole_file(temporaries.back(), contents_[i], paths_[i]);
+    }
+    for (std::size_t i = 0; i < paths_.size(); ++i) {
+      if (std::rename(temporaries[i].c_str(), paths_[i].c_str()) != 0) {
+        throw OutputError::cannot_write(paths_[i], std::strerror(errno));
+      }
+    }
+  } catch (...) {
+    remove_all();
+    throw;
+  }
+  forget_temporaries();
+}
+
+}  // namespace attnviz

@@ -1,0 +1,35 @@
+// All-or-nothing output: every file of a run is rendered in memory first, then written to a
+// temporary name in its destination folder and renamed into place (ninja's ReplaceContent,
+// LevelDB's SetCurrentFile). On any failure, or SIGINT/SIGTERM, no temporary is left behind
+// and no destination is touched unless all temporaries were written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnviz {
+
+/// A set of files to write together.
+class OutputSet {
+ public:
+  /// Queues `bytes` for `path`. Nothing touches the disk before commit().
+  void add(std::string path, std::string bytes);
+
+  /// Creates `directory` (and missing parents) at commit time, before the files.
+  void create_directory(std::string directory);
+
+  /// Writes every file to "<dir>/.<name>.tmp-<pid>-<n>", then renames each into place.
+  /// Throws OutputError naming the path that failed; temporaries are removed first.
+  void commit();
+
+  const std::vector<std::string>& paths() const { return paths_; }
+  /// Total bytes queued.
+  std::size_t total_bytes() const;
+
+ private:
+  std::vector<std::string> paths_;
+  std::vector<std::string> contents_;
+  std::string directory_;
+};
+
+}  // namespace attnviz

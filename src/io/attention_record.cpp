@@ -1,0 +1,17 @@
+#include "io/attention_record.hpp"
+
+#include "attention/mask.hpp"
+
+namespace attnviz {
+
+MaskMatrix AttentionRecord::allowed() const {
+  return build_mask(static_cast<long>(query_tokens.size()), static_cast<long>(key_tokens.size()), causal,
+                    key_mask);
+}
+
+std::string AttentionRecord::head_name(int head) const {
+  const std::string h = "H" + std::to_string(head);
+  return layer ? "L" + std::to_string(*layer) + h : h;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,48 @@
+// AttentionRecord: one layer's per-head attention for one input, with everything needed to
+// draw or compare it. `dump` writes it, `render` and `compare` read it back, and `heatmaps`
+// builds it in memory: one structure for every path. No JSON here (record_json does that).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/rope.hpp"
+#include "core/types.hpp"
+
+namespace attnviz {
+
+/// Per-head attention weights with their tokens and provenance. Invariants (established by
+/// the producer and checked by read_record): weights has num_heads matrices of
+/// [query_tokens.size(), key_tokens.size()], entries in [0, 1], rows summing to 1 except
+/// fully masked rows (all zero).
+struct AttentionRecord {
+  std::string mode = "self";   ///< "self" or "cross"
+  std::string model;           ///< display name, may be empty
+  std::optional<int> layer;    ///< layer index from 0, if known
+  Tokens query_tokens;         ///< row labels
+  Tokens key_tokens;           ///< column labels
+  int num_heads = 0;
+  int num_kv_heads = 0;        ///< 0 when unknown (a record from another tool)
+  long d_model = 0, d_k = 0, d_v = 0;  ///< 0 when unknown
+  double scale = 0;            ///< logit scale used; 0 when unknown
+  bool causal = false;
+  std::string positional = "none";     ///< "none" or "sinusoidal"
+  std::optional<RopeSettings> rope;    ///< what was applied, if anything
+  std::vector<std::uint8_t> key_mask;    ///< n_k, 1 = real key, 0 = padding; empty = all real
+  std::vector<std::uint8_t> query_mask;  ///< n_q, 1 = real query token; empty = all real
+  std::vector<long> fully_masked_rows;   ///< queries whose every key is masked (all heads)
+  std::vector<Matrix> weights;           ///< num_heads × [n_q, n_k]
+  std::vector<Matrix> scores;            ///< num_heads × [n_q, n_k], -inf where masked; optional
+  std::vector<Matrix> head_outputs;      ///< num_heads × [n_q, d_v]; optional
+  Matrix output;                         ///< [n_q, d_out] after W_O; optional
+  std::vector<std::string> inputs;       ///< the files this came from
+
+  /// The allowed-pairs mask implied by key_mask and causal: [n_q, n_k].
+  MaskMatrix allowed() const;
+  /// "L0H3" when the layer is known, else "H3" (TransformerLens naming, from 0).
+  std::string head_name(int head) const;
+};
+
+}  // namespace attnviz

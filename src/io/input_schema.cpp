@@ -1,0 +1,215 @@
+#include "io/input_schema.hpp"
+
+#include <limits>
+#include <map>
+
+#include "core/error.hpp"
+#include "io/json_file.hpp"
+#include "io/json_reader.hpp"
+
+namespace attnviz {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr long long kMaxHeads = 4096;
+constexpr long long kMaxLayer = 1'000'000;
+constexpr long long kMaxPosition = 1'000'000'000'000LL;
+
+std::string optional_string(const JsonSource& source, const std::string& key) {
+  const json* value = source.find(key);
+  if (value == nullptr) return {};
+  if (!value->is_string()) throw InputError::bad_value(source.file, "/" + key, "a string", describe_json(*value));
+  return value->get<std::string>();
+}
+
+std::optional<int> optional_layer(const JsonSource& source) {
+  const json* value = source.find("layer");
+  if (value == nullptr) return std::nullopt;
+  return static_cast<int>(read_integer(*value, source.file, "/layer", 0, kMaxLayer));
+}
+
+std::vector<long long> read_positions(const JsonSource& source, std::size_t n_tokens) {
+  const json* value = source.find("positions");
+  std::vector<long long> positions;
+  if (value == nullptr) {
+    for (std::size_t i = 0; i < n_tokens; ++i) positions.push_back(static_cast<long long>(i));
+    return positions;
+  }
+  if (!value->is_array() || value->size() != n_tokens) {
+    throw InputError::bad_value(source.file, "/positions",
+                                "a list of " + std::to_string(n_tokens) + " integers (one per token)",
+                                describe_json(*value));
+  }
+  for (std::size_t i = 0; i < value->size(); ++i) {
+    positions.push_back(read_integer((*value)[i], source.file, "/positions/" + std::to_string(i),
+                                     -kMaxPosition, kMaxPosition));
+  }
+  return positions;
+}
+
+Sentence read_sentence(const JsonSource& source) {
+  require_object(source);
+  if (source.find("tokens") == nullptr && source.find("W_Q") != nullptr) {
+    throw InputError::missing_field(source.file, "/tokens",
+                                    "this looks like a weights file, not a sentence file: it has W_Q but no tokens");
+  }
+  Sentence sentence;
+  sentence.file = source.file;
+  sentence.tokens = read_strings(source.require("tokens", "n token strings"), source.file, "/tokens");
+  const long n = static_cast<long>(sentence.tokens.size());
+  sentence.embeddings =
+      read_matrix(source.require("embeddings", "n rows of d_model numbers, one per token"), source.file,
+                  "/embeddings", "n x d_model");
+  if (sentence.embeddings.rows() != n) {
+    throw InputError::inconsistent(source.file, "/embeddings: " + std::to_string(sentence.embeddings.rows()) +
+                                                    " rows for " + std::to_string(n) +
+                                                    " tokens in /tokens (one embedding row per token)");
+  }
+  if (const json* mask = source.find("attention_mask")) {
+    sentence.attention_mask = read_mask(*mask, source.file, "/attention_mask");
+    if (static_cast<long>(sentence.attention_mask.size()) != n) {
+      throw InputError::inconsistent(source.file, "/attention_mask: " +
+                                                      std::to_string(sentence.attention_mask.size()) +
+                                                      " values for " + std::to_string(n) + " tokens in /tokens");
+    }
+  }
+  sentence.positions = read_positions(source, sentence.tokens.size());
+  sentence.model = optional_string(source, "model");
+  sentence.layer = optional_layer(source);
+  return sentence;
+}
+
+Vector optional_vector(const JsonSource& source, const std::string& key, long width,
+                       const std::string& meaning) {
+  const json* value = source.find(key);
+  if (value == nullptr) return {};
+  Vector v = read_vector(*value, source.file, "/" + key);
+  if (v.size() != width) {
+    throw InputError::bad_value(source.file, "/" + key, std::to_string(width) + " numbers (" + meaning + ")",
+                                std::to_string(v.size()) + " numbers");
+  }
+  return v;
+}
+
+RopeSettings read_rope(const json& value, const std::string& file) {
+  if (!value.is_object()) throw InputError::bad_value(file, "/rope", "an object {style, theta, dim}", describe_json(value));
+  RopeSettings rope;
+  const auto style = value.find("style");
+  if (style == value.end()) throw InputError::missing_field(file, "/rope/style", "\"interleaved\" or \"half\"");
+  if (*style == "interleaved") {
+    rope.style = RopeStyle::Interleaved;
+  } else if (*style == "half") {
+    rope.style = RopeStyle::Half;
+  } else {
+    throw InputError::bad_value(file, "/rope/style", "\"interleaved\" or \"half\"", describe_json(*style));
+  }
+  if (const auto theta = value.find("theta"); theta != value.end()) {
+    rope.theta = read_scalar(*theta, file, "/rope/theta");
+    if (!(rope.theta > 0)) throw InputError::bad_value(file, "/rope/theta", "a positive number", theta->dump());
+  }
+  if (const auto dim = value.find("dim"); dim != value.end()) {
+    rope.dim = static_cast<long>(read_integer(*dim, file, "/rope/dim", 2, std::numeric_limits<int>::max()));
+  }
+  return rope;
+}
+
+// A projection's rows must equal the width of the embeddings it multiplies; the message
+// points at the embeddings, which are the usual culprit (e.g. a source of another model).
+void require_input_width(const Matrix& w, const std::string& w_file, const std::string& w_pointer,
+                         long d_model, const std::string& sentence_file) {
+  if (w.rows() == d_model) return;
+  throw InputError::inconsistent(sentence_file, "/embeddings: " + std::to_string(d_model) +
+                                                    " columns, expected " + std::to_string(w.rows()) +
+                                                    " (the rows of " + w_pointer + " in " + w_file + ")");
+}
+
+// Widths of every matrix, derived from W_Q/W_K/W_V and the heads, then checked against
+// each other: the one place the layer's shape rules live.
+WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::string& q_file,
+                         long d_model_kv, const std::string& kv_file) {
+  require_object(source);
+  const std::string& file = source.file;
+  if (source.find("W_Q") == nullptr && source.find("tokens") != nullptr) {
+    throw InputError::missing_field(file, "/W_Q",
+                                    "this looks like a sentence file, not a weights file: it has tokens but no W_Q");
+  }
+  WeightsFile weights;
+  weights.file = file;
+  AttentionLayer& layer = weights.layer;
+  layer.num_heads = static_cast<int>(read_integer(source.require("num_heads", "h, the number of query heads"),
+                                                  file, "/num_heads", 1, kMaxHeads));
+  layer.num_kv_heads = layer.num_heads;
+  if (const json* kv = source.find("num_kv_heads")) {
+    layer.num_kv_heads = static_cast<int>(read_integer(*kv, file, "/num_kv_heads", 1, kMaxHeads));
+    if (layer.num_heads % layer.num_kv_heads != 0) {
+      throw InputError::inconsistent(file, "/num_kv_heads: " + std::to_string(layer.num_kv_heads) +
+                                               " does not divide num_heads = " + std::to_string(layer.num_heads) +
+                                               " (each key/value head serves num_heads / num_kv_heads query heads)");
+    }
+  }
+  const long h = layer.num_heads;
+  const long h_kv = layer.num_kv_heads;
+  layer.w_q = read_matrix(source.require("W_Q", "d_model x h·d_k"), file, "/W_Q", "d_model x h·d_k");
+  if (layer.w_q.cols() % h != 0) {
+    throw InputError::inconsistent(file, "/W_Q: " + std::to_string(layer.w_q.cols()) +
+                                             " columns are not divisible by num_heads = " + std::to_string(h) +
+                                             " (columns = num_heads·d_k)");
+  }
+  const long d_k = layer.w_q.cols() / h;
+  require_input_width(layer.w_q, file, "/W_Q", d_model_q, q_file);
+  layer.w_k = read_matrix(source.require("W_K", "d_model x num_kv_heads·d_k"), file, "/W_K",
+                          "d_model x num_kv_heads·d_k");
+  require_input_width(layer.w_k, file, "/W_K", d_model_kv, kv_file);
+  require_shape(layer.w_k, d_model_kv, h_kv * d_k, file, "/W_K",
+                "d_model x num_kv_heads·d_k = " + std::to_string(h_kv) + "·" + std::to_string(d_k));
+  layer.w_v = read_matrix(source.require("W_V", "d_model x num_kv_heads·d_v"), file, "/W_V",
+                          "d_model x num_kv_heads·d_v");
+  if (layer.w_v.cols() % h_kv != 0) {
+    throw InputError::inconsistent(file, "/W_V: " + std::to_string(layer.w_v.cols()) +
+                                             " columns are not divisible by num_kv_heads = " + std::to_string(h_kv));
+  }
+  const long d_v = layer.w_v.cols() / h_kv;
+  require_input_width(layer.w_v, file, "/W_V", d_model_kv, kv_file);
+  layer.b_q = optional_vector(source, "b_Q", h * d_k, "num_heads·d_k, the columns of W_Q");
+  layer.b_k = optional_vector(source, "b_K", h_kv * d_k, "num_kv_heads·d_k, the columns of W_K");
+  layer.b_v = optional_vector(source, "b_V", h_kv * d_v, "num_kv_heads·d_v, the columns of W_V");
+  if (const json* w_o = source.find("W_O")) {
+    layer.w_o = read_matrix(*w_o, file, "/W_O", "num_heads·d_v x d_out");
+    require_shape(layer.w_o, h * d_v, layer.w_o.cols(), file, "/W_O",
+                  "num_heads·d_v = " + std::to_string(h) + "·" + std::to_string(d_v) + " x d_out");
+    layer.b_o = optional_vector(source, "b_O", layer.w_o.cols(), "d_out, the columns of W_O");
+  } else if (source.find("b_O") != nullptr) {
+    throw InputError::missing_field(file, "/W_O", "b_O is given, so W_O is needed too");
+  }
+  if (const json* scale = source.find("scale")) {
+    layer.scale = read_scalar(*scale, file, "/scale");
+    if (!(*layer.scale > 0)) throw InputError::bad_value(file, "/scale", "a positive number", scale->dump());
+  }
+  if (const json* rope = source.find("rope")) weights.rope = read_rope(*rope, file);
+  weights.model = optional_string(source, "model");
+  weights.layer_index = optional_layer(source);
+  return weights;
+}
+
+}  // namespace
+
+InputBundle load_inputs(const InputPaths& paths) {
+  std::map<std::string, json> documents;  // each distinct file parsed once
+  auto document = [&](const std::string& path) -> const json& {
+    auto it = documents.find(path);
+    if (it == documents.end()) it = documents.emplace(path, read_json_file(path)).first;
+    return it->second;
+  };
+  InputBundle bundle;
+  bundle.queries = read_sentence({document(paths.sentence), paths.sentence});
+  if (!paths.source.empty()) bundle.source = read_sentence({document(paths.source), paths.source});
+  const std::string& weights_path = paths.weights.empty() ? paths.sentence : paths.weights;
+  const Sentence& keys = bundle.keys();
+  bundle.weights = read_weights({document(weights_path), weights_path}, bundle.queries.embeddings.cols(),
+                                bundle.queries.file, keys.embeddings.cols(), keys.file);
+  return bundle;
+}
+
+}  // namespace attnviz

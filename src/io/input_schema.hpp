@@ -1,0 +1,59 @@
+// The input contract (README "Input files"): sentence files and weights files, parsed and
+// validated into structures whose invariants hold, so attention/ and render/ never see bad
+// shapes. Does not compute attention or decide masks (attention/ and cli/ do).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/attention.hpp"
+#include "attention/rope.hpp"
+#include "core/types.hpp"
+
+namespace attnviz {
+
+/// A sentence file: n tokens and their embeddings (the attention layer's input).
+struct Sentence {
+  std::string file;
+  Tokens tokens;                             ///< n labels, UTF-8 as given
+  Matrix embeddings;                         ///< [n, d_model]
+  std::vector<std::uint8_t> attention_mask;  ///< n values, 1 = real, 0 = padding; empty = all real
+  std::vector<long long> positions;          ///< n positions (explicit or 0 … n−1)
+  std::string model;                         ///< optional display name
+  std::optional<int> layer;                  ///< optional layer index (from 0)
+};
+
+/// A weights file: one attention layer, plus optional naming and RoPE settings.
+struct WeightsFile {
+  std::string file;
+  AttentionLayer layer;
+  std::optional<RopeSettings> rope;  ///< the file's "rope" block, if any
+  std::string model;                 ///< optional display name
+  std::optional<int> layer_index;    ///< optional layer index (from 0)
+};
+
+/// Which files make up one run. weights empty = the sentence file; source empty = self-attention.
+struct InputPaths {
+  std::string sentence;
+  std::string weights;
+  std::string source;
+};
+
+/// Everything one attention run needs, mutually consistent: W_Q rows = queries' d_model,
+/// W_K/W_V rows = keys' d_model, and so on.
+struct InputBundle {
+  Sentence queries;
+  std::optional<Sentence> source;  ///< keys/values for cross-attention
+  WeightsFile weights;
+
+  /// The sentence that supplies keys and values (source for cross-attention, else queries).
+  const Sentence& keys() const { return source ? *source : queries; }
+};
+
+/// Loads and validates every file of a run, parsing each distinct file once.
+/// Throws InputError naming the file, the JSON pointer, the expected and the found value.
+InputBundle load_inputs(const InputPaths& paths);
+
+}  // namespace attnviz

@@ -1,0 +1,169 @@
+#include "io/json_reader.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace attnviz {
+
+using nlohmann::json;
+
+namespace {
+
+std::string item_pointer(const std::string& pointer, std::size_t index) {
+  return pointer + "/" + std::to_string(index);
+}
+
+const json& require_array(const json& value, const std::string& file, const std::string& pointer,
+                          const std::string& expected) {
+  if (!value.is_array()) throw InputError::bad_value(file, pointer, expected, describe_json(value));
+  if (value.empty()) throw InputError::bad_value(file, pointer, expected, "an empty array");
+  return value;
+}
+
+}  // namespace
+
+const json* JsonSource::find(const std::string& key) const {
+  const auto it = root.find(key);
+  return it == root.end() ? nullptr : &*it;
+}
+
+const json& JsonSource::require(const std::string& key, const std::string& what) const {
+  const json* value = find(key);
+  if (value == nullptr) throw InputError::missing_field(file, "/" + key, what);
+  return *value;
+}
+
+std::string describe_json(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case json::value_t::string: {
+      std::string text = value.get<std::string>();
+      if (text.size() > 40) text = text.substr(0, 37) + "...";
+      return "a string \"" + text + "\"";
+    }
+    case json::value_t::array: return "an array of " + std::to_string(value.size()) + " items";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_float: return "the number " + value.dump();
+    default: return "the integer " + value.dump();
+  }
+}
+
+void require_object(const JsonSource& source) {
+  if (!source.root.is_object()) {
+    throw InputError::bad_value(source.file, "", "a JSON object", describe_json(source.root));
+  }
+}
+
+Scalar read_scalar(const json& value, const std::string& file, const std::string& pointer) {
+  if (!value.is_number()) throw InputError::bad_value(file, pointer, "a number", describe_json(value));
+  const double number = value.get<double>();
+  if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<Scalar>::max()) {
+    throw InputError::bad_value(file, pointer, "a finite number within float32 range (|x| <= 3.4e38)",
+                                value.dump());
+  }
+  return static_cast<Scalar>(number);
+}
+
+long long read_integer(const json& value, const std::string& file, const std::string& pointer,
+                       long long min, long long max) {
+  const std::string expected =
+      "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  if (!value.is_number_integer()) throw InputError::bad_value(file, pointer, expected, describe_json(value));
+  long long number = 0;
+  if (value.is_number_unsigned()) {
+    const auto unsigned_number = value.get<unsigned long long>();
+    if (unsigned_number > static_cast<unsigned long long>(max)) {
+      throw InputError::bad_value(file, pointer, expected, value.dump());
+    }
+    number = static_cast<long long>(unsigned_number);
+  } else {
+    number = value.get<long long>();
+  }
+  if (number < min || number > max) throw InputError::bad_value(file, pointer, expected, value.dump());
+  return number;
+}
+
+Matrix read_matrix(const json& value, const std::string& file, const std::string& pointer,
+                   const std::string& what) {
+  const std::string expected = "a matrix (" + what + ") as a list of rows of numbers";
+  require_array(value, file, pointer, expected);
+  const json& first = value.front();
+  if (!first.is_array()) {
+    throw InputError::bad_value(file, item_pointer(pointer, 0), "a row (a list of numbers) of " + expected,
+                                describe_json(first));
+  }
+  const std::size_t n_cols = first.size();
+  if (n_cols == 0) throw InputError::bad_value(file, item_pointer(pointer, 0), "a non-empty row", "an empty array");
+  Matrix m(static_cast<Eigen::Index>(value.size()), static_cast<Eigen::Index>(n_cols));
+  for (std::size_t r = 0; r < value.size(); ++r) {
+    const json& row = value[r];
+    const std::string row_pointer = item_pointer(pointer, r);
+    if (!row.is_array()) {
+      throw InputError::bad_value(file, row_pointer, "a row of " + std::to_string(n_cols) + " numbers",
+                                  describe_json(row));
+    }
+    if (row.size() != n_cols) {
+      throw InputError::bad_value(file, row_pointer,
+                                  std::to_string(n_cols) + " numbers (as in row 0; rows must all be the same length)",
+                                  std::to_string(row.size()) + " numbers");
+    }
+    for (std::size_t c = 0; c < n_cols; ++c) {
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) =
+          read_scalar(row[c], file, item_pointer(row_pointer, c));
+    }
+  }
+  return m;
+}
+
+Vector read_vector(const json& value, const std::string& file, const std::string& pointer) {
+  require_array(value, file, pointer, "a list of numbers");
+  Vector v(static_cast<Eigen::Index>(value.size()));
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    v(static_cast<Eigen::Index>(i)) = read_scalar(value[i], file, item_pointer(pointer, i));
+  }
+  return v;
+}
+
+Tokens read_strings(const json& value, const std::string& file, const std::string& pointer) {
+  if (!value.is_array()) throw InputError::bad_value(file, pointer, "a list of strings", describe_json(value));
+  if (value.empty()) throw InputError::bad_value(file, pointer, "at least one token", "no tokens (an empty array)");
+  Tokens tokens;
+  tokens.reserve(value.size());
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (!value[i].is_string()) {
+      throw InputError::bad_value(file, item_pointer(pointer, i), "a string", describe_json(value[i]));
+    }
+    tokens.push_back(value[i].get<std::string>());
+  }
+  return tokens;
+}
+
+std::vector<std::uint8_t> read_mask(const json& value, const std::string& file, const std::string& pointer) {
+  const std::string expected = "0 or 1 (1 = real token, 0 = padding)";
+  if (!value.is_array()) throw InputError::bad_value(file, pointer, "a list of 0/1 values", describe_json(value));
+  std::vector<std::uint8_t> mask;
+  mask.reserve(value.size());
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const json& item = value[i];
+    if (item.is_boolean()) {
+      mask.push_back(item.get<bool>() ? 1 : 0);
+    } else if (item.is_number_integer() && (item == 0 || item == 1)) {
+      mask.push_back(item.get<int>() == 1 ? 1 : 0);
+    } else {
+      throw InputError::bad_value(file, item_pointer(pointer, i), expected, describe_json(item));
+    }
+  }
+  return mask;
+}
+
+void require_shape(const Matrix& m, long rows, long cols, const std::string& file,
+                   const std::string& pointer, const std::string& meaning) {
+  if (m.rows() == rows && m.cols() == cols) return;
+  throw InputError::shape_mismatch(file, pointer, shape_string(rows, cols) + " (" + meaning + ")",
+                                   shape_string(m.rows(), m.cols()));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,60 @@
+// Typed, validated reads from a JSON document: every value is checked (type, finiteness,
+// float32 range, rectangular rows) and every failure names file, JSON pointer, expected and
+// found. Does not know the schema's fields (input_schema and record_json do).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace attnviz {
+
+/// A JSON document and the file it came from, for error messages.
+struct JsonSource {
+  const nlohmann::json& root;
+  std::string file;
+
+  /// The member `key` of the root object, or nullptr when absent.
+  const nlohmann::json* find(const std::string& key) const;
+  /// The member `key`; throws InputError::missing_field naming `what` when absent.
+  const nlohmann::json& require(const std::string& key, const std::string& what) const;
+};
+
+/// "a string \"ab\"", "null", "an array of 3 items", … — how a found value is described.
+std::string describe_json(const nlohmann::json& value);
+
+/// Requires the document root to be an object.
+void require_object(const JsonSource& source);
+
+/// A finite number that fits float32. Throws InputError::bad_value otherwise.
+Scalar read_scalar(const nlohmann::json& value, const std::string& file, const std::string& pointer);
+
+/// A whole number (JSON integer literal) in [min, max].
+long long read_integer(const nlohmann::json& value, const std::string& file,
+                       const std::string& pointer, long long min, long long max);
+
+/// A non-empty list of n rows, each a list of the same number (>= 1) of numbers.
+/// `what` names the matrix in messages (e.g. "d_model x h·d_k").
+Matrix read_matrix(const nlohmann::json& value, const std::string& file, const std::string& pointer,
+                   const std::string& what);
+
+/// A non-empty list of numbers.
+Vector read_vector(const nlohmann::json& value, const std::string& file, const std::string& pointer);
+
+/// A list of strings (UTF-8 already validated by the parser).
+Tokens read_strings(const nlohmann::json& value, const std::string& file, const std::string& pointer);
+
+/// A list of 0/1 values (integers 0 or 1, or booleans).
+std::vector<std::uint8_t> read_mask(const nlohmann::json& value, const std::string& file,
+                                    const std::string& pointer);
+
+/// Throws InputError::shape_mismatch unless m is rows × cols; `meaning` names the dimensions,
+/// e.g. "d_model x h·d_k". The one place every matrix shape is checked and worded.
+void require_shape(const Matrix& m, long rows, long cols, const std::string& file,
+                   const std::string& pointer, const std::string& meaning);
+
+}  // namespace attnviz

@@ -1,0 +1,258 @@
+#include "io/record_json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "io/json_file.hpp"
+#include "io/json_reader.hpp"
+
+namespace attnviz {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr const char* kFormatName = "attnviz.attention";
+constexpr double kMaskedWeightTolerance = 1e-6;
+
+// Appends matrices as nested JSON lists, one matrix row per line, floats via to_chars.
+class NumberWriter {
+ public:
+  explicit NumberWriter(std::string& out) : out_(out) {}
+
+  void scalar(Scalar x) {
+    if (!std::isfinite(x)) {  // only masked scores (-inf) reach here; documented as null
+      out_ += "null";
+      return;
+    }
+    char buffer[32];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
+    out_.append(buffer, end);
+  }
+
+  void matrix(const Matrix& m, const char* indent) {
+    out_ += "[";
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+      out_ += r == 0 ? "\n" : ",\n";
+      out_ += indent;
+      out_ += "[";
+      for (Eigen::Index c = 0; c < m.cols(); ++c) {
+        if (c != 0) out_ += ",";
+        scalar(m(r, c));
+      }
+      out_ += "]";
+    }
+    out_ += "]";
+  }
+
+  void matrices(const std::vector<Matrix>& ms) {
+    out_ += "[";
+    for (std::size_t h = 0; h < ms.size(); ++h) {
+      out_ += h == 0 ? "\n    " : ",\n    ";
+      matrix(ms[h], "      ");
+    }
+    out_ += "]";
+  }
+
+ private:
+  std::string& out_;
+};
+
+json rope_json(const std::optional<RopeSettings>& rope) {
+  if (!rope) return nullptr;
+  return {{"style", rope_style_name(rope->style)}, {"theta", rope->theta}, {"dim", rope->dim}};
+}
+
+// The small fields, in a fixed order, via nlohmann (escaping, UTF-8 checks).
+std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r) {
+  json masked_rows = json::array();
+  for (long i : r.fully_masked_rows) masked_rows.push_back({{"query", i}, {"token", r.query_tokens[i]}});
+  std::vector<std::pair<std::string, json>> fields = {
+      {"format", kFormatName},
+      {"version", kFormatVersion},
+      {"mode", r.mode},
+      {"model", r.model},
+      {"layer", r.layer ? json(*r.layer) : json(nullptr)},
+      {"inputs", r.inputs},
+      {"query_tokens", r.query_tokens},
+      {"key_tokens", r.key_tokens},
+      {"num_heads", r.num_heads},
+      {"num_kv_heads", r.num_kv_heads},
+      {"d_model", r.d_model},
+      {"d_k", r.d_k},
+      {"d_v", r.d_v},
+      {"scale", r.scale},
+      {"causal", r.causal},
+      {"positional", r.positional},
+      {"rope", rope_json(r.rope)},
+      {"key_mask", r.key_mask},
+      {"query_mask", r.query_mask},
+      {"rows", "query"},
+      {"cols", "key"},
+      {"index", "weights[head][query][key]"},
+      {"vmin", 0},
+      {"vmax", 1},
+      {"fully_masked_rows", masked_rows},
+  };
+  return fields;
+}
+
+}  // namespace
+
+std::string record_to_json(const AttentionRecord& record) {
+  std::string out = "{";
+  bool first = true;
+  auto key = [&](const std::string& name) {
+    out += first ? "\n  \"" : ",\n  \"";
+    first = false;
+    out += name;
+    out += "\": ";
+  };
+  for (const auto& [name, value] : header_fields(record)) {
+    key(name);
+    out += value.dump();
+  }
+  NumberWriter numbers(out);
+  key("weights");
+  numbers.matrices(record.weights);
+  if (!record.scores.empty()) {
+    key("scores_masked");
+    out += "\"null: the pair is masked (logit -inf before the softmax)\"";
+    key("scores");
+    numbers.matrices(record.scores);
+  }
+  if (!record.head_outputs.empty()) {
+    key("head_outputs");
+    numbers.matrices(record.head_outputs);
+  }
+  if (record.output.size() != 0) {
+    key("output");
+    numbers.matrix(record.output, "    ");
+  }
+  out += "\n}\n";
+  return out;
+}
+
+namespace {
+
+Tokens read_tokens_field(const JsonSource& source, const std::string& key) {
+  if (const json* tokens = source.find(key)) return read_strings(*tokens, source.file, "/" + key);
+  if (const json* tokens = source.find("tokens")) return read_strings(*tokens, source.file, "/tokens");
+  throw InputError::missing_field(source.file, "/" + key, "token labels (or /tokens for self-attention)");
+}
+
+std::vector<Matrix> read_weight_stack(const JsonSource& source, long n_q, long n_k) {
+  const std::string& file = source.file;
+  const json& stack = source.require("weights", "[head][query][key] attention weights");
+  if (!stack.is_array() || stack.empty()) {
+    throw InputError::bad_value(file, "/weights", "a list of heads, each [query][key]", describe_json(stack));
+  }
+  // A leading batch axis makes weights 4-deep: [batch][head][query][key].
+  if (stack[0].is_array() && !stack[0].empty() && stack[0][0].is_array() && !stack[0][0].empty() &&
+      stack[0][0][0].is_array()) {
+    throw InputError::bad_value(file, "/weights", "[head][query][key] (one sentence per file)",
+                                "4 nested levels: batch " + std::to_string(stack.size()));
+  }
+  std::vector<Matrix> weights;
+  for (std::size_t h = 0; h < stack.size(); ++h) {
+    const std::string pointer = "/weights/" + std::to_string(h);
+    weights.push_back(read_matrix(stack[h], file, pointer, "n_q x n_k"));
+    require_shape(weights.back(), n_q, n_k, file, pointer,
+                  std::to_string(n_q) + " query tokens x " + std::to_string(n_k) + " key tokens");
+  }
+  return weights;
+}
+
+// Each row must be a probability distribution (or all zero: a fully masked row), and masked
+// cells must hold 0 — anything else is not attention weights and is refused, not drawn.
+void validate_distributions(AttentionRecord& record, const std::string& file) {
+  const MaskMatrix allowed = record.allowed();
+  std::vector<bool> zero_row(record.query_tokens.size(), true);
+  for (std::size_t h = 0; h < record.weights.size(); ++h) {
+    const Matrix& w = record.weights[h];
+    for (Eigen::Index i = 0; i < w.rows(); ++i) {
+      const std::string row = "/weights/" + std::to_string(h) + "/" + std::to_string(i);
+      for (Eigen::Index j = 0; j < w.cols(); ++j) {
+        const double x = w(i, j);
+        if (x < -kRecordRowSumTolerance || x > 1 + kRecordRowSumTolerance) {
+          throw InputError::bad_value(file, row + "/" + std::to_string(j),
+                                      "an attention weight in [0, 1] (head " + std::to_string(h) + ")",
+                                      std::to_string(x));
+        }
+        if (allowed(i, j) == 0 && std::fabs(x) > kMaskedWeightTolerance) {
+          throw InputError::bad_value(file, row + "/" + std::to_string(j),
+                                      "0 (key " + std::to_string(j) + " is masked for this query)",
+                                      std::to_string(x));
+        }
+      }
+      const double sum = w.row(i).cast<double>().sum();
+      if (sum == 0.0) continue;
+      zero_row[i] = false;
+      if (std::fabs(sum - 1.0) > kRecordRowSumTolerance) {
+        char detail[160];
+        std::snprintf(detail, sizeof detail, "row sum %.7g (head %zu, query %ld)", sum, h, static_cast<long>(i));
+        throw InputError::bad_value(file, row, "a probability distribution (row sum 1 within 1e-3)", detail);
+      }
+    }
+  }
+  record.fully_masked_rows.clear();
+  for (std::size_t i = 0; i < zero_row.size(); ++i) {
+    if (zero_row[i]) record.fully_masked_rows.push_back(static_cast<long>(i));
+  }
+}
+
+std::vector<std::uint8_t> optional_mask(const JsonSource& source, const std::string& key, std::size_t n) {
+  const json* value = source.find(key);
+  if (value == nullptr || value->is_null() || (value->is_array() && value->empty())) return {};
+  std::vector<std::uint8_t> mask = read_mask(*value, source.file, "/" + key);
+  if (mask.size() != n) {
+    throw InputError::bad_value(source.file, "/" + key, std::to_string(n) + " values (one per token)",
+                                std::to_string(mask.size()) + " values");
+  }
+  return mask;
+}
+
+}  // namespace
+
+AttentionRecord read_record(const std::string& path) {
+  const json root = read_json_file(path);
+  const JsonSource source{root, path};
+  require_object(source);
+  AttentionRecord record;
+  record.inputs = {path};
+  record.query_tokens = read_tokens_field(source, "query_tokens");
+  record.key_tokens = read_tokens_field(source, "key_tokens");
+  const long n_q = static_cast<long>(record.query_tokens.size());
+  const long n_k = static_cast<long>(record.key_tokens.size());
+  record.weights = read_weight_stack(source, n_q, n_k);
+  record.num_heads = static_cast<int>(record.weights.size());
+  if (const json* heads = source.find("num_heads")) {
+    const long long declared = read_integer(*heads, path, "/num_heads", 1, 1 << 20);
+    if (declared != record.num_heads) {
+      throw InputError::inconsistent(path, "/num_heads: " + std::to_string(declared) + " heads declared, but /weights holds " +
+                                               std::to_string(record.num_heads));
+    }
+  }
+  if (const json* mode = source.find("mode"); mode && mode->is_string()) record.mode = mode->get<std::string>();
+  if (record.mode != "self" && record.mode != "cross") {
+    throw InputError::bad_value(path, "/mode", "\"self\" or \"cross\"", record.mode);
+  }
+  if (const json* model = source.find("model"); model && model->is_string()) record.model = model->get<std::string>();
+  if (const json* layer = source.find("layer"); layer && !layer->is_null()) {
+    record.layer = static_cast<int>(read_integer(*layer, path, "/layer", 0, 1'000'000));
+  }
+  if (const json* causal = source.find("causal")) {
+    if (!causal->is_boolean()) throw InputError::bad_value(path, "/causal", "true or false", describe_json(*causal));
+    record.causal = causal->get<bool>();
+  }
+  if (const json* scale = source.find("scale"); scale && scale->is_number()) record.scale = scale->get<double>();
+  record.key_mask = optional_mask(source, "key_mask", record.key_tokens.size());
+  record.query_mask = optional_mask(source, "query_mask", record.query_tokens.size());
+  validate_distributions(record, path);
+  return record;
+}
+
+}  // namespace attnviz

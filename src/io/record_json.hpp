@@ -1,0 +1,27 @@
+// The attention JSON format ("attnviz.attention" v1, README "Output: dump files"): writing an
+// AttentionRecord, and reading one back — from attnviz or from another tool — with the same
+// validation as every input. Does not compute or draw anything.
+#pragma once
+
+#include <string>
+
+#include "io/attention_record.hpp"
+
+namespace attnviz {
+
+/// Serialises `record` as JSON text. Floats use the shortest decimal form that reads back as
+/// the same float32 (std::to_chars), so a dump round-trips exactly. Masked score entries
+/// (-inf) are written as null, as documented; weights never contain null, NaN or infinity.
+std::string record_to_json(const AttentionRecord& record);
+
+/// Tolerance on row sums and entries of weights read from a file (float16 exports need ~1e-3).
+inline constexpr double kRecordRowSumTolerance = 1e-3;
+
+/// Reads an attention JSON file (a dump, or weights exported elsewhere in the same layout:
+/// `weights` [h][n_q][n_k] plus `query_tokens`/`key_tokens`, or `tokens` for both).
+/// Validates shapes against the tokens, that entries lie in [0, 1] and every row sums to 1
+/// within kRecordRowSumTolerance (an all-zero row counts as fully masked), and that masked
+/// cells hold 0. Throws InputError naming file, JSON pointer, expected and found.
+AttentionRecord read_record(const std::string& path);
+
+}  // namespace attnviz

@@ -1,0 +1,212 @@
+// The maths against the hand-checked cases of shared/cases/attention-cases.md (float64
+// NumPy and PyTorch references there; tolerance 1e-6 on weights unless a case says otherwise).
+#include "attention/attention.hpp"
+
+#include "attention/mask.hpp"
+#include "io/input_schema.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::check_matrix_near;
+using attnviz::test::fixture;
+using attnviz::test::matrix;
+
+namespace {
+
+constexpr double kTolerance = 1e-6;
+
+AttentionResult compute(const std::string& sentence, const std::string& source = "", bool causal = false,
+                        const std::string& weights = "") {
+  const AttentionWants wants{true, true};
+  const InputBundle in = load_inputs({fixture(sentence), weights.empty() ? "" : fixture(weights),
+                                      source.empty() ? "" : fixture(source)});
+  const Sentence& keys = in.keys();
+  const MaskMatrix allowed = build_mask(static_cast<long>(in.queries.tokens.size()),
+                                        static_cast<long>(keys.tokens.size()), causal, keys.attention_mask);
+  return multi_head_attention(in.weights.layer, in.queries.embeddings, keys.embeddings, allowed, wants);
+}
+
+}  // namespace
+
+TEST_CASE("multi_head_attention: fixture F-A weights, concat and W_O output", "[attention][golden]") {
+  const AttentionResult r = compute("fa.json");
+  REQUIRE(r.weights.size() == 2);
+  check_matrix_near(r.weights[0], matrix({{0.00423168, 0.85056513, 0.14520318},
+                                          {0.29635406, 0.10260583, 0.60104011},
+                                          {0.26807470, 0.18823897, 0.54368632}}), kTolerance);
+  check_matrix_near(r.weights[1], matrix({{0.16902193, 0.34279590, 0.48818217},
+                                          {0.29635406, 0.60104011, 0.10260583},
+                                          {0.09955862, 0.83053245, 0.06990892}}), kTolerance);
+  // BH-11: token-major concat, then W_O in the row-vector layout (cyclic shift).
+  check_matrix_near(r.concat, matrix({{0.14943487, 1.84633345, -0.63832048, -0.83097807},
+                                      {0.89739417, 0.80625177, 0.38749647, -0.70364594},
+                                      {0.81176103, 0.92016427, 0.05929941, -0.90044138}}), kTolerance);
+  check_matrix_near(r.output, matrix({{-0.83097807, 0.14943487, 1.84633345, -0.63832048},
+                                      {-0.70364594, 0.89739417, 0.80625177, 0.38749647},
+                                      {-0.90044138, 0.81176103, 0.92016427, 0.05929941}}), kTolerance);
+}
+
+TEST_CASE("multi_head_attention: scores are QK^T/sqrt(d_k) of contiguous head blocks (BH-10)", "[attention][golden]") {
+  const AttentionResult r = compute("fa.json");
+  check_matrix_near(r.scores[0], matrix({{0, 5.30330086, 3.53553391},
+                                         {2.12132034, 1.06066017, 2.82842712},
+                                         {1.41421356, 1.06066017, 2.12132034}}), 1e-5);
+  check_matrix_near(r.scores[1], matrix({{-0.70710678, 0, 0.35355339},
+                                         {1.41421356, 2.12132034, 0.35355339},
+                                         {1.41421356, 3.53553391, 1.06066017}}), 1e-5);
+}
+
+TEST_CASE("multi_head_attention: a fully masked query row is all zeros, never NaN (BH-01)", "[attention][golden]") {
+  const AttentionResult r = compute("bh01.json", "", /*causal=*/true);
+  check_matrix_near(r.weights[0], matrix({{0, 0, 0}, {0, 1, 0}, {0, 0.37043990, 0.62956010}}), kTolerance);
+  check_matrix_near(r.output, matrix({{0, 0}, {1, 0}, {0.68521995, 0.62956010}}), kTolerance);
+  REQUIRE(r.fully_masked_rows == std::vector<long>{0});
+  CHECK(r.weights[0].allFinite());
+  CHECK(r.output.allFinite());
+}
+
+TEST_CASE("multi_head_attention: logits near +-800 do not overflow (BH-02)", "[attention][golden]") {
+  const Matrix expected_a = matrix({{0.50648039, 0.30719589, 0.18632372},
+                                    {1.0 / 3, 1.0 / 3, 1.0 / 3},
+                                    {0.18632372, 0.30719589, 0.50648039}});
+  SECTION("(a) W_Q = I") {
+    const AttentionResult r = compute("bh02a.json");
+    check_matrix_near(r.weights[0], expected_a, kTolerance);
+    // Outputs of magnitude 40 carry float32 rounding of ~40 · 6e-8 per term.
+    check_matrix_near(r.output, matrix({{40, 0.32015667, 0, 0}, {40, 0, 0, 0}, {40, -0.32015667, 0, 0}}), 1e-5);
+  }
+  SECTION("(b) W_Q = -I mirrors the rows") {
+    const AttentionResult r = compute("bh02b.json");
+    check_matrix_near(r.weights[0], expected_a.rowwise().reverse(), kTolerance);
+    check_matrix_near(r.output, matrix({{40, -0.32015667, 0, 0}, {40, 0, 0, 0}, {40, 0.32015667, 0, 0}}), 1e-5);
+  }
+}
+
+TEST_CASE("multi_head_attention: scale is 1/sqrt(d_k) per head, not 1/sqrt(d_model) (BH-03)", "[attention][golden]") {
+  const AttentionResult r = compute("bh03.json");
+  check_matrix_near(r.weights[0], matrix({{0.48564771, 0.02870457, 0.48564771},
+                                          {0.02870457, 0.48564771, 0.48564771},
+                                          {0.05285739, 0.05285739, 0.89428521}}), kTolerance);
+  check_matrix_near(r.weights[1], matrix({{0.50348984, 0.24825508, 0.24825508},
+                                          {0.24825508, 0.50348984, 0.24825508},
+                                          {1.0 / 3, 1.0 / 3, 1.0 / 3}}), kTolerance);
+}
+
+TEST_CASE("multi_head_attention: causal mask keeps the diagonal and the lower triangle (BH-05)", "[attention][golden]") {
+  const AttentionResult r = compute("fa.json", "", /*causal=*/true);
+  check_matrix_near(r.weights[0], matrix({{1, 0, 0}, {0.74281668, 0.25718332, 0}, {0.26807470, 0.18823897, 0.54368632}}),
+                    kTolerance);
+  check_matrix_near(r.weights[1], matrix({{1, 0, 0}, {0.33023845, 0.66976155, 0}, {0.09955862, 0.83053245, 0.06990892}}),
+                    kTolerance);
+  check_matrix_near(r.output, matrix({{0, 1, 0, 2},
+                                      {-0.66976155, 0.74281668, 0.51436663, 0.66047690},
+                                      {-0.90044138, 0.81176103, 0.92016427, 0.05929941}}), kTolerance);
+  for (const Matrix& w : r.weights) {
+    CHECK(w(0, 1) == 0.0f);
+    CHECK(w(0, 2) == 0.0f);
+    CHECK(w(1, 2) == 0.0f);
+  }
+}
+
+TEST_CASE("multi_head_attention: padding masks keys only, 1 = real token (BH-06)", "[attention][golden]") {
+  const AttentionResult r = compute("fa_padded.json");
+  check_matrix_near(r.weights[0], matrix({{0.00495051, 0.99504949, 0}, {0.74281668, 0.25718332, 0}, {0.58747900, 0.41252100, 0}}),
+                    kTolerance);
+  check_matrix_near(r.weights[1], matrix({{0.33023845, 0.66976155, 0}, {0.33023845, 0.66976155, 0}, {0.10704180, 0.89295820, 0}}),
+                    kTolerance);
+  check_matrix_near(r.output, matrix({{-0.66976155, 0.00495051, 1.99009897, 0.66047690},
+                                      {-0.66976155, 0.74281668, 0.51436663, 0.66047690},
+                                      {-0.89295820, 0.58747900, 0.82504200, 0.21408360}}), kTolerance);
+  CHECK(r.fully_masked_rows.empty());
+}
+
+TEST_CASE("multi_head_attention: cross-attention with different lengths (BH-08)", "[attention][golden]") {
+  SECTION("2 queries x 4 keys, key 3 padded") {
+    const AttentionResult r = compute("fb_queries.json", "fb_source.json");
+    check_matrix_near(r.weights[0], matrix({{0.12497614, 0.51405814, 0.36096572, 0}, {0.29204592, 0.29204592, 0.41590815, 0}}),
+                      kTolerance);
+    check_matrix_near(r.weights[1], matrix({{0.14756762, 0.42621619, 0.42621619, 0}, {0.48818217, 0.34279590, 0.16902193, 0}}),
+                      kTolerance);
+    check_matrix_near(r.concat, matrix({{0.48594186, 0.87502386, 0.29513525, -0.42621619},
+                                        {0.70795408, 0.70795408, 0.97636433, -0.34279590}}), kTolerance);
+    check_matrix_near(r.output, matrix({{-0.42621619, 0.48594186, 0.87502386, 0.29513525},
+                                        {-0.34279590, 0.70795408, 0.70795408, 0.97636433}}), kTolerance);
+  }
+  SECTION("unmasked F-B") {
+    const AttentionResult r = compute("fb_queries.json", "fb_source_unmasked.json");
+    check_matrix_near(r.weights[0], matrix({{0.10609352, 0.43638920, 0.30642748, 0.15108980},
+                                            {0.24234742, 0.24234742, 0.34513158, 0.17017357}}), kTolerance);
+    check_matrix_near(r.weights[1], matrix({{0.12859166, 0.37140834, 0.37140834, 0.12859166},
+                                            {0.24530663, 0.17225150, 0.08493182, 0.49751005}}), kTolerance);
+  }
+  SECTION("lengths swapped: 4 queries x 2 keys") {
+    const AttentionResult r = compute("fb_source.json", "fb_queries.json", false, "fb_queries.json");
+    REQUIRE(r.weights[0].rows() == 4);
+    REQUIRE(r.weights[0].cols() == 2);
+    for (const Matrix& w : r.weights) check_matrix_near(w.rowwise().sum(), Matrix::Ones(4, 1), kTolerance);
+  }
+}
+
+TEST_CASE("multi_head_attention: properties", "[attention]") {
+  const InputBundle in = load_inputs({fixture("fa.json"), "", ""});
+  const AttentionLayer& layer = in.weights.layer;
+  const Matrix& x = in.queries.embeddings;
+  const AttentionResult base = multi_head_attention(layer, x, x, {}, {});
+
+  SECTION("rows sum to one and weights lie in [0, 1] (BH-14)") {
+    for (const Matrix& w : base.weights) {
+      check_matrix_near(w.rowwise().sum(), Matrix::Ones(3, 1), kTolerance);
+      CHECK(w.minCoeff() >= 0.0f);
+      CHECK(w.maxCoeff() <= 1.0f);
+    }
+  }
+  SECTION("permuting key tokens permutes weight columns") {
+    Matrix permuted = x;
+    permuted.row(0) = x.row(2);
+    permuted.row(2) = x.row(0);
+    const AttentionResult r = multi_head_attention(layer, x, permuted, {}, {});
+    for (int h = 0; h < 2; ++h) {
+      Matrix expected = base.weights[h];
+      expected.col(0) = base.weights[h].col(2);
+      expected.col(2) = base.weights[h].col(0);
+      check_matrix_near(r.weights[h], expected, kTolerance);
+    }
+  }
+  SECTION("a single key gets weight 1") {
+    const AttentionResult r = multi_head_attention(layer, x, x.topRows(1), {}, {});
+    for (const Matrix& w : r.weights) check_matrix_near(w, Matrix::Ones(3, 1), 0);
+  }
+  SECTION("an explicit scale replaces 1/sqrt(d_k)") {
+    AttentionLayer unscaled = layer;
+    unscaled.scale = 1.0f;
+    const AttentionResult r = multi_head_attention(unscaled, x, x, {}, {true, false});
+    check_matrix_near(r.scores[0].row(0), matrix({{0, 7.5, 5}}), 1e-5);
+  }
+}
+
+TEST_CASE("multi_head_attention: grouped-query attention equals repeated key/value heads", "[attention]") {
+  const InputBundle in = load_inputs({fixture("fa.json"), "", ""});
+  AttentionLayer gqa = in.weights.layer;  // 2 query heads sharing 1 kv head (columns 0-1)
+  gqa.num_kv_heads = 1;
+  gqa.w_k = in.weights.layer.w_k.leftCols(2);
+  gqa.w_v = in.weights.layer.w_v.leftCols(2);
+  gqa.b_k = in.weights.layer.b_k.head(2);
+  gqa.b_v = in.weights.layer.b_v.head(2);
+  gqa.w_o.resize(0, 0);
+  gqa.b_o.resize(0);
+  AttentionLayer expanded = gqa;
+  expanded.num_kv_heads = 2;
+  expanded.w_k.resize(4, 4);
+  expanded.w_k << gqa.w_k, gqa.w_k;
+  expanded.w_v.resize(4, 4);
+  expanded.w_v << gqa.w_v, gqa.w_v;
+  expanded.b_k.resize(4);
+  expanded.b_k << gqa.b_k, gqa.b_k;
+  expanded.b_v.resize(4);
+  expanded.b_v << gqa.b_v, gqa.b_v;
+  const Matrix& x = in.queries.embeddings;
+  const AttentionResult a = multi_head_attention(gqa, x, x, {}, {false, true});
+  const AttentionResult b = multi_head_attention(expanded, x, x, {}, {false, true});
+  for (int h = 0; h < 2; ++h) check_matrix_near(a.weights[h], b.weights[h], 0);
+  check_matrix_near(a.concat, b.concat, 0);
+}
