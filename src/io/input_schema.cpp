@@ -195,11 +195,11 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
 
 }  // namespace
 
-InputBundle load_inputs(const InputPaths& paths) {
+InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes) {
   std::map<std::string, json> documents;  // each distinct file parsed once
   auto document = [&](const std::string& path) -> const json& {
     auto it = documents.find(path);
-    if (it == documents.end()) it = documents.emplace(path, read_json_file(path)).first;
+    if (it == documents.end()) it = documents.emplace(path, read_json_file(path, memory_budget_bytes)).first;
     return it->second;
   };
   InputBundle bundle;

@@ -53,7 +53,8 @@ struct InputBundle {
 };
 
 /// Loads and validates every file of a run, parsing each distinct file once.
-/// Throws InputError naming the file, the JSON pointer, the expected and the found value.
-InputBundle load_inputs(const InputPaths& paths);
+/// Throws InputError naming the file, the JSON pointer, the expected and the found value,
+/// or LimitError when a file is too large to parse within `memory_budget_bytes` (0 = no limit).
+InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes = 0);
 
 }  // namespace attnviz

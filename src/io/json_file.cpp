@@ -4,7 +4,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -14,11 +16,17 @@ namespace {
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 2,
 // column 3: ..."; keep what follows "column N: " and use our own file/line/column prefix.
+// The "; last read: '…'" tail is dropped: it may hold the very bytes that are not UTF-8.
 std::string detail_after_position(const std::string& what) {
-  const std::size_t column = what.find("column ");
-  if (column == std::string::npos) return what;
-  const std::size_t colon = what.find(": ", column);
-  return colon == std::string::npos ? what : what.substr(colon + 2);
+  std::string detail = what;
+  const std::size_t column = detail.find("column ");
+  if (column != std::string::npos) {
+    const std::size_t colon = detail.find(": ", column);
+    if (colon != std::string::npos) detail = detail.substr(colon + 2);
+  }
+  const std::size_t last_read = detail.find("; last read:");
+  if (last_read != std::string::npos) detail = detail.substr(0, last_read);
+  return detail;
 }
 
 // Line and column (1-based) of byte offset `byte` (nlohmann counts the failing byte too).
@@ -43,8 +51,33 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError::unreadable(file, "the file is empty (expected a JSON object)");
   }
+  // JSON allows repeated keys, but one of them would be dropped silently: refuse instead.
+  std::vector<std::set<std::string>> keys_per_object;
+  std::string duplicate;
+  int too_deep = 0;
+  const nlohmann::json::parser_callback_t check = [&](int depth, nlohmann::json::parse_event_t event,
+                                                      nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth > kMaxJsonDepth && too_deep == 0) too_deep = depth;
+    if (event == Event::object_start) keys_per_object.emplace_back();
+    if (event == Event::object_end && !keys_per_object.empty()) keys_per_object.pop_back();
+    if (event == Event::key && !keys_per_object.empty() && duplicate.empty() &&
+        !keys_per_object.back().insert(parsed.get<std::string>()).second) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    return nlohmann::json::parse(text);
+    nlohmann::json document = nlohmann::json::parse(text, check);
+    if (too_deep != 0) {
+      throw InputError::unreadable(file, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                             " levels (attnviz files need at most 4)");
+    }
+    if (!duplicate.empty()) {
+      throw InputError::unreadable(file, "the key \"" + duplicate +
+                                             "\" appears twice in one object (one value would be lost)");
+    }
+    return document;
   } catch (const nlohmann::json::parse_error& e) {
     const auto [line, column] = line_and_column(text, e.byte);
     throw InputError::parse(file, line, column, detail_after_position(e.what()));
@@ -57,10 +90,16 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   }
 }
 
-nlohmann::json read_json_file(const std::string& path) {
+nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError::unreadable(path, "is a directory, expected a JSON file");
+  }
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && memory_budget_bytes > 0 && static_cast<double>(size) * kParseBytesPerFileByte > memory_budget_bytes) {
+    throw LimitError::memory("reading " + path + " (" + std::to_string(size / (1024 * 1024)) + " MiB of JSON)",
+                             static_cast<double>(size) * kParseBytesPerFileByte, memory_budget_bytes,
+                             "--max-memory MIB");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError::unreadable(path, std::strerror(errno));

@@ -8,9 +8,18 @@
 
 namespace attnviz {
 
-/// Parses `path` as JSON. Throws InputError::unreadable (cannot open, a directory, empty) or
-/// InputError::parse (syntax, with line and column) naming `path`.
-nlohmann::json read_json_file(const std::string& path);
+/// Deepest nesting accepted: attnviz's formats need 4 levels; hostile files may have 100000.
+inline constexpr int kMaxJsonDepth = 64;
+
+/// Memory a parsed document takes per byte of JSON text, with the text itself (measured on
+/// number-heavy files: nlohmann stores 16 bytes per value for ~10 bytes of text).
+inline constexpr double kParseBytesPerFileByte = 3.0;
+
+/// Parses `path` as JSON. Throws InputError::unreadable (cannot open, a directory, empty),
+/// InputError::parse (syntax, duplicate key, nesting deeper than kMaxJsonDepth; with line and
+/// column where known) naming `path`, or LimitError::memory when parsing would need more than
+/// `memory_budget_bytes` (estimated from the file size before reading it).
+nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0);
 
 /// Parses JSON text; `file` names it in errors. Throws InputError as read_json_file.
 nlohmann::json parse_json_text(const std::string& text, const std::string& file);

@@ -44,7 +44,8 @@ std::string describe_json(const json& value) {
       if (text.size() > 40) text = text.substr(0, 37) + "...";
       return "a string \"" + text + "\"";
     }
-    case json::value_t::array: return "an array of " + std::to_string(value.size()) + " items";
+    case json::value_t::array:
+      return "an array of " + std::to_string(value.size()) + (value.size() == 1 ? " item" : " items");
     case json::value_t::object: return "an object";
     case json::value_t::number_float: return "the number " + value.dump();
     default: return "the integer " + value.dump();

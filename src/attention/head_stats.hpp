@@ -1,0 +1,45 @@
+// Per-head statistics of attention weights (the numbers `compare` prints): entropy, focus,
+// positional habits and head-to-head Jensen–Shannon divergence. Definitions and units are in
+// README "compare: statistics". Pure maths on weight matrices; nothing is printed here.
+#pragma once
+
+#include <Eigen/Core>
+#include <optional>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace attnviz {
+
+/// Statistics of one head over its query rows that are not fully masked. Entropies in nats.
+struct HeadStats {
+  double entropy_mean = 0, entropy_min = 0, entropy_max = 0;  ///< H_i = −Σ_j a_ij ln a_ij
+  double entropy_normalised_mean = 0;  ///< mean of H_i / ln(k_i), k_i = keys row i may see (0 when k_i = 1)
+  double max_weight_mean = 0;          ///< mean over rows of max_j a_ij
+  std::vector<long> argmax_keys;       ///< per query row, argmax_j a_ij (−1 for a fully masked row)
+  // Self-attention only (n_q == n_k, query i is key i):
+  std::optional<double> mean_distance;   ///< mean over rows of Σ_j a_ij·|i − j|, in tokens
+  std::optional<double> diagonal_mass;   ///< mean over rows of a_ii
+  std::optional<double> previous_mass;   ///< mean over rows i >= 1 of a_i,i−1
+  std::optional<double> first_token_mass;  ///< mean over rows of a_i0 (the "attention sink")
+};
+
+/// Statistics of every head. weights: h × [n_q, n_k]; allowed: [n_q, n_k] or empty (all);
+/// rows whose every key is masked are skipped. `self_attention` enables the positional
+/// statistics. Requires at least one row that is not fully masked.
+std::vector<HeadStats> head_statistics(const std::vector<Matrix>& weights, const MaskMatrix& allowed,
+                                       bool self_attention);
+
+/// Jensen–Shannon divergence of two distributions, in nats: ½KL(p‖m) + ½KL(q‖m), m = (p+q)/2.
+/// Symmetric, 0 for identical rows, at most ln 2.
+double js_divergence(const Eigen::Ref<const Eigen::RowVectorXd>& p, const Eigen::Ref<const Eigen::RowVectorXd>& q);
+
+/// D(a, b) = mean over rows that are not fully masked of js_divergence(A_a,i, A_b,i): h × h,
+/// symmetric, zero diagonal.
+Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const MaskMatrix& allowed);
+
+/// Element-wise mean over heads (a mean of probabilities, never a second softmax):
+/// rows still sum to 1 (BH-12).
+Matrix mean_over_heads(const std::vector<Matrix>& weights);
+
+}  // namespace attnviz

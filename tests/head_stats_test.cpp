@@ -1,0 +1,73 @@
+// Statistics of `compare` on hand-computed inputs (issue #4) and BH-12's mean over heads.
+#include "attention/head_stats.hpp"
+
+#include <cmath>
+
+#include "attention/mask.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using Catch::Matchers::WithinAbs;
+using attnviz::test::check_matrix_near;
+using attnviz::test::matrix;
+
+TEST_CASE("head_stats: a one-hot row has entropy 0 and a uniform row ln n", "[stats]") {
+  const Matrix w = matrix({{1, 0, 0, 0}, {0.25, 0.25, 0.25, 0.25}});
+  const HeadStats s = head_statistics({w}, {}, false).front();
+  CHECK_THAT(s.entropy_min, WithinAbs(0.0, 1e-12));
+  CHECK_THAT(s.entropy_max, WithinAbs(std::log(4.0), 1e-7));
+  CHECK_THAT(s.entropy_mean, WithinAbs(std::log(4.0) / 2, 1e-7));
+  CHECK_THAT(s.entropy_normalised_mean, WithinAbs(0.5, 1e-7));
+  CHECK_THAT(s.max_weight_mean, WithinAbs((1 + 0.25) / 2, 1e-7));
+  CHECK(s.argmax_keys == std::vector<long>{0, 0});
+  CHECK_FALSE(s.mean_distance.has_value());
+}
+
+TEST_CASE("head_stats: positional statistics of self-attention", "[stats]") {
+  // Row 0 on itself, row 1 on the previous token, row 2 split between itself and token 0.
+  const Matrix w = matrix({{1, 0, 0}, {1, 0, 0}, {0.5, 0, 0.5}});
+  const HeadStats s = head_statistics({w}, {}, true).front();
+  CHECK_THAT(*s.mean_distance, WithinAbs((0 + 1 + 0.5 * 2) / 3.0, 1e-7));
+  CHECK_THAT(*s.diagonal_mass, WithinAbs((1 + 0 + 0.5) / 3.0, 1e-7));
+  CHECK_THAT(*s.previous_mass, WithinAbs((1 + 0) / 2.0, 1e-7));
+  CHECK_THAT(*s.first_token_mass, WithinAbs((1 + 1 + 0.5) / 3.0, 1e-7));
+}
+
+TEST_CASE("head_stats: fully masked rows are skipped; entropy is normalised by the keys a row may see", "[stats]") {
+  const MaskMatrix allowed = build_mask(3, 3, true, {0, 1, 1});  // row 0 sees nothing (BH-01)
+  const Matrix w = matrix({{0, 0, 0}, {0, 1, 0}, {0, 0.5, 0.5}});
+  const HeadStats s = head_statistics({w}, allowed, true).front();
+  CHECK(s.argmax_keys == std::vector<long>{-1, 1, 1});
+  CHECK_THAT(s.entropy_mean, WithinAbs(std::log(2.0) / 2, 1e-7));
+  CHECK_THAT(s.entropy_normalised_mean, WithinAbs((0 + 1) / 2.0, 1e-7));  // row 1: one key -> 0; row 2: ln2/ln2
+  CHECK_THAT(*s.diagonal_mass, WithinAbs((1 + 0.5) / 2, 1e-7));
+}
+
+TEST_CASE("head_stats: Jensen-Shannon divergence is 0 for identical heads, ln 2 for disjoint ones, symmetric",
+          "[stats]") {
+  const Matrix a = matrix({{1, 0}, {0.5, 0.5}});
+  const Matrix b = matrix({{0, 1}, {0.5, 0.5}});
+  const Eigen::MatrixXd d = head_divergence_matrix({a, a, b}, {});
+  CHECK_THAT(d(0, 1), WithinAbs(0.0, 1e-12));
+  CHECK_THAT(d(0, 2), WithinAbs(std::log(2.0) / 2, 1e-9));  // row 0 disjoint (ln 2), row 1 identical (0)
+  CHECK(d(2, 0) == d(0, 2));
+  CHECK(d(1, 1) == 0.0);
+  Eigen::RowVectorXd p(2), q(2);
+  p << 0.9, 0.1;
+  q << 0.5, 0.5;
+  const double expected = 0.5 * (0.9 * std::log(0.9 / 0.7) + 0.1 * std::log(0.1 / 0.3)) +
+                          0.5 * (0.5 * std::log(0.5 / 0.7) + 0.5 * std::log(0.5 / 0.3));
+  CHECK_THAT(js_divergence(p, q), WithinAbs(expected, 1e-12));
+}
+
+TEST_CASE("head_stats: the mean over heads is the element-wise mean of F-A's heads (BH-12)", "[stats][golden]") {
+  const Matrix h0 = matrix({{0.00423168, 0.85056513, 0.14520318},
+                            {0.29635406, 0.10260583, 0.60104011},
+                            {0.26807470, 0.18823897, 0.54368632}});
+  const Matrix h1 = matrix({{0.16902193, 0.34279590, 0.48818217},
+                            {0.29635406, 0.60104011, 0.10260583},
+                            {0.09955862, 0.83053245, 0.06990892}});
+  check_matrix_near(mean_over_heads({h0, h1}), matrix({{0.08662681, 0.59668052, 0.31669268},
+                                                       {0.29635406, 0.35182297, 0.35182297},
+                                                       {0.18381666, 0.50938571, 0.30679762}}), 1e-7);
+}

@@ -1,0 +1,98 @@
+// The catalogue of bad inputs (tests/invalid/, one file per failure mode): each gets one exact
+// message naming the file, the JSON pointer and expected vs found (issues #2 and #6).
+#include "io/input_schema.hpp"
+
+#include "core/error.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+
+namespace {
+
+std::string invalid(const std::string& name) { return std::string(ATTNVIZ_TESTS_DIR) + "/invalid/" + name; }
+
+std::string load_error(const InputPaths& paths) {
+  try {
+    load_inputs(paths);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+struct BadInput {
+  const char* file;
+  const char* message;  // what follows "<path>: "
+};
+
+}  // namespace
+
+TEST_CASE("load_inputs: every catalogue entry gets its exact message", "[io][errors]") {
+  const BadInput bad = GENERATE(values<BadInput>({
+      {"truncated.json", "line 1, column 49: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal"},
+      {"nan_literal.json", "line 1, column 35: syntax error while parsing value - invalid literal"},
+      {"infinity_literal.json", "line 1, column 35: syntax error while parsing value - invalid literal"},
+      {"number_overflow.json", "cannot read: number overflow parsing '1e400' (numbers must fit in float32)"},
+      {"float32_overflow.json", "/embeddings/0/0: expected a finite number within float32 range (|x| <= 3.4e38), got 1e+39"},
+      {"string_number.json", "/embeddings/0/0: expected a number, got a string \"1\""},
+      {"ragged_rows.json", "/embeddings/1: expected 2 numbers (as in row 0; rows must all be the same length), got 3 numbers"},
+      {"empty_tokens.json", "/tokens: expected at least one token, got no tokens (an empty array)"},
+      {"empty_row.json", "/embeddings/0: expected a non-empty row, got an empty array"},
+      {"zero_heads.json", "/num_heads: expected an integer from 1 to 4096, got 0"},
+      {"heads_not_integer.json", "/num_heads: expected an integer from 1 to 4096, got the number 1.5"},
+      {"heads_not_dividing.json", "/W_Q: 4 columns are not divisible by num_heads = 3 (columns = num_heads·d_k)"},
+      {"kv_heads_not_dividing.json",
+       "/num_kv_heads: 3 does not divide num_heads = 2 (each key/value head serves num_heads / num_kv_heads query heads)"},
+      {"mask_wrong_length.json", "/attention_mask: 3 values for 2 tokens in /tokens"},
+      {"mask_bad_value.json", "/attention_mask/1: expected 0 or 1 (1 = real token, 0 = padding), got the integer 2"},
+      {"tokens_vs_embeddings.json", "/embeddings: 3 rows for 4 tokens in /tokens (one embedding row per token)"},
+      {"weights_only.json",
+       "/tokens: missing field (this looks like a weights file, not a sentence file: it has W_Q but no tokens)"},
+      {"sentence_only.json",
+       "/W_Q: missing field (this looks like a sentence file, not a weights file: it has tokens but no W_Q)"},
+      {"invalid_utf8.json", "line 1, column 19: syntax error while parsing value - invalid string: ill-formed UTF-8 byte"},
+      {"empty.json", "cannot read: the file is empty (expected a JSON object)"},
+      {"duplicate_key.json", "cannot read: the key \"W_Q\" appears twice in one object (one value would be lost)"},
+      {"nested_too_deep.json", "cannot read: JSON nested deeper than 64 levels (attnviz files need at most 4)"},
+      {"not_an_object.json", "/: expected a JSON object, got an array of 3 items"},
+      {"wrong_w_k_width.json", "/W_K: expected shape [2, 2] (d_model x num_kv_heads·d_k = 1·2), got [2, 3]"},
+      {"bias_wrong_length.json", "/b_Q: expected 2 numbers (num_heads·d_k, the columns of W_Q), got 3 numbers"},
+      {"w_o_wrong_rows.json", "/W_O: expected shape [2, 2] (num_heads·d_v = 1·2 x d_out), got [3, 2]"},
+      {"token_not_string.json", "/tokens/1: expected a string, got the integer 7"},
+      {"positions_not_integers.json",
+       "/positions/1: expected an integer from -1000000000000 to 1000000000000, got the number 1.5"},
+      {"positions_wrong_length.json", "/positions: expected a list of 2 integers (one per token), got an array of 1 item"},
+      {"rope_unknown_style.json", "/rope/style: expected \"interleaved\" or \"half\", got a string \"spiral\""},
+  }));
+  const std::string path = invalid(bad.file);
+  CHECK(load_error({path, "", ""}) == path + ": " + bad.message);
+}
+
+TEST_CASE("load_inputs: a source narrower than W_K's rows blames the source's embeddings (BH-08)", "[io][errors]") {
+  const std::string weights = test::fixture("fb_queries.json");
+  const std::string source = invalid("source_width_3.json");
+  CHECK(load_error({weights, "", source}) ==
+        source + ": /embeddings: 3 columns, expected 4 (the rows of /W_K in " + weights + ")");
+}
+
+TEST_CASE("load_inputs: a missing file and a folder are named", "[io][errors]") {
+  const std::string missing = invalid("no_such_file.json");
+  CHECK(load_error({missing, "", ""}) == missing + ": cannot read: No such file or directory");
+  const std::string folder = std::string(ATTNVIZ_TESTS_DIR) + "/invalid";
+  CHECK(load_error({folder, "", ""}) == folder + ": cannot read: is a directory, expected a JSON file");
+}
+
+TEST_CASE("load_inputs: tokens are kept byte for byte (BH-20)", "[io]") {
+  const InputBundle in = load_inputs({test::fixture("bh20.json"), "", ""});
+  REQUIRE(in.queries.tokens.size() == 4);
+  CHECK(in.queries.tokens[0] == "\xe2\x96\x81\xe6\x88\x91");
+  CHECK(in.queries.tokens[1] == "\xc4\xa0" "cat");
+  CHECK(in.queries.tokens[2] == "\xc3\xa9");
+  CHECK(in.queries.tokens[3] == "\xe7\x8c\xab");
+}
+
+TEST_CASE("load_inputs: a file too large for the memory budget is refused before it is read", "[io][errors]") {
+  const std::string path = test::data_file("use-lite/layer0.json");  // 4.4 MB
+  CHECK_THROWS_AS(load_inputs({path, "", ""}, 1024.0 * 1024.0), LimitError);
+  CHECK_NOTHROW(load_inputs({path, "", ""}, 1024.0 * 1024.0 * 1024.0));
+}
