@@ -1,4 +1,4 @@
-#include "render/colour_scale.hpp"
+#include "render/color_scale.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -73,7 +73,7 @@ std::vector<Tick> nice_ticks(const ValueRange& range) {
 
 }  // namespace
 
-double colour_position(const ValueRange& range, double value) {
+double color_position(const ValueRange& range, double value) {
   if (!(range.vmax > range.vmin)) return kMidPosition;
   return std::clamp((value - range.vmin) / (range.vmax - range.vmin), 0.0, 1.0);
 }
@@ -101,7 +101,7 @@ std::vector<ValueRange> panel_ranges(const std::vector<Matrix>& panels,
   return std::vector<ValueRange>(panels.size(), shared);
 }
 
-ColourBarScale colour_bar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges) {
+ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges) {
   assert(!ranges.empty());
   const ValueRange& first = ranges.front();
   const std::string constant = first.vmax > first.vmin ? "" : " (constant: mid colour)";

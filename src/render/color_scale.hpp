@@ -25,7 +25,7 @@ struct ValueRange {
 
 /// Colour-map position of `value`: (value − vmin) / (vmax − vmin), clamped to [0, 1];
 /// 0.5 (the mid colour) for a constant range, so a flat map never divides by zero.
-double colour_position(const ValueRange& range, double value);
+double color_position(const ValueRange& range, double value);
 
 /// The range of each panel under `mode`, over cells with allowed(i, j) == 1 (an empty `allowed`
 /// allows all). Non-finite values are ignored; a panel with no usable cell gets [0, 1].
@@ -43,14 +43,14 @@ struct Tick {
 /// scale ("fixed scale 0–1", "per-head min–max", "shared scale 0.02–0.91", "symmetric ±0.4").
 /// Head mode with several panels has one bar for all: range [0, 1], ticks "min" and "max", and
 /// the caption points to the per-panel ranges (which the grid prints in each panel's title).
-struct ColourBarScale {
+struct ColorbarScale {
   ValueRange range;
   std::vector<Tick> ticks;
   std::string caption;
 };
 
 /// Requires: ranges has one entry per panel, as returned by panel_ranges(.., mode).
-ColourBarScale colour_bar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges);
+ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges);
 
 /// A value as shown in captions and titles: 3 significant digits, no trailing zeros ("0.912").
 std::string format_value(double value);

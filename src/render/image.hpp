@@ -14,6 +14,12 @@ struct Rgb {
   friend bool operator==(const Rgb&, const Rgb&) = default;
 };
 
+/// A pixel position; y grows downwards.
+struct Point {
+  int x_px = 0, y_px = 0;
+  friend bool operator==(const Point&, const Point&) = default;
+};
+
 /// Axis-aligned rectangle in pixels; (x_px, y_px) is the top-left corner, y grows downwards.
 struct Rect {
   int x_px = 0, y_px = 0, width_px = 0, height_px = 0;

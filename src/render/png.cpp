@@ -8,12 +8,12 @@ namespace attnviz {
 
 namespace {
 
-// zlib level for stb's deflate. Measured on attention grids (large flat cells, text): level 6
-// gives files within ~3% of level 8 (stb's default) at a little less time, and higher levels buy
-// almost nothing; this is the usual zlib speed/size balance point.
-constexpr int kCompressionLevel = 6;
-// -1: stb picks the best PNG row filter per row (deterministic; smaller files on gradients).
-constexpr int kAdaptiveRowFilter = -1;
+// Measured on a 32-token, 8-head grid (3100 x 1600 px, libstb 2.x): stb's deflate costs about
+// the same at levels 1..5 (it clamps lower levels to 5) and higher levels shrink files by ~1%
+// for +10..25% time, so level 5. PNG row filter: "none" encodes 3.4x faster than stb's adaptive
+// per-row choice (58 ms vs 199 ms) for files ~10% larger, because heatmaps are flat runs of cells.
+constexpr int kCompressionLevel = 5;
+constexpr int kRowFilterNone = 0;
 constexpr int kRgbComponents = 3;
 
 void append_bytes(void* context, void* data, int size) {
@@ -31,7 +31,7 @@ std::string encode_png(const Image& image, const std::string& destination) {
                                                      " px) image as PNG");
   }
   stbi_write_png_compression_level = kCompressionLevel;
-  stbi_write_force_png_filter = kAdaptiveRowFilter;
+  stbi_write_force_png_filter = kRowFilterNone;
   std::string bytes;
   const int stride_bytes = image.width_px() * kRgbComponents;
   const int ok = stbi_write_png_to_func(append_bytes, &bytes, image.width_px(), image.height_px(),

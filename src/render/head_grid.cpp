@@ -1,0 +1,472 @@
+#include "render/head_grid.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "render/colorbar.hpp"
+#include "render/colormap.hpp"
+#include "render/heatmap.hpp"
+#include "render/token_label.hpp"
+#include "render/utf8.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// Cell sizes (see layout_grid's contract).
+constexpr int kMaxCellPx = 48;          // short inputs: big, readable cells
+constexpr int kMinLabelledCellPx = 14;  // the preferred size never goes below this: every label fits
+constexpr int kTargetPanelPx = 640;     // preferred heatmap side for longer inputs
+// Token labels: font = cell − padding, within [min, max]; a gap with a tick mark to the cells.
+constexpr int kLabelPaddingPx = 3;
+constexpr int kMinLabelFontPx = 10;
+constexpr int kMaxLabelFontPx = 14;
+constexpr int kLabelGapPx = 6;
+constexpr int kTickLengthPx = 3;
+constexpr int kMinLabelSpacingPx = 4;  // free pixels between upright key labels
+// Titles and notes.
+constexpr int kFigureTitleFontPx = 18;
+constexpr int kPanelTitleFontPx = 15;
+constexpr int kAxisTitleFontPx = 13;
+constexpr int kLegendFontPx = 13;
+constexpr int kTitleGapPx = 6;   // below a title line
+constexpr int kAxisGapPx = 4;    // between labels and axis titles
+constexpr int kMarginPx = 16;    // around the whole image
+constexpr int kPanelGapPx = 28;  // between panels
+constexpr int kColorbarGapPx = 24;
+constexpr int kLegendGapPx = 12;
+constexpr int kSwatchGapPx = 6;  // between the masked-cell swatch and its legend text
+// Printed values: the largest font in [min, max] whose text fits the cell with padding.
+constexpr int kMinAnnotationFontPx = 8;
+constexpr int kMaxAnnotationFontPx = 13;
+constexpr int kAnnotationPaddingPx = 2;
+constexpr std::size_t kMaxListedMaskedRows = 4;
+constexpr double kRgbBytesPerPixel = 3;
+constexpr Rgb kBackground{255, 255, 255};
+constexpr Rgb kTextColour{34, 34, 34};
+constexpr Rgb kNoteColour{80, 80, 80};
+constexpr Rgb kFrameColour{64, 64, 64};
+const char* const kMaskMarker = "\u00D7 ";  // "× " before the label of a fully masked row
+const char* const kTimes = " \u00D7 ";
+
+// Texts and widths that do not depend on the cell size, measured once per layout_grid call.
+struct Texts {
+  std::vector<std::string> query_labels, key_labels, panel_titles;
+  std::vector<int> panel_title_widths;
+  int max_panel_title_px = 0, query_axis_px = 0, key_axis_px = 0, figure_title_px = 0;
+  std::vector<int> fully_masked_rows;
+  bool any_masked = false;
+  std::map<int, std::pair<int, int>> label_widths;  // font px -> widest query, key label
+};
+
+int widest(const FontSet& fonts, const std::vector<std::string>& texts, int font_px) {
+  int width_px = 0;
+  for (const std::string& text : texts) width_px = std::max(width_px, fonts.text_width_px(text, font_px));
+  return width_px;
+}
+
+int line_px(const FontSet& fonts, int font_px) { return fonts.line_metrics(font_px).line_height_px; }
+
+Texts measure_texts(const GridRequest& request, const FontSet& fonts,
+                    const std::vector<ValueRange>& ranges) {
+  Texts texts;
+  const MaskMatrix& allowed = request.allowed;
+  texts.any_masked = allowed.size() != 0 && (allowed.array() == 0).any();
+  for (std::size_t i = 0; i < request.query_tokens.size(); ++i) {
+    const bool all_masked = allowed.size() != 0 && (allowed.row(static_cast<Eigen::Index>(i)).array() == 0).all();
+    if (all_masked) texts.fully_masked_rows.push_back(static_cast<int>(i));
+    texts.query_labels.push_back((all_masked ? kMaskMarker : "") +
+                                 display_label(request.query_tokens[i]));
+  }
+  for (const std::string& token : request.key_tokens) texts.key_labels.push_back(display_label(token));
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    std::string title = p < request.panel_titles.size() ? request.panel_titles[p] : "";
+    if (title.empty()) title = "head " + std::to_string(p);
+    if (request.scale == ScaleMode::Head && request.panels.size() > 1) {
+      title += " \u00B7 " + format_range(ranges[p]);
+    }
+    texts.panel_title_widths.push_back(fonts.text_width_px(title, kPanelTitleFontPx));
+    texts.max_panel_title_px = std::max(texts.max_panel_title_px, texts.panel_title_widths.back());
+    texts.panel_titles.push_back(std::move(title));
+  }
+  texts.query_axis_px = fonts.text_width_px(request.query_axis_title, kAxisTitleFontPx);
+  texts.key_axis_px = fonts.text_width_px(request.key_axis_title, kAxisTitleFontPx);
+  texts.figure_title_px = fonts.text_width_px(request.figure_title, kFigureTitleFontPx);
+  return texts;
+}
+
+const std::pair<int, int>& label_widths(Texts& texts, const FontSet& fonts, int font_px) {
+  auto found = texts.label_widths.find(font_px);
+  if (found == texts.label_widths.end()) {
+    found = texts.label_widths
+                .emplace(font_px, std::pair{widest(fonts, texts.query_labels, font_px),
+                                            widest(fonts, texts.key_labels, font_px)})
+                .first;
+  }
+  return found->second;
+}
+
+std::pair<int, int> automatic_grid(int n_panels, int requested_cols) {
+  int cols = requested_cols > 0 ? std::min(requested_cols, n_panels) : 0;
+  if (cols == 0) {
+    const int rows = std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(n_panels)))));
+    cols = (n_panels + rows - 1) / rows;
+  }
+  return {(n_panels + cols - 1) / cols, cols};
+}
+
+// Largest font whose widest value text ("0.00", or "-0.00" for signed data) fits a cell; 0 if none.
+int annotation_font(const GridRequest& request, const FontSet& fonts, int cell_px) {
+  const char* widest_value = request.scale == ScaleMode::Symmetric ? "-0.00" : "0.00";
+  for (int font_px = kMaxAnnotationFontPx; font_px >= kMinAnnotationFontPx; --font_px) {
+    if (fonts.text_width_px(widest_value, font_px) + 2 * kAnnotationPaddingPx <= cell_px &&
+        line_px(fonts, font_px) <= cell_px) {
+      return font_px;
+    }
+  }
+  return 0;
+}
+
+std::string thinning_note(const GridLayout& layout) {
+  const int q = layout.query_label_stride, k = layout.key_label_stride;
+  if (q == 1 && k == 1) return "";
+  if (q == k) return "every " + ordinal(q) + " query and key label shown";
+  std::string note;
+  if (q > 1) note = "every " + ordinal(q) + " query label shown";
+  if (k > 1) note += (note.empty() ? "every " : ", every ") + ordinal(k) + " key label shown";
+  return note;
+}
+
+std::string downsampling_note(const GridLayout& layout, ScaleMode scale) {
+  if (layout.block == 1) return "";
+  const std::string rule = scale == ScaleMode::Symmetric ? "the largest-magnitude value" : "the max";
+  return "each pixel shows " + rule + " over " + std::to_string(layout.block) + kTimes +
+         std::to_string(layout.block) + " cells (" + std::to_string(layout.n_q) + kTimes +
+         std::to_string(layout.n_k) + " cells do not fit in the image)";
+}
+
+std::string annotation_note(const GridRequest& request, const GridLayout& layout) {
+  if (!request.annotate || layout.annotation_font_px > 0) return "";
+  return "values not printed: cells of " + std::to_string(layout.cell_px) + " px are too small" +
+         (layout.block > 1 ? " (and aggregated)" : "");
+}
+
+std::vector<std::string> legend_lines(const GridRequest& request, const Texts& texts,
+                                      const GridLayout& layout) {
+  std::vector<std::string> lines;
+  if (texts.any_masked) lines.push_back("grey hatched: masked (causal/padding), not attended");
+  if (!texts.fully_masked_rows.empty()) {
+    std::string line = std::string(kMaskMarker) + "all keys masked:";
+    const std::size_t listed = std::min(texts.fully_masked_rows.size(), kMaxListedMaskedRows);
+    for (std::size_t r = 0; r < listed; ++r) {
+      const int i = texts.fully_masked_rows[r];
+      line += (r == 0 ? " query " : ", query ") + std::to_string(i) + " \"" +
+              display_label(request.query_tokens[static_cast<std::size_t>(i)]) + "\"";
+    }
+    if (texts.fully_masked_rows.size() > listed) {
+      line += " and " + std::to_string(texts.fully_masked_rows.size() - listed) + " more";
+    }
+    lines.push_back(line);
+  }
+  for (const std::string& note : {thinning_note(layout), downsampling_note(layout, request.scale),
+                                  annotation_note(request, layout)}) {
+    if (!note.empty()) lines.push_back(note);
+  }
+  return lines;
+}
+
+int swatch_px(const FontSet& fonts) { return fonts.line_metrics(kLegendFontPx).ascent_px; }
+
+void place_panel(PanelLayout& panel, const Texts& texts, const FontSet& fonts, std::size_t p,
+                 int query_label_px, int key_label_px) {
+  const Rect& cells = panel.cells;
+  const int title_px = texts.panel_title_widths[p];
+  const int title_x = std::clamp(cells.x_px + (cells.width_px - title_px) / 2, panel.bounds.x_px,
+                                 panel.bounds.right_px() - title_px);
+  panel.title = {title_x, panel.bounds.y_px, title_px, line_px(fonts, kPanelTitleFontPx)};
+  panel.query_labels = {cells.x_px - kLabelGapPx - query_label_px, cells.y_px, query_label_px,
+                        cells.height_px};
+  panel.key_labels = {cells.x_px, cells.bottom_px() + kLabelGapPx, cells.width_px, key_label_px};
+  const int axis_line_px = line_px(fonts, kAxisTitleFontPx);
+  panel.query_axis_title = {panel.bounds.x_px,
+                            cells.y_px + std::max(0, (cells.height_px - texts.query_axis_px) / 2),
+                            axis_line_px, texts.query_axis_px};
+  panel.key_axis_title = {std::max(panel.bounds.x_px, cells.x_px + (cells.width_px - texts.key_axis_px) / 2),
+                          panel.key_labels.bottom_px() + kAxisGapPx, texts.key_axis_px, axis_line_px};
+}
+
+// The whole layout for one choice of cell size and block; the caller checks whether it fits.
+GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
+                 const ColorbarSize& colorbar, int cell_px, int block) {
+  GridLayout layout;
+  layout.n_q = static_cast<int>(request.query_tokens.size());
+  layout.n_k = static_cast<int>(request.key_tokens.size());
+  std::tie(layout.panel_rows, layout.panel_cols) =
+      automatic_grid(static_cast<int>(request.panels.size()), request.cols);
+  layout.cell_px = cell_px;
+  layout.block = block;
+  layout.drawn_rows = (layout.n_q + block - 1) / block;
+  layout.drawn_cols = (layout.n_k + block - 1) / block;
+  layout.label_font_px = std::clamp(cell_px - kLabelPaddingPx, kMinLabelFontPx, kMaxLabelFontPx);
+  const int label_line_px = line_px(fonts, layout.label_font_px);
+  layout.query_label_stride = label_stride(cell_px, label_line_px) * block;
+  layout.key_label_stride = layout.query_label_stride;
+  layout.annotation_font_px = request.annotate && block == 1 ? annotation_font(request, fonts, cell_px) : 0;
+  const auto [query_label_px, widest_key_px] = label_widths(texts, fonts, layout.label_font_px);
+  layout.key_labels_horizontal = block == 1 && widest_key_px + kMinLabelSpacingPx <= cell_px;
+  if (layout.key_labels_horizontal) layout.key_label_stride = 1;
+  const int key_label_px = layout.key_labels_horizontal ? label_line_px : widest_key_px;
+
+  const int axis_line_px = line_px(fonts, kAxisTitleFontPx);
+  const int cells_w = layout.drawn_cols * cell_px, cells_h = layout.drawn_rows * cell_px;
+  const int cells_dx = axis_line_px + kAxisGapPx + query_label_px + kLabelGapPx;
+  const int cells_dy = line_px(fonts, kPanelTitleFontPx) + kTitleGapPx;
+  const int panel_w = std::max({cells_dx + cells_w, texts.max_panel_title_px,
+                                cells_dx + (cells_w + texts.max_panel_title_px + 1) / 2,
+                                cells_dx + (cells_w + texts.key_axis_px + 1) / 2});
+  const int panel_h = std::max(cells_dy + cells_h + kLabelGapPx + key_label_px + kAxisGapPx + axis_line_px,
+                               cells_dy + texts.query_axis_px);
+  const bool has_title = !request.figure_title.empty();
+  const int grid_y = kMarginPx + (has_title ? line_px(fonts, kFigureTitleFontPx) + 2 * kTitleGapPx : 0);
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
+    PanelLayout panel;
+    panel.bounds = {kMarginPx + c * (panel_w + kPanelGapPx), grid_y + r * (panel_h + kPanelGapPx),
+                    panel_w, panel_h};
+    panel.cells = {panel.bounds.x_px + cells_dx, panel.bounds.y_px + cells_dy, cells_w, cells_h};
+    place_panel(panel, texts, fonts, p, query_label_px, key_label_px);
+    layout.panels.push_back(panel);
+  }
+  const int grid_w = layout.panel_cols * panel_w + (layout.panel_cols - 1) * kPanelGapPx;
+  const int grid_h = layout.panel_rows * panel_h + (layout.panel_rows - 1) * kPanelGapPx;
+  const Rect& first_cells = layout.panels.front().cells;
+  const int cells_span = (layout.panel_rows - 1) * (panel_h + kPanelGapPx) + cells_h;
+  layout.colorbar = {kMarginPx + grid_w + kColorbarGapPx, first_cells.y_px, 0,
+                     std::max(cells_span, colorbar.min_height_px)};
+  layout.colorbar.width_px = colorbar.width_px;
+  const int content_bottom = std::max(grid_y + grid_h, layout.colorbar.bottom_px() + colorbar.overhang_px);
+
+  layout.legend_lines = legend_lines(request, texts, layout);
+  int legend_w = 0;
+  for (const std::string& line : layout.legend_lines) {
+    legend_w = std::max(legend_w, swatch_px(fonts) + kSwatchGapPx + fonts.text_width_px(line, kLegendFontPx));
+  }
+  const int legend_h = static_cast<int>(layout.legend_lines.size()) * line_px(fonts, kLegendFontPx);
+  if (legend_h > 0) layout.legend = {kMarginPx, content_bottom + kLegendGapPx, legend_w, legend_h};
+  layout.width_px = std::max({layout.colorbar.right_px() + kMarginPx,
+                              2 * kMarginPx + texts.figure_title_px, 2 * kMarginPx + legend_w});
+  layout.height_px = (legend_h > 0 ? layout.legend.bottom_px() : content_bottom) + kMarginPx;
+  if (has_title) {
+    layout.figure_title = {(layout.width_px - texts.figure_title_px) / 2, kMarginPx,
+                           texts.figure_title_px, line_px(fonts, kFigureTitleFontPx)};
+  }
+  layout.query_labels = texts.query_labels;
+  layout.key_labels = texts.key_labels;
+  layout.panel_titles = texts.panel_titles;
+  return layout;
+}
+
+// Smallest cell size then block that fits max_side; throws when nothing does.
+GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
+               const ColorbarSize& colorbar, int max_side) {
+  const auto fits = [&](const GridLayout& l) { return l.width_px <= max_side && l.height_px <= max_side; };
+  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
+  const int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  for (int cell_px = preferred; cell_px >= 1; --cell_px) {
+    GridLayout layout = place(request, fonts, texts, colorbar, cell_px, 1);
+    if (fits(layout)) return layout;
+  }
+  GridLayout coarsest = place(request, fonts, texts, colorbar, 1, n_max);
+  if (!fits(coarsest)) {
+    throw LimitError::image_size(
+        "the grid of " + std::to_string(request.panels.size()) + " heads", coarsest.width_px,
+        coarsest.height_px, max_side,
+        "even at 1 px per cell; raise --max-size (at most " + std::to_string(kMaxSidePx) +
+            ") or show fewer heads");
+  }
+  int lo = 2, hi = n_max;  // invariant: block hi fits; find the smallest block that fits
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (fits(place(request, fonts, texts, colorbar, 1, mid))) hi = mid; else lo = mid + 1;
+  }
+  return place(request, fonts, texts, colorbar, 1, hi);
+}
+
+}  // namespace
+
+GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
+  assert(!request.panels.empty() && !request.query_tokens.empty() && !request.key_tokens.empty());
+  colormap_by_name(request.cmap);  // an unknown name is a UsageError before any work
+  const std::vector<ValueRange> ranges = panel_ranges(request.panels, request.allowed, request.scale);
+  const ColorbarScale scale = colorbar_scale(request.scale, ranges);
+  const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
+  Texts texts = measure_texts(request, fonts, ranges);
+  const int max_side = std::clamp(request.max_size_px, 1, kMaxSidePx);
+  GridLayout layout = fit(request, fonts, texts, colorbar, max_side);
+  const double bytes = static_cast<double>(layout.width_px) * layout.height_px * kRgbBytesPerPixel;
+  if (bytes > request.max_memory_bytes) {
+    throw LimitError::memory("the " + std::to_string(layout.width_px) + " x " +
+                                 std::to_string(layout.height_px) + " px grid image",
+                             bytes, request.max_memory_bytes, "--max-memory");
+  }
+  layout.ranges = ranges;
+  layout.colorbar_scale = scale;
+  return layout;
+}
+
+Point cell_centre_px(const GridLayout& layout, int panel, int row, int col) {
+  const Rect& cells = layout.panels.at(static_cast<std::size_t>(panel)).cells;
+  return {cells.x_px + (col / layout.block) * layout.cell_px + layout.cell_px / 2,
+          cells.y_px + (row / layout.block) * layout.cell_px + layout.cell_px / 2};
+}
+
+namespace {
+
+void draw_query_labels(Image& image, const FontSet& fonts, const GridLayout& layout,
+                       const PanelLayout& panel) {
+  const LineMetrics line = fonts.line_metrics(layout.label_font_px);
+  const int right_px = panel.query_labels.right_px();
+  for (int i = 0; i < layout.n_q; i += layout.query_label_stride) {
+    const std::string& text = layout.query_labels[static_cast<std::size_t>(i)];
+    const int centre_y = panel.cells.y_px + (i / layout.block) * layout.cell_px + layout.cell_px / 2;
+    image.fill_rect({panel.cells.x_px - kTickLengthPx, centre_y, kTickLengthPx, 1}, kFrameColour);
+    fonts.draw(image, text, right_px - fonts.text_width_px(text, layout.label_font_px),
+               centre_y - line.line_height_px / 2, layout.label_font_px, kTextColour);
+  }
+}
+
+void draw_key_labels(Image& image, const FontSet& fonts, const GridLayout& layout,
+                     const PanelLayout& panel) {
+  const LineMetrics line = fonts.line_metrics(layout.label_font_px);
+  const int top_px = panel.key_labels.y_px;
+  for (int j = 0; j < layout.n_k; j += layout.key_label_stride) {
+    const std::string& text = layout.key_labels[static_cast<std::size_t>(j)];
+    const int centre_x = panel.cells.x_px + (j / layout.block) * layout.cell_px + layout.cell_px / 2;
+    image.fill_rect({centre_x, panel.cells.bottom_px(), 1, kTickLengthPx}, kFrameColour);
+    const int width_px = fonts.text_width_px(text, layout.label_font_px);
+    if (layout.key_labels_horizontal) {
+      fonts.draw(image, text, centre_x - width_px / 2, top_px, layout.label_font_px, kTextColour);
+      continue;
+    }
+    // Rotated to read upwards and right-aligned against the cells, as matplotlib's rotation=90.
+    fonts.draw_vertical(image, text, centre_x - line.line_height_px / 2,
+                        top_px + width_px, layout.label_font_px, kTextColour);
+  }
+}
+
+void draw_frame(Image& image, const Rect& inside) {
+  image.fill_rect({inside.x_px - 1, inside.y_px - 1, inside.width_px + 2, 1}, kFrameColour);
+  image.fill_rect({inside.x_px - 1, inside.bottom_px(), inside.width_px + 2, 1}, kFrameColour);
+  image.fill_rect({inside.x_px - 1, inside.y_px, 1, inside.height_px}, kFrameColour);
+  image.fill_rect({inside.right_px(), inside.y_px, 1, inside.height_px}, kFrameColour);
+}
+
+void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
+                const GridLayout& layout, std::size_t p, const Colormap& colormap) {
+  const PanelLayout& panel = layout.panels[p];
+  const DrawnCells cells = aggregate_cells(request.panels[p], request.allowed, layout.block,
+                                           request.scale == ScaleMode::Symmetric);
+  const Point origin{panel.cells.x_px, panel.cells.y_px};
+  draw_cells(image, cells, origin, layout.cell_px, layout.ranges[p], colormap);
+  if (layout.annotation_font_px > 0) {
+    draw_values(image, cells, origin, layout.cell_px, layout.annotation_font_px, fonts,
+                layout.ranges[p], colormap);
+  }
+  draw_frame(image, panel.cells);
+  draw_query_labels(image, fonts, layout, panel);
+  draw_key_labels(image, fonts, layout, panel);
+  fonts.draw(image, layout.panel_titles[p], panel.title.x_px, panel.title.y_px, kPanelTitleFontPx,
+             kTextColour);
+  fonts.draw_vertical(image, request.query_axis_title, panel.query_axis_title.x_px,
+                      panel.query_axis_title.bottom_px(), kAxisTitleFontPx, kNoteColour);
+  fonts.draw(image, request.key_axis_title, panel.key_axis_title.x_px, panel.key_axis_title.y_px,
+             kAxisTitleFontPx, kNoteColour);
+}
+
+void draw_legend(Image& image, const FontSet& fonts, const GridLayout& layout, bool swatch) {
+  const LineMetrics line = fonts.line_metrics(kLegendFontPx);
+  const int side_px = swatch_px(fonts);
+  int y = layout.legend.y_px;
+  for (std::size_t l = 0; l < layout.legend_lines.size(); ++l) {
+    if (l == 0 && swatch) {
+      // A small masked cell: the same fill and hatch as in the heatmaps.
+      const int top_px = y + line.ascent_px - side_px;
+      image.fill_rect({layout.legend.x_px, top_px, side_px, side_px}, kMaskedFill);
+      for (int dy = 0; dy < side_px; ++dy) {
+        for (int dx = 0; dx < side_px; ++dx) {
+          if ((dx + dy) % kHatchPeriodPx == 0) image.set(layout.legend.x_px + dx, top_px + dy, kMaskedHatch);
+        }
+      }
+    }
+    fonts.draw(image, layout.legend_lines[l], layout.legend.x_px + side_px + kSwatchGapPx, y,
+               kLegendFontPx, kNoteColour);
+    y += line.line_height_px;
+  }
+}
+
+std::string font_list(const FontSet& fonts) {
+  std::string list;
+  for (const std::string& path : fonts.paths()) list += (list.empty() ? "" : ", ") + path;
+  return list;
+}
+
+// One warning per code point no font has, naming the first text it occurs in.
+std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
+                                                const GridLayout& layout) {
+  std::vector<std::pair<std::string, std::string>> texts;  // (where, text as drawn)
+  const bool self = request.query_tokens == request.key_tokens;
+  for (std::size_t i = 0; i < layout.query_labels.size(); ++i) {
+    texts.emplace_back((self ? "token " : "query token ") + std::to_string(i), request.query_tokens[i]);
+  }
+  for (std::size_t j = 0; j < layout.key_labels.size() && !self; ++j) {
+    texts.emplace_back("key token " + std::to_string(j), request.key_tokens[j]);
+  }
+  for (const std::string& title : layout.panel_titles) texts.emplace_back("panel title", title);
+  texts.emplace_back("figure title", request.figure_title);
+  texts.emplace_back("axis title", request.query_axis_title);
+  texts.emplace_back("axis title", request.key_axis_title);
+  texts.emplace_back("colour bar label", request.colorbar_label);
+  std::vector<char32_t> reported;
+  std::vector<std::string> warnings;
+  const std::string substitute = fonts.has_glyph(kReplacementCharacter) ? "U+FFFD" : "\"<U+XXXX>\"";
+  for (const auto& [where, text] : texts) {
+    for (char32_t cp : fonts.missing_code_points(text)) {
+      if (std::find(reported.begin(), reported.end(), cp) != reported.end()) continue;
+      reported.push_back(cp);
+      warnings.push_back(where + " \"" + text + "\": no glyph for " + code_point_name(cp) + " in " +
+                         font_list(fonts) + "; drawn as " + substitute + " (add a font with --font)");
+    }
+  }
+  return warnings;
+}
+
+}  // namespace
+
+RenderedGrid render_grid(const GridRequest& request, const FontSet& fonts) {
+  RenderedGrid result{Image(), layout_grid(request, fonts), {}};
+  const GridLayout& layout = result.layout;
+  const Colormap& colormap = colormap_by_name(request.cmap);
+  result.image = Image(layout.width_px, layout.height_px, kBackground);
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    draw_panel(result.image, request, fonts, layout, p, colormap);
+  }
+  draw_colorbar(result.image, fonts, layout.colorbar, layout.colorbar_scale, colormap,
+                request.colorbar_label);
+  if (!request.figure_title.empty()) {
+    fonts.draw(result.image, request.figure_title, layout.figure_title.x_px,
+               layout.figure_title.y_px, kFigureTitleFontPx, kTextColour);
+  }
+  const bool any_masked = request.allowed.size() != 0 && (request.allowed.array() == 0).any();
+  draw_legend(result.image, fonts, layout, any_masked);
+  result.warnings = missing_glyph_warnings(request, fonts, layout);
+  for (const std::string& note : {thinning_note(layout), downsampling_note(layout, request.scale),
+                                  annotation_note(request, layout)}) {
+    if (!note.empty()) result.warnings.push_back(note);
+  }
+  return result;
+}
+
+}  // namespace attnviz

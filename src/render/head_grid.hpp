@@ -1,0 +1,107 @@
+// The attention picture: one or more heads' weight matrices as a grid of labelled heatmap
+// panels with a shared colour bar, titles and a legend, sized to fit a pixel budget. A single
+// head is a 1 × 1 grid (one code path). Returns the image in memory; never writes files, never
+// prints (notes for the user come back as warnings).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "render/color_scale.hpp"
+#include "render/font.hpp"
+#include "render/image.hpp"
+
+namespace attnviz {
+
+/// What to draw. Rows are queries (query 0 at the top), columns are keys (key 0 at the left).
+struct GridRequest {
+  Tokens query_tokens, key_tokens;        // row labels, column labels (UTF-8, drawn exactly)
+  std::vector<Matrix> panels;             // each [n_q, n_k]; at least one
+  std::vector<std::string> panel_titles;  // one per panel, e.g. "L0H3 · head 3 of 8"; missing
+                                          // or empty entries get "head p"
+  MaskMatrix allowed;                     // [n_q, n_k], 1 = allowed; empty = all allowed
+  std::string query_axis_title = "queries", key_axis_title = "keys";
+  std::string figure_title;               // empty: no figure title line
+  std::string colorbar_label = "attention weight";
+  ScaleMode scale = ScaleMode::Fixed;
+  std::string cmap = "viridis";           // a name from colormap_names()
+  int cols = 0;                           // panels per grid row; <= 0: automatic (see layout_grid)
+  int max_size_px = 4096;                 // target maximum width and height; capped at kMaxSidePx
+  bool annotate = false;                  // print values (2 decimals) in cells big enough
+  double max_memory_bytes = 8e9;          // refuse images whose RGB buffer would exceed this
+};
+
+/// Hard limit on either side of any image (many viewers and libraries fail beyond it).
+inline constexpr int kMaxSidePx = 16384;
+
+/// Where one panel's parts are, in image pixels.
+struct PanelLayout {
+  Rect cells;             // drawn_rows × drawn_cols cells of cell_px; cells.x/y = cell (0, 0)
+  Rect title;             // panel title line, centred over the cells
+  Rect query_labels;      // right-aligned query labels, left of the cells
+  Rect key_labels;        // key labels below the cells (rotated 90°, reading upwards, unless
+                          // GridLayout::key_labels_horizontal)
+  Rect query_axis_title;  // rotated, left of the query labels
+  Rect key_axis_title;    // below the key labels
+  Rect bounds;            // the whole panel; panels never overlap
+};
+
+/// The geometry of a grid, computed by layout_grid() and used by render_grid().
+struct GridLayout {
+  int n_q = 0, n_k = 0;                // matrix rows (queries) and columns (keys)
+  int panel_rows = 0, panel_cols = 0;  // panels are placed row by row
+  int cell_px = 0;                     // side of one drawn cell, >= 1
+  int block = 1;                       // each drawn cell aggregates block × block matrix cells
+                                       // (max over the block; 1 = no downsampling)
+  int drawn_rows = 0, drawn_cols = 0;  // ceil(n_q / block), ceil(n_k / block)
+  int query_label_stride = 1;          // every k-th query token is labelled (in tokens)
+  int key_label_stride = 1;            // every k-th key token is labelled (in tokens)
+  bool key_labels_horizontal = false;  // every key label fits its cell width: drawn unrotated
+  int label_font_px = 0;               // token labels
+  int annotation_font_px = 0;          // printed values; 0 = values not printed
+  int width_px = 0, height_px = 0;     // the image, both <= min(max_size_px, kMaxSidePx)
+  std::vector<PanelLayout> panels;     // one per request panel, row-major in the grid
+  Rect figure_title;                   // empty rect when there is no figure title
+  Rect colorbar;                       // the colour strip (ticks and captions to its right)
+  Rect legend;                         // notes below the grid (empty rect when none)
+  std::vector<ValueRange> ranges;      // value range mapped onto the colour map, per panel
+  ColorbarScale colorbar_scale;        // ticks and caption of the shared colour bar
+  std::vector<std::string> query_labels, key_labels;  // display text per token (token_label.hpp)
+  std::vector<std::string> panel_titles;              // as drawn
+  std::vector<std::string> legend_lines;              // as drawn, top to bottom
+};
+
+/// Pure geometry (draws nothing). Automatic columns: rows = floor(sqrt(P)), cols = ceil(P / rows)
+/// (1 -> 1 × 1, 3 -> 1 × 3, 4 -> 2 × 2, 8 -> 2 × 4, 12 -> 3 × 4); request.cols > P is cut to P.
+/// Cell size: the preferred size max(14, 640 / max(n_q, n_k)) capped at 48 px (so short inputs get
+/// large cells and every label fits from 14 px), then the largest size <= that for which the whole
+/// image fits in max_size_px per side; if even 1 px per cell does not fit, cells are aggregated
+/// in b × b blocks with the smallest b that fits. Labels that would overlap are thinned to every
+/// k-th (see label_stride in token_label.hpp). Key labels are rotated 90° unless every one fits
+/// horizontally within its cell (short tokens such as single characters stay upright).
+/// Requires: at least one panel, each [n_q, n_k] with n_q = query_tokens.size() >= 1 and
+/// n_k = key_tokens.size() >= 1; allowed empty or [n_q, n_k] (the loader checks these).
+/// Throws UsageError for an unknown cmap; LimitError::image_size when no layout fits the side
+/// limit; LimitError::memory when the image would need more than max_memory_bytes.
+GridLayout layout_grid(const GridRequest& request, const FontSet& fonts);
+
+/// The pixel at the centre of matrix cell (row, col) of panel `panel` (of its aggregated block
+/// when layout.block > 1). Requires: indices in range.
+Point cell_centre_px(const GridLayout& layout, int panel, int row, int col);
+
+struct RenderedGrid {
+  Image image;
+  GridLayout layout;
+  std::vector<std::string> warnings;  // missing glyphs, thinned labels, downsampling, ...
+};
+
+/// Lays out and draws the grid. Same request and fonts -> identical pixels and warnings.
+/// Warnings: one per code point no font has, naming where it first occurs, e.g.
+///   key token 3 "猫": no glyph for U+732B in /…/DejaVuSans.ttf; drawn as U+FFFD (add a font with --font)
+/// and one per note printed on the image ("every 4th key label shown", "each pixel shows the
+/// max over 10 × 10 cells", values not printed because cells are too small).
+/// Throws as layout_grid().
+RenderedGrid render_grid(const GridRequest& request, const FontSet& fonts);
+
+}  // namespace attnviz

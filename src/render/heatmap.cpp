@@ -1,0 +1,108 @@
+#include "render/heatmap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnviz {
+
+namespace {
+
+constexpr Rgb kBlackText{0, 0, 0};
+constexpr Rgb kWhiteText{255, 255, 255};
+constexpr int kValueDecimals = 2;
+// sRGB -> linear light and relative luminance, WCAG 2.1 §1.4.3 definitions.
+constexpr double kChannelMax = 255.0;
+constexpr double kLinearThreshold = 0.04045;
+constexpr double kLinearSlope = 12.92;
+constexpr double kGammaOffset = 0.055;
+constexpr double kGamma = 2.4;
+constexpr double kLumaR = 0.2126, kLumaG = 0.7152, kLumaB = 0.0722;
+constexpr double kContrastFlare = 0.05;
+
+double linear(std::uint8_t channel) {
+  const double c = channel / kChannelMax;
+  return c <= kLinearThreshold ? c / kLinearSlope
+                               : std::pow((c + kGammaOffset) / (1 + kGammaOffset), kGamma);
+}
+
+Rgb contrasting_text(Rgb background) {
+  const double luminance =
+      kLumaR * linear(background.r) + kLumaG * linear(background.g) + kLumaB * linear(background.b);
+  const double with_black = (luminance + kContrastFlare) / kContrastFlare;
+  const double with_white = (1 + kContrastFlare) / (luminance + kContrastFlare);
+  return with_black >= with_white ? kBlackText : kWhiteText;
+}
+
+// Folds v into the block's aggregate: max, or largest magnitude (keeping the sign).
+double fold(double aggregate, double v, bool signed_data) {
+  if (signed_data) return std::abs(v) > std::abs(aggregate) ? v : aggregate;
+  return std::max(aggregate, v);
+}
+
+}  // namespace
+
+DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int block,
+                           bool signed_data) {
+  const Eigen::Index rows = (values.rows() + block - 1) / block;
+  const Eigen::Index cols = (values.cols() + block - 1) / block;
+  DrawnCells drawn{Matrix::Zero(rows, cols), MaskMatrix::Zero(rows, cols)};
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < values.cols(); ++j) {
+      if (allowed.size() != 0 && allowed(i, j) == 0) continue;
+      const Eigen::Index bi = i / block, bj = j / block;
+      const double v = values(i, j);
+      drawn.values(bi, bj) = static_cast<Scalar>(
+          drawn.allowed(bi, bj) != 0 ? fold(drawn.values(bi, bj), v, signed_data) : v);
+      drawn.allowed(bi, bj) = 1;
+    }
+  }
+  return drawn;
+}
+
+void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px,
+                const ValueRange& range, const Colormap& colormap) {
+  const int cols = static_cast<int>(cells.values.cols());
+  for (int i = 0; i < cells.values.rows(); ++i) {
+    const int y0 = origin.y_px + i * cell_px;
+    // One pixel row of colour per cell row, then copied down: cells are whole squares.
+    for (int j = 0; j < cols; ++j) {
+      const Rgb colour = cells.allowed(i, j) != 0
+                             ? colormap.at(color_position(range, cells.values(i, j)))
+                             : kMaskedFill;
+      image.fill_rect({origin.x_px + j * cell_px, y0, cell_px, 1}, colour);
+    }
+    image.repeat_row_span(origin.x_px, y0, cols * cell_px, cell_px - 1);
+    for (int j = 0; j < cols; ++j) {
+      if (cells.allowed(i, j) != 0) continue;
+      for (int dy = 0; dy < cell_px; ++dy) {
+        for (int dx = 0; dx < cell_px; ++dx) {
+          const int x = j * cell_px + dx, y = i * cell_px + dy;
+          if ((x + y) % kHatchPeriodPx == 0) {
+            image.set(origin.x_px + x, origin.y_px + y, kMaskedHatch);
+          }
+        }
+      }
+    }
+  }
+}
+
+void draw_values(Image& image, const DrawnCells& cells, Point origin, int cell_px, int font_px,
+                 const FontSet& fonts, const ValueRange& range, const Colormap& colormap) {
+  const int line_height_px = fonts.line_metrics(font_px).line_height_px;
+  char text[32];
+  for (int i = 0; i < cells.values.rows(); ++i) {
+    for (int j = 0; j < cells.values.cols(); ++j) {
+      if (cells.allowed(i, j) == 0) continue;
+      const double v = cells.values(i, j);
+      std::snprintf(text, sizeof text, "%.*f", kValueDecimals, v);
+      const Rgb background = colormap.at(color_position(range, v));
+      const int width_px = fonts.text_width_px(text, font_px);
+      fonts.draw(image, text, origin.x_px + j * cell_px + (cell_px - width_px) / 2,
+                 origin.y_px + i * cell_px + (cell_px - line_height_px) / 2, font_px,
+                 contrasting_text(background));
+    }
+  }
+}
+
+}  // namespace attnviz

@@ -1,0 +1,45 @@
+// The cells of one heatmap panel: value -> colour through a range and a colour map, masked cells
+// as grey hatching, block aggregation for inputs with more cells than pixels, and the optional
+// printed values. Does not place labels, titles or panels (see head_grid.hpp).
+#pragma once
+
+#include "core/types.hpp"
+#include "render/colormap.hpp"
+#include "render/color_scale.hpp"
+#include "render/font.hpp"
+#include "render/image.hpp"
+
+namespace attnviz {
+
+/// Fill of a masked cell (allowed == 0): neutral grey, crossed by light diagonal lines one
+/// pixel wide every kHatchPeriodPx along x + y (measured from the panel's top-left cell, so the
+/// hatch runs on across neighbouring masked cells). Distinct from every colour of weight 0.
+inline constexpr Rgb kMaskedFill{191, 191, 191};
+inline constexpr Rgb kMaskedHatch{235, 235, 235};
+inline constexpr int kHatchPeriodPx = 6;
+
+/// A panel's values as drawn: one entry per drawn cell. With block b > 1 each drawn cell is the
+/// aggregate of a b × b block of matrix cells (the last row/column of blocks may be smaller):
+/// the maximum of its allowed values, or for signed data (Symmetric scale) the value of largest
+/// magnitude with its sign; a block with no allowed cell is masked.
+struct DrawnCells {
+  Matrix values;       // [ceil(n_q / b), ceil(n_k / b)]
+  MaskMatrix allowed;  // same shape; 1 = drawn in colour, 0 = masked
+};
+
+/// Aggregates `values` (masked where allowed == 0; empty `allowed` = all allowed).
+/// Requires: block >= 1; allowed empty or of values' shape.
+DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int block,
+                           bool signed_data);
+
+/// Draws every cell of `cells` as a cell_px × cell_px square, row 0 at the top of `area` and
+/// column 0 at its left: colormap(color_position(range, value)), or the masked hatch.
+void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px,
+                const ValueRange& range, const Colormap& colormap);
+
+/// Prints each allowed value with 2 decimals, centred in its cell, in black or white, whichever
+/// contrasts more with the cell colour (WCAG contrast ratio).
+void draw_values(Image& image, const DrawnCells& cells, Point origin, int cell_px, int font_px,
+                 const FontSet& fonts, const ValueRange& range, const Colormap& colormap);
+
+}  // namespace attnviz

@@ -1,0 +1,48 @@
+// Value ranges, colour positions, ticks and captions of the four scale modes (BH-19).
+#include <catch2/catch.hpp>
+
+#include "render/color_scale.hpp"
+
+using namespace attnviz;
+
+TEST_CASE("color_scale: a constant range maps to the middle, never dividing by zero", "[render]") {
+  CHECK(color_position({0.5, 0.5}, 0.5) == 0.5);
+  CHECK(color_position({0, 1}, 0.25) == 0.25);
+  CHECK(color_position({0, 1}, 2.0) == 1.0);
+  CHECK(color_position({-1, 1}, 0.0) == 0.5);
+}
+
+TEST_CASE("color_scale: ranges per mode ignore masked cells", "[render]") {
+  Matrix a(2, 2), b(2, 2);
+  a << 0.1f, 0.9f, 0.3f, 0.4f;
+  b << -0.5f, 0.2f, 0.2f, 0.2f;
+  MaskMatrix allowed(2, 2);
+  allowed << 1, 0, 1, 1;  // hides a's 0.9
+  const auto head = panel_ranges({a, b}, allowed, ScaleMode::Head);
+  CHECK(head[0].vmin == 0.1f);
+  CHECK(head[0].vmax == 0.4f);
+  CHECK(head[1].vmin == -0.5f);
+  const auto shared = panel_ranges({a, b}, allowed, ScaleMode::Shared);
+  CHECK(shared[0] == shared[1]);
+  CHECK(shared[0].vmin == -0.5f);
+  CHECK(shared[0].vmax == 0.4f);
+  const auto symmetric = panel_ranges({a, b}, allowed, ScaleMode::Symmetric);
+  CHECK(symmetric[0].vmin == -0.5f);
+  CHECK(symmetric[0].vmax == 0.5f);
+  CHECK(panel_ranges({a}, MaskMatrix(), ScaleMode::Fixed)[0] == ValueRange{0, 1});
+}
+
+TEST_CASE("color_scale: captions name the scale and its real range", "[render]") {
+  const std::vector<ValueRange> shared = {{0.02, 0.91}, {0.02, 0.91}};
+  const ColorbarScale bar = colorbar_scale(ScaleMode::Shared, shared);
+  CHECK(bar.caption == "shared scale 0.02\u20130.91");
+  REQUIRE(bar.ticks.size() == 4);
+  CHECK(bar.ticks.front().label == "0.2");
+  CHECK(bar.ticks.back().label == "0.8");
+  CHECK(colorbar_scale(ScaleMode::Symmetric, {{-0.4, 0.4}}).caption == "symmetric \u00B10.4");
+  CHECK(colorbar_scale(ScaleMode::Shared, {{0.5, 0.5}}).caption.find("0.5\u20130.5") != std::string::npos);
+  const ColorbarScale heads = colorbar_scale(ScaleMode::Head, {{0, 0.5}, {0.1, 0.2}});
+  CHECK(heads.ticks.front().label == "min");
+  CHECK(heads.ticks.back().label == "max");
+  CHECK(colorbar_scale(ScaleMode::Head, {{0.25, 0.75}}).caption == "per-head min\u2013max 0.25\u20130.75");
+}

@@ -1,0 +1,380 @@
+// The attention picture: orientation, colours, scales, masks, labels, grid geometry and size
+// limits, checked on the in-memory image (issue 3; cases BH-16, BH-17, BH-19, BH-20, BH-22).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "render/colormap.hpp"
+#include "render/heatmap.hpp"
+#include "render/head_grid.hpp"
+#include "render/token_label.hpp"
+
+using namespace attnviz;
+
+namespace {
+
+constexpr Rgb kWhite{255, 255, 255};
+
+const FontSet& fonts() {
+  static const FontSet set;
+  return set;
+}
+
+Rgb viridis(double t) { return colormap_by_name("viridis").at(t); }
+
+Rgb centre(const RenderedGrid& grid, int panel, int row, int col) {
+  const Point p = cell_centre_px(grid.layout, panel, row, col);
+  return grid.image.at(p.x_px, p.y_px);
+}
+
+Matrix matrix(int rows, int cols, std::initializer_list<float> values) {
+  Matrix m(rows, cols);
+  std::copy(values.begin(), values.end(), m.data());
+  return m;
+}
+
+// Fixture F-A (cases file): 3 tokens, 2 heads.
+GridRequest fixture_a() {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"I", "saw", "her"};
+  request.panels = {matrix(3, 3, {0.00423168f, 0.85056513f, 0.14520318f, 0.29635406f, 0.10260583f,
+                                  0.60104011f, 0.26807470f, 0.18823897f, 0.54368632f}),
+                    matrix(3, 3, {0.16902193f, 0.34279590f, 0.48818217f, 0.29635406f, 0.60104011f,
+                                  0.10260583f, 0.09955862f, 0.83053245f, 0.06990892f})};
+  request.panel_titles = {"head 0 of 2", "head 1 of 2"};
+  return request;
+}
+
+// Fixture F-B: 2 queries × 4 keys, unmasked.
+GridRequest fixture_b() {
+  GridRequest request;
+  request.query_tokens = {"the", "cat"};
+  request.key_tokens = {"le", "chat", "noir", "<pad>"};
+  request.panels = {matrix(2, 4, {0.10609352f, 0.43638920f, 0.30642748f, 0.15108980f, 0.24234742f,
+                                  0.24234742f, 0.34513158f, 0.17017357f}),
+                    matrix(2, 4, {0.12859166f, 0.37140834f, 0.37140834f, 0.12859166f, 0.24530663f,
+                                  0.17225150f, 0.08493182f, 0.49751005f})};
+  return request;
+}
+
+// BH-19: head A constant 0.5, head B = [[1, 0], [0.5, 0.5]].
+GridRequest fixture_bh19(ScaleMode scale) {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"x", "y"};
+  request.panels = {matrix(2, 2, {0.5f, 0.5f, 0.5f, 0.5f}), matrix(2, 2, {1.0f, 0.0f, 0.5f, 0.5f})};
+  request.scale = scale;
+  return request;
+}
+
+MaskMatrix causal(int n) {
+  MaskMatrix allowed = MaskMatrix::Zero(n, n);
+  for (int i = 0; i < n; ++i) allowed.row(i).head(i + 1).setOnes();
+  return allowed;
+}
+
+GridRequest numbered_tokens(int n_q, int n_k) {
+  GridRequest request;
+  for (int i = 0; i < n_q; ++i) request.query_tokens.push_back("t" + std::to_string(i));
+  for (int j = 0; j < n_k; ++j) request.key_tokens.push_back("t" + std::to_string(j));
+  request.panels = {Matrix::Constant(n_q, n_k, 1.0f / static_cast<float>(n_k))};
+  return request;
+}
+
+bool has_ink(const Image& image, const Rect& rect) {
+  for (int y = rect.y_px; y < rect.bottom_px(); ++y) {
+    for (int x = rect.x_px; x < rect.right_px(); ++x) {
+      if (image.at(x, y) != kWhite) return true;
+    }
+  }
+  return false;
+}
+
+bool inside(const Rect& inner, const Rect& outer) {
+  return inner.x_px >= outer.x_px && inner.y_px >= outer.y_px &&
+         inner.right_px() <= outer.right_px() && inner.bottom_px() <= outer.bottom_px();
+}
+
+bool overlap(const Rect& a, const Rect& b) {
+  return a.x_px < b.right_px() && b.x_px < a.right_px() && a.y_px < b.bottom_px() &&
+         b.y_px < a.bottom_px();
+}
+
+bool any_contains(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("head_grid: row 0 is query 0 at the top and columns are keys (BH-16, F-A)", "[render]") {
+  const RenderedGrid grid = render_grid(fixture_a(), fonts());
+  CHECK(centre(grid, 0, 0, 2) == viridis(0.14520318));  // row "I", column "her"
+  CHECK(centre(grid, 0, 2, 0) == viridis(0.26807470));  // row "her", column "I"
+  CHECK(centre(grid, 1, 2, 1) == viridis(0.83053245));
+  const Point top_left = cell_centre_px(grid.layout, 0, 0, 0);
+  const Point below = cell_centre_px(grid.layout, 0, 1, 0);
+  const Point right = cell_centre_px(grid.layout, 0, 0, 1);
+  CHECK(below.y_px - top_left.y_px == grid.layout.cell_px);
+  CHECK(right.x_px - top_left.x_px == grid.layout.cell_px);
+  CHECK(grid.warnings.empty());
+}
+
+TEST_CASE("head_grid: cross-attention has n_q rows and n_k columns of whole cells (BH-16, F-B)", "[render]") {
+  const RenderedGrid grid = render_grid(fixture_b(), fonts());
+  const GridLayout& layout = grid.layout;
+  CHECK(layout.drawn_rows == 2);
+  CHECK(layout.drawn_cols == 4);
+  CHECK(layout.block == 1);
+  for (const PanelLayout& panel : layout.panels) {
+    CHECK(panel.cells.width_px == 4 * layout.cell_px);
+    CHECK(panel.cells.height_px == 2 * layout.cell_px);
+  }
+  CHECK(centre(grid, 0, 1, 2) == viridis(0.34513158));  // head 0, row "cat", column "noir"
+  CHECK(centre(grid, 1, 1, 3) == viridis(0.49751005));  // head 1, row "cat", column "<pad>"
+  CHECK(centre(grid, 1, 0, 0) == viridis(0.12859166));  // head 1, row "the", column "le"
+  CHECK(layout.query_labels == std::vector<std::string>{"the", "cat"});
+  CHECK(layout.key_labels == std::vector<std::string>{"le", "chat", "noir", "<pad>"});
+}
+
+TEST_CASE("head_grid: equal weights have equal colours under fixed and shared scales (BH-19)", "[render]") {
+  const ScaleMode scale = GENERATE(ScaleMode::Fixed, ScaleMode::Shared);
+  const RenderedGrid grid = render_grid(fixture_bh19(scale), fonts());
+  const Rgb a00 = centre(grid, 0, 0, 0);
+  CHECK(centre(grid, 0, 1, 1) == a00);
+  CHECK(centre(grid, 1, 1, 0) == a00);
+  CHECK(centre(grid, 1, 1, 1) == a00);
+  CHECK(centre(grid, 1, 0, 0) != a00);
+  CHECK(centre(grid, 1, 0, 0) == viridis(1.0));
+  CHECK(grid.layout.colorbar_scale.range.vmax == 1.0);
+}
+
+TEST_CASE("head_grid: fixed scale is 0-1 with ticks 0 to 1 and says so (BH-19)", "[render]") {
+  const GridLayout layout = layout_grid(fixture_bh19(ScaleMode::Fixed), fonts());
+  const ColorbarScale& bar = layout.colorbar_scale;
+  CHECK(bar.caption == "fixed scale 0\u20131");
+  REQUIRE(bar.ticks.size() == 5);
+  CHECK(bar.ticks.front().label == "0");
+  CHECK(bar.ticks[1].label == "0.25");
+  CHECK(bar.ticks.back().label == "1");
+  CHECK(bar.ticks.back().value == 1.0);
+}
+
+TEST_CASE("head_grid: per-head scaling gives a constant panel the mid colour and its real range (BH-19)", "[render]") {
+  const RenderedGrid grid = render_grid(fixture_bh19(ScaleMode::Head), fonts());
+  CHECK(centre(grid, 0, 0, 0) == viridis(0.5));
+  CHECK(centre(grid, 0, 1, 1) == viridis(0.5));
+  CHECK(centre(grid, 1, 0, 0) == viridis(1.0));
+  CHECK(centre(grid, 1, 0, 1) == viridis(0.0));
+  CHECK(grid.layout.ranges[0] == ValueRange{0.5, 0.5});
+  CHECK(grid.layout.panel_titles[0].find("0.5\u20130.5") != std::string::npos);
+  CHECK(grid.layout.colorbar_scale.caption.find("per-head min\u2013max") != std::string::npos);
+}
+
+TEST_CASE("head_grid: symmetric scale maps 0 to the middle of rdbu", "[render]") {
+  GridRequest request = fixture_bh19(ScaleMode::Symmetric);
+  request.panels = {matrix(2, 2, {-0.4f, 0.0f, 0.2f, 0.4f})};
+  request.cmap = "rdbu";
+  const RenderedGrid grid = render_grid(request, fonts());
+  const Colormap& rdbu = colormap_by_name("rdbu");
+  CHECK(centre(grid, 0, 0, 1) == rdbu.at(0.5));
+  CHECK(centre(grid, 0, 0, 0) == rdbu.at(0.0));
+  CHECK(centre(grid, 0, 1, 1) == rdbu.at(1.0));
+  CHECK(grid.layout.colorbar_scale.caption == "symmetric \u00B10.4");
+}
+
+TEST_CASE("head_grid: masked cells are grey-hatched, not colour 0, and explained", "[render]") {
+  GridRequest request = fixture_a();
+  request.allowed = causal(3);
+  request.allowed(0, 0) = 0;  // query 0 now sees no key at all
+  const RenderedGrid grid = render_grid(request, fonts());
+  const Rect& cells = grid.layout.panels[0].cells;
+  const int cell_px = grid.layout.cell_px;
+  int fill = 0, hatch = 0, other = 0;
+  for (int y = cells.y_px; y < cells.y_px + cell_px; ++y) {  // cell (0, 2), masked
+    for (int x = cells.x_px + 2 * cell_px; x < cells.x_px + 3 * cell_px; ++x) {
+      const Rgb c = grid.image.at(x, y);
+      fill += c == kMaskedFill;
+      hatch += c == kMaskedHatch;
+      other += c != kMaskedFill && c != kMaskedHatch;
+    }
+  }
+  CHECK(other == 0);
+  CHECK(fill > hatch);
+  CHECK(hatch > cell_px);  // diagonal lines cross the cell
+  CHECK(centre(grid, 0, 1, 0) == viridis(0.29635406));  // allowed cells keep their colour
+  CHECK(any_contains(grid.layout.legend_lines, "grey hatched: masked"));
+  CHECK(any_contains(grid.layout.legend_lines, "all keys masked: query 0 \"I\""));
+  CHECK(grid.layout.query_labels[0] == "\u00D7 I");
+  CHECK(has_ink(grid.image, grid.layout.legend));
+}
+
+TEST_CASE("head_grid: labels leave ink inside their margins and the border stays clean", "[render]") {
+  const RenderedGrid grid = render_grid(fixture_b(), fonts());
+  for (const PanelLayout& panel : grid.layout.panels) {
+    CHECK(has_ink(grid.image, panel.query_labels));
+    CHECK(has_ink(grid.image, panel.key_labels));
+    CHECK(has_ink(grid.image, panel.title));
+    CHECK(has_ink(grid.image, panel.query_axis_title));
+    CHECK(has_ink(grid.image, panel.key_axis_title));
+    CHECK(inside(panel.query_labels, panel.bounds));
+    CHECK(inside(panel.key_labels, panel.bounds));
+  }
+  const Image& image = grid.image;
+  const int w = image.width_px(), h = image.height_px();
+  CHECK_FALSE(has_ink(image, {0, 0, w, 4}));
+  CHECK_FALSE(has_ink(image, {0, h - 4, w, 4}));
+  CHECK_FALSE(has_ink(image, {0, 0, 4, h}));
+  CHECK_FALSE(has_ink(image, {w - 4, 0, 4, h}));
+}
+
+TEST_CASE("head_grid: automatic grid shapes and panels that never overlap", "[render]") {
+  const auto [n_panels, rows, cols] = GENERATE(table<int, int, int>(
+      {{1, 1, 1}, {3, 1, 3}, {4, 2, 2}, {8, 2, 4}, {12, 3, 4}}));
+  GridRequest request = fixture_b();
+  request.panels.assign(static_cast<std::size_t>(n_panels), request.panels.front());
+  const GridLayout layout = layout_grid(request, fonts());
+  CHECK(layout.panel_rows == rows);
+  CHECK(layout.panel_cols == cols);
+  const Rect image{0, 0, layout.width_px, layout.height_px};
+  REQUIRE(layout.panels.size() == static_cast<std::size_t>(n_panels));
+  for (std::size_t p = 0; p < layout.panels.size(); ++p) {
+    CHECK(inside(layout.panels[p].bounds, image));
+    CHECK(inside(layout.panels[p].cells, layout.panels[p].bounds));
+    CHECK_FALSE(overlap(layout.panels[p].bounds, layout.colorbar));
+    for (std::size_t q = p + 1; q < layout.panels.size(); ++q) {
+      CHECK_FALSE(overlap(layout.panels[p].bounds, layout.panels[q].bounds));
+    }
+  }
+  CHECK(inside(layout.colorbar, image));
+}
+
+TEST_CASE("head_grid: explicit cols are honoured and a 1x1 grid is the single-head image", "[render]") {
+  GridRequest request = fixture_a();
+  request.cols = 1;
+  const GridLayout layout = layout_grid(request, fonts());
+  CHECK(layout.panel_rows == 2);
+  CHECK(layout.panel_cols == 1);
+  request.panels.resize(1);
+  request.panel_titles.resize(1);
+  const RenderedGrid single = render_grid(request, fonts());
+  CHECK(single.layout.panels.size() == 1);
+  CHECK(centre(single, 0, 0, 2) == viridis(0.14520318));
+}
+
+TEST_CASE("head_grid: missing glyphs are warned once per code point, subword markers are not (BH-20)", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"\xE2\x96\x81\xE6\x88\x91", "\xC4\xA0" "cat", "\xC3\xA9",
+                                               "\xE7\x8C\xAB"};
+  request.panels = {Matrix::Constant(4, 4, 0.25f)};
+  const RenderedGrid grid = render_grid(request, fonts());
+  REQUIRE(grid.warnings.size() == 2);
+  CHECK_THAT(grid.warnings[0], Catch::Contains("token 0 \"\xE2\x96\x81\xE6\x88\x91\"") &&
+                                   Catch::Contains("U+6211") && Catch::Contains(ATTNVIZ_DEFAULT_FONT) &&
+                                   Catch::Contains("U+FFFD"));
+  CHECK_THAT(grid.warnings[1], Catch::Contains("token 3") && Catch::Contains("U+732B"));
+  CHECK(grid.layout.key_labels[1] == "\xC4\xA0" "cat");  // the raw marker is drawn as-is
+}
+
+TEST_CASE("head_grid: empty and whitespace tokens get visible placeholders", "[render]") {
+  CHECK(display_label("") == "(empty)");
+  CHECK(display_label(" ") == "\u2423");
+  CHECK(display_label("\n") == "\u21B5");
+  CHECK(display_label("a\tb") == "a\u21E5b");
+  CHECK(display_label("\xE2\x96\x81the") == "\xE2\x96\x81the");
+  CHECK(display_label(std::string(30, 'x')) == std::string(23, 'x') + "\u2026");
+  CHECK(label_stride(3, 14) == 5);
+  CHECK(label_stride(1, 14) == 20);
+  CHECK(ordinal(4) == "4th");
+  CHECK(ordinal(22) == "22nd");
+}
+
+TEST_CASE("head_grid: short inputs get large cells, up to 48 px", "[render]") {
+  CHECK(layout_grid(fixture_a(), fonts()).cell_px == 48);
+  CHECK(layout_grid(numbered_tokens(32, 32), fonts()).cell_px == 20);
+}
+
+TEST_CASE("head_grid: 600 tokens fit in 4096 px with thinned labels, and say so (BH-22)", "[render]") {
+  GridRequest request = numbered_tokens(600, 600);
+  const RenderedGrid grid = render_grid(request, fonts());
+  const GridLayout& layout = grid.layout;
+  CHECK(layout.width_px <= 4096);
+  CHECK(layout.height_px <= 4096);
+  CHECK(layout.block == 1);
+  CHECK(layout.query_label_stride > 1);
+  const int line_px = fonts().line_metrics(layout.label_font_px).line_height_px;
+  CHECK(layout.query_label_stride * layout.cell_px >= line_px);  // labels never overlap
+  CHECK(layout.key_label_stride * layout.cell_px >= line_px);
+  const std::string note = "every " + ordinal(layout.query_label_stride) + " query and key label shown";
+  CHECK(any_contains(grid.warnings, note));
+  CHECK(any_contains(layout.legend_lines, note));
+  CHECK(has_ink(grid.image, layout.legend));
+}
+
+TEST_CASE("head_grid: 20000 tokens are downsampled by max over blocks within the size limit (BH-22)", "[render]") {
+  GridRequest request = numbered_tokens(20000, 200);
+  request.panels.front()(12345, 77) = 0.9f;  // a single peak survives the max
+  const RenderedGrid grid = render_grid(request, fonts());
+  const GridLayout& layout = grid.layout;
+  CHECK(layout.block > 1);
+  CHECK(layout.cell_px == 1);
+  CHECK(layout.width_px <= 4096);
+  CHECK(layout.height_px <= 4096);
+  CHECK(layout.drawn_rows == (20000 + layout.block - 1) / layout.block);
+  CHECK(centre(grid, 0, 12345, 77) == viridis(0.9));
+  const std::string note = "each pixel shows the max over " + std::to_string(layout.block) + " \u00D7 " +
+                           std::to_string(layout.block) + " cells";
+  CHECK(any_contains(grid.warnings, note));
+  CHECK(any_contains(layout.legend_lines, note));
+}
+
+TEST_CASE("head_grid: refuses before allocating when over the memory or size limit", "[render][errors]") {
+  GridRequest request = numbered_tokens(600, 600);
+  request.max_memory_bytes = 1e6;
+  CHECK_THROWS_AS(layout_grid(request, fonts()), LimitError);
+  CHECK_THROWS_WITH(render_grid(request, fonts()), Catch::Contains("MiB") && Catch::Contains("px grid image"));
+  request = fixture_a();
+  request.max_size_px = 100;  // titles and labels alone need more
+  CHECK_THROWS_AS(render_grid(request, fonts()), LimitError);
+  CHECK_THROWS_WITH(render_grid(request, fonts()), Catch::Contains("over the limit of 100 px"));
+  request.max_size_px = 1 << 20;  // capped at the hard limit
+  CHECK(layout_grid(request, fonts()).width_px <= kMaxSidePx);
+}
+
+TEST_CASE("head_grid: an unknown colour map is a usage error", "[render][errors]") {
+  GridRequest request = fixture_a();
+  request.cmap = "jet";
+  CHECK_THROWS_AS(render_grid(request, fonts()), UsageError);
+}
+
+TEST_CASE("head_grid: values are printed in big cells and omitted with a note in small ones", "[render]") {
+  GridRequest request = fixture_a();
+  request.annotate = true;
+  const RenderedGrid grid = render_grid(request, fonts());
+  CHECK(grid.layout.annotation_font_px > 0);
+  const Rect& cells = grid.layout.panels[0].cells;
+  const Rgb background = viridis(0.85056513);  // cell (0, 1): light green, so black text
+  int text = 0;
+  for (int y = cells.y_px; y < cells.y_px + grid.layout.cell_px; ++y) {
+    for (int x = cells.x_px + grid.layout.cell_px; x < cells.x_px + 2 * grid.layout.cell_px; ++x) {
+      text += grid.image.at(x, y) == Rgb{0, 0, 0};
+    }
+  }
+  CHECK(text > 0);
+  CHECK(grid.image.at(cells.x_px + grid.layout.cell_px + 1, cells.y_px + 1) == background);
+  GridRequest big = numbered_tokens(300, 300);
+  big.annotate = true;
+  const RenderedGrid small = render_grid(big, fonts());
+  CHECK(small.layout.annotation_font_px == 0);
+  CHECK(any_contains(small.warnings, "values not printed"));
+}
+
+TEST_CASE("head_grid: the same request gives identical pixels", "[render]") {
+  GridRequest request = fixture_a();
+  request.allowed = causal(3);
+  request.annotate = true;
+  const RenderedGrid first = render_grid(request, fonts());
+  const RenderedGrid second = render_grid(request, fonts());
+  CHECK(first.image == second.image);
+  CHECK(first.warnings == second.warnings);
+}
