@@ -76,11 +76,11 @@ void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px
     for (int j = 0; j < cols; ++j) {
       if (cells.allowed(i, j) != 0) continue;
       for (int dy = 0; dy < cell_px; ++dy) {
-        for (int dx = 0; dx < cell_px; ++dx) {
-          const int x = j * cell_px + dx, y = i * cell_px + dy;
-          if ((x + y) % kHatchPeriodPx == 0) {
-            image.set(origin.x_px + x, origin.y_px + y, kMaskedHatch);
-          }
+        // Hatch pixels are those with (x + y) % kHatchPeriodPx == 0, x and y from the panel origin.
+        const int x0 = j * cell_px, y = i * cell_px + dy;
+        const int first = (kHatchPeriodPx - (x0 + y) % kHatchPeriodPx) % kHatchPeriodPx;
+        for (int dx = first; dx < cell_px; dx += kHatchPeriodPx) {
+          image.set(origin.x_px + x0 + dx, origin.y_px + y, kMaskedHatch);
         }
       }
     }

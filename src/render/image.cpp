@@ -8,7 +8,7 @@ namespace attnviz {
 
 namespace {
 
-constexpr int kChannels = 3;  // R, G, B
+constexpr int kChannels = Image::kBytesPerPixel;
 constexpr int kOpaque = 255;  // alpha of full coverage
 
 // Clips [start, start + length) to [0, limit); returns the clipped start and length (>= 0).
@@ -26,25 +26,6 @@ Image::Image(int width_px, int height_px, Rgb background)
   pixels_.resize(static_cast<std::size_t>(width_px) * static_cast<std::size_t>(height_px) *
                  kChannels);
   fill_rect({0, 0, width_px, height_px}, background);
-}
-
-std::size_t Image::row_offset(int y) const {
-  assert(y >= 0 && y < height_px_);
-  return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_px_) * kChannels;
-}
-
-Rgb Image::at(int x, int y) const {
-  assert(x >= 0 && x < width_px_);
-  const std::uint8_t* p = row(y) + static_cast<std::size_t>(x) * kChannels;
-  return {p[0], p[1], p[2]};
-}
-
-void Image::set(int x, int y, Rgb colour) {
-  assert(x >= 0 && x < width_px_);
-  std::uint8_t* p = row(y) + static_cast<std::size_t>(x) * kChannels;
-  p[0] = colour.r;
-  p[1] = colour.g;
-  p[2] = colour.b;
 }
 
 void Image::fill_rect(const Rect& rect, Rgb colour) {

@@ -31,9 +31,12 @@ struct Rect {
   friend bool operator==(const Rect&, const Rect&) = default;
 };
 
-/// RGB8 image. Every drawing call clips to the image, so callers may draw partly outside it.
+/// RGB8 image (3 bytes per pixel: R, G, B). at(), set() and row() are inline and unchecked
+/// (hot loops); every other drawing call clips to the image, so callers may draw partly outside it.
 class Image {
  public:
+  static constexpr int kBytesPerPixel = 3;  // R, G, B
+
   Image() = default;
   /// A width_px × height_px image filled with `background`. Requires: both sizes >= 0.
   Image(int width_px, int height_px, Rgb background);
@@ -41,8 +44,16 @@ class Image {
   int width_px() const { return width_px_; }
   int height_px() const { return height_px_; }
   /// Requires: 0 <= x < width_px, 0 <= y < height_px.
-  Rgb at(int x, int y) const;
-  void set(int x, int y, Rgb colour);  // same precondition as at()
+  Rgb at(int x, int y) const {
+    const std::uint8_t* p = row(y) + static_cast<std::size_t>(x) * kBytesPerPixel;
+    return {p[0], p[1], p[2]};
+  }
+  void set(int x, int y, Rgb colour) {  // same precondition as at()
+    std::uint8_t* p = row(y) + static_cast<std::size_t>(x) * kBytesPerPixel;
+    p[0] = colour.r;
+    p[1] = colour.g;
+    p[2] = colour.b;
+  }
 
   /// Fills the rectangle (clipped to the image) with `colour`.
   void fill_rect(const Rect& rect, Rgb colour);
@@ -63,7 +74,9 @@ class Image {
   friend bool operator==(const Image&, const Image&) = default;
 
  private:
-  std::size_t row_offset(int y) const;
+  std::size_t row_offset(int y) const {
+    return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_px_) * kBytesPerPixel;
+  }
 
   int width_px_ = 0;
   int height_px_ = 0;
