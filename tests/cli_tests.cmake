@@ -1,0 +1,48 @@
+# Black-box runs of the real attnviz executable (ninja's misc/output_test.py in spirit) and the
+# PyTorch cross-check. Included by tests/CMakeLists.txt, in its scope: the targets attnviz and
+# attnviz_tests exist. Outputs go to the build tree, never to the source tree.
+
+set(ATTNVIZ_CLI_OUT ${CMAKE_CURRENT_BINARY_DIR}/cli_out)
+file(MAKE_DIRECTORY ${ATTNVIZ_CLI_OUT})
+set(ATTNVIZ_USE_LITE ${PROJECT_SOURCE_DIR}/data/use-lite/layer0.json)
+set(ATTNVIZ_STORIES ${PROJECT_SOURCE_DIR}/data/stories260k/layer0.json)
+
+# torch.nn.MultiheadAttention vs attnviz over random shapes (tests/torch_crosscheck.py).
+# Exit code 77 = PyTorch not installed: reported as skipped, not passed.
+add_test(NAME torch_crosscheck
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/torch_crosscheck.py $<TARGET_FILE:attnviz>)
+set_tests_properties(torch_crosscheck PROPERTIES
+  SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed"
+  FAIL_REGULAR_EXPRESSION "FAIL")
+
+add_test(NAME cli_help COMMAND attnviz --help)
+set_tests_properties(cli_help PROPERTIES
+  PASS_REGULAR_EXPRESSION "dump.*heatmaps.*render.*compare")
+
+add_test(NAME cli_dump_use_lite COMMAND attnviz dump ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/use_lite.json)
+set_tests_properties(cli_dump_use_lite PROPERTIES
+  PASS_REGULAR_EXPRESSION "4 heads x 14 queries x 14 keys")
+
+add_test(NAME cli_dump_stories_rope
+         COMMAND attnviz dump ${ATTNVIZ_STORIES} --causal --rope interleaved --rope-theta 10000 --rope-dim 8
+                 -o ${ATTNVIZ_CLI_OUT}/stories_rope.json)
+set_tests_properties(cli_dump_stories_rope PROPERTIES
+  PASS_REGULAR_EXPRESSION "8 heads x 32 queries x 32 keys")
+
+# Bad inputs: each is run twice, once for the exit code (WILL_FAIL) and once for the message
+# (a PASS_REGULAR_EXPRESSION alone would ignore the exit code).
+function(attnviz_bad_run name regex)
+  add_test(NAME ${name}_fails COMMAND attnviz ${ARGN})
+  set_tests_properties(${name}_fails PROPERTIES WILL_FAIL TRUE)
+  add_test(NAME ${name}_message COMMAND attnviz ${ARGN})
+  set_tests_properties(${name}_message PROPERTIES PASS_REGULAR_EXPRESSION "${regex}")
+endfunction()
+
+# A sentence file given as the weights file.
+attnviz_bad_run(cli_sentence_as_weights "attnviz: error: .*fb_source\\.json: /W_Q"
+  dump ${ATTNVIZ_USE_LITE} ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/fb_source.json
+  -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+# RoPE rotates pairs of dimensions: an odd --rope-dim is refused, naming the option.
+attnviz_bad_run(cli_rope_odd_dim "attnviz: error: .*--rope-dim.*7"
+  dump ${ATTNVIZ_STORIES} --rope interleaved --rope-dim 7 -o ${ATTNVIZ_CLI_OUT}/never_written.json)
