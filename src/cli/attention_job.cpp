@@ -45,14 +45,18 @@ std::optional<RopeSettings> rope_settings(const Options& options, const WeightsF
   }
   if (options.rope_dim) rope->dim = *options.rope_dim;
   const long d_k = weights.layer.d_k();
-  const std::string origin = options.rope_dim ? "--rope-dim" : weights.file + ": /rope/dim";
   if (rope->dim == 0) rope->dim = d_k;
+  std::string problem;
   if (rope->dim % 2 != 0 || rope->dim < 2) {
-    throw UsageError::bad_option(origin, "must be even and at least 2 (pairs of dimensions rotate), got " +
-                                             std::to_string(rope->dim));
+    problem = "must be even and at least 2 (pairs of dimensions rotate), got " + std::to_string(rope->dim);
+  } else if (rope->dim > d_k) {
+    problem = std::to_string(rope->dim) + " is more than d_k = " + std::to_string(d_k);
   }
-  if (rope->dim > d_k) {
-    throw UsageError::bad_option(origin, std::to_string(rope->dim) + " is more than d_k = " + std::to_string(d_k));
+  if (!problem.empty()) {
+    // A bad flag is a usage error; a bad file is an input error naming the file's field.
+    if (options.rope_dim) throw UsageError::bad_option("--rope-dim", problem);
+    throw InputError::bad_value(weights.file, "/rope/dim", "an even number from 2 to d_k = " + std::to_string(d_k),
+                                std::to_string(rope->dim));
   }
   return rope;
 }
@@ -90,9 +94,9 @@ double memory_budget_bytes(const Options& options) {
 
 AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings) {
   check_options(options);
-  InputBundle in = load_inputs({options.sentence, options.weights, options.source});
-  const double needed = estimate_bytes(in, options);
   const double budget = memory_budget_bytes(options);
+  InputBundle in = load_inputs({options.sentence, options.weights, options.source}, budget);
+  const double needed = estimate_bytes(in, options);
   if (needed > budget) {
     throw LimitError::memory("attention weights for " + std::to_string(in.weights.layer.num_heads) + " heads x " +
                                  std::to_string(in.queries.tokens.size()) + " x " +

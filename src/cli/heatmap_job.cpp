@@ -1,5 +1,6 @@
 #include "cli/heatmap_job.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -79,8 +80,6 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   for (int h = 0; h < record.num_heads; ++h) {
     single.panels = {record.weights[h]};
     single.panel_titles = {panel_title(record, h)};
-    // Per-head scaling of one panel equals its own min–max; shared scaling must span all heads.
-    if (single.scale == ScaleMode::Shared) single.shared_panels = &record.weights;
     RenderedGrid head_image = render_grid(single, fonts);
     keep_new_warnings(head_image.warnings, warnings);
     const std::string path = (folder / ("head_" + std::to_string(h) + ".png")).string();

@@ -41,7 +41,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   const AttentionRecord record =
       options.command == Command::Render ? read_record(options.sentence) : compute_record(options, warnings);
   timer.lap(options.command == Command::Render ? "load" : "compute");
-  OutputSet files = render_heatmaps(record, options, warnings);
+  OutputSet files = render_heatmaps(record, options, warnings, memory_budget_bytes(options));
   timer.lap("render");
   files.commit();
   timer.lap("write");

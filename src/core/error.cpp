@@ -19,7 +19,9 @@ std::string at(const std::string& file, const std::string& pointer) {
 }  // namespace
 
 std::string shape_string(long rows, long cols) {
-  return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  char text[64];
+  std::snprintf(text, sizeof text, "[%ld, %ld]", rows, cols);
+  return text;
 }
 
 InputError InputError::unreadable(const std::string& file, const std::string& reason) {

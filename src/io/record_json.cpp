@@ -255,4 +255,9 @@ AttentionRecord read_record(const std::string& path) {
   return record;
 }
 
+bool is_record_file(const std::string& path) {
+  const json root = read_json_file(path);
+  return root.is_object() && root.contains("weights") && !root.contains("embeddings");
+}
+
 }  // namespace attnviz

@@ -24,4 +24,8 @@ inline constexpr double kRecordRowSumTolerance = 1e-3;
 /// cells hold 0. Throws InputError naming file, JSON pointer, expected and found.
 AttentionRecord read_record(const std::string& path);
 
+/// True when `path` holds attention weights (a `weights` field and no `embeddings`) rather
+/// than a sentence or weights file. Throws InputError when the file cannot be read as JSON.
+bool is_record_file(const std::string& path);
+
 }  // namespace attnviz

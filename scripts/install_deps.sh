@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages attnviz needs, only those missing (quick when all are present).
+#   scripts/install_deps.sh          build and run
+#   scripts/install_deps.sh --test   also what the test suite needs (PyTorch cross-check, fuzzer)
+set -euo pipefail
+
+packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-dev libstb-dev catch2
+          fonts-dejavu-core)
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(python3 python3-numpy python3-torch clang libclang-rt-14-dev)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

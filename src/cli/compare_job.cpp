@@ -1,0 +1,289 @@
+#include "cli/compare_job.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+#include "attention/head_stats.hpp"
+#include "cli/attention_job.hpp"
+#include "core/error.hpp"
+#include "io/atomic_output.hpp"
+#include "io/record_json.hpp"
+#include "io/stats_output.hpp"
+#include "render/font.hpp"
+#include "render/head_grid.hpp"
+#include "render/png.hpp"
+
+namespace attnviz {
+
+namespace {
+
+const Rgb kBackground{255, 255, 255};
+
+// One or two runs to compare, each labelled ("" for a single run; "A", "B" for two).
+struct Run {
+  std::string label;
+  AttentionRecord record;
+};
+
+std::vector<Run> load_runs(const Options& options, std::vector<std::string>& warnings) {
+  if (!is_record_file(options.sentence)) return {{"", compute_record(options, warnings)}};
+  if (!options.source.empty() || options.causal || !options.rope.empty() || options.positional != "none") {
+    throw UsageError::bad_option("compare", "--source, --causal, --rope and --positional apply when computing "
+                                            "attention, not to attention JSON files such as " + options.sentence);
+  }
+  std::vector<Run> runs{{"A", read_record(options.sentence)}};
+  if (!options.weights.empty()) {
+    if (!is_record_file(options.weights)) {
+      throw InputError::inconsistent(options.weights, "expected a second attention JSON (weights [head][query][key]) "
+                                                      "to compare with " + options.sentence + ", got another kind of file");
+    }
+    runs.push_back({"B", read_record(options.weights)});
+  } else {
+    runs.front().label = "";
+  }
+  return runs;
+}
+
+void require_same_tokens(const Tokens& a, const Tokens& b, const std::string& what, const Run& run_a, const Run& run_b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) {
+      throw InputError::inconsistent(run_b.record.inputs.front(), what + " token " + std::to_string(i) + " is \"" + b[i] +
+                                                                      "\" but \"" + a[i] + "\" in " + run_a.record.inputs.front() +
+                                                                      " (both runs must use the same tokens)");
+    }
+  }
+  if (a.size() != b.size()) {
+    throw InputError::inconsistent(run_b.record.inputs.front(), std::to_string(b.size()) + " " + what + " tokens, but " +
+                                                                    std::to_string(a.size()) + " in " +
+                                                                    run_a.record.inputs.front());
+  }
+}
+
+std::vector<int> chosen_heads(const Options& options, const std::vector<Run>& runs) {
+  int available = runs.front().record.num_heads;
+  for (const Run& run : runs) available = std::min(available, run.record.num_heads);
+  std::vector<int> heads = options.heads;
+  if (heads.empty()) {
+    for (int h = 0; h < available; ++h) heads.push_back(h);
+  }
+  for (int h : heads) {
+    if (h < 0 || h >= available) {
+      throw UsageError::bad_option("--heads", "head " + std::to_string(h) + " does not exist: valid heads are 0–" +
+                                                  std::to_string(available - 1));
+    }
+  }
+  return heads;
+}
+
+std::string head_label(const Run& run, int head) {
+  return (run.label.empty() ? "" : run.label + " · ") + run.record.head_name(head);
+}
+
+// The panels to compare: the chosen heads of each run (and their means with --average).
+struct Panels {
+  std::vector<Matrix> weights;
+  std::vector<std::string> titles;
+  std::vector<Matrix> differences;
+  std::vector<std::string> difference_titles;
+};
+
+Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& heads, bool average) {
+  Panels p;
+  for (int h : heads) {
+    for (const Run& run : runs) {
+      p.weights.push_back(run.record.weights[h]);
+      p.titles.push_back(head_label(run, h));
+    }
+    if (runs.size() == 2) {
+      p.differences.push_back(runs[0].record.weights[h] - runs[1].record.weights[h]);
+      p.difference_titles.push_back("A − B · " + runs[0].record.head_name(h));
+    }
+  }
+  if (average) {
+    std::vector<Matrix> means;
+    for (const Run& run : runs) {
+      std::vector<Matrix> chosen;
+      for (int h : heads) chosen.push_back(run.record.weights[h]);
+      means.push_back(mean_over_heads(chosen));
+      p.weights.push_back(means.back());
+      p.titles.push_back((run.label.empty() ? "" : run.label + " · ") + "average of " + std::to_string(heads.size()) +
+                         " heads (mean)");
+    }
+    if (runs.size() == 2) {
+      p.differences.push_back(means[0] - means[1]);
+      p.difference_titles.push_back("A − B · average");
+    }
+  }
+  if (runs.size() == 1 && heads.size() == 2) {
+    const AttentionRecord& r = runs.front().record;
+    p.differences.push_back(r.weights[heads[0]] - r.weights[heads[1]]);
+    p.difference_titles.push_back(r.head_name(heads[0]) + " − " + r.head_name(heads[1]));
+  }
+  return p;
+}
+
+// A cell is drawn as masked only when every run masks it.
+MaskMatrix combined_mask(const std::vector<Run>& runs) {
+  MaskMatrix allowed = runs.front().record.allowed();
+  for (const Run& run : runs) allowed = allowed.cwiseMax(run.record.allowed());
+  return allowed;
+}
+
+GridRequest grid_request(const Run& first, const Options& options, const MaskMatrix& allowed, double budget) {
+  GridRequest request;
+  request.query_tokens = first.record.query_tokens;
+  request.key_tokens = first.record.key_tokens;
+  request.allowed = allowed;
+  request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
+  request.scale = options.scale == "shared" ? ScaleMode::Shared : ScaleMode::Fixed;
+  request.cols = options.cols;
+  request.max_size_px = options.max_size_px;
+  request.annotate = options.annotate;
+  request.max_memory_bytes = budget;
+  if (first.record.mode == "cross") {
+    request.query_axis_title = "queries: target";
+    request.key_axis_title = "keys: source";
+  }
+  return request;
+}
+
+StatsReport collect_stats(const std::vector<Run>& runs, const std::vector<int>& heads, const MaskMatrix& allowed) {
+  StatsReport report;
+  report.query_tokens = runs.front().record.query_tokens;
+  report.key_tokens = runs.front().record.key_tokens;
+  std::vector<Matrix> matrices;
+  for (int h : heads) {
+    for (const Run& run : runs) {
+      const bool self = run.record.mode == "self";
+      report.stats.push_back(head_statistics({run.record.weights[h]}, allowed, self).front());
+      report.head_names.push_back((run.label.empty() ? "" : run.label + ":") + run.record.head_name(h));
+      matrices.push_back(run.record.weights[h]);
+    }
+  }
+  report.divergence = head_divergence_matrix(matrices, allowed);
+  return report;
+}
+
+std::string fixed(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", x);
+  return text;
+}
+
+std::string optional_fixed(const std::optional<double>& x) { return x ? fixed(*x) : "-"; }
+
+void print_table(const StatsReport& report, std::ostream& out) {
+  std::size_t width = 4;
+  for (const std::string& name : report.head_names) width = std::max(width, name.size());
+  char line[512];
+  std::snprintf(line, sizeof line, "%-*s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", static_cast<int>(width), "head",
+                "H_mean", "H_min", "H_max", "H/ln_k", "max_w", "distance", "diagonal", "previous", "first");
+  out << line;
+  for (std::size_t h = 0; h < report.stats.size(); ++h) {
+    const HeadStats& s = report.stats[h];
+    std::snprintf(line, sizeof line, "%-*s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", static_cast<int>(width),
+                  report.head_names[h].c_str(), fixed(s.entropy_mean).c_str(), fixed(s.entropy_min).c_str(),
+                  fixed(s.entropy_max).c_str(), fixed(s.entropy_normalised_mean).c_str(),
+                  fixed(s.max_weight_mean).c_str(), optional_fixed(s.mean_distance).c_str(),
+                  optional_fixed(s.diagonal_mass).c_str(), optional_fixed(s.previous_mass).c_str(),
+                  optional_fixed(s.first_token_mass).c_str());
+    out << line;
+  }
+  out << "(entropies in nats over the keys of each query row; H/ln_k normalised by the keys a row may see; "
+         "max_w and masses are mean weights; distance in tokens; '-' = self-attention only)\n\n";
+  out << "Jensen-Shannon divergence between heads (nats, mean over query rows; 0 = identical, ln 2 = 0.693 max)\n";
+  std::snprintf(line, sizeof line, "%-*s", static_cast<int>(width), "");
+  out << line;
+  for (const std::string& name : report.head_names) {
+    std::snprintf(line, sizeof line, " %*s", static_cast<int>(std::max<std::size_t>(8, name.size())), name.c_str());
+    out << line;
+  }
+  out << "\n";
+  for (Eigen::Index a = 0; a < report.divergence.rows(); ++a) {
+    std::snprintf(line, sizeof line, "%-*s", static_cast<int>(width), report.head_names[a].c_str());
+    out << line;
+    for (Eigen::Index b = 0; b < report.divergence.cols(); ++b) {
+      const int column = static_cast<int>(std::max<std::size_t>(8, report.head_names[b].size()));
+      std::snprintf(line, sizeof line, " %*s", column, fixed(report.divergence(a, b)).c_str());
+      out << line;
+    }
+    out << "\n";
+  }
+}
+
+Image render_divergence(const StatsReport& report, const Options& options, const FontSet& fonts, double budget,
+                        std::vector<std::string>& warnings) {
+  GridRequest request;
+  request.query_tokens = report.head_names;
+  request.key_tokens = report.head_names;
+  request.panels = {report.divergence.cast<Scalar>()};
+  request.panel_titles = {"Jensen–Shannon divergence between heads"};
+  request.query_axis_title = "head";
+  request.key_axis_title = "head";
+  request.colorbar_label = "JS divergence (nats)";
+  request.scale = ScaleMode::Shared;
+  request.cmap = "magma";
+  request.annotate = report.head_names.size() <= 16;
+  request.max_size_px = options.max_size_px;
+  request.max_memory_bytes = budget;
+  RenderedGrid grid = render_grid(request, fonts);
+  warnings.insert(warnings.end(), grid.warnings.begin(), grid.warnings.end());
+  return std::move(grid.image);
+}
+
+}  // namespace
+
+void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  if (options.output.empty()) throw UsageError::bad_option("-o", "required: the PNG file to write");
+  if (options.scale == "head") {
+    throw UsageError::bad_option("--scale", "compare puts every head on one colour scale: use fixed or shared");
+  }
+  const double budget = memory_budget_bytes(options);
+  const std::vector<Run> runs = load_runs(options, warnings);
+  if (runs.size() == 2) {
+    require_same_tokens(runs[0].record.query_tokens, runs[1].record.query_tokens, "query", runs[0], runs[1]);
+    require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);
+  }
+  timer.lap("compute");
+  const std::vector<int> heads = chosen_heads(options, runs);
+  const MaskMatrix allowed = combined_mask(runs);
+  const Panels panels = collect_panels(runs, heads, options.average);
+  const StatsReport report = collect_stats(runs, heads, allowed);
+
+  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  std::vector<Image> parts;
+  GridRequest weights = grid_request(runs.front(), options, allowed, budget);
+  weights.panels = panels.weights;
+  weights.panel_titles = panels.titles;
+  if (weights.cols == 0 && runs.size() == 2) weights.cols = 2;
+  weights.figure_title = "compare: " + std::to_string(heads.size()) + " heads on one colour scale";
+  RenderedGrid top = render_grid(weights, fonts);
+  warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
+  parts.push_back(std::move(top.image));
+  if (!panels.differences.empty()) {
+    GridRequest differences = grid_request(runs.front(), options, allowed, budget);
+    differences.panels = panels.differences;
+    differences.panel_titles = panels.difference_titles;
+    differences.scale = ScaleMode::Symmetric;
+    differences.cmap = "rdbu";
+    differences.colorbar_label = "difference of weights";
+    differences.figure_title = "differences (blue: first lower, red: first higher)";
+    RenderedGrid diff = render_grid(differences, fonts);
+    parts.push_back(std::move(diff.image));
+  }
+  if (report.head_names.size() >= 2) parts.push_back(render_divergence(report, options, fonts, budget, warnings));
+  OutputSet files;
+  files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
+  if (!options.stats.empty()) {
+    const bool csv = options.stats.size() >= 4 && options.stats.substr(options.stats.size() - 4) == ".csv";
+    files.add(options.stats, csv ? stats_to_csv(report) : stats_to_json(report));
+  }
+  timer.lap("render");
+  files.commit();
+  timer.lap("write");
+  print_table(report, out);
+  out << "wrote " << options.output << (options.stats.empty() ? "" : " and " + options.stats) << "\n";
+}
+
+}  // namespace attnviz
