@@ -1,0 +1,293 @@
+// Rotary position embeddings (issue #5): the engine against the float64 NumPy reference of
+// scripts/rope_reference.py (golden files in tests/rope_golden/, tolerance 1e-5 on weights),
+// RoPE's defining properties, and the errors for bad settings and positions.
+#include "attention/rope.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "attention/attention.hpp"
+#include "attention/mask.hpp"
+#include "cli/attention_job.hpp"
+#include "core/error.hpp"
+#include "io/input_schema.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::check_matrix_near;
+using attnviz::test::max_abs_diff;
+using attnviz::test::TempDir;
+using Catch::Contains;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kGoldenTolerance = 1e-5;
+
+std::string golden(const std::string& name) { return std::string(ATTNVIZ_TESTS_DIR) + "/rope_golden/" + name; }
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  return json::parse(in);
+}
+
+void write_json(const std::string& path, const json& value) { std::ofstream(path) << value.dump(); }
+
+std::vector<Matrix> expected_weights(const json& golden_case) {
+  std::vector<Matrix> heads;
+  for (const json& head : golden_case.at("expected_weights")) {
+    Matrix m(static_cast<Eigen::Index>(head.size()), static_cast<Eigen::Index>(head.at(0).size()));
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+      for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = head.at(r).at(c).get<Scalar>();
+    }
+    heads.push_back(std::move(m));
+  }
+  return heads;
+}
+
+// The CLI's own path (compute_record) for a golden file: a self-contained input with its rope
+// block, or {"input": data file, "rope": {...}} for a large input kept only once in data/.
+Options golden_options(const json& golden_case, const std::string& path) {
+  Options options;
+  options.sentence = path;
+  options.causal = golden_case.value("causal", false);
+  if (golden_case.contains("source_file")) options.source = golden(golden_case.at("source_file").get<std::string>());
+  if (golden_case.contains("input")) {
+    options.sentence = (std::filesystem::path(ATTNVIZ_DATA_DIR).parent_path() /
+                        golden_case.at("input").get<std::string>()).string();
+    const json& rope = golden_case.at("rope");
+    options.rope = rope.at("style").get<std::string>();
+    options.rope_theta = rope.at("theta").get<double>();
+    options.rope_dim = rope.at("dim").get<long>();
+  }
+  return options;
+}
+
+double check_golden(const std::string& name) {
+  const std::string path = golden(name);
+  const json golden_case = read_json(path);
+  std::vector<std::string> warnings;
+  const AttentionRecord record = compute_record(golden_options(golden_case, path), warnings);
+  const std::vector<Matrix> expected = expected_weights(golden_case);
+  REQUIRE(record.rope.has_value());
+  REQUIRE(record.weights.size() == expected.size());
+  double worst = 0;
+  for (std::size_t h = 0; h < expected.size(); ++h) {
+    INFO("head " << h);
+    check_matrix_near(record.weights[h], expected[h], kGoldenTolerance);
+    worst = std::max(worst, max_abs_diff(record.weights[h], expected[h]));
+  }
+  return worst;
+}
+
+// Weights of a loaded input with explicit RoPE settings and positions (the engine's API).
+std::vector<Matrix> rope_weights(const InputBundle& in, const AttentionLayer& layer, const RopeSettings& rope,
+                                 const std::vector<long long>& query_positions,
+                                 const std::vector<long long>& key_positions, bool causal) {
+  const Sentence& keys = in.keys();
+  const MaskMatrix allowed = build_mask(static_cast<long>(in.queries.tokens.size()),
+                                        static_cast<long>(keys.tokens.size()), causal, keys.attention_mask);
+  return multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed, {},
+                              RopeRequest{rope, query_positions, key_positions})
+      .weights;
+}
+
+std::vector<long long> shifted(std::vector<long long> positions, long long offset) {
+  for (long long& p : positions) p += offset;
+  return positions;
+}
+
+// Column c of the result takes column source[c] of w (or entry source[c] of b).
+Matrix permute_columns(const Matrix& w, const std::vector<long>& source) {
+  Matrix out(w.rows(), w.cols());
+  for (long c = 0; c < w.cols(); ++c) out.col(c) = w.col(source[c]);
+  return out;
+}
+
+Vector permute_entries(const Vector& b, const std::vector<long>& source) {
+  if (b.size() == 0) return b;
+  Vector out(b.size());
+  for (long c = 0; c < b.size(); ++c) out(c) = b(source[c]);
+  return out;
+}
+
+// Within each head block of width d_k: dimension 2i -> i and 2i+1 -> i + rope_dim/2 for the
+// first rope_dim dimensions, so interleaved pair i becomes half pair i; the rest stays put.
+std::vector<long> interleaved_to_half(long n_heads, long d_k, long rope_dim) {
+  std::vector<long> source(static_cast<std::size_t>(n_heads * d_k));
+  for (long h = 0; h < n_heads; ++h) {
+    for (long c = 0; c < d_k; ++c) {
+      long from = c;
+      if (c < rope_dim / 2) from = 2 * c;
+      else if (c < rope_dim) from = 2 * (c - rope_dim / 2) + 1;
+      source[static_cast<std::size_t>(h * d_k + c)] = h * d_k + from;
+    }
+  }
+  return source;
+}
+
+// A golden input with one field replaced, written to `dir`.
+std::string edited_input(const TempDir& dir, const std::string& pointer, const json& value) {
+  json input = read_json(golden("interleaved_full.json"));
+  input[json::json_pointer(pointer)] = value;
+  const std::string path = dir.file("edited.json");
+  write_json(path, input);
+  return path;
+}
+
+std::string error_message(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("no attnviz::Error thrown");
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("rope: random cases match the float64 NumPy reference", "[rope][golden]") {
+  const std::string name = GENERATE(as<std::string>{}, "interleaved_full.json", "half_full_causal.json",
+                                    "interleaved_partial.json", "half_partial.json", "gqa_positions_offset.json",
+                                    "half_gqa_gapped_positions.json", "cross_half_source_positions.json");
+  INFO(name);
+  const double worst = check_golden(name);
+  INFO("max |diff| " << worst);
+  CHECK(worst <= kGoldenTolerance);
+}
+
+TEST_CASE("rope: stories260K layer 0 (interleaved, theta 1e4, dim 8, GQA, causal) matches the reference",
+          "[rope][golden]") {
+  const double worst = check_golden("stories260k_layer0.json");
+  INFO("max |diff| " << worst);
+  CHECK(worst <= kGoldenTolerance);
+}
+
+TEST_CASE("rope: apply_rope at position 0 is the identity", "[rope]") {
+  const RopeStyle style = GENERATE(RopeStyle::Interleaved, RopeStyle::Half);
+  const long rope_dim = GENERATE(0L, 2L, 4L);
+  INFO(rope_style_name(style) << ", rope_dim " << rope_dim);
+  const Matrix x = Matrix::Random(3, 12);  // 2 heads of d_k 6
+  Matrix rotated = x;
+  apply_rope(rotated, 6, RopeSettings{style, 10000.0, rope_dim}, {0, 0, 0});
+  CHECK(max_abs_diff(rotated, x) == 0.0);
+}
+
+TEST_CASE("rope: apply_rope turns pair 0 by p radians and leaves dimensions past rope_dim alone", "[rope]") {
+  // Pair 0 has frequency theta^0 = 1, so at position p it turns by exactly p radians.
+  const auto [style, partner] = GENERATE(std::pair{RopeStyle::Interleaved, 1L}, std::pair{RopeStyle::Half, 2L});
+  Matrix x = Matrix::Zero(1, 6);
+  x(0, 0) = 1;
+  x(0, 5) = 3;
+  apply_rope(x, 6, RopeSettings{style, 10000.0, 4}, {2});
+  CHECK_THAT(x(0, 0), Catch::Matchers::WithinAbs(std::cos(2.0), 1e-6));
+  CHECK_THAT(x(0, partner), Catch::Matchers::WithinAbs(std::sin(2.0), 1e-6));
+  CHECK(x(0, 4) == 0.0f);
+  CHECK(x(0, 5) == 3.0f);
+}
+
+TEST_CASE("rope: weights depend only on position differences", "[rope]") {
+  // Shifting every query and key position by the same offset leaves q·k, hence the weights.
+  const std::string name = GENERATE(as<std::string>{}, "gqa_positions_offset.json", "half_partial.json",
+                                    "cross_half_source_positions.json");
+  const RopeStyle style = GENERATE(RopeStyle::Interleaved, RopeStyle::Half);
+  const long long offset = GENERATE(17LL, -250LL, 4096LL);
+  INFO(name << ", " << rope_style_name(style) << ", offset " << offset);
+  const json golden_case = read_json(golden(name));
+  const InputBundle in = load_inputs({golden(name), "", golden_case.contains("source_file")
+                                                            ? golden(golden_case.at("source_file").get<std::string>())
+                                                            : ""});
+  RopeSettings rope = *in.weights.rope;
+  rope.style = style;
+  const bool causal = golden_case.value("causal", false);
+  const std::vector<long long>& q_pos = in.queries.positions;
+  const std::vector<long long>& k_pos = in.keys().positions;
+  const std::vector<Matrix> base = rope_weights(in, in.weights.layer, rope, q_pos, k_pos, causal);
+  const std::vector<Matrix> moved =
+      rope_weights(in, in.weights.layer, rope, shifted(q_pos, offset), shifted(k_pos, offset), causal);
+  for (std::size_t h = 0; h < base.size(); ++h) check_matrix_near(moved[h], base[h], kGoldenTolerance);
+}
+
+TEST_CASE("rope: interleaved and half agree when W_Q/W_K columns are permuted between the pairings",
+          "[rope]") {
+  const std::string name =
+      GENERATE(as<std::string>{}, "interleaved_full.json", "interleaved_partial.json", "gqa_positions_offset.json");
+  INFO(name);
+  const InputBundle in = load_inputs({golden(name), "", ""});
+  const AttentionLayer& layer = in.weights.layer;
+  RopeSettings rope = *in.weights.rope;
+  const long d_k = layer.d_k();
+  const std::vector<long> q_source = interleaved_to_half(layer.num_heads, d_k, rope.dim);
+  const std::vector<long> k_source = interleaved_to_half(layer.num_kv_heads, d_k, rope.dim);
+  AttentionLayer permuted = layer;
+  permuted.w_q = permute_columns(layer.w_q, q_source);
+  permuted.b_q = permute_entries(layer.b_q, q_source);
+  permuted.w_k = permute_columns(layer.w_k, k_source);
+  permuted.b_k = permute_entries(layer.b_k, k_source);
+
+  rope.style = RopeStyle::Interleaved;
+  const std::vector<Matrix> interleaved =
+      rope_weights(in, layer, rope, in.queries.positions, in.keys().positions, false);
+  rope.style = RopeStyle::Half;
+  const std::vector<Matrix> half = rope_weights(in, permuted, rope, in.queries.positions, in.keys().positions, false);
+  for (std::size_t h = 0; h < interleaved.size(); ++h) check_matrix_near(half[h], interleaved[h], kGoldenTolerance);
+  // Without the permutation the styles differ, so the check above is not vacuous.
+  const std::vector<Matrix> unpermuted = rope_weights(in, layer, rope, in.queries.positions, in.keys().positions, false);
+  CHECK(max_abs_diff(unpermuted[0], interleaved[0]) > 1e-3);
+}
+
+TEST_CASE("rope: settings and positions errors name the file and JSON pointer, or the option",
+          "[rope][errors]") {
+  const TempDir dir;
+  SECTION("unknown style in the file") {
+    const std::string path = edited_input(dir, "/rope/style", "neox");
+    CHECK_THROWS_AS(load_inputs({path, "", ""}), InputError);
+    CHECK_THAT(error_message([&] { load_inputs({path, "", ""}); }),
+               Contains(path) && Contains("/rope/style") && Contains("neox"));
+  }
+  SECTION("odd --rope-dim, or --rope-dim larger than d_k") {
+    const long rope_dim = GENERATE(3L, 8L);
+    std::vector<std::string> warnings;
+    Options options;
+    options.sentence = golden("interleaved_full.json");
+    options.rope_dim = rope_dim;
+    CHECK_THROWS_AS(compute_record(options, warnings), UsageError);
+    CHECK_THAT(error_message([&] { compute_record(options, warnings); }),
+               Contains("--rope-dim") && Contains(std::to_string(rope_dim)));
+  }
+  SECTION("positions of the wrong length") {
+    const std::string path = edited_input(dir, "/positions", json::array({0, 1, 2}));  // 5 tokens
+    CHECK_THROWS_AS(load_inputs({path, "", ""}), InputError);
+    CHECK_THAT(error_message([&] { load_inputs({path, "", ""}); }),
+               Contains(path) && Contains("/positions") && Contains("5"));
+  }
+  SECTION("positions that are not integers") {
+    const json bad = GENERATE(json(1.5), json("3"), json(nullptr));
+    json positions = json::array({0, 1, 2, 3, 4});
+    positions[2] = bad;
+    const std::string path = edited_input(dir, "/positions", positions);
+    CHECK_THROWS_AS(load_inputs({path, "", ""}), InputError);
+    CHECK_THAT(error_message([&] { load_inputs({path, "", ""}); }), Contains(path) && Contains("/positions/2"));
+  }
+}
+
+TEST_CASE("rope: an invalid rope dim in the weights file is an InputError naming the file and /rope/dim",
+          "[rope][errors]") {
+  // A bad value in an input file is an InputError (STYLE.md 2.4), like a bad /rope/style; the
+  // same value given as --rope-dim is a UsageError (above).
+  const TempDir dir;
+  const auto [rope_dim, detail] = GENERATE(std::pair{5, "5"}, std::pair{8, "d_k = 6"});
+  const std::string path = edited_input(dir, "/rope/dim", rope_dim);
+  std::vector<std::string> warnings;
+  Options options;
+  options.sentence = path;
+  CHECK_THROWS_AS(compute_record(options, warnings), InputError);
+  CHECK_THAT(error_message([&] { compute_record(options, warnings); }),
+             Contains(path) && Contains("/rope/dim") && Contains(detail));
+}
