@@ -78,10 +78,10 @@ double estimate_bytes(const InputBundle& in, const Options& options) {
 }
 
 std::string fully_masked_warning(const AttentionRecord& record, long query) {
+  const std::string heads =
+      record.head_name(0) + (record.num_heads > 1 ? "–" + record.head_name(record.num_heads - 1) : "");
   return "query " + std::to_string(query) + " \"" + record.query_tokens[query] +
-         "\": every key is masked in all " + std::to_string(record.num_heads) + " heads (" +
-         record.head_name(0) + (record.num_heads > 1 ? "–" + record.head_name(record.num_heads - 1) : "") +
-         "); its weights are all zero";
+         "\": every key is masked (causal/padding), so its weights are all zero in every head (" + heads + ")";
 }
 
 }  // namespace

@@ -31,9 +31,11 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
                  "half (pairs i,i+d/2: GPT-NeoX, Hugging Face LLaMA) or none. Default: the weights file's "
                  "rope block, if any.")
       ->check(CLI::IsMember({"interleaved", "half", "none"}));
-  sub.add_option("--rope-theta", o.rope_theta, "RoPE base theta (default 10000, or the weights file's).");
+  sub.add_option("--rope-theta", o.rope_theta, "RoPE base theta (default 10000, or the weights file's).")
+      ->check(CLI::PositiveNumber);
   sub.add_option("--rope-dim", o.rope_dim,
-                 "Rotate only the first N dimensions of each head (partial rotary; even, <= d_k). Default d_k.");
+                 "Rotate only the first N dimensions of each head (partial rotary; even, <= d_k). Default d_k.")
+      ->check(CLI::Range(2L, 1L << 20));
 }
 
 void add_resource_options(CLI::App& sub, Options& o) {

@@ -32,7 +32,8 @@ void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std:
   timer.lap("render");
   files.commit();
   timer.lap("write");
-  out << "wrote " << options.output << ": " << record.num_heads << " heads x " << record.query_tokens.size()
+  out << "wrote " << options.output << ": " << record.num_heads << (record.num_heads == 1 ? " head x " : " heads x ")
+      << record.query_tokens.size()
       << " queries x " << record.key_tokens.size() << " keys\n";
 }
 

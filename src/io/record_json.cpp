@@ -74,7 +74,7 @@ std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r
       {"format", kFormatName},
       {"version", kFormatVersion},
       {"mode", r.mode},
-      {"model", r.model},
+      {"model", r.model.empty() ? json(nullptr) : json(r.model)},
       {"layer", r.layer ? json(*r.layer) : json(nullptr)},
       {"inputs", r.inputs},
       {"query_tokens", r.query_tokens},
@@ -84,7 +84,6 @@ std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r
       {"d_model", r.d_model},
       {"d_k", r.d_k},
       {"d_v", r.d_v},
-      {"scale", r.scale},
       {"causal", r.causal},
       {"positional", r.positional},
       {"rope", rope_json(r.rope)},
@@ -116,6 +115,8 @@ std::string record_to_json(const AttentionRecord& record) {
     out += value.dump();
   }
   NumberWriter numbers(out);
+  key("scale");
+  numbers.scalar(static_cast<Scalar>(record.scale));
   key("weights");
   numbers.matrices(record.weights);
   if (!record.scores.empty()) {

@@ -1,0 +1,101 @@
+// The attention JSON format: dumps round-trip exactly, and files from other tools are
+// validated before anything is drawn (BH-14, BH-17).
+#include "io/record_json.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/attention_job.hpp"
+#include "core/error.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::fixture;
+
+namespace {
+
+AttentionRecord fa_record(bool with_extras) {
+  Options options;
+  options.sentence = fixture("fa.json");
+  options.scores = with_extras;
+  options.outputs = with_extras;
+  std::vector<std::string> warnings;
+  return compute_record(options, warnings);
+}
+
+std::string read_error(const std::string& path) {
+  try {
+    read_record(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+}  // namespace
+
+TEST_CASE("record_json: a dump reads back with bit-identical weights", "[io]") {
+  const AttentionRecord record = fa_record(false);
+  test::TempDir dir;
+  const std::string path = dir.file("fa_dump.json");
+  {
+    std::ofstream out(path);
+    out << record_to_json(record);
+  }
+  const AttentionRecord back = read_record(path);
+  REQUIRE(back.num_heads == 2);
+  CHECK(back.query_tokens == record.query_tokens);
+  CHECK(back.key_tokens == record.key_tokens);
+  for (int h = 0; h < 2; ++h) test::check_matrix_near(back.weights[h], record.weights[h], 0.0);
+}
+
+TEST_CASE("record_json: the dump states shapes, scale, axes and masks (BH-03, BH-16, BH-19)", "[io]") {
+  const nlohmann::json dump = nlohmann::json::parse(record_to_json(fa_record(true)));
+  CHECK(dump["mode"] == "self");
+  CHECK(dump["num_heads"] == 2);
+  CHECK(dump["d_k"] == 2);
+  // Written as the shortest decimal that reads back as the same float32.
+  CHECK(static_cast<float>(dump["scale"].get<double>()) == static_cast<float>(1.0 / std::sqrt(2.0)));
+  CHECK(dump["rows"] == "query");
+  CHECK(dump["cols"] == "key");
+  CHECK(dump["vmin"] == 0);
+  CHECK(dump["vmax"] == 1);
+  CHECK(dump["causal"] == false);
+  REQUIRE(dump["weights"].size() == 2);
+  CHECK_THAT(dump["weights"][0][0][2].get<double>(), Catch::Matchers::WithinAbs(0.14520318, 1e-7));
+  CHECK_THAT(dump["scores"][0][0][1].get<double>(), Catch::Matchers::WithinAbs(5.30330086, 1e-5));
+  CHECK_THAT(dump["output"][0][0].get<double>(), Catch::Matchers::WithinAbs(-0.83097807, 1e-6));
+}
+
+TEST_CASE("record_json: masked scores are null and weights of a fully masked row are 0 (BH-01)", "[io]") {
+  Options options;
+  options.sentence = fixture("bh01.json");
+  options.causal = true;
+  options.scores = true;
+  std::vector<std::string> warnings;
+  const nlohmann::json dump = nlohmann::json::parse(record_to_json(compute_record(options, warnings)));
+  CHECK(dump["scores"][0][0][0].is_null());
+  CHECK(dump["scores"][0][1][2].is_null());
+  CHECK(dump["weights"][0][0] == nlohmann::json({0, 0, 0}));
+  CHECK(dump["fully_masked_rows"] == nlohmann::json::parse(R"([{"query":0,"token":"<pad>"}])"));
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "query 0 \"<pad>\": every key is masked (causal/padding), so its weights are all zero in every "
+                       "head (H0)");
+}
+
+TEST_CASE("record_json: rows that are not distributions are refused, naming head, row and sum (BH-14)", "[io][errors]") {
+  const std::string over = fixture("bh14_not_distribution.json");
+  CHECK(read_error(over) == over + ": /weights/0/0/0: expected an attention weight in [0, 1] (head 0), got 1.111111");
+  const std::string negative = fixture("bh14_negative.json");
+  CHECK(read_error(negative) == negative + ": /weights/0/0/0: expected an attention weight in [0, 1] (head 0), got 1.100000");
+}
+
+TEST_CASE("record_json: token lists must match the matrices; no batch axis (BH-17)", "[io][errors]") {
+  const std::string swapped = fixture("bh17_swapped_tokens.json");
+  CHECK(read_error(swapped) ==
+        swapped + ": /weights/0: expected shape [4, 2] (4 query tokens x 2 key tokens), got [2, 4]");
+  const std::string batch = fixture("bh17_batch.json");
+  CHECK(read_error(batch) == batch + ": /weights: expected [head][query][key] (one sentence per file), got 4 nested "
+                                     "levels: batch 2");
+}

@@ -1,0 +1,153 @@
+// The whole pipeline in process, as the command line runs it: exit codes, the one-line
+// errors, warnings, and that a failed run leaves the output folder exactly as it was.
+#include "cli/run.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::fixture;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+struct RunResult {
+  int code;
+  std::string out, err;
+};
+
+RunResult run_with(const Options& options) {
+  std::ostringstream out, err;
+  const int code = run(options, out, err);
+  return {code, out.str(), err.str()};
+}
+
+Options dump_options(const std::string& sentence, const std::string& output) {
+  Options options;
+  options.command = Command::Dump;
+  options.sentence = sentence;
+  options.output = output;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("run: dump writes the file and says where", "[cli]") {
+  test::TempDir dir;
+  const RunResult r = run_with(dump_options(fixture("fa.json"), dir.file("fa.json")));
+  CHECK(r.code == kExitOk);
+  CHECK(r.out == "wrote " + dir.file("fa.json") + ": 2 heads x 3 queries x 3 keys\n");
+  CHECK(r.err.empty());
+  CHECK(std::filesystem::exists(dir.file("fa.json")));
+}
+
+TEST_CASE("run: bad input exits 1 with one error line and writes nothing", "[cli][errors]") {
+  test::TempDir dir;
+  const auto before = test::snapshot(dir.path());
+  const std::string bad = std::string(ATTNVIZ_TESTS_DIR) + "/invalid/ragged_rows.json";
+  SECTION("dump") {
+    const RunResult r = run_with(dump_options(bad, dir.file("out.json")));
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: " + bad +
+                       ": /embeddings/1: expected 2 numbers (as in row 0; rows must all be the same length), got 3 numbers\n");
+  }
+  SECTION("heatmaps into a new folder") {
+    Options options = dump_options(bad, dir.file("pictures"));
+    options.command = Command::Heatmaps;
+    CHECK(run_with(options).code == kExitInputError);
+  }
+  CHECK(test::snapshot(dir.path()) == before);
+}
+
+TEST_CASE("run: an output folder that does not exist or cannot be written exits 2", "[cli][errors]") {
+  test::TempDir dir;
+  const std::string missing = dir.file("no/such/folder/out.json");
+  const RunResult r = run_with(dump_options(fixture("fa.json"), missing));
+  CHECK(r.code == kExitOutputError);
+  CHECK(r.err == "attnviz: error: " + missing + ": cannot write: No such file or directory\n");
+  SECTION("a folder given as the output file") {
+    const RunResult folder = run_with(dump_options(fixture("fa.json"), dir.path().string()));
+    CHECK(folder.code == kExitOutputError);
+    CHECK_THAT(folder.err, Contains("is a folder"));
+  }
+  CHECK(test::snapshot(dir.path()).empty());
+}
+
+TEST_CASE("run: a fully masked row is a warning, not an error (BH-01)", "[cli]") {
+  test::TempDir dir;
+  Options options = dump_options(fixture("bh01.json"), dir.file("bh01.json"));
+  options.causal = true;
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitOk);
+  CHECK(r.err == "attnviz: warning: query 0 \"<pad>\": every key is masked (causal/padding), so its weights are all "
+                 "zero in every head (H0)\n");
+}
+
+TEST_CASE("run: option combinations that make no sense are refused", "[cli][errors]") {
+  test::TempDir dir;
+  Options options = dump_options(fixture("fb_queries.json"), dir.file("x.json"));
+  options.source = fixture("fb_source.json");
+  options.causal = true;
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitInputError);
+  CHECK(r.err == "attnviz: error: --causal: applies to self-attention; cross-attention (--source) has no causal mask\n");
+}
+
+TEST_CASE("run: the memory budget refuses a huge job before computing it (BH-23)", "[cli][errors]") {
+  test::TempDir dir;
+  Options options = dump_options(test::data_file("stories260k/layer0.json"), dir.file("x.json"));
+  options.max_memory_mib = 0.01;
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitLimitError);
+  CHECK_THAT(r.err, StartsWith("attnviz: error: "));
+  CHECK_THAT(r.err, Contains("over the limit of 0 MiB (raise it with --max-memory MIB)"));
+  CHECK(test::snapshot(dir.path()).empty());
+}
+
+TEST_CASE("run: heatmaps writes grid.png and one PNG per head", "[cli][render]") {
+  test::TempDir dir;
+  Options options = dump_options(fixture("fa.json"), dir.file("pictures"));
+  options.command = Command::Heatmaps;
+  const RunResult r = run_with(options);
+  REQUIRE(r.code == kExitOk);
+  CHECK(std::filesystem::exists(dir.file("pictures/grid.png")));
+  CHECK(std::filesystem::exists(dir.file("pictures/head_0.png")));
+  CHECK(std::filesystem::exists(dir.file("pictures/head_1.png")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("pictures/head_2.png")));
+  SECTION("byte-identical on a second run") {
+    Options again = options;
+    again.output = dir.file("again");
+    REQUIRE(run_with(again).code == kExitOk);
+    CHECK(test::read_file(dir.file("again/grid.png")) == test::read_file(dir.file("pictures/grid.png")));
+  }
+}
+
+TEST_CASE("run: render draws a dump back, and refuses rows that are not distributions", "[cli][render]") {
+  test::TempDir dir;
+  REQUIRE(run_with(dump_options(fixture("fa.json"), dir.file("fa.json"))).code == kExitOk);
+  Options options;
+  options.command = Command::Render;
+  options.sentence = dir.file("fa.json");
+  options.output = dir.file("pictures");
+  CHECK(run_with(options).code == kExitOk);
+  CHECK(std::filesystem::exists(dir.file("pictures/head_1.png")));
+  options.sentence = fixture("bh14_not_distribution.json");
+  options.output = dir.file("refused");
+  const RunResult refused = run_with(options);
+  CHECK(refused.code == kExitInputError);
+  CHECK_FALSE(std::filesystem::exists(dir.file("refused")));
+}
+
+TEST_CASE("run: compare checks head numbers against the valid range (BH-12)", "[cli][errors]") {
+  test::TempDir dir;
+  Options options = dump_options(fixture("fa.json"), dir.file("compare.png"));
+  options.command = Command::Compare;
+  options.heads = {0, 2};
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitInputError);
+  CHECK(r.err == "attnviz: error: --heads: head 2 does not exist: valid heads are 0–1\n");
+  CHECK(test::snapshot(dir.path()).empty());
+}
