@@ -180,10 +180,12 @@ def convert_stories(rd, out):
             "Karpathy's stories260K (Llama 2 architecture decoder, llama2.c, TinyStories), layer 0 "
             "self-attention: 8 query heads x 8, 4 shared key/value heads (grouped-query attention: "
             "query head h uses kv head h // 2), d_model 64, no biases, W_O 64x64. embeddings = the "
-            "attention input X = RMSNorm(token embeddings, eps 1e-5) * attn_norm weight. The real "
-            "model also rotates Q and K with RoPE and applies a causal mask. "
+            "attention input X = RMSNorm(token embeddings, eps 1e-5) * attn_norm weight. The model "
+            "rotates Q and K with RoPE (the rope block: llama2.c's interleaved pairs, theta 10000, "
+            "all 8 dims of a head) and applies a causal mask (run with --causal). "
             "reference_attention_plain = softmax(Q K^T / sqrt(8)) without RoPE and without mask; "
-            "reference_attention_plain_causal = the same with a causal mask (still without RoPE)."
+            "reference_attention_plain_causal = the same with a causal mask (still without RoPE): "
+            "compare with them using --rope none."
         ),
         "source": STORIES_SOURCE,
         "licence": STORIES_LICENCE,
@@ -197,6 +199,8 @@ def convert_stories(rd, out):
         "W_V": src["W_V"],
         "W_O": src["W_O"],
         "scale": src["scale"],
+        # GGUF rope.dimension_count 8 = d_k; llama2.c run.c rotates pairs (2i, 2i+1), theta 10000.
+        "rope": {"style": "interleaved", "theta": 10000, "dim": 8},
         "reference_attention_plain": src["reference_attention_plain"],
         "reference_attention_plain_causal": src["reference_attention_plain_causal"],
     }
@@ -373,11 +377,16 @@ with the `reference_*` fields) and exits non-zero on a mismatch.
   no biases; `scale` 1/√8.
 * **Attention input X** (`embeddings`, {st_n} × 64): the RMSNorm output
   (ε 1e-5, times `blk.0.attn_norm.weight`) of the token embeddings.
-* **The real model** also rotates Q and K with RoPE and applies a causal mask;
-  attnviz supports both through the options described in the top-level README.
+* **RoPE**: the file's `rope` block (`interleaved`, theta 10000, dim 8 = d_k:
+  llama2.c's `run.c` rotates adjacent pairs; GGUF `rope.dimension_count` 8) makes
+  attnviz rotate Q and K as the model does. With `--causal` too,
+  `attnviz heatmaps data/stories260k/layer0.json --causal -o out/stories260k`
+  shows what the model really computes.
 * **References**: `reference_attention_plain` [8][{st_n}][{st_n}] =
   softmax(Q·Kᵀ/√8) without RoPE and without mask; `reference_attention_plain_causal`
-  = the same with a causal mask (still without RoPE).
+  = the same with a causal mask (still without RoPE); reproduce them with
+  `--rope none`. `tests/rope_golden/stories260k_layer0.json` holds the
+  RoPE + causal weights from an independent NumPy reference (`scripts/rope_reference.py`).
 * **Source**: `stories260K.gguf` of `ggml-org/tiny-llamas` (the original
   `karpathy/tinyllamas` stories260K), sha256
   `270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d`, obtained
