@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerates the pictures and the table shown in README.md (data/pictures/) from the bundled
+# examples. Needs a build: run scripts/demo.sh once first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p data/pictures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+./build/attnviz heatmaps data/aren-translit/mcdonald/decoder_layer2.json \
+  --source data/aren-translit/mcdonald/source.json -o "$tmp/aren"
+./build/attnviz heatmaps data/use-lite/layer0.json -o "$tmp/use-lite"
+cp "$tmp/aren/grid.png" data/pictures/aren_translit_layer2.png
+cp "$tmp/use-lite/grid.png" data/pictures/use_lite_layer0.png
+# The previous-token head (L0H3) against the head that looks at the token itself (L0H1).
+./build/attnviz compare data/use-lite/layer0.json --heads 3,1 -o data/pictures/compare_use_lite_h3_h1.png \
+  | tee data/pictures/compare_use_lite_h3_h1.txt
