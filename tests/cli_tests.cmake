@@ -46,3 +46,11 @@ attnviz_bad_run(cli_sentence_as_weights "attnviz: error: .*fb_source\\.json: /W_
 # RoPE rotates pairs of dimensions: an odd --rope-dim is refused, naming the option.
 attnviz_bad_run(cli_rope_odd_dim "attnviz: error: .*--rope-dim.*7"
   dump ${ATTNVIZ_STORIES} --rope interleaved --rope-dim 7 -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+
+# Size and memory guards (BH-22, BH-23, a 2 GB file, a read-only place) and interrupted runs
+# leaving no partial file: black-box, on generated input (issue #6).
+add_test(NAME limits COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/limits_test.py $<TARGET_FILE:attnviz>)
+add_test(NAME interrupt COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/interrupt_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(limits interrupt PROPERTIES
+  PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed"
+  RUN_SERIAL TRUE)

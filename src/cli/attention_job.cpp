@@ -65,16 +65,22 @@ void add_positional(Sentence& sentence) {
   sentence.embeddings += sinusoidal_encoding(sentence.positions, sentence.embeddings.cols());
 }
 
-// Peak bytes of the computation: weights (and scores) of every head, plus projections.
+// A dump prints about this many bytes per number ("0.123456789," and line breaks).
+constexpr double kDumpBytesPerNumber = 12.0;
+
+// Peak bytes of the job: weights (and scores) of every head, projections and, for `dump`,
+// the JSON text, which is built in memory before the atomic write.
 double estimate_bytes(const InputBundle& in, const Options& options) {
   const double n_q = static_cast<double>(in.queries.tokens.size());
   const double n_k = static_cast<double>(in.keys().tokens.size());
   const AttentionLayer& layer = in.weights.layer;
-  const double per_head = n_q * n_k * sizeof(Scalar);
+  const double per_head = n_q * n_k;
   const double stacks = options.scores ? 2.0 : 1.0;
+  const double numbers = layer.num_heads * per_head * stacks;
   const double projections =
       (n_q * layer.w_q.cols() + n_k * (layer.w_k.cols() + layer.w_v.cols())) * sizeof(Scalar);
-  return layer.num_heads * per_head * stacks + per_head + projections;
+  const double text = options.command == Command::Dump ? numbers * kDumpBytesPerNumber : 0.0;
+  return (numbers + per_head) * sizeof(Scalar) + projections + text;
 }
 
 std::string fully_masked_warning(const AttentionRecord& record, long query) {

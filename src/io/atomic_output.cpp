@@ -95,8 +95,10 @@ std::size_t OutputSet::total_bytes() const {
 
 void OutputSet::commit() {
   install_handlers_once();
+  bool created_directory = false;
   if (!directory_.empty()) {
     std::error_code ec;
+    created_directory = !fs::exists(directory_, ec);
     fs::create_directories(directory_, ec);
     if (ec) throw OutputError::cannot_write(directory_, "cannot create the folder: " + ec.message());
     if (!fs::is_directory(directory_)) throw OutputError::cannot_write(directory_, "exists and is not a folder");
@@ -105,6 +107,8 @@ void OutputSet::commit() {
   auto remove_all = [&] {
     for (const std::string& t : temporaries) ::unlink(t.c_str());
     forget_temporaries();
+    std::error_code ec;
+    if (created_directory) fs::remove(directory_, ec);  // only if still empty
   };
   try {
     for (std::size_t i = 0; i < paths_.size(); ++i) {

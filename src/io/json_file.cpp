@@ -1,18 +1,23 @@
 #include "io/json_file.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/fast_json.hpp"
 
 namespace attnviz {
 
 namespace {
+
+constexpr std::size_t kSniffBytes = 64 * 1024;
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 2,
 // column 3: ..."; keep what follows "column N: " and use our own file/line/column prefix.
@@ -51,6 +56,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError::unreadable(file, "the file is empty (expected a JSON object)");
   }
+  if (std::optional<nlohmann::json> document = fast_parse_json(text)) return std::move(*document);
   // JSON allows repeated keys, but one of them would be dropped silently: refuse instead.
   std::vector<std::set<std::string>> keys_per_object;
   std::string duplicate;
@@ -103,10 +109,33 @@ nlohmann::json read_json_file(const std::string& path, double memory_budget_byte
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError::unreadable(path, std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // attnviz files are objects: a large file that does not start with '{' is refused from its
+  // first kilobytes, before it is read in full.
+  std::string head(kSniffBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && head[first] != '{' && head.size() == kSniffBytes) {
+    const auto [line, column] = line_and_column(head, first + 1);
+    const unsigned char c = static_cast<unsigned char>(head[first]);
+    char found[96];
+    if (c >= 0x20 && c < 0x7f) {
+      std::snprintf(found, sizeof found, "'%c' at line %zu, column %zu", c, line, column);
+    } else {
+      std::snprintf(found, sizeof found, "byte 0x%02x at line %zu, column %zu", c, line, column);
+    }
+    throw InputError::bad_value(path, "", "a JSON object (a file starting with '{')", found);
+  }
+  std::string text = std::move(head);
+  if (!ec && size > text.size()) {
+    const std::size_t prefix = text.size();
+    text.reserve(size + fast_json_padding());  // the fast path then parses in place
+    text.resize(size);
+    in.read(text.data() + prefix, static_cast<std::streamsize>(size - prefix));
+    text.resize(prefix + static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw InputError::unreadable(path, std::strerror(errno));
-  return parse_json_text(buffer.str(), path);
+  return parse_json_text(text, path);
 }
 
 }  // namespace attnviz

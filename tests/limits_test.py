@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Black-box checks of attnviz's size and memory guards (issue #6; cases BH-22 and BH-23 of the
+team's attention cases). Usage: limits_test.py PATH/TO/attnviz
+
+Each check runs the real binary on generated input in a temporary folder and asserts the exit
+code, the message, the time, the peak memory and that nothing was written on refusal. Prints
+one line per check and a closing 'N passed, M failed'.
+"""
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ATTNVIZ = sys.argv[1]
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(("PASS " if ok else "FAIL ") + name + (": " + detail if detail else ""))
+
+
+def run(args, timeout=120):
+    start = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = subprocess.run([ATTNVIZ] + args, capture_output=True, text=True, timeout=timeout)
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return proc, time.monotonic() - start, max(peak_kib, before) / 1024.0
+
+
+def identity(d):
+    return [[1 if i == j else 0 for j in range(d)] for i in range(d)]
+
+
+def wave_sentence(n, heads):
+    """BH-22/23 fixture: X[i] = [cos(i/7), sin(i/7), cos(i/13), sin(i/13)], W = I."""
+    x = [[round(math.cos(i / 7), 6), round(math.sin(i / 7), 6), round(math.cos(i / 13), 6),
+          round(math.sin(i / 13), 6)] for i in range(n)]
+    return {"tokens": ["t%d" % i for i in range(n)], "embeddings": x, "num_heads": heads,
+            "W_Q": identity(4), "W_K": identity(4), "W_V": identity(4)}
+
+
+def write(folder, name, obj):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        json.dump(obj, f)
+    return path
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "out")
+    os.mkdir(out)
+
+    # BH-23: 20 000 tokens x 2 heads = 3.2 GB of float32 weights and ~9.6 GB of dump text.
+    big = write(tmp, "bh23_20000.json", wave_sentence(20000, 2))
+    proc, seconds, _ = run(["dump", big, "-o", os.path.join(out, "bh23.json")])
+    check("BH-23: 20000-token dump is refused with the estimate and the option, within seconds",
+          proc.returncode == 4 and "--max-memory" in proc.stderr and "MiB" in proc.stderr
+          and seconds < 10 and not os.listdir(out),
+          "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()))
+    proc, seconds, _ = run(["dump", big, "--max-memory", "2048", "-o", os.path.join(out, "bh23.json")])
+    check("BH-23: --max-memory lowers the budget and the message names it",
+          proc.returncode == 4 and "over the limit of 2048 MiB (raise it with --max-memory MIB)" in proc.stderr,
+          proc.stderr.strip())
+
+    # The control: 500 tokens on the same settings succeed quickly.
+    small = write(tmp, "bh23_500.json", wave_sentence(500, 2))
+    proc, seconds, _ = run(["dump", small, "-o", os.path.join(out, "bh23_500.json")])
+    check("BH-23 control: 500 tokens succeed", proc.returncode == 0 and seconds < 10,
+          "exit %d in %.2f s" % (proc.returncode, seconds))
+    os.remove(os.path.join(out, "bh23_500.json"))
+
+    # BH-22: 600 tokens fit the default 4096 px with thinned labels, said on stderr.
+    n600 = write(tmp, "bh22_600.json", wave_sentence(600, 1))
+    proc, seconds, _ = run(["heatmaps", n600, "-o", os.path.join(out, "bh22_600")])
+    with open(os.path.join(out, "bh22_600", "grid.png"), "rb") as f:
+        header = f.read(24)
+    width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+    check("BH-22: 600 tokens give an image within 4096 px per side, labels thinned and said so",
+          proc.returncode == 0 and width <= 4096 and height <= 4096 and "label" in proc.stderr,
+          "%d x %d px; stderr: %s" % (width, height, proc.stderr.strip()[:200]))
+
+    # BH-22: 5000 tokens -> bounded image, peak RSS <= 1 GiB.
+    n5000 = write(tmp, "bh22_5000.json", wave_sentence(5000, 1))
+    proc, seconds, peak_mib = run(["heatmaps", n5000, "-o", os.path.join(out, "bh22_5000")])
+    with open(os.path.join(out, "bh22_5000", "grid.png"), "rb") as f:
+        header = f.read(24)
+    width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+    check("BH-22: 5000 tokens give a bounded image with peak RSS <= 1 GiB",
+          proc.returncode == 0 and width <= 16384 and height <= 16384 and peak_mib <= 1024,
+          "%d x %d px, peak RSS %.0f MiB, %.2f s" % (width, height, peak_mib, seconds))
+
+    # A 2 GB file (sparse): refused before reading under a small budget, and a clear parse error
+    # (not a crash or a hang) under the default one.
+    huge = os.path.join(tmp, "huge.json")
+    with open(huge, "wb") as f:
+        f.truncate(2 * 1024 ** 3)
+    proc, seconds, _ = run(["dump", huge, "--max-memory", "1024", "-o", os.path.join(out, "huge.json")])
+    check("2 GB file under --max-memory 1024 is refused before reading",
+          proc.returncode == 4 and "reading " + huge in proc.stderr and seconds < 5,
+          "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()))
+    proc, seconds, _ = run(["dump", huge, "-o", os.path.join(out, "huge.json")])
+    check("2 GB file of zero bytes is refused from its first bytes, within a second",
+          proc.returncode == 1 and proc.stderr.strip() == "attnviz: error: " + huge +
+          ": /: expected a JSON object (a file starting with '{'), got byte 0x00 at line 1, column 1" and seconds < 1,
+          "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()[:200]))
+    check("no output written by any refused run",
+          sorted(os.listdir(out)) == ["bh22_5000", "bh22_600"], str(sorted(os.listdir(out))))
+
+    # An output folder that cannot take new files, even for root (sysfs).
+    fa = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "fa.json")
+    proc, _, _ = run(["dump", fa, "-o", "/sys/attnviz_never.json"])
+    check("read-only place: exit 2 naming the path",
+          proc.returncode == 2 and "/sys/attnviz_never.json: cannot write:" in proc.stderr, proc.stderr.strip())
+    if os.geteuid() != 0:
+        readonly = os.path.join(tmp, "readonly")
+        os.mkdir(readonly, 0o555)
+        proc, _, _ = run(["dump", fa, "-o", os.path.join(readonly, "x.json")])
+        check("read-only folder: exit 2", proc.returncode == 2 and "Permission denied" in proc.stderr,
+              proc.stderr.strip())
+
+passed = sum(results)
+print("%d passed, %d failed" % (passed, len(results) - passed))
+sys.exit(0 if passed == len(results) else 1)
