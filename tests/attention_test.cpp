@@ -210,3 +210,18 @@ TEST_CASE("multi_head_attention: grouped-query attention equals repeated key/val
   for (int h = 0; h < 2; ++h) check_matrix_near(a.weights[h], b.weights[h], 0);
   check_matrix_near(a.concat, b.concat, 0);
 }
+
+TEST_CASE("multi_head_attention: finite inputs whose scores overflow float32 are reported, never NaN",
+          "[attention][errors]") {
+  // Found by the fuzzer's seed tests/fuzz/regressions/seed_float_extremes.json: 3e38·3e38 = +inf.
+  AttentionLayer layer;
+  layer.num_heads = layer.num_kv_heads = 1;
+  layer.w_q = layer.w_k = matrix({{3e38, 0}, {0, 1}});
+  layer.w_v = matrix({{1, 0}, {0, 1}});
+  const Matrix x = matrix({{1, 0}});
+  CHECK(multi_head_attention(layer, x, x, {}, {}).overflow == "the scores of head 0");
+  layer.w_q = matrix({{3e38, 0}, {0, 1}});
+  const Matrix big = matrix({{10, 0}});
+  CHECK(multi_head_attention(layer, big, big, {}, {}).overflow == "the projections Q, K, V (X·W + b)");
+  CHECK(multi_head_attention(layer, matrix({{1e-20, 0}}), matrix({{1e-20, 0}}), {}, {}).overflow.empty());
+}

@@ -43,12 +43,20 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   }
 
   AttentionResult result;
+  if (!q.allFinite() || !k.allFinite() || !v.allFinite()) {
+    result.overflow = "the projections Q, K, V (X·W + b)";
+    return result;
+  }
   result.fully_masked_rows = fully_masked_rows(allowed);
   result.weights.reserve(layer.num_heads);
   for (int h = 0; h < layer.num_heads; ++h) {
     const int g = h / heads_per_kv;  // this query head's key/value head
     Matrix scores = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
     scores *= scale;  // [n_q, n_k], Eq. (1): QKᵀ/√d_k
+    if (!scores.allFinite()) {
+      result.overflow = "the scores of head " + std::to_string(h);
+      return result;
+    }
     if (wants.scores) {
       Matrix masked = scores;
       softmax_mask_scores(masked, allowed);
@@ -66,6 +74,7 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
       result.concat.middleCols(h * d_v, d_v) = result.head_outputs[h];
     }
     if (layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.b_o);
+    if (!result.output.allFinite()) result.overflow = "the output concat·W_O + b_O";
   }
   return result;
 }

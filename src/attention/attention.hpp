@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "attention/rope.hpp"
@@ -44,6 +45,10 @@ struct AttentionResult {
   Matrix concat;                     ///< [n_q, h·d_v] when wanted
   Matrix output;                     ///< [n_q, d_out] when wanted and w_o is present
   std::vector<long> fully_masked_rows;
+  /// Empty when every number is finite; otherwise names what overflowed float32 (e.g.
+  /// "the scores of head 3") and the other fields are incomplete. Finite inputs can still
+  /// overflow: 3e38·3e38 is +inf in float32, and a softmax of +inf is NaN.
+  std::string overflow;
 };
 
 /// Rotary position embedding applied to Q and K of every head (after bias, before scores).

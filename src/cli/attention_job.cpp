@@ -122,6 +122,10 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   if (rope) rope_request = RopeRequest{*rope, in.queries.positions, keys.positions};
   AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
                                                 {options.scores, options.outputs}, rope_request);
+  if (!result.overflow.empty()) {
+    throw InputError::inconsistent(in.weights.file, result.overflow + " overflow float32 (|x| > 3.4e38) with these "
+                                                    "embeddings and weights; no weights can be computed");
+  }
 
   AttentionRecord record;
   record.mode = in.source ? "cross" : "self";
