@@ -22,6 +22,17 @@ const json& require_array(const json& value, const std::string& file, const std:
   return value;
 }
 
+// read_scalar for item `index` of an array, building its JSON pointer only for an error
+// message: a string per number costs more than the number's parse.
+Scalar read_element(const json& value, const std::string& file, const std::string& array_pointer,
+                    std::size_t index) {
+  if (value.is_number_float()) {
+    const double number = value.get_ref<const json::number_float_t&>();
+    if (std::fabs(number) <= std::numeric_limits<Scalar>::max()) return static_cast<Scalar>(number);
+  }
+  return read_scalar(value, file, item_pointer(array_pointer, index));
+}
+
 }  // namespace
 
 const json* JsonSource::find(const std::string& key) const {
@@ -112,8 +123,7 @@ Matrix read_matrix(const json& value, const std::string& file, const std::string
                                   std::to_string(row.size()) + " numbers");
     }
     for (std::size_t c = 0; c < n_cols; ++c) {
-      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) =
-          read_scalar(row[c], file, item_pointer(row_pointer, c));
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = read_element(row[c], file, row_pointer, c);
     }
   }
   return m;
@@ -123,7 +133,7 @@ Vector read_vector(const json& value, const std::string& file, const std::string
   require_array(value, file, pointer, "a list of numbers");
   Vector v(static_cast<Eigen::Index>(value.size()));
   for (std::size_t i = 0; i < value.size(); ++i) {
-    v(static_cast<Eigen::Index>(i)) = read_scalar(value[i], file, item_pointer(pointer, i));
+    v(static_cast<Eigen::Index>(i)) = read_element(value[i], file, pointer, i);
   }
   return v;
 }

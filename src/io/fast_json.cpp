@@ -1,0 +1,141 @@
+#include "io/fast_json.hpp"
+
+#include <simdjson.h>
+
+namespace attnviz {
+
+namespace {
+
+using nlohmann::json;
+namespace od = simdjson::ondemand;
+
+// attnviz's formats nest 4 levels; anything deeper goes to nlohmann, which refuses nesting
+// beyond kMaxJsonDepth (64) with its own message.
+constexpr int kMaxFastDepth = 16;
+
+bool convert(od::value value, int depth, json& out);
+
+// nlohmann keeps non-negative integer literals as number_unsigned and negative ones ("-0"
+// included) as number_integer; mirror that so the documents are identical, not just equal.
+bool convert_number(od::value value, json& out) {
+  const bool negative = value.is_negative();
+  od::number number;
+  if (value.get_number().get(number)) return false;  // e.g. 1e400, integers beyond 64 bits
+  switch (number.get_number_type()) {
+    case od::number_type::floating_point_number: out = number.get_double(); return true;
+    case od::number_type::unsigned_integer: out = number.get_uint64(); return true;
+    case od::number_type::signed_integer:
+      if (negative) {
+        out = number.get_int64();
+      } else {
+        out = static_cast<std::uint64_t>(number.get_int64());
+      }
+      return true;
+  }
+  return false;
+}
+
+// Control characters (raw or escaped) are rare in tokens and raw ones are invalid JSON that
+// simdjson accepts, so any of them sends the file to nlohmann.
+bool plain_text(std::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20) return false;
+  }
+  return true;
+}
+
+bool convert_string(od::value value, json& out) {
+  std::string_view text;
+  if (value.get_string().get(text) || !plain_text(text)) return false;
+  out = std::string(text);
+  return true;
+}
+
+bool convert_array(od::array array, int depth, json& out) {
+  out = json::array();
+  json::array_t& items = out.get_ref<json::array_t&>();
+  for (auto element : array) {
+    od::value item;
+    if (element.get(item)) return false;
+    items.emplace_back();
+    if (!convert(item, depth + 1, items.back())) return false;
+  }
+  return true;
+}
+
+bool convert_object(od::object object, int depth, json& out) {
+  out = json::object();
+  json::object_t& members = out.get_ref<json::object_t&>();
+  for (auto field : object) {
+    std::string_view key;
+    od::value item;
+    if (field.unescaped_key().get(key) || !plain_text(key) || field.value().get(item)) return false;
+    const auto [it, inserted] = members.emplace(std::string(key), json());
+    if (!inserted) return false;  // a duplicate key: nlohmann names it
+    if (!convert(item, depth + 1, it->second)) return false;
+  }
+  return true;
+}
+
+bool convert(od::value value, int depth, json& out) {
+  if (depth > kMaxFastDepth) return false;
+  od::json_type type;
+  if (value.type().get(type)) return false;
+  switch (type) {
+    case od::json_type::object: {
+      od::object object;
+      return !value.get_object().get(object) && convert_object(object, depth, out);
+    }
+    case od::json_type::array: {
+      od::array array;
+      return !value.get_array().get(array) && convert_array(array, depth, out);
+    }
+    case od::json_type::number: return convert_number(value, out);
+    case od::json_type::string: return convert_string(value, out);
+    case od::json_type::boolean: {
+      bool flag = false;
+      if (value.get_bool().get(flag)) return false;
+      out = flag;
+      return true;
+    }
+    case od::json_type::null: {
+      bool is_null = false;
+      if (value.is_null().get(is_null) || !is_null) return false;
+      out = nullptr;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<json> parse_padded(simdjson::padded_string_view text) {
+  od::parser parser;
+  od::document document;
+  od::object root;
+  if (parser.iterate(text).get(document) || document.get_object().get(root)) return std::nullopt;
+  json out;
+  if (!convert_object(root, 1, out)) return std::nullopt;
+  // simdjson 3.0 has no document::at_end(): current_location() fails exactly when the whole
+  // text was consumed, so success means trailing content (which nlohmann refuses).
+  const char* rest = nullptr;
+  if (!document.current_location().get(rest)) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::size_t fast_json_padding() { return simdjson::SIMDJSON_PADDING; }
+
+std::optional<nlohmann::json> fast_parse_json(const std::string& text) {
+  try {
+    if (text.capacity() >= text.size() + fast_json_padding()) {
+      return parse_padded(simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
+    }
+    const simdjson::padded_string copy(text);
+    return parse_padded(copy);
+  } catch (const std::exception&) {  // simdjson_error, bad_alloc: let the nlohmann path decide
+    return std::nullopt;
+  }
+}
+
+}  // namespace attnviz
