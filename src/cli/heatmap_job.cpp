@@ -1,6 +1,7 @@
 #include "cli/heatmap_job.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -11,6 +12,9 @@
 namespace attnviz {
 
 namespace {
+
+// Below this largest weight, a fixed-scale picture uses less than a tenth of the colour map.
+constexpr float kFlatPictureWeight = 0.1f;
 
 ScaleMode scale_mode(const std::string& name) {
   if (name == "fixed") return ScaleMode::Fixed;
@@ -58,10 +62,26 @@ void keep_new_warnings(const std::vector<std::string>& found, std::vector<std::s
   }
 }
 
+// On the fixed 0–1 scale, long inputs with diffuse heads draw as one flat colour: say so.
+void warn_if_flat(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings) {
+  if (options.scale != "fixed") return;
+  float largest = 0;
+  for (const Matrix& w : record.weights) largest = std::max(largest, w.maxCoeff());
+  if (largest < kFlatPictureWeight) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "the largest weight is %.3g: on the fixed 0–1 scale every cell looks alike; --scale head or "
+                  "--scale shared stretches the colours",
+                  largest);
+    warnings.push_back(text);
+  }
+}
+
 }  // namespace
 
 OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
                           double memory_budget) {
+  warn_if_flat(record, options, warnings);
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
   const std::filesystem::path folder(options.output);
   OutputSet files;
@@ -77,6 +97,8 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 
   GridRequest single = base_request(record, options, memory_budget);
   single.cols = 1;
+  // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
+  if (single.scale == ScaleMode::Shared) single.range = rendered.layout.ranges.front();
   for (int h = 0; h < record.num_heads; ++h) {
     single.panels = {record.weights[h]};
     single.panel_titles = {panel_title(record, h)};

@@ -300,7 +300,9 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
 GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   assert(!request.panels.empty() && !request.query_tokens.empty() && !request.key_tokens.empty());
   colormap_by_name(request.cmap);  // an unknown name is a UsageError before any work
-  const std::vector<ValueRange> ranges = panel_ranges(request.panels, request.allowed, request.scale);
+  const std::vector<ValueRange> ranges =
+      request.range ? std::vector<ValueRange>(request.panels.size(), *request.range)
+                    : panel_ranges(request.panels, request.allowed, request.scale);
   const ColorbarScale scale = colorbar_scale(request.scale, ranges);
   const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
   Texts texts = measure_texts(request, fonts, ranges);

@@ -4,6 +4,7 @@
 // prints (notes for the user come back as warnings).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct GridRequest {
   std::string figure_title;               // empty: no figure title line
   std::string colorbar_label = "attention weight";
   ScaleMode scale = ScaleMode::Fixed;
+  std::optional<ValueRange> range;        // overrides the range `scale` computes (as `scale` still
+                                          // names it): one head's image drawn on its grid's shared scale
   std::string cmap = "viridis";           // a name from colormap_names()
   int cols = 0;                           // panels per grid row; <= 0: automatic (see layout_grid)
   int max_size_px = 4096;                 // target maximum width and height; capped at kMaxSidePx
