@@ -2,6 +2,9 @@
 
 #include <simdjson.h>
 
+#include <cmath>
+#include <limits>
+
 namespace attnviz {
 
 namespace {
@@ -63,16 +66,57 @@ bool convert_array(od::array array, int depth, json& out) {
   return true;
 }
 
-bool convert_object(od::object object, int depth, json& out) {
+// Row r of a matrix member, into out.row(r) when it has out.cols() numbers; read_scalar's
+// rules (finite, within float32 range, double rounded to float), anything else declines.
+bool read_row(od::array items, Matrix& out, Eigen::Index r) {
+  Eigen::Index c = 0;
+  for (auto element : items) {
+    od::value item;
+    double number = 0;
+    if (c == out.cols() || element.get(item) || item.get_double().get(number)) return false;
+    if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<Scalar>::max()) return false;
+    if (number == 0 && std::signbit(number)) return false;  // "-0" is +0 in nlohmann, "-0.0" is -0
+    out(r, c++) = static_cast<Scalar>(number);
+  }
+  return c == out.cols();
+}
+
+// The shape comes from counting rows and the first row's items (a pass over the structure
+// only), so the numbers are written once, in place.
+bool read_matrix_member(od::value value, Matrix& out) {
+  od::array rows;
+  std::size_t n_rows = 0;
+  std::size_t n_cols = 0;
+  if (value.get_array().get(rows) || rows.count_elements().get(n_rows) || n_rows == 0) return false;
+  Eigen::Index r = 0;
+  for (auto element : rows) {
+    od::array row;
+    if (element.get_array().get(row)) return false;
+    if (r == 0) {  // count_elements() rewinds the row afterwards
+      if (row.count_elements().get(n_cols) || n_cols == 0) return false;
+      out.resize(static_cast<Eigen::Index>(n_rows), static_cast<Eigen::Index>(n_cols));
+    }
+    if (!read_row(row, out, r++)) return false;
+  }
+  return true;
+}
+
+bool convert_object(od::object object, int depth, json& out, FastDocument* document = nullptr,
+                    const std::set<std::string>* matrix_members = nullptr) {
   out = json::object();
   json::object_t& members = out.get_ref<json::object_t&>();
   for (auto field : object) {
-    std::string_view key;
+    std::string_view key_view;
     od::value item;
-    if (field.unescaped_key().get(key) || !plain_text(key) || field.value().get(item)) return false;
-    const auto [it, inserted] = members.emplace(std::string(key), json());
-    if (!inserted) return false;  // a duplicate key: nlohmann names it
-    if (!convert(item, depth + 1, it->second)) return false;
+    if (field.unescaped_key().get(key_view) || !plain_text(key_view) || field.value().get(item)) return false;
+    std::string key(key_view);
+    if (members.count(key) != 0) return false;  // a duplicate key: nlohmann names it
+    if (matrix_members != nullptr && matrix_members->count(key) != 0) {
+      Matrix& matrix = document->matrices[key];
+      if (matrix.size() != 0 || !read_matrix_member(item, matrix)) return false;
+      continue;
+    }
+    if (!convert(item, depth + 1, members[std::move(key)])) return false;
   }
   return true;
 }
@@ -108,13 +152,13 @@ bool convert(od::value value, int depth, json& out) {
   return false;
 }
 
-std::optional<json> parse_padded(simdjson::padded_string_view text) {
+std::optional<FastDocument> parse_padded(simdjson::padded_string_view text, const std::set<std::string>& matrix_members) {
   od::parser parser;
   od::document document;
   od::object root;
   if (parser.iterate(text).get(document) || document.get_object().get(root)) return std::nullopt;
-  json out;
-  if (!convert_object(root, 1, out)) return std::nullopt;
+  FastDocument out;
+  if (!convert_object(root, 1, out.root, &out, &matrix_members)) return std::nullopt;
   // simdjson 3.0 has no document::at_end(): current_location() fails exactly when the whole
   // text was consumed, so success means trailing content (which nlohmann refuses).
   const char* rest = nullptr;
@@ -126,13 +170,13 @@ std::optional<json> parse_padded(simdjson::padded_string_view text) {
 
 std::size_t fast_json_padding() { return simdjson::SIMDJSON_PADDING; }
 
-std::optional<nlohmann::json> fast_parse_json(const std::string& text) {
+std::optional<FastDocument> fast_parse_json(const std::string& text, const std::set<std::string>& matrix_members) {
   try {
     if (text.capacity() >= text.size() + fast_json_padding()) {
-      return parse_padded(simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
+      return parse_padded(simdjson::padded_string_view(text.data(), text.size(), text.capacity()), matrix_members);
     }
     const simdjson::padded_string copy(text);
-    return parse_padded(copy);
+    return parse_padded(copy, matrix_members);
   } catch (const std::exception&) {  // simdjson_error, bad_alloc: let the nlohmann path decide
     return std::nullopt;
   }

@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
@@ -51,7 +52,7 @@ std::vector<long long> read_positions(const JsonSource& source, std::size_t n_to
 
 Sentence read_sentence(const JsonSource& source) {
   require_object(source);
-  if (source.find("tokens") == nullptr && source.find("W_Q") != nullptr) {
+  if (!source.has("tokens") && source.has("W_Q")) {
     throw InputError::missing_field(source.file, "/tokens",
                                     "this looks like a weights file, not a sentence file: it has W_Q but no tokens");
   }
@@ -60,8 +61,7 @@ Sentence read_sentence(const JsonSource& source) {
   sentence.tokens = read_strings(source.require("tokens", "n token strings"), source.file, "/tokens");
   const long n = static_cast<long>(sentence.tokens.size());
   sentence.embeddings =
-      read_matrix(source.require("embeddings", "n rows of d_model numbers, one per token"), source.file,
-                  "/embeddings", "n x d_model");
+      source.take_matrix("embeddings", "n rows of d_model numbers, one per token", "n x d_model");
   if (sentence.embeddings.rows() != n) {
     throw InputError::inconsistent(source.file, "/embeddings: " + std::to_string(sentence.embeddings.rows()) +
                                                     " rows for " + std::to_string(n) +
@@ -131,7 +131,7 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
                          long d_model_kv, const std::string& kv_file) {
   require_object(source);
   const std::string& file = source.file;
-  if (source.find("W_Q") == nullptr && source.find("tokens") != nullptr) {
+  if (!source.has("W_Q") && source.has("tokens")) {
     throw InputError::missing_field(file, "/W_Q",
                                     "this looks like a sentence file, not a weights file: it has tokens but no W_Q");
   }
@@ -151,7 +151,7 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
   }
   const long h = layer.num_heads;
   const long h_kv = layer.num_kv_heads;
-  layer.w_q = read_matrix(source.require("W_Q", "d_model x h·d_k"), file, "/W_Q", "d_model x h·d_k");
+  layer.w_q = source.take_matrix("W_Q", "d_model x h·d_k", "d_model x h·d_k");
   if (layer.w_q.cols() % h != 0) {
     throw InputError::inconsistent(file, "/W_Q: " + std::to_string(layer.w_q.cols()) +
                                              " columns are not divisible by num_heads = " + std::to_string(h) +
@@ -159,13 +159,11 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
   }
   const long d_k = layer.w_q.cols() / h;
   require_input_width(layer.w_q, file, "/W_Q", d_model_q, q_file);
-  layer.w_k = read_matrix(source.require("W_K", "d_model x num_kv_heads·d_k"), file, "/W_K",
-                          "d_model x num_kv_heads·d_k");
+  layer.w_k = source.take_matrix("W_K", "d_model x num_kv_heads·d_k", "d_model x num_kv_heads·d_k");
   require_input_width(layer.w_k, file, "/W_K", d_model_kv, kv_file);
   require_shape(layer.w_k, d_model_kv, h_kv * d_k, file, "/W_K",
                 "d_model x num_kv_heads·d_k = " + std::to_string(h_kv) + "·" + std::to_string(d_k));
-  layer.w_v = read_matrix(source.require("W_V", "d_model x num_kv_heads·d_v"), file, "/W_V",
-                          "d_model x num_kv_heads·d_v");
+  layer.w_v = source.take_matrix("W_V", "d_model x num_kv_heads·d_v", "d_model x num_kv_heads·d_v");
   if (layer.w_v.cols() % h_kv != 0) {
     throw InputError::inconsistent(file, "/W_V: " + std::to_string(layer.w_v.cols()) +
                                              " columns are not divisible by num_kv_heads = " + std::to_string(h_kv));
@@ -175,8 +173,8 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
   layer.b_q = optional_vector(source, "b_Q", h * d_k, "num_heads·d_k, the columns of W_Q");
   layer.b_k = optional_vector(source, "b_K", h_kv * d_k, "num_kv_heads·d_k, the columns of W_K");
   layer.b_v = optional_vector(source, "b_V", h_kv * d_v, "num_kv_heads·d_v, the columns of W_V");
-  if (const json* w_o = source.find("W_O")) {
-    layer.w_o = read_matrix(*w_o, file, "/W_O", "num_heads·d_v x d_out");
+  if (source.has("W_O")) {
+    layer.w_o = source.take_matrix("W_O", "", "num_heads·d_v x d_out");
     require_shape(layer.w_o, h * d_v, layer.w_o.cols(), file, "/W_O",
                   "num_heads·d_v = " + std::to_string(h) + "·" + std::to_string(d_v) + " x d_out");
     layer.b_o = optional_vector(source, "b_O", layer.w_o.cols(), "d_out, the columns of W_O");
@@ -193,23 +191,40 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
   return weights;
 }
 
+// The large members, which the fast path reads straight into matrices.
+const std::set<std::string> kMatrixMembers = {"embeddings", "W_Q", "W_K", "W_V", "W_O"};
+
+InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, bool fast) {
+  std::map<std::string, FastDocument> documents;  // each distinct file parsed once
+  auto source = [&](const std::string& path) -> JsonSource {
+    auto it = documents.find(path);
+    if (it == documents.end()) {
+      FastDocument document = fast ? read_json_document(path, memory_budget_bytes, kMatrixMembers)
+                                   : FastDocument{read_json_file(path, memory_budget_bytes), {}};
+      it = documents.emplace(path, std::move(document)).first;
+    }
+    return {it->second.root, path, &it->second.matrices};
+  };
+  InputBundle bundle;
+  bundle.queries = read_sentence(source(paths.sentence));
+  if (!paths.source.empty()) bundle.source = read_sentence(source(paths.source));
+  const std::string& weights_path = paths.weights.empty() ? paths.sentence : paths.weights;
+  const Sentence& keys = bundle.keys();
+  bundle.weights = read_weights(source(weights_path), bundle.queries.embeddings.cols(), bundle.queries.file,
+                                keys.embeddings.cols(), keys.file);
+  return bundle;
+}
+
 }  // namespace
 
 InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes) {
-  std::map<std::string, json> documents;  // each distinct file parsed once
-  auto document = [&](const std::string& path) -> const json& {
-    auto it = documents.find(path);
-    if (it == documents.end()) it = documents.emplace(path, read_json_file(path, memory_budget_bytes)).first;
-    return it->second;
-  };
-  InputBundle bundle;
-  bundle.queries = read_sentence({document(paths.sentence), paths.sentence});
-  if (!paths.source.empty()) bundle.source = read_sentence({document(paths.source), paths.source});
-  const std::string& weights_path = paths.weights.empty() ? paths.sentence : paths.weights;
-  const Sentence& keys = bundle.keys();
-  bundle.weights = read_weights({document(weights_path), weights_path}, bundle.queries.embeddings.cols(),
-                                bundle.queries.file, keys.embeddings.cols(), keys.file);
-  return bundle;
+  // Any InputError on the fast path (or a matrix member it took twice, when --source is the
+  // sentence file) reruns the load on plain nlohmann documents, so every message is that path's.
+  try {
+    return load_documents(paths, memory_budget_bytes, true);
+  } catch (const InputError&) {
+  }
+  return load_documents(paths, memory_budget_bytes, false);
 }
 
 }  // namespace attnviz

@@ -56,7 +56,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError::unreadable(file, "the file is empty (expected a JSON object)");
   }
-  if (std::optional<nlohmann::json> document = fast_parse_json(text)) return std::move(*document);
+  if (std::optional<FastDocument> document = fast_parse_json(text)) return std::move(document->root);
   // JSON allows repeated keys, but one of them would be dropped silently: refuse instead.
   std::vector<std::set<std::string>> keys_per_object;
   std::string duplicate;
@@ -96,7 +96,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   }
 }
 
-nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes) {
+namespace {
+
+// The text of `path`, after the directory, memory-budget and object-sniff checks, with the
+// fast path's padding reserved after it.
+std::string read_json_text(const std::string& path, double memory_budget_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError::unreadable(path, "is a directory, expected a JSON file");
@@ -135,7 +139,20 @@ nlohmann::json read_json_file(const std::string& path, double memory_budget_byte
     text.resize(prefix + static_cast<std::size_t>(in.gcount()));
   }
   if (in.bad()) throw InputError::unreadable(path, std::strerror(errno));
-  return parse_json_text(text, path);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes) {
+  return parse_json_text(read_json_text(path, memory_budget_bytes), path);
+}
+
+FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
+                                const std::set<std::string>& matrix_members) {
+  const std::string text = read_json_text(path, memory_budget_bytes);
+  if (std::optional<FastDocument> document = fast_parse_json(text, matrix_members)) return std::move(*document);
+  return {parse_json_text(text, path), {}};
 }
 
 }  // namespace attnviz

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+
+#include "io/fast_json.hpp"
 
 namespace attnviz {
 
@@ -20,6 +23,12 @@ inline constexpr double kParseBytesPerFileByte = 3.0;
 /// column where known) naming `path`, or LimitError::memory when parsing would need more than
 /// `memory_budget_bytes` (estimated from the file size before reading it).
 nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0);
+
+/// As read_json_file, but the root members named in `matrix_members` come back as matrices
+/// when the fast path takes the file (see fast_json.hpp); otherwise `matrices` is empty and
+/// every member is in `root`. Throws as read_json_file.
+FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
+                                const std::set<std::string>& matrix_members);
 
 /// Parses JSON text; `file` names it in errors. Throws InputError as read_json_file.
 nlohmann::json parse_json_text(const std::string& text, const std::string& file);

@@ -46,6 +46,21 @@ const json& JsonSource::require(const std::string& key, const std::string& what)
   return *value;
 }
 
+bool JsonSource::has(const std::string& key) const {
+  return find(key) != nullptr || (matrices != nullptr && matrices->count(key) != 0);
+}
+
+Matrix JsonSource::take_matrix(const std::string& key, const std::string& missing, const std::string& what) const {
+  if (matrices != nullptr) {
+    if (const auto it = matrices->find(key); it != matrices->end()) {
+      Matrix m = std::move(it->second);
+      matrices->erase(it);  // a second read of the member then fails and load_inputs retries
+      return m;
+    }
+  }
+  return read_matrix(require(key, missing), file, "/" + key, what);
+}
+
 std::string describe_json(const json& value) {
   switch (value.type()) {
     case json::value_t::null: return "null";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,15 +14,24 @@
 
 namespace attnviz {
 
+/// Root members the JSON fast path already read as matrices (io/fast_json.hpp).
+using MatrixMembers = std::map<std::string, Matrix>;
+
 /// A JSON document and the file it came from, for error messages.
 struct JsonSource {
   const nlohmann::json& root;
   std::string file;
+  MatrixMembers* matrices = nullptr;  ///< members absent from root, already matrices; may be null
 
-  /// The member `key` of the root object, or nullptr when absent.
+  /// The member `key` of the root object, or nullptr when absent (or one of `matrices`).
   const nlohmann::json* find(const std::string& key) const;
   /// The member `key`; throws InputError::missing_field naming `what` when absent.
   const nlohmann::json& require(const std::string& key, const std::string& what) const;
+  /// Whether the root object has the member `key` (in root or in matrices).
+  bool has(const std::string& key) const;
+  /// read_matrix of the member `key` (moved out of `matrices` when there); throws
+  /// InputError::missing_field naming `missing` when absent. `what` as for read_matrix.
+  Matrix take_matrix(const std::string& key, const std::string& missing, const std::string& what) const;
 };
 
 /// "a string \"ab\"", "null", "an array of 3 items", … — how a found value is described.
