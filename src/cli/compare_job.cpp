@@ -1,6 +1,7 @@
 #include "cli/compare_job.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 #include "attention/head_stats.hpp"
@@ -97,7 +98,7 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
     }
     if (runs.size() == 2) {
       p.differences.push_back(runs[0].record.weights[h] - runs[1].record.weights[h]);
-      p.difference_titles.push_back("A − B · " + runs[0].record.head_name(h));
+      p.difference_titles.push_back(head_label(runs[0], h) + " − " + head_label(runs[1], h));
     }
   }
   if (average) {
@@ -146,6 +147,18 @@ GridRequest grid_request(const Run& first, const Options& options, const MaskMat
     request.key_axis_title = "keys: source";
   }
   return request;
+}
+
+std::string figure_title(const std::vector<Run>& runs, const std::vector<int>& heads) {
+  std::string title = "compare";
+  for (const Run& run : runs) {
+    if (!run.label.empty()) {
+      title += " · " + run.label + " = " + std::filesystem::path(run.record.inputs.front()).filename().string();
+    }
+  }
+  title += " · heads ";
+  for (std::size_t i = 0; i < heads.size(); ++i) title += (i == 0 ? "" : ", ") + std::to_string(heads[i]);
+  return title + " on one colour scale";
 }
 
 StatsReport collect_stats(const std::vector<Run>& runs, const std::vector<int>& heads, const MaskMatrix& allowed) {
@@ -257,7 +270,7 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   weights.panels = panels.weights;
   weights.panel_titles = panels.titles;
   if (weights.cols == 0 && runs.size() == 2) weights.cols = 2;
-  weights.figure_title = "compare: " + std::to_string(heads.size()) + " heads on one colour scale";
+  weights.figure_title = figure_title(runs, heads);
   RenderedGrid top = render_grid(weights, fonts);
   warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
   parts.push_back(std::move(top.image));
