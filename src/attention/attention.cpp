@@ -1,5 +1,6 @@
 #include "attention/attention.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -10,9 +11,44 @@ namespace attnviz {
 
 namespace {
 
-// X·W + b for all heads at once: one GEMM instead of one per head.
-Matrix project(const Matrix& x, const Matrix& w, const Vector& b) {
-  Matrix y = x * w;  // [n, width]
+// Work below which a thread is not worth it: ~1.5 ms of one core's GEMM. Measured on a 2-core
+// machine shared with other jobs: splitting a 50 Mflop projection over 2 threads cost 100 ms
+// whenever the other core was busy (Eigen's parallel GEMM spin-waits between its blocks).
+constexpr double kMinFlopsPerThread = 100e6;
+
+// For the duration of one multi_head_attention call: Eigen's products run one-threaded (Eigen
+// would otherwise start its own threads for any product over 50k multiply-adds, even inside a
+// one-thread OpenMP team) and the thread budget, --threads (Eigen::setNbThreads, all cores by
+// default), is spent by threads_for() instead. Restored on exit.
+class ExplicitThreads {
+ public:
+  ExplicitThreads() : budget_(Eigen::nbThreads()) { Eigen::setNbThreads(1); }
+  ~ExplicitThreads() { Eigen::setNbThreads(budget_); }
+  ExplicitThreads(const ExplicitThreads&) = delete;
+  ExplicitThreads& operator=(const ExplicitThreads&) = delete;
+
+  // Threads for `flops` of work.
+  int threads_for(double flops) const {
+    return std::max(1, std::min(budget_, static_cast<int>(flops / kMinFlopsPerThread)));
+  }
+
+ private:
+  int budget_;
+};
+
+// X·W + b for all heads at once: one GEMM instead of one per head. With several threads each
+// computes a block of columns (no synchronisation inside the product; Eigen runs one-threaded
+// inside an OpenMP region).
+Matrix project(const Matrix& x, const Matrix& w, const Vector& b, const ExplicitThreads& pool) {
+  Matrix y(x.rows(), w.cols());  // [n, width]
+  const int threads = pool.threads_for(2.0 * static_cast<double>(x.rows() * x.cols() * w.cols()));
+  const Eigen::Index block = (w.cols() + threads - 1) / threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    const Eigen::Index first = t * block;
+    const Eigen::Index width = std::min(block, w.cols() - first);
+    if (width > 0) y.middleCols(first, width).noalias() = x * w.middleCols(first, width);
+  }
   if (b.size() != 0) y.rowwise() += b.transpose();
   return y;
 }
@@ -33,10 +69,11 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   const long d_v = layer.d_v();
   const int heads_per_kv = layer.num_heads / layer.num_kv_heads;
   const Scalar scale = layer.logit_scale();
+  const ExplicitThreads pool;
 
-  Matrix q = project(x_q, layer.w_q, layer.b_q);    // [n_q, h·d_k]
-  Matrix k = project(x_kv, layer.w_k, layer.b_k);   // [n_k, h_kv·d_k]
-  const Matrix v = project(x_kv, layer.w_v, layer.b_v);  // [n_k, h_kv·d_v]
+  Matrix q = project(x_q, layer.w_q, layer.b_q, pool);    // [n_q, h·d_k]
+  Matrix k = project(x_kv, layer.w_k, layer.b_k, pool);   // [n_k, h_kv·d_k]
+  const Matrix v = project(x_kv, layer.w_v, layer.b_v, pool);  // [n_k, h_kv·d_v]
   if (rope) {
     apply_rope(q, d_k, rope->settings, rope->query_positions);
     apply_rope(k, d_k, rope->settings, rope->key_positions);
@@ -48,32 +85,45 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
     return result;
   }
   result.fully_masked_rows = fully_masked_rows(allowed);
-  result.weights.reserve(layer.num_heads);
+  const long n_q = x_q.rows();
+  const long n_k = x_kv.rows();
+  // Every result is allocated here, before the parallel loop, so that no allocation (and no
+  // exception) happens inside it; the heads are independent and each writes only its own.
+  result.weights.assign(layer.num_heads, Matrix(n_q, n_k));
+  if (wants.scores) result.scores.assign(layer.num_heads, Matrix(n_q, n_k));
+  if (wants.outputs) result.head_outputs.assign(layer.num_heads, Matrix(n_q, d_v));
+  std::vector<char> finite(layer.num_heads, 1);
+  const double head_flops = 2.0 * static_cast<double>(n_q * n_k) * static_cast<double>(d_k + (wants.outputs ? d_v : 0));
+#pragma omp parallel for num_threads(pool.threads_for(head_flops * layer.num_heads)) schedule(dynamic)
   for (int h = 0; h < layer.num_heads; ++h) {
     const int g = h / heads_per_kv;  // this query head's key/value head
-    Matrix scores = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
-    scores *= scale;  // [n_q, n_k], Eq. (1): QKᵀ/√d_k
-    if (!scores.allFinite()) {
-      result.overflow = "the scores of head " + std::to_string(h);
-      return result;
-    }
+    Matrix& scores = result.weights[h];  // [n_q, n_k], Eq. (1): QKᵀ/√d_k, then softmax in place
+    scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
+    scores *= scale;
+    finite[h] = scores.allFinite() ? 1 : 0;
+    if (!finite[h]) continue;
     if (wants.scores) {
-      Matrix masked = scores;
-      softmax_mask_scores(masked, allowed);
-      result.scores.push_back(std::move(masked));
+      result.scores[h] = scores;
+      softmax_mask_scores(result.scores[h], allowed);
     }
     softmax_rows_in_place(scores, allowed);  // now the weights A_h
-    if (wants.outputs) {
-      result.head_outputs.push_back(scores * v.middleCols(g * d_v, d_v));  // [n_q, d_v]
+    if (wants.outputs) result.head_outputs[h].noalias() = scores * v.middleCols(g * d_v, d_v);  // [n_q, d_v]
+  }
+  for (int h = 0; h < layer.num_heads; ++h) {
+    if (!finite[h]) {
+      result.overflow = "the scores of head " + std::to_string(h);
+      result.weights.resize(h);
+      result.scores.clear();
+      result.head_outputs.clear();
+      return result;
     }
-    result.weights.push_back(std::move(scores));
   }
   if (wants.outputs) {
     result.concat.resize(x_q.rows(), layer.num_heads * d_v);
     for (int h = 0; h < layer.num_heads; ++h) {
       result.concat.middleCols(h * d_v, d_v) = result.head_outputs[h];
     }
-    if (layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.b_o);
+    if (layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.b_o, pool);
     if (!result.output.allFinite()) result.overflow = "the output concat·W_O + b_O";
   }
   return result;

@@ -98,10 +98,11 @@ double memory_budget_bytes(const Options& options) {
   return physical * kDefaultMemoryFraction;
 }
 
-AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings) {
+AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings, PhaseTimer* timer) {
   check_options(options);
   const double budget = memory_budget_bytes(options);
   InputBundle in = load_inputs({options.sentence, options.weights, options.source}, budget);
+  if (timer != nullptr) timer->lap("load");
   const double needed = estimate_bytes(in, options);
   if (needed > budget) {
     throw LimitError::memory("attention weights for " + std::to_string(in.weights.layer.num_heads) + " heads x " +

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "cli/profile.hpp"
 #include "io/attention_record.hpp"
 
 namespace attnviz {
@@ -15,8 +16,10 @@ namespace attnviz {
 double memory_budget_bytes(const Options& options);
 
 /// Loads the files named in `options`, computes every head and returns the record, with
-/// user-facing warnings (fully masked rows) appended to `warnings`.
+/// user-facing warnings (fully masked rows) appended to `warnings`. With a timer, the
+/// loading ends the "load" phase (the caller laps "compute").
 /// Throws InputError, UsageError (option combinations) or LimitError (memory budget).
-AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings);
+AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings,
+                               PhaseTimer* timer = nullptr);
 
 }  // namespace attnviz

@@ -25,7 +25,7 @@ void require_output(const Options& options, const char* what) {
 
 void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
-  const AttentionRecord record = compute_record(options, warnings);
+  const AttentionRecord record = compute_record(options, warnings, &timer);
   timer.lap("compute");
   OutputSet files;
   files.add(options.output, record_to_json(record));
@@ -40,7 +40,7 @@ void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std:
 void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the folder for the PNG files");
   const AttentionRecord record =
-      options.command == Command::Render ? read_record(options.sentence) : compute_record(options, warnings);
+      options.command == Command::Render ? read_record(options.sentence) : compute_record(options, warnings, &timer);
   timer.lap(options.command == Command::Render ? "load" : "compute");
   OutputSet files = render_heatmaps(record, options, warnings, memory_budget_bytes(options));
   timer.lap("render");
