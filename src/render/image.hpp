@@ -68,7 +68,7 @@ class Image {
   /// Start of pixel row y: width_px × 3 bytes, R G B per pixel. Requires: 0 <= y < height_px.
   std::uint8_t* row(int y) { return pixels_.data() + row_offset(y); }
   const std::uint8_t* row(int y) const { return pixels_.data() + row_offset(y); }
-  /// All rows, top first, no padding (the layout stb_image_write expects).
+  /// All rows, top first, no padding (the layout image encoders and decoders expect).
   const std::uint8_t* data() const { return pixels_.data(); }
 
   friend bool operator==(const Image&, const Image&) = default;
