@@ -13,7 +13,7 @@ using attnviz::test::matrix;
 
 TEST_CASE("head_stats: a one-hot row has entropy 0 and a uniform row ln n", "[stats]") {
   const Matrix w = matrix({{1, 0, 0, 0}, {0.25, 0.25, 0.25, 0.25}});
-  const HeadStats s = head_statistics({w}, {}, false).front();
+  const HeadStats s = head_statistics({w}, {}, {0, 1}, false).front();
   CHECK_THAT(s.entropy_min, WithinAbs(0.0, 1e-12));
   CHECK_THAT(s.entropy_max, WithinAbs(std::log(4.0), 1e-7));
   CHECK_THAT(s.entropy_mean, WithinAbs(std::log(4.0) / 2, 1e-7));
@@ -26,7 +26,7 @@ TEST_CASE("head_stats: a one-hot row has entropy 0 and a uniform row ln n", "[st
 TEST_CASE("head_stats: positional statistics of self-attention", "[stats]") {
   // Row 0 on itself, row 1 on the previous token, row 2 split between itself and token 0.
   const Matrix w = matrix({{1, 0, 0}, {1, 0, 0}, {0.5, 0, 0.5}});
-  const HeadStats s = head_statistics({w}, {}, true).front();
+  const HeadStats s = head_statistics({w}, {}, {0, 1, 2}, true).front();
   CHECK_THAT(*s.mean_distance, WithinAbs((0 + 1 + 0.5 * 2) / 3.0, 1e-7));
   CHECK_THAT(*s.diagonal_mass, WithinAbs((1 + 0 + 0.5) / 3.0, 1e-7));
   CHECK_THAT(*s.previous_mass, WithinAbs((1 + 0) / 2.0, 1e-7));
@@ -36,18 +36,25 @@ TEST_CASE("head_stats: positional statistics of self-attention", "[stats]") {
 TEST_CASE("head_stats: fully masked rows are skipped; entropy is normalised by the keys a row may see", "[stats]") {
   const MaskMatrix allowed = build_mask(3, 3, true, {0, 1, 1});  // row 0 sees nothing (BH-01)
   const Matrix w = matrix({{0, 0, 0}, {0, 1, 0}, {0, 0.5, 0.5}});
-  const HeadStats s = head_statistics({w}, allowed, true).front();
+  const std::vector<long> rows = rows_for_statistics(3, allowed, {});
+  REQUIRE(rows == std::vector<long>{1, 2});
+  const HeadStats s = head_statistics({w}, allowed, rows, true).front();
   CHECK(s.argmax_keys == std::vector<long>{-1, 1, 1});
   CHECK_THAT(s.entropy_mean, WithinAbs(std::log(2.0) / 2, 1e-7));
   CHECK_THAT(s.entropy_normalised_mean, WithinAbs((0 + 1) / 2.0, 1e-7));  // row 1: one key -> 0; row 2: ln2/ln2
   CHECK_THAT(*s.diagonal_mass, WithinAbs((1 + 0.5) / 2, 1e-7));
 }
 
+TEST_CASE("head_stats: rows a file gave all zeros are left out, as are rows with no allowed key", "[stats]") {
+  CHECK(rows_for_statistics(3, {}, {1}) == std::vector<long>{0, 2});
+  CHECK(rows_for_statistics(2, build_mask(2, 2, false, {0, 0}), {}).empty());
+}
+
 TEST_CASE("head_stats: Jensen-Shannon divergence is 0 for identical heads, ln 2 for disjoint ones, symmetric",
           "[stats]") {
   const Matrix a = matrix({{1, 0}, {0.5, 0.5}});
   const Matrix b = matrix({{0, 1}, {0.5, 0.5}});
-  const Eigen::MatrixXd d = head_divergence_matrix({a, a, b}, {});
+  const Eigen::MatrixXd d = head_divergence_matrix({a, a, b}, {0, 1});
   CHECK_THAT(d(0, 1), WithinAbs(0.0, 1e-12));
   CHECK_THAT(d(0, 2), WithinAbs(std::log(2.0) / 2, 1e-9));  // row 0 disjoint (ln 2), row 1 identical (0)
   CHECK(d(2, 0) == d(0, 2));

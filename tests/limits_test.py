@@ -101,7 +101,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f.truncate(2 * 1024 ** 3)
     proc, seconds, _ = run(["dump", huge, "--max-memory", "1024", "-o", os.path.join(out, "huge.json")])
     check("2 GB file under --max-memory 1024 is refused before reading",
-          proc.returncode == 4 and "reading " + huge in proc.stderr and seconds < 5,
+          proc.returncode == 4 and "reading " + huge + " (2147483648 bytes of JSON)" in proc.stderr and seconds < 5,
           "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()))
     proc, seconds, _ = run(["dump", huge, "-o", os.path.join(out, "huge.json")])
     check("2 GB file of zero bytes is refused from its first bytes, within a second",

@@ -96,14 +96,16 @@ TEST_CASE("run: option combinations that make no sense are refused", "[cli][erro
   CHECK(r.err == "attnviz: error: --causal: applies to self-attention; cross-attention (--source) has no causal mask\n");
 }
 
-TEST_CASE("run: the memory budget refuses a huge job before computing it (BH-23)", "[cli][errors]") {
+TEST_CASE("run: the memory budget refuses a file before reading it (BH-23)", "[cli][errors]") {
   test::TempDir dir;
   Options options = dump_options(test::data_file("stories260k/layer0.json"), dir.file("x.json"));
   options.max_memory_mib = 0.01;
   const RunResult r = run_with(options);
   CHECK(r.code == kExitLimitError);
   CHECK_THAT(r.err, StartsWith("attnviz: error: "));
-  CHECK_THAT(r.err, Contains("over the limit of 0 MiB (raise it with --max-memory MIB)"));
+  const auto bytes = std::filesystem::file_size(options.sentence);
+  CHECK_THAT(r.err, Contains("layer0.json (" + std::to_string(bytes) + " bytes of JSON) needs about"));
+  CHECK_THAT(r.err, Contains("over the limit of 0.01 MiB (raise it with --max-memory MIB)"));
   CHECK(test::snapshot(dir.path()).empty());
 }
 

@@ -12,15 +12,6 @@ namespace attnviz {
 
 namespace {
 
-// Rows that have at least one allowed key; all rows when there is no mask.
-std::vector<long> live_rows(long n_q, const MaskMatrix& allowed) {
-  std::vector<long> rows;
-  for (long i = 0; i < n_q; ++i) {
-    if (allowed.size() == 0 || (allowed.row(i).array() != 0).any()) rows.push_back(i);
-  }
-  return rows;
-}
-
 long allowed_keys(const MaskMatrix& allowed, long row, long n_k) {
   return allowed.size() == 0 ? n_k : static_cast<long>((allowed.row(row).array() != 0).count());
 }
@@ -78,11 +69,19 @@ HeadStats one_head(const Matrix& w, const MaskMatrix& allowed, const std::vector
 
 }  // namespace
 
+std::vector<long> rows_for_statistics(long n_q, const MaskMatrix& allowed, const std::vector<long>& fully_masked) {
+  std::vector<long> rows;
+  for (long i = 0; i < n_q; ++i) {
+    const bool has_key = allowed.size() == 0 || (allowed.row(i).array() != 0).any();
+    const bool listed = std::find(fully_masked.begin(), fully_masked.end(), i) != fully_masked.end();
+    if (has_key && !listed) rows.push_back(i);
+  }
+  return rows;
+}
+
 std::vector<HeadStats> head_statistics(const std::vector<Matrix>& weights, const MaskMatrix& allowed,
-                                       bool self_attention) {
-  assert(!weights.empty());
-  const std::vector<long> rows = live_rows(weights.front().rows(), allowed);
-  assert(!rows.empty());
+                                       const std::vector<long>& rows, bool self_attention) {
+  assert(!weights.empty() && !rows.empty());
   std::vector<HeadStats> stats;
   for (const Matrix& w : weights) stats.push_back(one_head(w, allowed, rows, self_attention));
   return stats;
@@ -98,9 +97,9 @@ double js_divergence(const Eigen::Ref<const Eigen::RowVectorXd>& p, const Eigen:
   return std::max(0.0, divergence);  // rounding can leave -1e-17 for identical rows
 }
 
-Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const MaskMatrix& allowed) {
+Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const std::vector<long>& rows) {
+  assert(!rows.empty());
   const long h = static_cast<long>(weights.size());
-  const std::vector<long> rows = live_rows(weights.front().rows(), allowed);
   Eigen::MatrixXd d = Eigen::MatrixXd::Zero(h, h);
   for (long a = 0; a < h; ++a) {
     for (long b = a + 1; b < h; ++b) {

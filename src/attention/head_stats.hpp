@@ -24,19 +24,23 @@ struct HeadStats {
   std::optional<double> first_token_mass;  ///< mean over rows of a_i0 (the "attention sink")
 };
 
-/// Statistics of every head. weights: h × [n_q, n_k]; allowed: [n_q, n_k] or empty (all);
-/// rows whose every key is masked are skipped. `self_attention` enables the positional
-/// statistics. Requires at least one row that is not fully masked.
+/// The query rows statistics are taken over: rows with at least one allowed key (allowed
+/// empty = all allowed) that are not listed in `fully_masked` (rows a file gave all zeros).
+std::vector<long> rows_for_statistics(long n_q, const MaskMatrix& allowed, const std::vector<long>& fully_masked);
+
+/// Statistics of every head over `rows` (see rows_for_statistics). weights: h × [n_q, n_k];
+/// allowed: [n_q, n_k] or empty, for the keys each row may see. `self_attention` enables the
+/// positional statistics. Requires `rows` non-empty.
 std::vector<HeadStats> head_statistics(const std::vector<Matrix>& weights, const MaskMatrix& allowed,
-                                       bool self_attention);
+                                       const std::vector<long>& rows, bool self_attention);
 
 /// Jensen–Shannon divergence of two distributions, in nats: ½KL(p‖m) + ½KL(q‖m), m = (p+q)/2.
 /// Symmetric, 0 for identical rows, at most ln 2.
 double js_divergence(const Eigen::Ref<const Eigen::RowVectorXd>& p, const Eigen::Ref<const Eigen::RowVectorXd>& q);
 
-/// D(a, b) = mean over rows that are not fully masked of js_divergence(A_a,i, A_b,i): h × h,
-/// symmetric, zero diagonal.
-Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const MaskMatrix& allowed);
+/// D(a, b) = mean over `rows` of js_divergence(A_a,i, A_b,i): h × h, symmetric, zero
+/// diagonal. Requires `rows` non-empty.
+Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const std::vector<long>& rows);
 
 /// Element-wise mean over heads (a mean of probabilities, never a second softmax):
 /// rows still sum to 1 (BH-12).

@@ -26,7 +26,13 @@ void check_options(const Options& options) {
 
 // Settings from the weights file, overridden by --rope/--rope-theta/--rope-dim.
 std::optional<RopeSettings> rope_settings(const Options& options, const WeightsFile& weights) {
-  if (options.rope == "none") return std::nullopt;
+  if (options.rope == "none") {
+    if (options.rope_theta || options.rope_dim) {
+      throw UsageError::bad_option(options.rope_theta ? "--rope-theta" : "--rope-dim",
+                                   "sets RoPE, but --rope none turns it off");
+    }
+    return std::nullopt;
+  }
   std::optional<RopeSettings> rope = weights.rope;
   if (options.rope == "interleaved" || options.rope == "half") {
     if (!rope) rope = RopeSettings{};
@@ -45,6 +51,12 @@ std::optional<RopeSettings> rope_settings(const Options& options, const WeightsF
   }
   if (options.rope_dim) rope->dim = *options.rope_dim;
   const long d_k = weights.layer.d_k();
+  if (rope->dim == 0 && d_k % 2 != 0) {
+    const std::string problem = "RoPE rotates pairs of dimensions, but d_k = " + std::to_string(d_k) +
+                                " is odd: rotate part of each head with an even rope dim";
+    if (weights.rope && options.rope.empty()) throw InputError::inconsistent(weights.file, "/rope: " + problem);
+    throw UsageError::bad_option("--rope", problem + " (--rope-dim N)");
+  }
   if (rope->dim == 0) rope->dim = d_k;
   std::string problem;
   if (rope->dim % 2 != 0 || rope->dim < 2) {
@@ -124,8 +136,12 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
                                                 {options.scores, options.outputs}, rope_request);
   if (!result.overflow.empty()) {
+    const bool only_output = result.overflow.rfind("the output", 0) == 0;
     throw InputError::inconsistent(in.weights.file, result.overflow + " overflow float32 (|x| > 3.4e38) with these "
-                                                    "embeddings and weights; no weights can be computed");
+                                                    "embeddings and weights; " +
+                                                        (only_output ? std::string("the attention weights do not: run "
+                                                                                   "without --outputs")
+                                                                     : std::string("no weights can be computed")));
   }
 
   AttentionRecord record;

@@ -1,14 +1,61 @@
 #include "cli/command_line.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
-#include <thread>
+#include <vector>
+
+#include "render/colormap.hpp"
 
 namespace attnviz {
 
 namespace {
 
 constexpr int kMaxImageSidePx = 16384;
-constexpr int kMinImageSidePx = 64;
+// Below this, titles, labels and the colour bar leave no room for cells.
+constexpr int kMinImageSidePx = 256;
+constexpr int kMaxHeadNumber = 1 << 20;
+
+// A finite number > 0 (CLI11's PositiveNumber accepts nan and prints a 300-digit bound).
+const CLI::Validator kPositive(
+    [](std::string& text) -> std::string {
+      try {
+        std::size_t used = 0;
+        const double value = std::stod(text, &used);
+        if (used == text.size() && std::isfinite(value) && value > 0) return {};
+      } catch (const std::exception&) {
+      }
+      return "expected a positive number, got \"" + text + "\"";
+    },
+    "POSITIVE");
+
+// "0,3,5": whole numbers from 0, each once (CLI11's own int parsing accepts "0x1" and "").
+std::vector<int> parse_heads(const std::string& text) {
+  std::vector<int> heads;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const bool digits = !item.empty() && item.size() <= 7 &&
+                        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits || std::stoi(item) > kMaxHeadNumber) {
+      throw CLI::ValidationError("--heads", "expected head numbers from 0 separated by commas, e.g. 0,3,5; got \"" +
+                                                text + "\"");
+    }
+    const int head = std::stoi(item);
+    if (std::find(heads.begin(), heads.end(), head) != heads.end()) {
+      throw CLI::ValidationError("--heads", "head " + item + " is named twice in \"" + text + "\"");
+    }
+    heads.push_back(head);
+    start = comma + 1;
+  }
+  return heads;
+}
+
+// One line, like every other attnviz error.
+std::string failure_line(const CLI::App* /*app*/, const CLI::Error& e) {
+  return "attnviz: error: " + std::string(e.what()) + " (see attnviz --help, or attnviz COMMAND --help)\n";
+}
 
 void add_attention_inputs(CLI::App& sub, Options& o) {
   sub.add_option("SENTENCE", o.sentence,
@@ -32,7 +79,7 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
                  "rope block, if any.")
       ->check(CLI::IsMember({"interleaved", "half", "none"}));
   sub.add_option("--rope-theta", o.rope_theta, "RoPE base theta (default 10000, or the weights file's).")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   sub.add_option("--rope-dim", o.rope_dim,
                  "Rotate only the first N dimensions of each head (partial rotary; even, <= d_k). Default d_k.")
       ->check(CLI::Range(2L, 1L << 20));
@@ -45,13 +92,14 @@ void add_resource_options(CLI::App& sub, Options& o) {
   sub.add_option("--max-memory", o.max_memory_mib,
                  "Refuse, before allocating, a job estimated to need more than this many MiB "
                  "(default: half of physical memory).")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
 }
 
 void add_picture_options(CLI::App& sub, Options& o) {
   sub.add_option("--cmap", o.cmap,
                  "Colour map (matplotlib's tables): viridis (default), magma, inferno, plasma, cividis, "
-                 "greys, blues, rdbu (diverging, for signed data).");
+                 "greys, blues, rdbu (diverging, for signed data).")
+      ->check(CLI::IsMember(colormap_names()));
   sub.add_option("--scale", o.scale,
                  "Colour scale: fixed (default: 0 to 1, so heads are comparable), head (each head its own "
                  "min-max) or shared (one min-max over all heads). The colour bar says which.")
@@ -60,7 +108,7 @@ void add_picture_options(CLI::App& sub, Options& o) {
       ->check(CLI::Range(0, 1024));
   sub.add_option("--max-size", o.max_size_px,
                  "Largest image side in pixels (default 4096); cells shrink, labels thin out and, for very "
-                 "long inputs, each pixel shows the max over a block of cells. At most 16384.")
+                 "long inputs, each pixel shows the max over a block of cells. From 256 to 16384.")
       ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
   sub.add_flag("--annotate", o.annotate, "Print each weight (2 decimals) in its cell when cells are large enough.");
   sub.add_option("--font", o.fonts,
@@ -71,6 +119,7 @@ void add_picture_options(CLI::App& sub, Options& o) {
 }  // namespace
 
 void add_options(CLI::App& app, Options& o) {
+  app.failure_message(failure_line);  // before the subcommands, which copy it
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("attnviz ") + ATTNVIZ_VERSION);
 
@@ -105,8 +154,9 @@ void add_options(CLI::App& app, Options& o) {
       "[WEIGHTS] as for heatmaps, or two attention JSON files (e.g. two dumps) to compare runs.");
   add_attention_inputs(*compare, o);
   compare->add_option("-o,--output", o.output, "The PNG file to write.")->required();
-  compare->add_option("--heads", o.heads, "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all).")
-      ->delimiter(',');
+  compare->add_option_function<std::string>(
+      "--heads", [&o](const std::string& text) { o.heads = parse_heads(text); },
+      "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all).");
   compare->add_flag("--average", o.average, "Add the mean over the chosen heads (mean of probabilities), labelled.");
   compare->add_option("--stats", o.stats, "Also save the statistics as FILE.json or FILE.csv.");
   add_picture_options(*compare, o);

@@ -1,11 +1,13 @@
 #include "cli/compare_job.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
 
 #include "attention/head_stats.hpp"
 #include "cli/attention_job.hpp"
+#include "cli/run.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/record_json.hpp"
@@ -149,6 +151,16 @@ GridRequest grid_request(const Run& first, const Options& options, const MaskMat
   return request;
 }
 
+// ".json" or ".csv" (case-insensitive) from the --stats file name; anything else is refused.
+std::string stats_format(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension != ".json" && extension != ".csv") {
+    throw UsageError::bad_option("--stats", "the file name must end in .json or .csv, got \"" + path + "\"");
+  }
+  return extension;
+}
+
 std::string figure_title(const std::vector<Run>& runs, const std::vector<int>& heads) {
   std::string title = "compare";
   for (const Run& run : runs) {
@@ -161,7 +173,17 @@ std::string figure_title(const std::vector<Run>& runs, const std::vector<int>& h
   return title + " on one colour scale";
 }
 
+// Rows fully masked in any run are left out of every statistic, so both runs are measured on
+// the same rows; a run with no row left has nothing to compare.
 StatsReport collect_stats(const std::vector<Run>& runs, const std::vector<int>& heads, const MaskMatrix& allowed) {
+  std::vector<long> skipped;
+  for (const Run& run : runs) skipped.insert(skipped.end(), run.record.fully_masked_rows.begin(), run.record.fully_masked_rows.end());
+  const std::vector<long> rows =
+      rows_for_statistics(static_cast<long>(runs.front().record.query_tokens.size()), allowed, skipped);
+  if (rows.empty()) {
+    throw InputError::inconsistent(runs.back().record.inputs.front(), "every query row is fully masked (no key to "
+                                                                      "attend to): there are no weights to compare");
+  }
   StatsReport report;
   report.query_tokens = runs.front().record.query_tokens;
   report.key_tokens = runs.front().record.key_tokens;
@@ -169,12 +191,12 @@ StatsReport collect_stats(const std::vector<Run>& runs, const std::vector<int>& 
   for (int h : heads) {
     for (const Run& run : runs) {
       const bool self = run.record.mode == "self";
-      report.stats.push_back(head_statistics({run.record.weights[h]}, allowed, self).front());
+      report.stats.push_back(head_statistics({run.record.weights[h]}, allowed, rows, self).front());
       report.head_names.push_back((run.label.empty() ? "" : run.label + ":") + run.record.head_name(h));
       matrices.push_back(run.record.weights[h]);
     }
   }
-  report.divergence = head_divergence_matrix(matrices, allowed);
+  report.divergence = head_divergence_matrix(matrices, rows);
   return report;
 }
 
@@ -249,6 +271,7 @@ Image render_divergence(const StatsReport& report, const Options& options, const
 
 void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the PNG file to write");
+  if (!options.stats.empty()) stats_format(options.stats);  // refuse a bad name before any work
   if (options.scale == "head") {
     throw UsageError::bad_option("--scale", "compare puts every head on one colour scale: use fixed or shared");
   }
@@ -287,11 +310,10 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   }
   if (report.head_names.size() >= 2) parts.push_back(render_divergence(report, options, fonts, budget, warnings));
   OutputSet files;
+  files.protect(input_files(options));
   files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
-  if (!options.stats.empty()) {
-    const bool csv = options.stats.size() >= 4 && options.stats.substr(options.stats.size() - 4) == ".csv";
-    files.add(options.stats, csv ? stats_to_csv(report) : stats_to_json(report));
-  }
+  if (!options.stats.empty()) files.add(options.stats, stats_format(options.stats) == ".csv" ? stats_to_csv(report)
+                                                                                            : stats_to_json(report));
   timer.lap("render");
   files.commit();
   timer.lap("write");

@@ -5,9 +5,10 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "render/color_scale.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
-#include "render/png.hpp"
+#include "render/png_batch.hpp"
 
 namespace attnviz {
 
@@ -90,22 +91,22 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   GridRequest grid = base_request(record, options, memory_budget);
   grid.panels = record.weights;
   for (int h = 0; h < record.num_heads; ++h) grid.panel_titles.push_back(panel_title(record, h));
-  RenderedGrid rendered = render_grid(grid, fonts);
-  keep_new_warnings(rendered.warnings, warnings);
-  const std::string grid_path = (folder / "grid.png").string();
-  files.add(grid_path, encode_png(rendered.image, grid_path));
-
   GridRequest single = base_request(record, options, memory_budget);
   single.cols = 1;
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
-  if (single.scale == ScaleMode::Shared) single.range = rendered.layout.ranges.front();
+  if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, grid.allowed, grid.scale).front();
+
+  // Grid first: it is the largest picture (started first, issue 7) and its warnings come first.
+  std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};
   for (int h = 0; h < record.num_heads; ++h) {
     single.panels = {record.weights[h]};
     single.panel_titles = {panel_title(record, h)};
-    RenderedGrid head_image = render_grid(single, fonts);
-    keep_new_warnings(head_image.warnings, warnings);
-    const std::string path = (folder / ("head_" + std::to_string(h) + ".png")).string();
-    files.add(path, encode_png(head_image.image, path));
+    jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
+  }
+  std::vector<RenderedPng> pictures = render_pngs(jobs, fonts, options.threads);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    keep_new_warnings(pictures[i].warnings, warnings);
+    files.add(jobs[i].destination, std::move(pictures[i].bytes));
   }
   return files;
 }

@@ -5,7 +5,7 @@
 #include "cli/run.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"attnviz: per-head attention weights of a Transformer layer, as JSON and heatmaps"};
+  CLI::App app{"attnviz: per-head attention weights of a Transformer layer, as JSON and heatmaps", "attnviz"};
   attnviz::Options options;
   attnviz::add_options(app, options);
   try {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <iosfwd>
+#include <string>
+#include <vector>
 
 #include "cli/options.hpp"
 
@@ -21,5 +23,8 @@ enum ExitCode : int {
 /// one "attnviz: error: …" line on failure, and returns an ExitCode. Writes files only
 /// when everything succeeded (io/atomic_output).
 int run(const Options& options, std::ostream& out, std::ostream& err);
+
+/// The files a run reads (inputs and fonts), which its outputs must never replace.
+std::vector<std::string> input_files(const Options& options);
 
 }  // namespace attnviz

@@ -8,7 +8,8 @@ namespace {
 
 std::string mebibytes(double bytes) {
   char text[64];
-  std::snprintf(text, sizeof text, "%.0f MiB", bytes / (1024.0 * 1024.0));
+  const double mib = bytes / (1024.0 * 1024.0);
+  std::snprintf(text, sizeof text, mib >= 10 ? "%.0f MiB" : "%.3g MiB", mib);
   return text;
 }
 

@@ -87,6 +87,35 @@ void OutputSet::add(std::string path, std::string bytes) {
 
 void OutputSet::create_directory(std::string directory) { directory_ = std::move(directory); }
 
+void OutputSet::protect(std::vector<std::string> inputs) { protected_ = std::move(inputs); }
+
+namespace {
+
+// The checks that need no writing: run before anything is created.
+void check_targets(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(paths[i], ec);
+    if (fs::is_directory(status)) throw OutputError::cannot_write(paths[i], "is a folder");
+    if (fs::exists(status) && !fs::is_regular_file(status)) {
+      throw OutputError::cannot_write(paths[i], "exists and is not a regular file (a device, FIFO or link); "
+                                                "attnviz replaces files whole and will not replace it");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (fs::weakly_canonical(paths[i], ec) == fs::weakly_canonical(paths[j], ec)) {
+        throw OutputError::cannot_write(paths[i], "named twice as an output of this run");
+      }
+    }
+    for (const std::string& input : inputs) {
+      if (!input.empty() && fs::exists(paths[i], ec) && fs::equivalent(paths[i], input, ec)) {
+        throw OutputError::cannot_write(paths[i], "is an input of this run (" + input + "); choose another output");
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::size_t OutputSet::total_bytes() const {
   std::size_t total = 0;
   for (const std::string& c : contents_) total += c.size();
@@ -94,6 +123,7 @@ std::size_t OutputSet::total_bytes() const {
 }
 
 void OutputSet::commit() {
+  check_targets(paths_, protected_);
   install_handlers_once();
   bool created_directory = false;
   if (!directory_.empty()) {
@@ -112,8 +142,6 @@ void OutputSet::commit() {
   };
   try {
     for (std::size_t i = 0; i < paths_.size(); ++i) {
-      std::error_code ec;
-      if (fs::is_directory(paths_[i], ec)) throw OutputError::cannot_write(paths_[i], "is a folder");
       temporaries.push_back(temporary_name(paths_[i], i));
       register_temporary(temporaries.back());
       write_whole_file(temporaries.back(), contents_[i], paths_[i]);

@@ -18,8 +18,15 @@ class OutputSet {
   /// Creates `directory` (and missing parents) at commit time, before the files.
   void create_directory(std::string directory);
 
+  /// Files that must not be replaced (the run's inputs): commit() refuses an output that is
+  /// one of them, before writing anything.
+  void protect(std::vector<std::string> inputs);
+
   /// Writes every file to "<dir>/.<name>.tmp-<pid>-<n>", then renames each into place.
-  /// Throws OutputError naming the path that failed; temporaries are removed first.
+  /// Throws OutputError naming the path that failed; temporaries are removed first. Refuses,
+  /// before writing, two outputs with the same path, an output that is a protected input, and
+  /// an existing target that is not a regular file (a device, FIFO, link or folder: rename()
+  /// would replace the node itself).
   void commit();
 
   const std::vector<std::string>& paths() const { return paths_; }
@@ -29,6 +36,7 @@ class OutputSet {
  private:
   std::vector<std::string> paths_;
   std::vector<std::string> contents_;
+  std::vector<std::string> protected_;
   std::string directory_;
 };
 

@@ -88,15 +88,35 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
     const auto [line, column] = line_and_column(text, e.byte);
     throw InputError::parse(file, line, column, detail_after_position(e.what()));
   } catch (const nlohmann::json::exception& e) {
-    // out_of_range.406: a number beyond double range, e.g. 1e400.
+    // out_of_range.406: a number beyond double range, e.g. 1e400; its literal may be huge.
+    constexpr std::size_t kMaxEchoBytes = 80;
     std::string what = e.what();
     const std::size_t bracket = what.find("] ");
     if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    if (what.size() > kMaxEchoBytes) what = what.substr(0, kMaxEchoBytes) + "…'";
     throw InputError::unreadable(file, what + " (numbers must fit in float32)");
   }
 }
 
 namespace {
+
+// Reads what is left of a stream of unknown size, in chunks, refusing to go past what the
+// memory budget allows (or 1 GiB without one): /dev/urandom must not fill the memory.
+void read_stream_rest(std::ifstream& in, std::string& text, const std::string& path, double memory_budget_bytes) {
+  constexpr double kUnbudgetedLimitBytes = 1024.0 * 1024.0 * 1024.0;
+  const double limit = memory_budget_bytes > 0 ? memory_budget_bytes / kParseBytesPerFileByte : kUnbudgetedLimitBytes;
+  std::string chunk(kSniffBytes, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (static_cast<double>(text.size()) > limit) {
+      throw LimitError::memory("reading " + path + " (a stream, more than " +
+                                   std::to_string(text.size() / (1024 * 1024)) + " MiB so far)",
+                               static_cast<double>(text.size()) * kParseBytesPerFileByte,
+                               limit * kParseBytesPerFileByte, "--max-memory MIB");
+    }
+  }
+}
 
 // The text of `path`, after the directory, memory-budget and object-sniff checks, with the
 // fast path's padding reserved after it.
@@ -107,7 +127,7 @@ std::string read_json_text(const std::string& path, double memory_budget_bytes) 
   }
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && memory_budget_bytes > 0 && static_cast<double>(size) * kParseBytesPerFileByte > memory_budget_bytes) {
-    throw LimitError::memory("reading " + path + " (" + std::to_string(size / (1024 * 1024)) + " MiB of JSON)",
+    throw LimitError::memory("reading " + path + " (" + std::to_string(size) + " bytes of JSON)",
                              static_cast<double>(size) * kParseBytesPerFileByte, memory_budget_bytes,
                              "--max-memory MIB");
   }
@@ -131,12 +151,18 @@ std::string read_json_text(const std::string& path, double memory_budget_bytes) 
     throw InputError::bad_value(path, "", "a JSON object (a file starting with '{')", found);
   }
   std::string text = std::move(head);
-  if (!ec && size > text.size()) {
+  if (!ec && std::filesystem::is_regular_file(path, ec) && size > text.size()) {
     const std::size_t prefix = text.size();
     text.reserve(size + fast_json_padding());  // the fast path then parses in place
     text.resize(size);
     in.read(text.data() + prefix, static_cast<std::streamsize>(size - prefix));
     text.resize(prefix + static_cast<std::size_t>(in.gcount()));
+  } else {
+    read_stream_rest(in, text, path, memory_budget_bytes);  // a pipe or device: size unknown
+  }
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    const auto [line, column] = line_and_column(text, nul + 1);
+    throw InputError::parse(path, line, column, "a NUL byte (JSON text has none)");
   }
   if (in.bad()) throw InputError::unreadable(path, std::strerror(errno));
   return text;

@@ -14,9 +14,10 @@ namespace attnviz {
 /// Deepest nesting accepted: attnviz's formats need 4 levels; hostile files may have 100000.
 inline constexpr int kMaxJsonDepth = 64;
 
-/// Memory a parsed document takes per byte of JSON text, with the text itself (measured on
-/// number-heavy files: nlohmann stores 16 bytes per value for ~10 bytes of text).
-inline constexpr double kParseBytesPerFileByte = 3.0;
+/// Memory a parse may take per byte of JSON text, text included, in the worst case: the
+/// error path builds an nlohmann document, 16 bytes per value plus vector growth, and a file
+/// of one-digit numbers ("0,0,0,…") has a value every 2 bytes (measured: 19×).
+inline constexpr double kParseBytesPerFileByte = 20.0;
 
 /// Parses `path` as JSON. Throws InputError::unreadable (cannot open, a directory, empty),
 /// InputError::parse (syntax, duplicate key, nesting deeper than kMaxJsonDepth; with line and
