@@ -1,6 +1,10 @@
 // TrueType text: loading, fallbacks, missing-glyph reporting, measuring and drawing (BH-20).
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "core/error.hpp"
 #include "render/font.hpp"
 #include "render/utf8.hpp"
@@ -115,4 +119,28 @@ TEST_CASE("utf8: decoding is exact for valid text and defensive for bad bytes", 
   CHECK(attnviz::encode_utf8(attnviz::decode_utf8("\xC4\xA0" "cat")) == "\xC4\xA0" "cat");
   CHECK(attnviz::code_point_name(0x732B) == "U+732B");
   CHECK(attnviz::code_point_name(0xE9) == "U+00E9");
+}
+
+TEST_CASE("font: one FontSet draws on several threads at once as it does on one (issue 7)",
+          "[render]") {
+  const FontSet fonts;  // fresh: the threads fill its glyph cache concurrently
+  const std::vector<std::string> texts = {"attention · head 3 of 8", "▁the Ġcat", "é ü ß ½ 123",
+                                          "queries", "keys: source"};
+  const auto draw_all = [&](int size_px) {
+    Image image(400, 40 * static_cast<int>(texts.size()), kWhite);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      fonts.draw(image, texts[i], 2, 40 * static_cast<int>(i), size_px, kBlack);
+    }
+    return image;
+  };
+  constexpr int kThreads = 4;
+  std::vector<Image> parallel(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] { parallel[static_cast<std::size_t>(t)] = draw_all(kSizePx + t % 2); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    CHECK(parallel[static_cast<std::size_t>(t)] == draw_all(kSizePx + t % 2));
+  }
 }

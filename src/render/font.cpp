@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <tuple>
 #include <unordered_map>
 
@@ -77,12 +78,21 @@ std::string default_font_path() { return ATTNVIZ_DEFAULT_FONT; }
 struct FontSet::Impl {
   std::vector<std::string> paths;
   std::vector<LoadedFont> fonts;
+  // Guards both caches, so that pictures can be drawn on several threads with one FontSet. Glyph
+  // references stay valid after the lock is released: entries are never erased or moved.
+  mutable std::mutex cache_mutex;
   // Code point -> (font index or -1 if none has it, glyph index).
   mutable std::unordered_map<char32_t, std::pair<int, int>> resolved;
   // (size, code point) -> glyph. unordered_map keeps element addresses stable on rehash.
   mutable std::unordered_map<std::uint64_t, Glyph> glyphs;
 
   std::pair<int, int> resolve(char32_t code_point) const {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
+    return resolve_locked(code_point);
+  }
+
+  // Requires: cache_mutex held.
+  std::pair<int, int> resolve_locked(char32_t code_point) const {
     const auto found = resolved.find(code_point);
     if (found != resolved.end()) return found->second;
     std::pair<int, int> result{-1, kNoGlyph};
@@ -104,11 +114,12 @@ struct FontSet::Impl {
 
   // Requires: resolve(code_point) found a font.
   const Glyph& glyph(char32_t code_point, int size_px) const {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
     const std::uint64_t key = (static_cast<std::uint64_t>(size_px) << kSizeKeyShift) | code_point;
     const auto found = glyphs.find(key);
     if (found != glyphs.end()) return found->second;
     Glyph g;
-    std::tie(g.font, g.index) = resolve(code_point);
+    std::tie(g.font, g.index) = resolve_locked(code_point);
     const stbtt_fontinfo* info = &fonts[static_cast<std::size_t>(g.font)].info;
     g.scale = scale(g.font, size_px);
     int advance = 0, left_bearing = 0, x0 = 0, y0 = 0, x1 = 0, y1 = 0;

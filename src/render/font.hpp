@@ -25,7 +25,8 @@ struct LineMetrics {
 /// An ordered list of fonts: for each code point the first font that has a glyph draws it.
 /// A code point no font has is drawn as U+FFFD from the first font that has that, else as the
 /// ASCII text "<U+XXXX>"; missing_code_points() lists such code points so callers can warn.
-/// Sizes are em sizes in pixels (the font size, as in CSS px). Not thread-safe (glyph cache).
+/// Sizes are em sizes in pixels (the font size, as in CSS px). Thread-safe: const calls may run
+/// on several threads at once (a mutex guards the glyph cache).
 class FontSet {
  public:
   /// Loads every file in `paths` (at least one). Throws InputError::unreadable naming the path
