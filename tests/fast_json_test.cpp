@@ -102,7 +102,11 @@ TEST_CASE("fast_parse_json: declines what nlohmann refuses or reports, accepts o
       R"({"embeddings": [[1, 2], [3]]})", R"({"embeddings": [[1, "2"]]})", R"({"embeddings": [[1e39]]})",
       R"({"embeddings": []})", R"({"embeddings": [[]]})", R"({"embeddings": [[-0, 1]]})",
       R"({"embeddings": [[1, 2]], "embeddings": [[3, 4]]})",
-      "{\"d\": " + std::string(40, '[') + std::string(40, ']') + "}");
+      "{\"d\": " + std::string(40, '[') + std::string(40, ']') + "}",
+      // More than 19 significant digits: simdjson 3.0.1 reads these as 0 (attack finding).
+      R"({"scale": 0.50000000000000000000000})", R"({"x": 3.14159265358979323846264338327950288})",
+      R"({"embeddings": [[1.0000000000000000000000000001, 0.25000000000000000000]]})",
+      R"({"embeddings": [[1000000000000000000000000000000000e-34, 2]]})");
   INFO(text);
   const std::optional<FastDocument> document = fast_parse_json(text, kMatrixMembers);
   if (!document) return;

@@ -18,9 +18,26 @@ constexpr int kMaxFastDepth = 16;
 
 bool convert(od::value value, int depth, json& out);
 
+// simdjson 3.0.1 reads a number literal of more than 19 significant digits as 0 (found by an
+// adversarial test: "0.50000000000000000000" became 0). Such literals go to nlohmann, which
+// reads them exactly. Short literals, the usual case, are judged by their length alone.
+constexpr std::size_t kMaxFastDigits = 19;
+constexpr std::size_t kShortLiteral = 20;
+
+bool too_many_digits(std::string_view literal) {
+  if (literal.size() <= kShortLiteral) return false;
+  std::size_t digits = 0;
+  for (const char c : literal) {
+    if (c == 'e' || c == 'E') break;
+    if (c >= '0' && c <= '9') ++digits;
+  }
+  return digits > kMaxFastDigits;
+}
+
 // nlohmann keeps non-negative integer literals as number_unsigned and negative ones ("-0"
 // included) as number_integer; mirror that so the documents are identical, not just equal.
 bool convert_number(od::value value, json& out) {
+  if (too_many_digits(value.raw_json_token())) return false;
   const bool negative = value.is_negative();
   od::number number;
   if (value.get_number().get(number)) return false;  // e.g. 1e400, integers beyond 64 bits
@@ -73,7 +90,10 @@ bool read_row(od::array items, Matrix& out, Eigen::Index r) {
   for (auto element : items) {
     od::value item;
     double number = 0;
-    if (c == out.cols() || element.get(item) || item.get_double().get(number)) return false;
+    if (c == out.cols() || element.get(item) || too_many_digits(item.raw_json_token()) ||
+        item.get_double().get(number)) {
+      return false;
+    }
     if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<Scalar>::max()) return false;
     if (number == 0 && std::signbit(number)) return false;  // "-0" is +0 in nlohmann, "-0.0" is -0
     out(r, c++) = static_cast<Scalar>(number);

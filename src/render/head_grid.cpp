@@ -415,22 +415,25 @@ std::string font_list(const FontSet& fonts) {
   return list;
 }
 
-// One warning per code point no font has, naming the first text it occurs in.
+// One warning per code point no font has, naming the first text it occurs in. Labels are
+// checked as drawn (display_label), and named by their token as given.
 std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
                                                 const GridLayout& layout) {
   std::vector<std::pair<std::string, std::string>> texts;  // (where, text as drawn)
+  const auto quoted = [](const std::string& text) { return " \"" + text + "\""; };
   const bool self = request.query_tokens == request.key_tokens;
   for (std::size_t i = 0; i < layout.query_labels.size(); ++i) {
-    texts.emplace_back((self ? "token " : "query token ") + std::to_string(i), request.query_tokens[i]);
+    texts.emplace_back((self ? "token " : "query token ") + std::to_string(i) + quoted(request.query_tokens[i]),
+                       layout.query_labels[i]);
   }
   for (std::size_t j = 0; j < layout.key_labels.size() && !self; ++j) {
-    texts.emplace_back("key token " + std::to_string(j), request.key_tokens[j]);
+    texts.emplace_back("key token " + std::to_string(j) + quoted(request.key_tokens[j]), layout.key_labels[j]);
   }
-  for (const std::string& title : layout.panel_titles) texts.emplace_back("panel title", title);
-  texts.emplace_back("figure title", request.figure_title);
-  texts.emplace_back("axis title", request.query_axis_title);
-  texts.emplace_back("axis title", request.key_axis_title);
-  texts.emplace_back("colour bar label", request.colorbar_label);
+  for (const std::string& title : layout.panel_titles) texts.emplace_back("panel title" + quoted(title), title);
+  texts.emplace_back("figure title" + quoted(request.figure_title), request.figure_title);
+  texts.emplace_back("axis title" + quoted(request.query_axis_title), request.query_axis_title);
+  texts.emplace_back("axis title" + quoted(request.key_axis_title), request.key_axis_title);
+  texts.emplace_back("colour bar label" + quoted(request.colorbar_label), request.colorbar_label);
   std::vector<char32_t> reported;
   std::vector<std::string> warnings;
   const std::string substitute = fonts.has_glyph(kReplacementCharacter) ? "U+FFFD" : "\"<U+XXXX>\"";
@@ -438,7 +441,7 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
     for (char32_t cp : fonts.missing_code_points(text)) {
       if (std::find(reported.begin(), reported.end(), cp) != reported.end()) continue;
       reported.push_back(cp);
-      warnings.push_back(where + " \"" + text + "\": no glyph for " + code_point_name(cp) + " in " +
+      warnings.push_back(where + ": no glyph for " + code_point_name(cp) + " in " +
                          font_list(fonts) + "; drawn as " + substitute + " (add a font with --font)");
     }
   }

@@ -21,10 +21,26 @@ bool is_whitespace(char32_t cp) {
          cp == 0x205F || cp == 0x3000;
 }
 
+// Characters that draw nothing: zero-width and format characters (Unicode Cf, the common ones).
+bool is_zero_width(char32_t cp) {
+  return cp == 0xAD || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2060 && cp <= 0x2064) ||
+         cp == 0xFEFF;
+}
+
+// C0 and C1 control characters: drawn as their Control Pictures symbol (U+2400 + cp, ␡ for DEL).
+bool is_control(char32_t cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
+constexpr char32_t kControlPictures = U'\u2400';
+constexpr char32_t kVisibleDelete = U'\u2421';
+
 char32_t visible_whitespace(char32_t cp) {
   if (cp == U'\t') return kVisibleTab;
   if (cp == U'\n' || cp == U'\r') return kVisibleNewline;
   return kVisibleSpace;
+}
+
+char32_t visible_control(char32_t cp) {
+  if (cp < 0x20) return kControlPictures + cp;
+  return cp == 0x7F ? kVisibleDelete : U'\uFFFD';
 }
 
 }  // namespace
@@ -32,9 +48,14 @@ char32_t visible_whitespace(char32_t cp) {
 std::string display_label(const std::string& token) {
   if (token.empty()) return kEmptyPlaceholder;
   std::u32string text = decode_utf8(token);
-  const bool blank = std::all_of(text.begin(), text.end(), is_whitespace);
+  const bool blank = std::all_of(text.begin(), text.end(),
+                                 [](char32_t cp) { return is_whitespace(cp) || is_zero_width(cp); });
   for (char32_t& cp : text) {
-    if (blank || cp == U'\t' || cp == U'\n' || cp == U'\r') cp = visible_whitespace(cp);
+    if (blank || cp == U'\t' || cp == U'\n' || cp == U'\r') {
+      cp = visible_whitespace(cp);
+    } else if (is_control(cp)) {
+      cp = visible_control(cp);
+    }
   }
   if (text.size() > kMaxLabelCodePoints) {
     text.resize(kMaxLabelCodePoints - 1);
