@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "render/font_file.hpp"
 #include "render/utf8.hpp"
 
 namespace attnviz {
@@ -43,21 +44,6 @@ struct PlacedGlyph {
   const Glyph* glyph;
   int pen_x_px;
 };
-
-std::vector<unsigned char> read_font_file(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) throw InputError::unreadable(path, std::strerror(errno));
-  std::vector<unsigned char> bytes;
-  unsigned char buffer[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
-    bytes.insert(bytes.end(), buffer, buffer + got);
-  }
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) throw InputError::unreadable(path, "read error (is it a directory?)");
-  return bytes;
-}
 
 LoadedFont load_font(const std::string& path) {
   LoadedFont font;
