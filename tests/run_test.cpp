@@ -153,3 +153,16 @@ TEST_CASE("run: compare checks head numbers against the valid range (BH-12)", "[
   CHECK(r.err == "attnviz: error: --heads: head 2 does not exist: valid heads are 0–1\n");
   CHECK(test::snapshot(dir.path()).empty());
 }
+
+TEST_CASE("run: heatmaps into a folder with more head files from an earlier run says so", "[cli][render]") {
+  test::TempDir dir;
+  Options options = dump_options(test::data_file("use-lite/layer0.json"), dir.file("pictures"));
+  options.command = Command::Heatmaps;
+  REQUIRE(run_with(options).code == kExitOk);  // 4 heads
+  options.sentence = fixture("fa.json");        // 2 heads
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitOk);
+  CHECK(r.err == "attnviz: warning: " + dir.file("pictures") +
+                     " already holds head_2.png … head_3.png from an earlier run; this run has 2 heads, so those "
+                     "files are not from it\n");
+}

@@ -24,8 +24,21 @@ ScaleMode scale_mode(const std::string& name) {
   throw UsageError::bad_option("--scale", "expected fixed, head or shared, got \"" + name + "\"");
 }
 
+// Longest model name shown in a title, in code points: a title must fit above the panels.
+constexpr std::size_t kMaxModelNameCodePoints = 60;
+
+// The first `max` code points of UTF-8 `text`, with "…" when something was cut.
+std::string shorten(const std::string& text, std::size_t max) {
+  std::size_t code_points = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool starts_code_point = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+    if (starts_code_point && code_points++ == max) return text.substr(0, i) + "…";
+  }
+  return text;
+}
+
 std::string figure_title(const AttentionRecord& record) {
-  std::string title = record.model.empty() ? std::string("attention") : record.model;
+  std::string title = record.model.empty() ? std::string("attention") : shorten(record.model, kMaxModelNameCodePoints);
   if (record.layer) title += " · layer " + std::to_string(*record.layer);
   title += record.mode == "cross" ? " · cross-attention weights" : " · self-attention weights";
   if (record.causal) title += " · causal mask";
@@ -78,11 +91,28 @@ void warn_if_flat(const AttentionRecord& record, const Options& options, std::ve
   }
 }
 
+// head_<h>.png files of an earlier run with more heads would sit beside this run's pictures
+// as if they belonged to it; attnviz does not delete files it did not write, so it says so.
+void warn_about_stale_heads(const AttentionRecord& record, const std::filesystem::path& folder,
+                            std::vector<std::string>& warnings) {
+  std::error_code ec;
+  std::vector<std::string> stale;
+  for (int h = record.num_heads; std::filesystem::exists(folder / ("head_" + std::to_string(h) + ".png"), ec); ++h) {
+    stale.push_back("head_" + std::to_string(h) + ".png");
+  }
+  if (stale.empty()) return;
+  warnings.push_back(folder.string() + " already holds " + stale.front() +
+                     (stale.size() > 1 ? " … " + stale.back() : std::string()) +
+                     " from an earlier run; this run has " + std::to_string(record.num_heads) +
+                     " heads, so those files are not from it");
+}
+
 }  // namespace
 
 OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
                           double memory_budget) {
   warn_if_flat(record, options, warnings);
+  warn_about_stale_heads(record, options.output, warnings);
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
   const std::filesystem::path folder(options.output);
   OutputSet files;
