@@ -44,6 +44,13 @@ def wave_sentence(n, heads):
             "W_Q": identity(4), "W_K": identity(4), "W_V": identity(4)}
 
 
+def png_size(path):
+    """(width, height) from a PNG's IHDR chunk."""
+    with open(path, "rb") as f:
+        header = f.read(24)
+    return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+
+
 def write(folder, name, obj):
     path = os.path.join(folder, name)
     with open(path, "w") as f:
@@ -77,9 +84,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # BH-22: 600 tokens fit the default 4096 px with thinned labels, said on stderr.
     n600 = write(tmp, "bh22_600.json", wave_sentence(600, 1))
     proc, seconds, _ = run(["heatmaps", n600, "-o", os.path.join(out, "bh22_600")])
-    with open(os.path.join(out, "bh22_600", "grid.png"), "rb") as f:
-        header = f.read(24)
-    width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+    width, height = png_size(os.path.join(out, "bh22_600", "grid.png"))
     check("BH-22: 600 tokens give an image within 4096 px per side, labels thinned and said so",
           proc.returncode == 0 and width <= 4096 and height <= 4096 and "label" in proc.stderr,
           "%d x %d px; stderr: %s" % (width, height, proc.stderr.strip()[:200]))
@@ -87,9 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # BH-22: 5000 tokens -> bounded image, peak RSS <= 1 GiB.
     n5000 = write(tmp, "bh22_5000.json", wave_sentence(5000, 1))
     proc, seconds, peak_mib = run(["heatmaps", n5000, "-o", os.path.join(out, "bh22_5000")])
-    with open(os.path.join(out, "bh22_5000", "grid.png"), "rb") as f:
-        header = f.read(24)
-    width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+    width, height = png_size(os.path.join(out, "bh22_5000", "grid.png"))
     check("BH-22: 5000 tokens give a bounded image with peak RSS <= 1 GiB",
           proc.returncode == 0 and width <= 16384 and height <= 16384 and peak_mib <= 1024,
           "%d x %d px, peak RSS %.0f MiB, %.2f s" % (width, height, peak_mib, seconds))

@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
+from torch_mha import build_mha  # noqa: E402
 
 
 def load(sentence_path, weights_path):
@@ -26,14 +27,8 @@ def load(sentence_path, weights_path):
 
 def attention_weights(sentence, weights):
     x = torch.tensor(sentence["embeddings"], dtype=torch.float32)  # [n, d_model]
-    d_model = x.shape[1]
-    mha = torch.nn.MultiheadAttention(d_model, weights["num_heads"], bias=True, batch_first=True)
+    mha = build_mha(weights, x.shape[1])
     with torch.no_grad():
-        # attnviz uses Q = X W_Q (row vectors); torch's in_proj_weight is [3 d_model, d_model], Q = X Wᵀ.
-        w = [torch.tensor(weights[k], dtype=torch.float32).T for k in ("W_Q", "W_K", "W_V")]
-        b = [torch.tensor(weights[k], dtype=torch.float32) for k in ("b_Q", "b_K", "b_V")]
-        mha.in_proj_weight.copy_(torch.cat(w, 0))
-        mha.in_proj_bias.copy_(torch.cat(b, 0))
         _, a = mha(x[None], x[None], x[None], need_weights=True, average_attn_weights=False)
     return a[0].numpy()  # [h, n, n]
 

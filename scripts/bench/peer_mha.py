@@ -18,6 +18,7 @@ os.environ["OMP_NUM_THREADS"] = "1"
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from torch_mha import build_mha  # noqa: E402
 
 
 def median_seconds(fn, repeats):
@@ -39,12 +40,7 @@ def main():
         weights = json.load(f)
     x = torch.tensor(sentence["embeddings"], dtype=torch.float32)[None]  # [1, n, d_model]
     d_model = x.shape[2]
-    mha = torch.nn.MultiheadAttention(d_model, weights["num_heads"], bias=True, batch_first=True)
-    with torch.no_grad():
-        w = [torch.tensor(weights[k], dtype=torch.float32).T for k in ("W_Q", "W_K", "W_V")]
-        b = [torch.tensor(weights[k], dtype=torch.float32) for k in ("b_Q", "b_K", "b_V")]
-        mha.in_proj_weight.copy_(torch.cat(w, 0))
-        mha.in_proj_bias.copy_(torch.cat(b, 0))
+    mha = build_mha(weights, d_model)
 
     def forward():
         with torch.no_grad():
