@@ -107,7 +107,11 @@ with tempfile.TemporaryDirectory() as tmp:
           proc.returncode == 4 and "reading " + huge + " (2147483648 bytes of JSON)" in proc.stderr and seconds < 5,
           "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()))
     proc, seconds, _ = run(["dump", huge, "-o", os.path.join(out, "huge.json")])
-    check("2 GB file of zero bytes is refused from its first bytes, within a second",
+    check("2 GB file under the default budget is refused before reading (parsing may need 20x its size)",
+          proc.returncode == 4 and "(2147483648 bytes of JSON) needs about 40960 MiB" in proc.stderr and seconds < 1,
+          "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()[:200]))
+    proc, seconds, _ = run(["dump", huge, "--max-memory", "65536", "-o", os.path.join(out, "huge.json")])
+    check("2 GB file of zero bytes within the budget is refused from its first bytes, within a second",
           proc.returncode == 1 and proc.stderr.strip() == "attnviz: error: " + huge +
           ": /: expected a JSON object (a file starting with '{'), got byte 0x00 at line 1, column 1" and seconds < 1,
           "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()[:200]))
