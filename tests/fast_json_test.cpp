@@ -115,3 +115,13 @@ TEST_CASE("fast_parse_json: declines what nlohmann refuses or reports, accepts o
   CHECK(document->root == expected.root);
   for (const auto& [key, matrix] : expected.matrices) CHECK(bit_identical(document->matrices.at(key), matrix));
 }
+
+TEST_CASE("fast_parse_json: leading zeros are not significant digits, so Python's repr stays on the fast path",
+          "[io][fast_json]") {
+  // A regression of the >19-digit guard: Python writes 0.00012345678901234567 (17 significant
+  // digits, 22 characters); declining it sent every real weights file to the slow path.
+  const std::string text = R"({"embeddings": [[0.00012345678901234567, -0.0012345678901234567, 1.2345678901234567e-05]]})";
+  const std::optional<FastDocument> document = fast_parse_json(text, kMatrixMembers);
+  REQUIRE(document);
+  CHECK(bit_identical(document->matrices.at("embeddings"), reference(text, "text").matrices.at("embeddings")));
+}

@@ -26,12 +26,13 @@ constexpr std::size_t kShortLiteral = 20;
 
 bool too_many_digits(std::string_view literal) {
   if (literal.size() <= kShortLiteral) return false;
-  std::size_t digits = 0;
+  std::size_t significant = 0;
   for (const char c : literal) {
     if (c == 'e' || c == 'E') break;
-    if (c >= '0' && c <= '9') ++digits;
+    if (c >= '1' && c <= '9') ++significant;
+    if (c == '0' && significant != 0) ++significant;  // leading zeros are not significant
   }
-  return digits > kMaxFastDigits;
+  return significant > kMaxFastDigits;
 }
 
 // nlohmann keeps non-negative integer literals as number_unsigned and negative ones ("-0"
