@@ -19,7 +19,8 @@ namespace {
 // Cell sizes (see layout_grid's contract).
 constexpr int kMaxCellPx = 48;          // short inputs: big, readable cells
 constexpr int kMinLabelledCellPx = 14;  // the preferred size never goes below this: every label fits
-constexpr int kTargetPanelPx = 640;     // preferred heatmap side for longer inputs
+constexpr int kTargetPanelPx = 480;     // preferred heatmap side for longer inputs (a 2 x 4 grid of
+                                        // 32 tokens is then about matplotlib's 2400 x 1200 px)
 // Token labels: font = cell − padding, within [min, max]; a gap with a tick mark to the cells.
 constexpr int kLabelPaddingPx = 3;
 constexpr int kMinLabelFontPx = 10;

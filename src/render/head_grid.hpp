@@ -77,7 +77,7 @@ struct GridLayout {
 
 /// Pure geometry (draws nothing). Automatic columns: rows = floor(sqrt(P)), cols = ceil(P / rows)
 /// (1 -> 1 × 1, 3 -> 1 × 3, 4 -> 2 × 2, 8 -> 2 × 4, 12 -> 3 × 4); request.cols > P is cut to P.
-/// Cell size: the preferred size max(14, 640 / max(n_q, n_k)) capped at 48 px (so short inputs get
+/// Cell size: the preferred size max(14, 480 / max(n_q, n_k)) capped at 48 px (so short inputs get
 /// large cells and every label fits from 14 px), then the largest size <= that for which the whole
 /// image fits in max_size_px per side; if even 1 px per cell does not fit, cells are aggregated
 /// in b × b blocks with the smallest b that fits. Labels that would overlap are thinned to every
