@@ -2,8 +2,11 @@
 
 #include <simdjson.h>
 
+#include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnviz {
 
@@ -102,27 +105,85 @@ bool read_row(od::array items, Matrix& out, Eigen::Index r) {
   return c == out.cols();
 }
 
-// The shape comes from counting rows and the first row's items (a pass over the structure
-// only), so the numbers are written once, in place.
-bool read_matrix_member(od::value value, Matrix& out) {
-  od::array rows;
-  std::size_t n_rows = 0;
-  std::size_t n_cols = 0;
-  if (value.get_array().get(rows) || rows.count_elements().get(n_rows) || n_rows == 0) return false;
-  Eigen::Index r = 0;
+// A matrix member, parsed after the walk over the document so that the big matrices (W_Q,
+// W_K, W_V: most of a weights file's numbers) are read on several threads at once. The walk
+// only finds each row's text; the rows are then parsed in parallel, each as its own document.
+struct PendingMatrix {
+  std::string key;
+  std::vector<std::string_view> rows;
+};
+
+// The buffer the text lives in: simdjson may read up to SIMDJSON_PADDING bytes past a text's
+// end, which the rest of the buffer provides for a row's text too.
+struct Buffer {
+  const char* end_of_capacity = nullptr;
+};
+
+bool find_rows(od::array rows, std::vector<std::string_view>& out) {
   for (auto element : rows) {
     od::array row;
-    if (element.get_array().get(row)) return false;
-    if (r == 0) {  // count_elements() rewinds the row afterwards
-      if (row.count_elements().get(n_cols) || n_cols == 0) return false;
-      out.resize(static_cast<Eigen::Index>(n_rows), static_cast<Eigen::Index>(n_cols));
-    }
-    if (!read_row(row, out, r++)) return false;
+    std::string_view text;
+    if (element.get_array().get(row) || row.raw_json().get(text)) return false;
+    out.push_back(text);
   }
-  return true;
+  return !out.empty();
 }
 
-bool convert_object(od::object object, int depth, json& out, FastDocument* document = nullptr,
+bool parse_row(od::parser& parser, std::string_view text, const Buffer& buffer, Matrix& out, Eigen::Index r) {
+  const std::size_t capacity = static_cast<std::size_t>(buffer.end_of_capacity - text.data());
+  od::document document;
+  od::array items;
+  const char* rest = nullptr;
+  return !parser.iterate(simdjson::padded_string_view(text.data(), text.size(), capacity)).get(document) &&
+         !document.get_array().get(items) && read_row(items, out, r) &&
+         document.current_location().get(rest);  // fails exactly when all was consumed
+}
+
+// Threads: Eigen's thread budget (--threads); each row is written in place by one thread.
+bool parse_matrices(const std::vector<PendingMatrix>& pending, const Buffer& buffer,
+                    std::map<std::string, Matrix>& matrices) {
+  std::vector<std::pair<Matrix*, std::size_t>> jobs;  // (matrix, row)
+  for (const PendingMatrix& matrix : pending) {
+    std::size_t n_cols = 0;
+    {
+      od::parser counter;
+      od::document first;
+      od::array items;
+      const std::string_view text = matrix.rows.front();
+      const std::size_t capacity = static_cast<std::size_t>(buffer.end_of_capacity - text.data());
+      if (counter.iterate(simdjson::padded_string_view(text.data(), text.size(), capacity)).get(first) ||
+          first.get_array().get(items) || items.count_elements().get(n_cols) || n_cols == 0) {
+        return false;
+      }
+    }
+    Matrix& out = matrices[matrix.key];
+    out.resize(static_cast<Eigen::Index>(matrix.rows.size()), static_cast<Eigen::Index>(n_cols));
+    for (std::size_t r = 0; r < matrix.rows.size(); ++r) jobs.emplace_back(&out, r);
+  }
+  std::vector<std::pair<std::string_view, std::pair<Matrix*, std::size_t>>> work;
+  std::size_t next = 0;
+  for (const PendingMatrix& matrix : pending) {
+    for (const std::string_view row : matrix.rows) work.emplace_back(row, jobs[next++]);
+  }
+  int failed = 0;
+  const int threads = std::max(1, std::min(Eigen::nbThreads(), static_cast<int>(work.size())));
+#pragma omp parallel num_threads(threads) reduction(+ : failed)
+  {
+    od::parser parser;  // one per thread, reused for every row it parses
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < work.size(); ++i) {
+      try {
+        const auto& [text, target] = work[i];
+        if (!parse_row(parser, text, buffer, *target.first, static_cast<Eigen::Index>(target.second))) ++failed;
+      } catch (...) {  // nothing may leave an OpenMP region; a failure means the nlohmann path
+        ++failed;
+      }
+    }
+  }
+  return failed == 0;
+}
+
+bool convert_object(od::object object, int depth, json& out, std::vector<PendingMatrix>* pending = nullptr,
                     const std::set<std::string>* matrix_members = nullptr) {
   out = json::object();
   json::object_t& members = out.get_ref<json::object_t&>();
@@ -133,8 +194,12 @@ bool convert_object(od::object object, int depth, json& out, FastDocument* docum
     std::string key(key_view);
     if (members.count(key) != 0) return false;  // a duplicate key: nlohmann names it
     if (matrix_members != nullptr && matrix_members->count(key) != 0) {
-      Matrix& matrix = document->matrices[key];
-      if (matrix.size() != 0 || !read_matrix_member(item, matrix)) return false;
+      for (const PendingMatrix& seen : *pending) {
+        if (seen.key == key) return false;  // a duplicate matrix key
+      }
+      od::array rows;
+      pending->push_back({std::move(key), {}});
+      if (item.get_array().get(rows) || !find_rows(rows, pending->back().rows)) return false;
       continue;
     }
     if (!convert(item, depth + 1, members[std::move(key)])) return false;
@@ -179,11 +244,13 @@ std::optional<FastDocument> parse_padded(simdjson::padded_string_view text, cons
   od::object root;
   if (parser.iterate(text).get(document) || document.get_object().get(root)) return std::nullopt;
   FastDocument out;
-  if (!convert_object(root, 1, out.root, &out, &matrix_members)) return std::nullopt;
+  std::vector<PendingMatrix> pending;
+  if (!convert_object(root, 1, out.root, &pending, &matrix_members)) return std::nullopt;
   // simdjson 3.0 has no document::at_end(): current_location() fails exactly when the whole
   // text was consumed, so success means trailing content (which nlohmann refuses).
   const char* rest = nullptr;
   if (!document.current_location().get(rest)) return std::nullopt;
+  if (!parse_matrices(pending, Buffer{text.data() + text.capacity()}, out.matrices)) return std::nullopt;
   return out;
 }
 
