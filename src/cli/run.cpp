@@ -14,6 +14,12 @@
 
 namespace attnviz {
 
+std::vector<std::string> input_files(const Options& options) {
+  std::vector<std::string> inputs = {options.sentence, options.weights, options.source};
+  inputs.insert(inputs.end(), options.fonts.begin(), options.fonts.end());
+  return inputs;
+}
+
 namespace {
 
 // Messages quote tokens and paths as given; control characters (a newline, ESC of a terminal
@@ -40,16 +46,6 @@ void print_warnings(const std::vector<std::string>& warnings, std::ostream& err)
 void require_output(const Options& options, const char* what) {
   if (options.output.empty()) throw UsageError::bad_option("-o", std::string("required: ") + what);
 }
-
-}  // namespace
-
-std::vector<std::string> input_files(const Options& options) {
-  std::vector<std::string> inputs = {options.sentence, options.weights, options.source};
-  inputs.insert(inputs.end(), options.fonts.begin(), options.fonts.end());
-  return inputs;
-}
-
-namespace {
 
 void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
