@@ -166,3 +166,23 @@ TEST_CASE("run: heatmaps into a folder with more head files from an earlier run 
                      " already holds head_2.png … head_3.png from an earlier run; this run has 2 heads, so those "
                      "files are not from it\n");
 }
+
+TEST_CASE("run: compare of two heads writes the statistics it prints, with hand-checked values (BH-19)",
+          "[cli][stats]") {
+  test::TempDir dir;
+  Options options;
+  options.command = Command::Compare;
+  options.sentence = fixture("bh19_two_heads.json");  // A = all 0.5; B = [[1, 0], [0.5, 0.5]]
+  options.output = dir.file("compare.png");
+  options.stats = dir.file("stats.csv");
+  const RunResult r = run_with(options);
+  REQUIRE(r.code == kExitOk);
+  const std::string csv = test::read_file(dir.file("stats.csv"));
+  // A: both rows uniform over 2 keys, entropy ln 2 = 0.693147; B: row 0 one-hot (0), row 1 ln 2.
+  CHECK_THAT(csv, Contains("\"H0\",0.693147,0.693147,0.693147,1,0.5,0.5,0.5,0.5,0.5,0,"));
+  CHECK_THAT(csv, Contains("\"H1\",0.346574,0,0.693147,0.5,0.75,0.25,0.75,0.5,0.75,"));
+  // JS divergence: row 0 is ½KL([.5,.5]‖m) + ½KL([1,0]‖m), m = [.75,.25]: 0.215762; row 1 is 0; mean 0.107881.
+  CHECK_THAT(csv, Contains(",0.107881\n"));
+  CHECK_THAT(r.out, Contains("Jensen-Shannon divergence between heads"));
+  CHECK(std::filesystem::file_size(dir.file("compare.png")) > 0);
+}

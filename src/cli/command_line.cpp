@@ -86,7 +86,9 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
 }
 
 void add_resource_options(CLI::App& sub, Options& o) {
-  sub.add_option("--threads", o.threads, "Threads for the maths (default: all cores).")
+  sub.add_option("--threads", o.threads,
+                 "Threads for the maths, for reading large matrices and for drawing the pictures (default: all "
+                 "cores).")
       ->check(CLI::Range(0, 1024));
   sub.add_flag("--profile", o.profile, "Print the time of each phase (load, compute, render, write) to stderr.");
   sub.add_option("--max-memory", o.max_memory_mib,
