@@ -58,3 +58,4 @@ TEST_CASE("font_file: only regular files of bounded size are read", "[render][er
   CHECK_THROWS_WITH(read_font_file("/no/such/font.ttf"), "/no/such/font.ttf: cannot read: No such file or directory");
   CHECK_THROWS_AS(FontSet({default_font_path(), std::string(ATTNVIZ_TESTS_DIR) + "/fixtures/fa.json"}), InputError);
 }
+

@@ -186,3 +186,29 @@ TEST_CASE("run: compare of two heads writes the statistics it prints, with hand-
   CHECK_THAT(r.out, Contains("Jensen-Shannon divergence between heads"));
   CHECK(std::filesystem::file_size(dir.file("compare.png")) > 0);
 }
+
+TEST_CASE("run: compare leaves padding queries out and masks cells masked in either run", "[cli][stats]") {
+  test::TempDir dir;
+  Options options;
+  options.command = Command::Compare;
+  options.sentence = fixture("fa_padded.json");  // token 2 is padding (BH-06)
+  options.output = dir.file("compare.png");
+  options.stats = dir.file("stats.csv");
+  REQUIRE(run_with(options).code == kExitOk);
+  // Head 0 over rows 0 and 1 only: max weights 0.99504949 and 0.74281668.
+  CHECK_THAT(test::read_file(dir.file("stats.csv")), Contains("\"H0\",") && Contains(",0.868933,"));
+
+  REQUIRE(run_with(dump_options(fixture("fa.json"), dir.file("plain.json"))).code == kExitOk);
+  Options causal = dump_options(fixture("fa.json"), dir.file("causal.json"));
+  causal.causal = true;
+  REQUIRE(run_with(causal).code == kExitOk);
+  Options two;
+  two.command = Command::Compare;
+  two.sentence = dir.file("plain.json");
+  two.weights = dir.file("causal.json");
+  two.output = dir.file("two.png");
+  const RunResult r = run_with(two);
+  CHECK(r.code == kExitOk);
+  CHECK(r.err == "attnviz: warning: the runs mask different cells (" + dir.file("plain.json") + " and " +
+                     dir.file("causal.json") + "): cells masked in either are drawn masked in both\n");
+}

@@ -126,10 +126,18 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
   return p;
 }
 
-// A cell is drawn as masked only when every run masks it.
-MaskMatrix combined_mask(const std::vector<Run>& runs) {
+// One mask for all panels: a cell masked in any run is drawn masked (hatched, never the colour
+// of 0) and left out of the comparison; runs that mask differently are told about.
+MaskMatrix combined_mask(const std::vector<Run>& runs, std::vector<std::string>& warnings) {
   MaskMatrix allowed = runs.front().record.allowed();
-  for (const Run& run : runs) allowed = allowed.cwiseMax(run.record.allowed());
+  for (const Run& run : runs) {
+    const MaskMatrix own = run.record.allowed();
+    if (own != allowed) {
+      warnings.push_back("the runs mask different cells (" + runs.front().record.inputs.front() + " and " +
+                         run.record.inputs.front() + "): cells masked in either are drawn masked in both");
+    }
+    allowed = allowed.cwiseMin(own);
+  }
   return allowed;
 }
 
@@ -173,11 +181,16 @@ std::string figure_title(const std::vector<Run>& runs, const std::vector<int>& h
   return title + " on one colour scale";
 }
 
-// Rows fully masked in any run are left out of every statistic, so both runs are measured on
-// the same rows; a run with no row left has nothing to compare.
+// Rows fully masked in any run, and padding queries (query_mask 0), are left out of every
+// statistic, so both runs are measured on the same real rows; no row left: nothing to compare.
 StatsReport collect_stats(const std::vector<Run>& runs, const std::vector<int>& heads, const MaskMatrix& allowed) {
   std::vector<long> skipped;
-  for (const Run& run : runs) skipped.insert(skipped.end(), run.record.fully_masked_rows.begin(), run.record.fully_masked_rows.end());
+  for (const Run& run : runs) {
+    skipped.insert(skipped.end(), run.record.fully_masked_rows.begin(), run.record.fully_masked_rows.end());
+    for (std::size_t i = 0; i < run.record.query_mask.size(); ++i) {
+      if (run.record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
+    }
+  }
   const std::vector<long> rows =
       rows_for_statistics(static_cast<long>(runs.front().record.query_tokens.size()), allowed, skipped);
   if (rows.empty()) {
@@ -283,7 +296,7 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   }
   timer.lap("compute");
   const std::vector<int> heads = chosen_heads(options, runs);
-  const MaskMatrix allowed = combined_mask(runs);
+  const MaskMatrix allowed = combined_mask(runs, warnings);
   const Panels panels = collect_panels(runs, heads, options.average);
   const StatsReport report = collect_stats(runs, heads, allowed);
 

@@ -42,6 +42,9 @@ std::string figure_title(const AttentionRecord& record) {
   if (record.layer) title += " · layer " + std::to_string(*record.layer);
   title += record.mode == "cross" ? " · cross-attention weights" : " · self-attention weights";
   if (record.causal) title += " · causal mask";
+  if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
+    title += " · padding mask";
+  }
   if (record.rope) title += " · RoPE (" + rope_style_name(record.rope->style) + ")";
   return title;
 }

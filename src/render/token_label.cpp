@@ -27,10 +27,10 @@ bool is_zero_width(char32_t cp) {
          cp == 0xFEFF;
 }
 
-// C0 and C1 control characters: drawn as their Control Pictures symbol (U+2400 + cp, ␡ for DEL).
+// C0 and C1 control characters: drawn in caret notation (ESC -> "^[", DEL -> "^?"), which every
+// font can draw; DejaVu Sans has no Control Pictures (U+2400…) but ␢ and ␣.
 bool is_control(char32_t cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
-constexpr char32_t kControlPictures = U'\u2400';
-constexpr char32_t kVisibleDelete = U'\u2421';
+constexpr char32_t kCaretToggle = 0x40;
 
 char32_t visible_whitespace(char32_t cp) {
   if (cp == U'\t') return kVisibleTab;
@@ -38,9 +38,9 @@ char32_t visible_whitespace(char32_t cp) {
   return kVisibleSpace;
 }
 
-char32_t visible_control(char32_t cp) {
-  if (cp < 0x20) return kControlPictures + cp;
-  return cp == 0x7F ? kVisibleDelete : U'\uFFFD';
+std::u32string visible_control(char32_t cp) {
+  if (cp < 0x20 || cp == 0x7F) return {U'^', cp ^ kCaretToggle};
+  return U"\uFFFD";  // C1 controls have no caret form
 }
 
 }  // namespace
@@ -50,13 +50,17 @@ std::string display_label(const std::string& token) {
   std::u32string text = decode_utf8(token);
   const bool blank = std::all_of(text.begin(), text.end(),
                                  [](char32_t cp) { return is_whitespace(cp) || is_zero_width(cp); });
-  for (char32_t& cp : text) {
+  std::u32string shown;
+  for (const char32_t cp : text) {
     if (blank || cp == U'\t' || cp == U'\n' || cp == U'\r') {
-      cp = visible_whitespace(cp);
+      shown.push_back(visible_whitespace(cp));
     } else if (is_control(cp)) {
-      cp = visible_control(cp);
+      shown += visible_control(cp);
+    } else {
+      shown.push_back(cp);
     }
   }
+  text = std::move(shown);
   if (text.size() > kMaxLabelCodePoints) {
     text.resize(kMaxLabelCodePoints - 1);
     text.push_back(kEllipsis);

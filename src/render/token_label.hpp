@@ -15,6 +15,8 @@ inline constexpr std::size_t kMaxLabelCodePoints = 24;
 ///   - whitespace-only token -> one visible symbol per character: space "␣" (U+2423),
 ///     tab "⇥" (U+21E5), newline or carriage return "↵" (U+21B5), other spaces "␣";
 ///   - tab, newline and carriage return inside other tokens -> the same symbols;
+///   - a token of only zero-width or format characters (U+200B, U+FEFF, …) -> "␣" each;
+///   - other control characters -> caret notation ("^[" for ESC, "^?" for DEL), U+FFFD for C1;
 ///   - more than kMaxLabelCodePoints code points -> the first kMaxLabelCodePoints − 1 and "…".
 /// Otherwise the token unchanged. No bidi reordering or Arabic shaping: code points are drawn
 /// in logical order with the font's isolated forms (right for single-character tokens).
