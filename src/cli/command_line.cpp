@@ -88,7 +88,7 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
 void add_resource_options(CLI::App& sub, Options& o) {
   sub.add_option("--threads", o.threads,
                  "Threads for the maths, for reading large matrices and for drawing the pictures (default: all "
-                 "cores).")
+                 "cores; 0 means the same).")
       ->check(CLI::Range(0, 1024));
   sub.add_flag("--profile", o.profile, "Print the time of each phase (load, compute, render, write) to stderr.");
   sub.add_option("--max-memory", o.max_memory_mib,
@@ -106,7 +106,7 @@ void add_picture_options(CLI::App& sub, Options& o) {
                  "Colour scale: fixed (default: 0 to 1, so heads are comparable), head (each head its own "
                  "min-max) or shared (one min-max over all heads). The colour bar says which.")
       ->check(CLI::IsMember({"fixed", "head", "shared"}));
-  sub.add_option("--cols", o.cols, "Panels per row of the grid (default: near-square, 8 heads -> 2 x 4).")
+  sub.add_option("--cols", o.cols, "Panels per row of the grid (default 0: near-square, 8 heads -> 2 x 4).")
       ->check(CLI::Range(0, 1024));
   sub.add_option("--max-size", o.max_size_px,
                  "Largest image side in pixels (default 4096); cells shrink, labels thin out and, for very "
