@@ -99,3 +99,8 @@ TEST_CASE("record_json: token lists must match the matrices; no batch axis (BH-1
   CHECK(read_error(batch) == batch + ": /weights: expected [head][query][key] (one sentence per file), got 4 nested "
                                      "levels: batch 2");
 }
+
+TEST_CASE("record_json: tokens and query_tokens that disagree are refused, not guessed between", "[io][errors]") {
+  const std::string path = fixture("tokens_disagree.json");
+  CHECK(read_error(path) == path + ": /query_tokens and /tokens differ: give one list of labels per axis");
+}

@@ -139,10 +139,19 @@ std::string record_to_json(const AttentionRecord& record) {
 
 namespace {
 
+// `key` ("query_tokens" or "key_tokens"), or "tokens" for both; when a file has both, they
+// must agree: which labels belong to the matrix is never guessed.
 Tokens read_tokens_field(const JsonSource& source, const std::string& key) {
-  if (const json* tokens = source.find(key)) return read_strings(*tokens, source.file, "/" + key);
-  if (const json* tokens = source.find("tokens")) return read_strings(*tokens, source.file, "/tokens");
-  throw InputError::missing_field(source.file, "/" + key, "token labels (or /tokens for self-attention)");
+  const json* specific = source.find(key);
+  const json* shared = source.find("tokens");
+  if (specific == nullptr && shared == nullptr) {
+    throw InputError::missing_field(source.file, "/" + key, "token labels (or /tokens for self-attention)");
+  }
+  Tokens tokens = read_strings(specific ? *specific : *shared, source.file, specific ? "/" + key : "/tokens");
+  if (specific != nullptr && shared != nullptr && read_strings(*shared, source.file, "/tokens") != tokens) {
+    throw InputError::inconsistent(source.file, "/" + key + " and /tokens differ: give one list of labels per axis");
+  }
+  return tokens;
 }
 
 std::vector<Matrix> read_weight_stack(const JsonSource& source, long n_q, long n_k) {
