@@ -3,11 +3,14 @@
 #   1. Release build, all of CTest: unit tests, real-model references, the PyTorch cross-check,
 #      black-box CLI runs, size/memory guards and interrupted runs;
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/);
-#   3. the libFuzzer target for a bounded time (build-fuzz/; ATTNVIZ_FUZZ_SECONDS, default 60).
+#   3. the libFuzzer target (build-fuzz/): ATTNVIZ_FUZZ_RUNS inputs (default 30000, about a minute
+#      here) from a fixed seed, so every run of this script tries the same inputs; at most
+#      ATTNVIZ_FUZZ_SECONDS (default 120).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-fuzz_seconds=${ATTNVIZ_FUZZ_SECONDS:-60}
+fuzz_runs=${ATTNVIZ_FUZZ_RUNS:-30000}
+fuzz_seconds=${ATTNVIZ_FUZZ_SECONDS:-120}
 
 scripts/install_deps.sh --test
 
@@ -23,17 +26,17 @@ cmake --build build-asan -j"$jobs" --target attnviz_tests attnviz
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -E '^(torch_crosscheck|limits|interrupt)$'
 
-echo "== 3/3 fuzzing the loaders, maths and renderer for ${fuzz_seconds} s"
+echo "== 3/3 fuzzing the loaders, maths and renderer: ${fuzz_runs} inputs (at most ${fuzz_seconds} s)"
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_FUZZ=ON \
   -DATTNVIZ_BUILD_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_inputs
 mkdir -p build-fuzz/corpus build-fuzz/crashes
 if ! build-fuzz/tests/fuzz/fuzz_inputs build-fuzz/corpus tests/fuzz/regressions tests/invalid tests/fixtures \
-    data/aren-translit/atzmon -max_total_time="$fuzz_seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+    data/aren-translit/atzmon -seed=1 -runs="$fuzz_runs" -max_total_time="$fuzz_seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix=build-fuzz/crashes/ -print_final_stats=1 >build-fuzz/fuzz.log 2>&1; then
   tail -n 60 build-fuzz/fuzz.log
   echo "fuzzing found a failure: copy the file named above from build-fuzz/crashes/ into tests/fuzz/regressions/"
   exit 1
 fi
 grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" build-fuzz/fuzz.log || true
-echo "fuzzing: no findings in ${fuzz_seconds} s"
+echo "fuzzing: no findings"
