@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "core/error.hpp"
 
@@ -93,6 +94,7 @@ namespace {
 
 // The checks that need no writing: run before anything is created.
 void check_targets(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
+  std::set<std::string> seen;  // canonical paths: a grid of 4096 heads has 4097 outputs
   for (std::size_t i = 0; i < paths.size(); ++i) {
     std::error_code ec;
     const fs::file_status status = fs::symlink_status(paths[i], ec);
@@ -101,10 +103,8 @@ void check_targets(const std::vector<std::string>& paths, const std::vector<std:
       throw OutputError::cannot_write(paths[i], "exists and is not a regular file (a device, FIFO or link); "
                                                 "attnviz replaces files whole and will not replace it");
     }
-    for (std::size_t j = 0; j < i; ++j) {
-      if (fs::weakly_canonical(paths[i], ec) == fs::weakly_canonical(paths[j], ec)) {
-        throw OutputError::cannot_write(paths[i], "named twice as an output of this run");
-      }
+    if (!seen.insert(fs::weakly_canonical(paths[i], ec).string()).second) {
+      throw OutputError::cannot_write(paths[i], "named twice as an output of this run");
     }
     for (const std::string& input : inputs) {
       if (!input.empty() && fs::exists(paths[i], ec) && fs::equivalent(paths[i], input, ec)) {
@@ -115,12 +115,6 @@ void check_targets(const std::vector<std::string>& paths, const std::vector<std:
 }
 
 }  // namespace
-
-std::size_t OutputSet::total_bytes() const {
-  std::size_t total = 0;
-  for (const std::string& c : contents_) total += c.size();
-  return total;
-}
 
 void OutputSet::commit() {
   check_targets(paths_, protected_);

@@ -30,8 +30,6 @@ class OutputSet {
   void commit();
 
   const std::vector<std::string>& paths() const { return paths_; }
-  /// Total bytes queued.
-  std::size_t total_bytes() const;
 
  private:
   std::vector<std::string> paths_;
