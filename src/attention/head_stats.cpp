@@ -70,11 +70,11 @@ HeadStats one_head(const Matrix& w, const MaskMatrix& allowed, const std::vector
 }  // namespace
 
 std::vector<long> rows_for_statistics(long n_q, const MaskMatrix& allowed, const std::vector<long>& fully_masked) {
+  std::vector<long> skipped = fully_masked_rows(allowed);
+  skipped.insert(skipped.end(), fully_masked.begin(), fully_masked.end());
   std::vector<long> rows;
   for (long i = 0; i < n_q; ++i) {
-    const bool has_key = allowed.size() == 0 || (allowed.row(i).array() != 0).any();
-    const bool listed = std::find(fully_masked.begin(), fully_masked.end(), i) != fully_masked.end();
-    if (has_key && !listed) rows.push_back(i);
+    if (std::find(skipped.begin(), skipped.end(), i) == skipped.end()) rows.push_back(i);
   }
   return rows;
 }
