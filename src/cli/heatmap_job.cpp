@@ -9,6 +9,7 @@
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
 #include "render/png_batch.hpp"
+#include "render/utf8.hpp"
 
 namespace attnviz {
 
@@ -29,12 +30,9 @@ constexpr std::size_t kMaxModelNameCodePoints = 60;
 
 // The first `max` code points of UTF-8 `text`, with "…" when something was cut.
 std::string shorten(const std::string& text, std::size_t max) {
-  std::size_t code_points = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool starts_code_point = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
-    if (starts_code_point && code_points++ == max) return text.substr(0, i) + "…";
-  }
-  return text;
+  const std::u32string code_points = decode_utf8(text);
+  if (code_points.size() <= max) return text;
+  return encode_utf8(std::u32string_view(code_points).substr(0, max)) + "…";
 }
 
 std::string figure_title(const AttentionRecord& record) {
