@@ -106,7 +106,10 @@ TEST_CASE("fast_parse_json: declines what nlohmann refuses or reports, accepts o
       // More than 19 significant digits: simdjson 3.0.1 reads these as 0 (attack finding).
       R"({"scale": 0.50000000000000000000000})", R"({"x": 3.14159265358979323846264338327950288})",
       R"({"embeddings": [[1.0000000000000000000000000001, 0.25000000000000000000]]})",
-      R"({"embeddings": [[1000000000000000000000000000000000e-34, 2]]})");
+      R"({"embeddings": [[1000000000000000000000000000000000e-34, 2]]})",
+      // ... also behind leading zeros, sign and point, which the guard's shortcut skips.
+      R"({"embeddings": [[-0.000123456789012345678912345, 2]]})", R"({"embeddings": [[0.0123456789012345678912345e-3]]})",
+      R"({"embeddings": [[-00.5, 2]]})", R"({"embeddings": [[-.5, 2]]})");
   INFO(text);
   const std::optional<FastDocument> document = fast_parse_json(text, kMatrixMembers);
   if (!document) return;

@@ -29,6 +29,14 @@ constexpr std::size_t kShortLiteral = 20;
 
 bool too_many_digits(std::string_view literal) {
   if (literal.size() <= kShortLiteral) return false;
+  // Python's repr of a small weight ("-0.0012345678901234567", 23 characters) is common: once
+  // the sign, leading zeros and point are skipped, at most 19 characters cannot hold 20
+  // digits. Checked before counting, which took 1/5 of matrix parsing (P3 profile).
+  std::size_t prefix = 0;
+  while (prefix < literal.size() && (literal[prefix] == '0' || literal[prefix] == '.' || literal[prefix] == '-')) {
+    ++prefix;
+  }
+  if (literal.size() - prefix <= kMaxFastDigits) return false;
   std::size_t significant = 0;
   for (const char c : literal) {
     if (c == 'e' || c == 'E') break;
@@ -258,16 +266,21 @@ std::optional<FastDocument> parse_padded(simdjson::padded_string_view text, cons
 
 std::size_t fast_json_padding() { return simdjson::SIMDJSON_PADDING; }
 
-std::optional<FastDocument> fast_parse_json(const std::string& text, const std::set<std::string>& matrix_members) {
+std::optional<FastDocument> fast_parse_json(std::string_view text, std::size_t readable,
+                                            const std::set<std::string>& matrix_members) {
   try {
-    if (text.capacity() >= text.size() + fast_json_padding()) {
-      return parse_padded(simdjson::padded_string_view(text.data(), text.size(), text.capacity()), matrix_members);
+    if (readable >= text.size() + fast_json_padding()) {
+      return parse_padded(simdjson::padded_string_view(text.data(), text.size(), readable), matrix_members);
     }
     const simdjson::padded_string copy(text);
     return parse_padded(copy, matrix_members);
   } catch (const std::exception&) {  // simdjson_error, bad_alloc: let the nlohmann path decide
     return std::nullopt;
   }
+}
+
+std::optional<FastDocument> fast_parse_json(const std::string& text, const std::set<std::string>& matrix_members) {
+  return fast_parse_json(text, text.capacity(), matrix_members);
 }
 
 }  // namespace attnviz

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "core/types.hpp"
 
@@ -32,7 +33,12 @@ struct FastDocument {
 /// The document `text` holds, `root` identical to nlohmann::json::parse(text) (same values,
 /// same integer/unsigned/float kinds) but for `matrix_members`, or nullopt when the fast path
 /// declines (see above; also when a named member is not such a matrix).
-/// Parses in place when text.capacity() >= text.size() + fast_json_padding(), else copies.
+/// Parses in place when `readable` (bytes readable from text.data(), e.g. a buffer's capacity)
+/// is at least text.size() + fast_json_padding(), else parses a padded copy.
+std::optional<FastDocument> fast_parse_json(std::string_view text, std::size_t readable,
+                                            const std::set<std::string>& matrix_members = {});
+
+/// fast_parse_json(text, text.capacity(), matrix_members).
 std::optional<FastDocument> fast_parse_json(const std::string& text, const std::set<std::string>& matrix_members = {});
 
 }  // namespace attnviz

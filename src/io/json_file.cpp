@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "io/fast_json.hpp"
+#include "io/file_text.hpp"
 
 namespace attnviz {
 
@@ -35,7 +36,7 @@ std::string detail_after_position(const std::string& what) {
 }
 
 // Line and column (1-based) of byte offset `byte` (nlohmann counts the failing byte too).
-std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte) {
+std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t byte) {
   std::size_t line = 1;
   std::size_t column = 0;
   const std::size_t end = std::min(byte, text.size());
@@ -52,11 +53,14 @@ std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std
 
 }  // namespace
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& file) {
+namespace {
+
+// parse_json_text for text with `readable` bytes readable from its start (see fast_json.hpp).
+nlohmann::json parse_text(std::string_view text, std::size_t readable, const std::string& file) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError::unreadable(file, "the file is empty (expected a JSON object)");
   }
-  if (std::optional<FastDocument> document = fast_parse_json(text)) return std::move(document->root);
+  if (std::optional<FastDocument> document = fast_parse_json(text, readable)) return std::move(document->root);
   // JSON allows repeated keys, but one of them would be dropped silently: refuse instead.
   std::vector<std::set<std::string>> keys_per_object;
   std::string duplicate;
@@ -98,6 +102,12 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   }
 }
 
+}  // namespace
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& file) {
+  return parse_text(text, text.size(), file);
+}
+
 namespace {
 
 // Reads what is left of a stream of unknown size, in chunks, refusing to go past what the
@@ -118,9 +128,32 @@ void read_stream_rest(std::ifstream& in, std::string& text, const std::string& p
   }
 }
 
+// attnviz files are objects: a large file that does not start with '{' is refused from its
+// first kilobytes, before it is read (or touched) in full.
+void require_object_start(std::string_view head, const std::string& path) {
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] == '{' || head.size() < kSniffBytes) return;
+  const auto [line, column] = line_and_column(head, first + 1);
+  const unsigned char c = static_cast<unsigned char>(head[first]);
+  char found[96];
+  if (c >= 0x20 && c < 0x7f) {
+    std::snprintf(found, sizeof found, "'%c' at line %zu, column %zu", c, line, column);
+  } else {
+    std::snprintf(found, sizeof found, "byte 0x%02x at line %zu, column %zu", c, line, column);
+  }
+  throw InputError::bad_value(path, "", "a JSON object (a file starting with '{')", found);
+}
+
+void require_no_nul(std::string_view text, const std::string& path) {
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const auto [line, column] = line_and_column(text, nul + 1);
+    throw InputError::parse(path, line, column, "a NUL byte (JSON text has none)");
+  }
+}
+
 // The text of `path`, after the directory, memory-budget and object-sniff checks, with the
-// fast path's padding reserved after it.
-std::string read_json_text(const std::string& path, double memory_budget_bytes) {
+// fast path's padding readable after it: mapped when it is a regular file, read otherwise.
+FileText read_json_text(const std::string& path, double memory_budget_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError::unreadable(path, "is a directory, expected a JSON file");
@@ -131,27 +164,23 @@ std::string read_json_text(const std::string& path, double memory_budget_bytes) 
                              static_cast<double>(size) * kParseBytesPerFileByte, memory_budget_bytes,
                              "--max-memory MIB");
   }
+  const bool regular = !ec && std::filesystem::is_regular_file(path, ec);
+  if (regular && size > 0) {
+    FileText mapped = FileText::map(path, size, fast_json_padding());
+    if (mapped.mapped()) {
+      require_object_start(mapped.view().substr(0, kSniffBytes), path);
+      require_no_nul(mapped.view(), path);
+      return mapped;
+    }
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError::unreadable(path, std::strerror(errno));
-  // attnviz files are objects: a large file that does not start with '{' is refused from its
-  // first kilobytes, before it is read in full.
   std::string head(kSniffBytes, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  const std::size_t first = head.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && head[first] != '{' && head.size() == kSniffBytes) {
-    const auto [line, column] = line_and_column(head, first + 1);
-    const unsigned char c = static_cast<unsigned char>(head[first]);
-    char found[96];
-    if (c >= 0x20 && c < 0x7f) {
-      std::snprintf(found, sizeof found, "'%c' at line %zu, column %zu", c, line, column);
-    } else {
-      std::snprintf(found, sizeof found, "byte 0x%02x at line %zu, column %zu", c, line, column);
-    }
-    throw InputError::bad_value(path, "", "a JSON object (a file starting with '{')", found);
-  }
+  require_object_start(head, path);
   std::string text = std::move(head);
-  if (!ec && std::filesystem::is_regular_file(path, ec) && size > text.size()) {
+  if (regular && size > text.size()) {
     const std::size_t prefix = text.size();
     text.reserve(size + fast_json_padding());  // the fast path then parses in place
     text.resize(size);
@@ -160,25 +189,25 @@ std::string read_json_text(const std::string& path, double memory_budget_bytes) 
   } else {
     read_stream_rest(in, text, path, memory_budget_bytes);  // a pipe or device: size unknown
   }
-  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
-    const auto [line, column] = line_and_column(text, nul + 1);
-    throw InputError::parse(path, line, column, "a NUL byte (JSON text has none)");
-  }
+  require_no_nul(text, path);
   if (in.bad()) throw InputError::unreadable(path, std::strerror(errno));
-  return text;
+  return FileText::own(std::move(text));
 }
 
 }  // namespace
 
 nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes) {
-  return parse_json_text(read_json_text(path, memory_budget_bytes), path);
+  const FileText text = read_json_text(path, memory_budget_bytes);
+  return parse_text(text.view(), text.readable(), path);
 }
 
 FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
                                 const std::set<std::string>& matrix_members) {
-  const std::string text = read_json_text(path, memory_budget_bytes);
-  if (std::optional<FastDocument> document = fast_parse_json(text, matrix_members)) return std::move(*document);
-  return {parse_json_text(text, path), {}};
+  const FileText text = read_json_text(path, memory_budget_bytes);
+  if (std::optional<FastDocument> document = fast_parse_json(text.view(), text.readable(), matrix_members)) {
+    return std::move(*document);
+  }
+  return {parse_text(text.view(), text.readable(), path), {}};
 }
 
 }  // namespace attnviz

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "io/fast_json.hpp"
 
@@ -32,6 +33,6 @@ FastDocument read_json_document(const std::string& path, double memory_budget_by
                                 const std::set<std::string>& matrix_members);
 
 /// Parses JSON text; `file` names it in errors. Throws InputError as read_json_file.
-nlohmann::json parse_json_text(const std::string& text, const std::string& file);
+nlohmann::json parse_json_text(std::string_view text, const std::string& file);
 
 }  // namespace attnviz

@@ -1,0 +1,88 @@
+#include "io/file_text.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <utility>
+
+namespace attnviz {
+
+namespace {
+
+extern "C" void input_shrank(int) {
+  constexpr char kMessage[] = "attnviz: error: an input file shrank while it was being read; nothing was written\n";
+  const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  (void)ignored;
+  _exit(1);
+}
+
+void install_sigbus_handler() {
+  static const bool installed = [] {
+    std::signal(SIGBUS, input_shrank);
+    return true;
+  }();
+  (void)installed;
+}
+
+}  // namespace
+
+FileText FileText::map(const std::string& path, std::size_t size, std::size_t padding) {
+  FileText text;
+  if (size == 0) return text;
+  const long page = sysconf(_SC_PAGESIZE);
+  const std::size_t page_bytes = page > 0 ? static_cast<std::size_t>(page) : 4096;
+  const std::size_t bytes = (size + padding + page_bytes - 1) / page_bytes * page_bytes;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  // Anonymous zero pages first, then the file over their start: the bytes past the end of the
+  // file are zeros either way (POSIX zero-fills the rest of the file's last page), and the
+  // padding never reaches past the mapping.
+  void* region = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) {
+    close(fd);
+    return text;
+  }
+  void* file = mmap(region, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+  close(fd);
+  if (file == MAP_FAILED) {
+    munmap(region, bytes);
+    return text;
+  }
+  install_sigbus_handler();
+  text.mapping_ = region;
+  text.mapping_bytes_ = bytes;
+  text.data_ = static_cast<const char*>(region);
+  text.size_ = size;
+  return text;
+}
+
+FileText FileText::own(std::string text) {
+  FileText out;
+  out.owned_ = std::move(text);
+  return out;
+}
+
+FileText::FileText(FileText&& other) noexcept { *this = std::move(other); }
+
+FileText& FileText::operator=(FileText&& other) noexcept {
+  if (this != &other) {
+    release();
+    owned_ = std::move(other.owned_);
+    mapping_ = std::exchange(other.mapping_, nullptr);
+    mapping_bytes_ = std::exchange(other.mapping_bytes_, 0);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+FileText::~FileText() { release(); }
+
+void FileText::release() noexcept {
+  if (mapping_ != nullptr) munmap(mapping_, mapping_bytes_);
+  mapping_ = nullptr;
+}
+
+}  // namespace attnviz
