@@ -4,9 +4,12 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "core/parallel_for.hpp"
 
 namespace attnviz {
 
@@ -148,6 +151,7 @@ bool parse_row(od::parser& parser, std::string_view text, const Buffer& buffer, 
 }
 
 // Threads: Eigen's thread budget (--threads); each row is written in place by one thread.
+// Plain threads, not OpenMP: see core/parallel_for.hpp.
 bool parse_matrices(const std::vector<PendingMatrix>& pending, const Buffer& buffer,
                     std::map<std::string, Matrix>& matrices) {
   std::vector<std::pair<Matrix*, std::size_t>> jobs;  // (matrix, row)
@@ -173,22 +177,19 @@ bool parse_matrices(const std::vector<PendingMatrix>& pending, const Buffer& buf
   for (const PendingMatrix& matrix : pending) {
     for (const std::string_view row : matrix.rows) work.emplace_back(row, jobs[next++]);
   }
-  int failed = 0;
-  const int threads = std::max(1, std::min(Eigen::nbThreads(), static_cast<int>(work.size())));
-#pragma omp parallel num_threads(threads) reduction(+ : failed)
-  {
-    od::parser parser;  // one per thread, reused for every row it parses
-#pragma omp for schedule(static)
-    for (std::size_t i = 0; i < work.size(); ++i) {
-      try {
+  std::atomic<bool> failed{false};
+  parallel_for_blocks(work.size(), Eigen::nbThreads(), [&](std::size_t begin, std::size_t end) {
+    try {
+      od::parser parser;  // one per thread, reused for every row it parses
+      for (std::size_t i = begin; i < end && !failed; ++i) {
         const auto& [text, target] = work[i];
-        if (!parse_row(parser, text, buffer, *target.first, static_cast<Eigen::Index>(target.second))) ++failed;
-      } catch (...) {  // nothing may leave an OpenMP region; a failure means the nlohmann path
-        ++failed;
+        if (!parse_row(parser, text, buffer, *target.first, static_cast<Eigen::Index>(target.second))) failed = true;
       }
+    } catch (...) {  // nothing may leave a worker thread; a failure means the nlohmann path
+      failed = true;
     }
-  }
-  return failed == 0;
+  });
+  return !failed;
 }
 
 bool convert_object(od::object object, int depth, json& out, std::vector<PendingMatrix>* pending = nullptr,
