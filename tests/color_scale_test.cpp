@@ -18,18 +18,18 @@ TEST_CASE("color_scale: ranges per mode ignore masked cells", "[render]") {
   b << -0.5f, 0.2f, 0.2f, 0.2f;
   MaskMatrix allowed(2, 2);
   allowed << 1, 0, 1, 1;  // hides a's 0.9
-  const auto head = panel_ranges({a, b}, allowed, ScaleMode::Head);
+  const auto head = panel_ranges({borrow(a), borrow(b)}, allowed, ScaleMode::Head);
   CHECK(head[0].vmin == 0.1f);
   CHECK(head[0].vmax == 0.4f);
   CHECK(head[1].vmin == -0.5f);
-  const auto shared = panel_ranges({a, b}, allowed, ScaleMode::Shared);
+  const auto shared = panel_ranges({borrow(a), borrow(b)}, allowed, ScaleMode::Shared);
   CHECK(shared[0] == shared[1]);
   CHECK(shared[0].vmin == -0.5f);
   CHECK(shared[0].vmax == 0.4f);
-  const auto symmetric = panel_ranges({a, b}, allowed, ScaleMode::Symmetric);
+  const auto symmetric = panel_ranges({borrow(a), borrow(b)}, allowed, ScaleMode::Symmetric);
   CHECK(symmetric[0].vmin == -0.5f);
   CHECK(symmetric[0].vmax == 0.5f);
-  CHECK(panel_ranges({a}, MaskMatrix(), ScaleMode::Fixed)[0] == ValueRange{0, 1});
+  CHECK(panel_ranges({borrow(a)}, MaskMatrix(), ScaleMode::Fixed)[0] == ValueRange{0, 1});
 }
 
 TEST_CASE("color_scale: captions name the scale and its real range", "[render]") {

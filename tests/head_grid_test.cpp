@@ -38,10 +38,10 @@ Matrix matrix(int rows, int cols, std::initializer_list<float> values) {
 GridRequest fixture_a() {
   GridRequest request;
   request.query_tokens = request.key_tokens = {"I", "saw", "her"};
-  request.panels = {matrix(3, 3, {0.00423168f, 0.85056513f, 0.14520318f, 0.29635406f, 0.10260583f,
-                                  0.60104011f, 0.26807470f, 0.18823897f, 0.54368632f}),
-                    matrix(3, 3, {0.16902193f, 0.34279590f, 0.48818217f, 0.29635406f, 0.60104011f,
-                                  0.10260583f, 0.09955862f, 0.83053245f, 0.06990892f})};
+  request.panels = {share(matrix(3, 3, {0.00423168f, 0.85056513f, 0.14520318f, 0.29635406f, 0.10260583f,
+                                        0.60104011f, 0.26807470f, 0.18823897f, 0.54368632f})),
+                    share(matrix(3, 3, {0.16902193f, 0.34279590f, 0.48818217f, 0.29635406f, 0.60104011f,
+                                        0.10260583f, 0.09955862f, 0.83053245f, 0.06990892f}))};
   request.panel_titles = {"head 0 of 2", "head 1 of 2"};
   return request;
 }
@@ -51,10 +51,10 @@ GridRequest fixture_b() {
   GridRequest request;
   request.query_tokens = {"the", "cat"};
   request.key_tokens = {"le", "chat", "noir", "<pad>"};
-  request.panels = {matrix(2, 4, {0.10609352f, 0.43638920f, 0.30642748f, 0.15108980f, 0.24234742f,
-                                  0.24234742f, 0.34513158f, 0.17017357f}),
-                    matrix(2, 4, {0.12859166f, 0.37140834f, 0.37140834f, 0.12859166f, 0.24530663f,
-                                  0.17225150f, 0.08493182f, 0.49751005f})};
+  request.panels = {share(matrix(2, 4, {0.10609352f, 0.43638920f, 0.30642748f, 0.15108980f, 0.24234742f,
+                                        0.24234742f, 0.34513158f, 0.17017357f})),
+                    share(matrix(2, 4, {0.12859166f, 0.37140834f, 0.37140834f, 0.12859166f, 0.24530663f,
+                                        0.17225150f, 0.08493182f, 0.49751005f}))};
   return request;
 }
 
@@ -62,7 +62,7 @@ GridRequest fixture_b() {
 GridRequest fixture_bh19(ScaleMode scale) {
   GridRequest request;
   request.query_tokens = request.key_tokens = {"x", "y"};
-  request.panels = {matrix(2, 2, {0.5f, 0.5f, 0.5f, 0.5f}), matrix(2, 2, {1.0f, 0.0f, 0.5f, 0.5f})};
+  request.panels = {share(matrix(2, 2, {0.5f, 0.5f, 0.5f, 0.5f})), share(matrix(2, 2, {1.0f, 0.0f, 0.5f, 0.5f}))};
   request.scale = scale;
   return request;
 }
@@ -77,7 +77,7 @@ GridRequest numbered_tokens(int n_q, int n_k) {
   GridRequest request;
   for (int i = 0; i < n_q; ++i) request.query_tokens.push_back("t" + std::to_string(i));
   for (int j = 0; j < n_k; ++j) request.key_tokens.push_back("t" + std::to_string(j));
-  request.panels = {Matrix::Constant(n_q, n_k, 1.0f / static_cast<float>(n_k))};
+  request.panels = {share<Matrix>(Matrix::Constant(n_q, n_k, 1.0f / static_cast<float>(n_k)))};
   return request;
 }
 
@@ -173,7 +173,7 @@ TEST_CASE("head_grid: per-head scaling gives a constant panel the mid colour and
 
 TEST_CASE("head_grid: symmetric scale maps 0 to the middle of rdbu", "[render]") {
   GridRequest request = fixture_bh19(ScaleMode::Symmetric);
-  request.panels = {matrix(2, 2, {-0.4f, 0.0f, 0.2f, 0.4f})};
+  request.panels = {share(matrix(2, 2, {-0.4f, 0.0f, 0.2f, 0.4f}))};
   request.cmap = "rdbu";
   const RenderedGrid grid = render_grid(request, fonts());
   const Colormap& rdbu = colormap_by_name("rdbu");
@@ -185,8 +185,9 @@ TEST_CASE("head_grid: symmetric scale maps 0 to the middle of rdbu", "[render]")
 
 TEST_CASE("head_grid: masked cells are grey-hatched, not colour 0, and explained", "[render]") {
   GridRequest request = fixture_a();
-  request.allowed = causal(3);
-  request.allowed(0, 0) = 0;  // query 0 now sees no key at all
+  MaskMatrix allowed = causal(3);
+  allowed(0, 0) = 0;  // query 0 now sees no key at all
+  request.allowed = share(allowed);
   const RenderedGrid grid = render_grid(request, fonts());
   const Rect& cells = grid.layout.panels[0].cells;
   const int cell_px = grid.layout.cell_px;
@@ -266,7 +267,7 @@ TEST_CASE("head_grid: missing glyphs are warned once per code point, subword mar
   GridRequest request;
   request.query_tokens = request.key_tokens = {"\xE2\x96\x81\xE6\x88\x91", "\xC4\xA0" "cat", "\xC3\xA9",
                                                "\xE7\x8C\xAB"};
-  request.panels = {Matrix::Constant(4, 4, 0.25f)};
+  request.panels = {share<Matrix>(Matrix::Constant(4, 4, 0.25f))};
   const RenderedGrid grid = render_grid(request, fonts());
   REQUIRE(grid.warnings.size() == 2);
   CHECK_THAT(grid.warnings[0], Catch::Contains("token 0 \"\xE2\x96\x81\xE6\x88\x91\"") &&
@@ -313,7 +314,9 @@ TEST_CASE("head_grid: 600 tokens fit in 4096 px with thinned labels, and say so 
 
 TEST_CASE("head_grid: 20000 tokens are downsampled by max over blocks within the size limit (BH-22)", "[render]") {
   GridRequest request = numbered_tokens(20000, 200);
-  request.panels.front()(12345, 77) = 0.9f;  // a single peak survives the max
+  Matrix peaked = *request.panels.front();
+  peaked(12345, 77) = 0.9f;  // a single peak survives the max
+  request.panels.front() = share(std::move(peaked));
   const RenderedGrid grid = render_grid(request, fonts());
   const GridLayout& layout = grid.layout;
   CHECK(layout.block > 1);
@@ -371,7 +374,7 @@ TEST_CASE("head_grid: values are printed in big cells and omitted with a note in
 
 TEST_CASE("head_grid: the same request gives identical pixels", "[render]") {
   GridRequest request = fixture_a();
-  request.allowed = causal(3);
+  request.allowed = share(causal(3));
   request.annotate = true;
   const RenderedGrid first = render_grid(request, fonts());
   const RenderedGrid second = render_grid(request, fonts());

@@ -26,7 +26,7 @@ GridRequest request(int n, int n_heads) {
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) m(i, j) = static_cast<float>((i * 7 + j * 3 + h * 5) % 11) / 10.0f;
     }
-    r.panels.push_back(m);
+    r.panels.push_back(share(std::move(m)));
   }
   return r;
 }
@@ -35,7 +35,9 @@ std::vector<PngJob> grid_and_heads() {
   std::vector<PngJob> jobs{{request(12, 4), "out/grid.png"}};
   for (int h = 0; h < 4; ++h) {
     GridRequest single = request(12, 1);
-    single.panels.front().array() += static_cast<float>(h) / 100.0f;
+    Matrix shifted = *single.panels.front();
+    shifted.array() += static_cast<float>(h) / 100.0f;
+    single.panels.front() = share(std::move(shifted));
     jobs.push_back({single, "out/head_" + std::to_string(h) + ".png"});
   }
   return jobs;

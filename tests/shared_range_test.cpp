@@ -11,7 +11,7 @@ TEST_CASE("head_grid: a range override draws one panel on the shared scale of a 
   const FontSet fonts;
   GridRequest grid;
   grid.query_tokens = grid.key_tokens = {"x", "y"};
-  grid.panels = {matrix({{0.5, 0.5}, {0.5, 0.5}}), matrix({{0.9, 0.1}, {0.3, 0.7}})};
+  grid.panels = {share(matrix({{0.5, 0.5}, {0.5, 0.5}})), share(matrix({{0.9, 0.1}, {0.3, 0.7}}))};
   grid.scale = ScaleMode::Shared;
   const RenderedGrid both = render_grid(grid, fonts);
   const ValueRange shared_range = both.layout.ranges.front();

@@ -141,7 +141,7 @@ MaskMatrix combined_mask(const std::vector<Run>& runs, std::vector<std::string>&
   return allowed;
 }
 
-GridRequest grid_request(const Run& first, const Options& options, const MaskMatrix& allowed, double budget) {
+GridRequest grid_request(const Run& first, const Options& options, const SharedMask& allowed, double budget) {
   GridRequest request;
   request.query_tokens = first.record.query_tokens;
   request.key_tokens = first.record.key_tokens;
@@ -265,7 +265,7 @@ Image render_divergence(const StatsReport& report, const Options& options, const
   GridRequest request;
   request.query_tokens = report.head_names;
   request.key_tokens = report.head_names;
-  request.panels = {report.divergence.cast<Scalar>()};
+  request.panels = {share<Matrix>(report.divergence.cast<Scalar>())};
   request.panel_titles = {"Jensen–Shannon divergence between heads"};
   request.query_axis_title = "head";
   request.key_axis_title = "head";
@@ -296,14 +296,14 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   }
   timer.lap("compute");
   const std::vector<int> heads = chosen_heads(options, runs);
-  const MaskMatrix allowed = combined_mask(runs, warnings);
+  const SharedMask allowed = share(combined_mask(runs, warnings));
   const Panels panels = collect_panels(runs, heads, options.average);
-  const StatsReport report = collect_stats(runs, heads, allowed);
+  const StatsReport report = collect_stats(runs, heads, *allowed);
 
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
   std::vector<Image> parts;
   GridRequest weights = grid_request(runs.front(), options, allowed, budget);
-  weights.panels = panels.weights;
+  for (const Matrix& panel : panels.weights) weights.panels.push_back(borrow(panel));
   weights.panel_titles = panels.titles;
   if (weights.cols == 0 && runs.size() == 2) weights.cols = 2;
   weights.figure_title = figure_title(runs, heads);
@@ -312,7 +312,7 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   parts.push_back(std::move(top.image));
   if (!panels.differences.empty()) {
     GridRequest differences = grid_request(runs.front(), options, allowed, budget);
-    differences.panels = panels.differences;
+    for (const Matrix& panel : panels.differences) differences.panels.push_back(borrow(panel));
     differences.panel_titles = panels.difference_titles;
     differences.scale = ScaleMode::Symmetric;
     differences.cmap = "rdbu";

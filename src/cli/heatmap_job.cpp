@@ -47,12 +47,14 @@ std::string figure_title(const AttentionRecord& record) {
   return title;
 }
 
-// One request for every image; per-head images reuse it with one panel.
-GridRequest base_request(const AttentionRecord& record, const Options& options, double memory_budget) {
+// One request for every image; per-head images reuse it with one panel. Requests borrow the
+// record's matrices (the caller keeps the record until the pictures are encoded).
+GridRequest base_request(const AttentionRecord& record, const SharedMask& allowed, const Options& options,
+                         double memory_budget) {
   GridRequest request;
   request.query_tokens = record.query_tokens;
   request.key_tokens = record.key_tokens;
-  request.allowed = record.allowed();
+  request.allowed = allowed;
   if (record.mode == "cross") {
     request.query_axis_title = "queries: target (" + std::filesystem::path(record.inputs.front()).filename().string() + ")";
     request.key_axis_title = "keys: source (" + std::filesystem::path(record.inputs.back()).filename().string() + ")";
@@ -119,18 +121,21 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   OutputSet files;
   files.create_directory(options.output);
 
-  GridRequest grid = base_request(record, options, memory_budget);
-  grid.panels = record.weights;
-  for (int h = 0; h < record.num_heads; ++h) grid.panel_titles.push_back(panel_title(record, h));
-  GridRequest single = base_request(record, options, memory_budget);
+  const SharedMask allowed = share(record.allowed());
+  GridRequest grid = base_request(record, allowed, options, memory_budget);
+  for (int h = 0; h < record.num_heads; ++h) {
+    grid.panels.push_back(borrow(record.weights[h]));
+    grid.panel_titles.push_back(panel_title(record, h));
+  }
+  GridRequest single = base_request(record, allowed, options, memory_budget);
   single.cols = 1;
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
-  if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, grid.allowed, grid.scale).front();
+  if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, *allowed, grid.scale).front();
 
   // Grid first: it is the largest picture (started first, issue 7) and its warnings come first.
   std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};
   for (int h = 0; h < record.num_heads; ++h) {
-    single.panels = {record.weights[h]};
+    single.panels = {borrow(record.weights[h])};
     single.panel_titles = {panel_title(record, h)};
     jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
   }

@@ -78,21 +78,21 @@ double color_position(const ValueRange& range, double value) {
   return std::clamp((value - range.vmin) / (range.vmax - range.vmin), 0.0, 1.0);
 }
 
-std::vector<ValueRange> panel_ranges(const std::vector<Matrix>& panels,
+std::vector<ValueRange> panel_ranges(const std::vector<SharedMatrix>& panels,
                                      const MaskMatrix& allowed, ScaleMode mode) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   if (mode == ScaleMode::Fixed) return std::vector<ValueRange>(panels.size(), ValueRange{0, 1});
   if (mode == ScaleMode::Head) {
     std::vector<ValueRange> ranges;
-    for (const Matrix& panel : panels) {
+    for (const SharedMatrix& panel : panels) {
       double lo = kInf, hi = -kInf;
-      extend(panel, allowed, lo, hi);
+      extend(*panel, allowed, lo, hi);
       ranges.push_back(range_or_default(lo, hi));
     }
     return ranges;
   }
   double lo = kInf, hi = -kInf;
-  for (const Matrix& panel : panels) extend(panel, allowed, lo, hi);
+  for (const SharedMatrix& panel : panels) extend(*panel, allowed, lo, hi);
   ValueRange shared = range_or_default(lo, hi);
   if (mode == ScaleMode::Symmetric) {
     const double m = std::max(std::abs(shared.vmin), std::abs(shared.vmax));

@@ -30,7 +30,7 @@ double color_position(const ValueRange& range, double value);
 /// The range of each panel under `mode`, over cells with allowed(i, j) == 1 (an empty `allowed`
 /// allows all). Non-finite values are ignored; a panel with no usable cell gets [0, 1].
 /// Requires: every panel has allowed's shape when allowed is non-empty.
-std::vector<ValueRange> panel_ranges(const std::vector<Matrix>& panels,
+std::vector<ValueRange> panel_ranges(const std::vector<SharedMatrix>& panels,
                                      const MaskMatrix& allowed, ScaleMode mode);
 
 /// One colour-bar tick: its value in the bar's range and its printed label.

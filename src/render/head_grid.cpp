@@ -71,10 +71,16 @@ int widest(const FontSet& fonts, const std::vector<std::string>& texts, int font
 
 int line_px(const FontSet& fonts, int font_px) { return fonts.line_metrics(font_px).line_height_px; }
 
+// The request's mask, or an empty one (everything allowed) when it has none.
+const MaskMatrix& allowed_cells(const GridRequest& request) {
+  static const MaskMatrix kEverything;
+  return request.allowed ? *request.allowed : kEverything;
+}
+
 Texts measure_texts(const GridRequest& request, const FontSet& fonts,
                     const std::vector<ValueRange>& ranges) {
   Texts texts;
-  const MaskMatrix& allowed = request.allowed;
+  const MaskMatrix& allowed = allowed_cells(request);
   texts.any_masked = allowed.size() != 0 && (allowed.array() == 0).any();
   for (std::size_t i = 0; i < request.query_tokens.size(); ++i) {
     const bool all_masked = allowed.size() != 0 && (allowed.row(static_cast<Eigen::Index>(i)).array() == 0).all();
@@ -303,7 +309,7 @@ GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   colormap_by_name(request.cmap);  // an unknown name is a UsageError before any work
   const std::vector<ValueRange> ranges =
       request.range ? std::vector<ValueRange>(request.panels.size(), *request.range)
-                    : panel_ranges(request.panels, request.allowed, request.scale);
+                    : panel_ranges(request.panels, allowed_cells(request), request.scale);
   const ColorbarScale scale = colorbar_scale(request.scale, ranges);
   const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
   Texts texts = measure_texts(request, fonts, ranges);
@@ -370,7 +376,7 @@ void draw_frame(Image& image, const Rect& inside) {
 void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
                 const GridLayout& layout, std::size_t p, const Colormap& colormap) {
   const PanelLayout& panel = layout.panels[p];
-  const DrawnCells cells = aggregate_cells(request.panels[p], request.allowed, layout.block,
+  const DrawnCells cells = aggregate_cells(*request.panels[p], allowed_cells(request), layout.block,
                                            request.scale == ScaleMode::Symmetric);
   const Point origin{panel.cells.x_px, panel.cells.y_px};
   draw_cells(image, cells, origin, layout.cell_px, layout.ranges[p], colormap);
@@ -465,7 +471,7 @@ RenderedGrid render_grid(const GridRequest& request, const FontSet& fonts) {
     fonts.draw(result.image, request.figure_title, layout.figure_title.x_px,
                layout.figure_title.y_px, kFigureTitleFontPx, kTextColour);
   }
-  const bool any_masked = request.allowed.size() != 0 && (request.allowed.array() == 0).any();
+  const bool any_masked = (allowed_cells(request).array() == 0).any();
   draw_legend(result.image, fonts, layout, any_masked);
   result.warnings = missing_glyph_warnings(request, fonts, layout);
   for (const std::string& note : {thinning_note(layout), downsampling_note(layout, request.scale),

@@ -18,10 +18,10 @@ namespace attnviz {
 /// What to draw. Rows are queries (query 0 at the top), columns are keys (key 0 at the left).
 struct GridRequest {
   Tokens query_tokens, key_tokens;        // row labels, column labels (UTF-8, drawn exactly)
-  std::vector<Matrix> panels;             // each [n_q, n_k]; at least one
+  std::vector<SharedMatrix> panels;       // each [n_q, n_k]; at least one; never null
   std::vector<std::string> panel_titles;  // one per panel, e.g. "L0H3 · head 3 of 8"; missing
                                           // or empty entries get "head p"
-  MaskMatrix allowed;                     // [n_q, n_k], 1 = allowed; empty = all allowed
+  SharedMask allowed;                     // [n_q, n_k], 1 = allowed; null or empty = all allowed
   std::string query_axis_title = "queries", key_axis_title = "keys";
   std::string figure_title;               // empty: no figure title line
   std::string colorbar_label = "attention weight";
