@@ -32,6 +32,16 @@ def run(args, timeout=120):
     return proc, time.monotonic() - start, max(peak_kib, before) / 1024.0
 
 
+def peak_rss_mib(args, timeout=120):
+    """Runs attnviz in a fresh Python process and returns (exit code, its peak RSS in MiB):
+    RUSAGE_CHILDREN of this process would report the largest child so far instead."""
+    probe = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:], capture_output=True).returncode; "
+             "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, ATTNVIZ] + args, capture_output=True, text=True,
+                         timeout=timeout).stdout.split()
+    return int(out[0]), int(out[1]) / 1024.0
+
+
 def identity(d):
     return [[1 if i == j else 0 for j in range(d)] for i in range(d)]
 
@@ -97,6 +107,16 @@ with tempfile.TemporaryDirectory() as tmp:
           proc.returncode == 0 and width <= 16384 and height <= 16384 and peak_mib <= 1024,
           "%d x %d px, peak RSS %.0f MiB, %.2f s" % (width, height, peak_mib, seconds))
 
+    # The pictures share the weights: 4 heads x 2800^2 float32 weights are 120 MiB; a copy per
+    # picture (grid + one per head) once tripled the peak, so the largest input the memory guard
+    # admitted was killed by the OOM killer instead of fitting.
+    n2800 = write(tmp, "shared_2800.json", wave_sentence(2800, 4))
+    weights_mib = 4 * 2800 * 2800 * 4 / 2**20
+    code, peak_mib = peak_rss_mib(["heatmaps", n2800, "-o", os.path.join(out, "shared_2800")])
+    check("4 heads x 2800 tokens: peak RSS below 1.5x the weights + 200 MiB (no copy per picture)",
+          code == 0 and peak_mib <= 1.5 * weights_mib + 200,
+          "exit %d, peak RSS %.0f MiB for %.0f MiB of weights" % (code, peak_mib, weights_mib))
+
     # A 2 GB file (sparse): refused before reading under a small budget, and a clear parse error
     # (not a crash or a hang) under the default one.
     huge = os.path.join(tmp, "huge.json")
@@ -116,7 +136,7 @@ with tempfile.TemporaryDirectory() as tmp:
           ": /: expected a JSON object (a file starting with '{'), got byte 0x00 at line 1, column 1" and seconds < 1,
           "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()[:200]))
     check("no output written by any refused run",
-          sorted(os.listdir(out)) == ["bh22_5000", "bh22_600"], str(sorted(os.listdir(out))))
+          sorted(os.listdir(out)) == ["bh22_5000", "bh22_600", "shared_2800"], str(sorted(os.listdir(out))))
 
     # An output folder that cannot take new files, even for root (sysfs).
     fa = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "fa.json")
