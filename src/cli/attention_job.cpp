@@ -7,6 +7,7 @@
 #include "attention/positional.hpp"
 #include "core/error.hpp"
 #include "io/input_schema.hpp"
+#include "io/record_json.hpp"
 
 namespace attnviz {
 
@@ -77,9 +78,6 @@ void add_positional(Sentence& sentence) {
   sentence.embeddings += sinusoidal_encoding(sentence.positions, sentence.embeddings.cols());
 }
 
-// A dump prints about this many bytes per number ("0.123456789," and line breaks).
-constexpr double kDumpBytesPerNumber = 12.0;
-
 // Peak bytes of the job: weights (and scores) of every head, projections and, for `dump`,
 // the JSON text, which is built in memory before the atomic write.
 double estimate_bytes(const InputBundle& in, const Options& options) {
@@ -91,7 +89,7 @@ double estimate_bytes(const InputBundle& in, const Options& options) {
   const double numbers = layer.num_heads * per_head * stacks;
   const double projections =
       (n_q * layer.w_q.cols() + n_k * (layer.w_k.cols() + layer.w_v.cols())) * sizeof(Scalar);
-  const double text = options.command == Command::Dump ? numbers * kDumpBytesPerNumber : 0.0;
+  const double text = options.command == Command::Dump ? numbers * kMaxDumpBytesPerNumber : 0.0;
   return (numbers + per_head) * sizeof(Scalar) + projections + text;
 }
 

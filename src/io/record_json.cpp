@@ -102,7 +102,25 @@ std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r
 }  // namespace
 
 std::string record_to_json(const AttentionRecord& record) {
-  std::string out = "{";
+  // Reserved once: growing by doubling held the old and the new buffer at once, up to three
+  // times the text (n = 4096, 8 heads: 2.9 GB peak for a 1.8 GB dump).
+  double number_count = static_cast<double>(record.output.size());
+  double rows = static_cast<double>(record.output.rows());
+  for (const std::vector<Matrix>* stack : {&record.weights, &record.scores, &record.head_outputs}) {
+    for (const Matrix& m : *stack) {
+      number_count += static_cast<double>(m.size());
+      rows += static_cast<double>(m.rows());
+    }
+  }
+  constexpr double kBytesPerRow = 12.0;        // line break, indent, brackets
+  constexpr double kBytesPerTokenByte = 6.0;   // worst JSON escape: "\u0001"
+  double header = 4096.0;
+  for (const Tokens* tokens : {&record.query_tokens, &record.key_tokens}) {
+    for (const std::string& token : *tokens) header += static_cast<double>(token.size()) * kBytesPerTokenByte + 4.0;
+  }
+  std::string out;
+  out.reserve(static_cast<std::size_t>(number_count * kMaxDumpBytesPerNumber + rows * kBytesPerRow + header));
+  out += "{";
   bool first = true;
   auto key = [&](const std::string& name) {
     out += first ? "\n  \"" : ",\n  \"";

@@ -14,6 +14,11 @@ namespace attnviz {
 /// (-inf) are written as null, as documented; weights never contain null, NaN or infinity.
 std::string record_to_json(const AttentionRecord& record);
 
+/// Most bytes of dump text per number: the longest shortest-round-trip float32
+/// ("-1.17549435e-38", 15 characters) and its comma. The memory guard counts this much text
+/// per number for `dump`; record_to_json reserves it (with the lines and header) up front.
+inline constexpr double kMaxDumpBytesPerNumber = 16.0;
+
 /// Tolerance on row sums and entries of weights read from a file (float16 exports need ~1e-3).
 inline constexpr double kRecordRowSumTolerance = 1e-3;
 
