@@ -47,14 +47,20 @@ DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int 
   const Eigen::Index rows = (values.rows() + block - 1) / block;
   const Eigen::Index cols = (values.cols() + block - 1) / block;
   DrawnCells drawn{Matrix::Zero(rows, cols), MaskMatrix::Zero(rows, cols)};
+  // Row by row, block column by block column: no division per cell (the n = 18 651 grid folds
+  // 8 × 348 M cells, twice).
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
-    for (Eigen::Index j = 0; j < values.cols(); ++j) {
-      if (allowed.size() != 0 && allowed(i, j) == 0) continue;
-      const Eigen::Index bi = i / block, bj = j / block;
-      const double v = values(i, j);
-      drawn.values(bi, bj) = static_cast<Scalar>(
-          drawn.allowed(bi, bj) != 0 ? fold(drawn.values(bi, bj), v, signed_data) : v);
-      drawn.allowed(bi, bj) = 1;
+    const Scalar* row = values.row(i).data();
+    const std::uint8_t* row_allowed = allowed.size() != 0 ? allowed.row(i).data() : nullptr;
+    Scalar* out = drawn.values.row(i / block).data();
+    std::uint8_t* seen = drawn.allowed.row(i / block).data();
+    for (Eigen::Index bj = 0; bj < cols; ++bj) {
+      const Eigen::Index end = std::min(values.cols(), (bj + 1) * block);
+      for (Eigen::Index j = bj * block; j < end; ++j) {
+        if (row_allowed != nullptr && row_allowed[j] == 0) continue;
+        out[bj] = seen[bj] != 0 ? static_cast<Scalar>(fold(out[bj], row[j], signed_data)) : row[j];
+        seen[bj] = 1;
+      }
     }
   }
   return drawn;
