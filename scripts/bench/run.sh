@@ -24,7 +24,6 @@ profile_median() {
   for _ in $(seq "$runs"); do "$@" --profile 2>&1 >/dev/null | awk -v p="$phase" '$2==p {print $3}'; done | median
 }
 max_rss_kib() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
-hyperfine_median() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][0]['median'])" "$1"; }
 ratio() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e3:.1f}')" "$1"; }
 
@@ -34,12 +33,22 @@ $py "$here/make_case.py" 512 768 12 2 "$work/p2"
 for n in 16 64 256 1024 4096; do $py "$here/make_case.py" "$n" 512 8 3 "$work/n$n"; done
 
 echo "P1: end to end"
-hyperfine -N --warmup 2 --runs 10 --export-json "$work/p1_attnviz.json" \
-  "$attnviz heatmaps $work/p1/sentence.json $work/p1/weights.json -o $work/p1/out" >/dev/null
-hyperfine -N --warmup 1 --runs 5 --export-json "$work/p1_python.json" \
-  "$py $here/peer_heatmaps.py $work/p1/sentence.json $work/p1/weights.json $work/p1/py" >/dev/null
-p1_attnviz=$(hyperfine_median "$work/p1_attnviz.json")
-p1_python=$(hyperfine_median "$work/p1_python.json")
+# Interleaved rounds (5 attnviz runs, then 1 Python run, 6 times) so that both sides meet the
+# same background load of this shared machine; medians over all runs of each side.
+for round in 1 2 3 4 5 6; do
+  hyperfine -N --warmup 1 --runs 5 --export-json "$work/p1_attnviz_$round.json" \
+    "$attnviz heatmaps $work/p1/sentence.json $work/p1/weights.json -o $work/p1/out" >/dev/null
+  hyperfine -N --runs 1 --export-json "$work/p1_python_$round.json" \
+    "$py $here/peer_heatmaps.py $work/p1/sentence.json $work/p1/weights.json $work/p1/py" >/dev/null
+done
+p1_times() {  # p1_times SIDE: median, min and max seconds over every round's runs
+  /usr/bin/python3 -c "
+import glob, json, statistics, sys
+times = [t for f in glob.glob(sys.argv[1]) for t in json.load(open(f))['results'][0]['times']]
+print(statistics.median(times), min(times), max(times), len(times))" "$work/p1_$1_*.json"
+}
+read -r p1_attnviz p1_attnviz_min p1_attnviz_max p1_attnviz_n <<<"$(p1_times attnviz)"
+read -r p1_python p1_python_min p1_python_max p1_python_n <<<"$(p1_times python)"
 
 echo "P2: compute, one thread"
 p2_attnviz=$(profile_median compute 9 "$attnviz" dump "$work/p2/sentence.json" "$work/p2/weights.json" \
@@ -161,12 +170,14 @@ unavoidable=$((inputs_b + weights_b + images_b))
   echo
   echo "| Target | attnviz | Python peer | Ratio | Goal |"
   echo "| --- | --- | --- | --- | --- |"
-  echo "| P1 end to end, n = 32, d_model 512, 8 heads: \`heatmaps\` (grid + 8 PNGs) vs json.load + torch MHA + matplotlib grid + 8 PNGs, median wall (hyperfine) | $(ms "$p1_attnviz") ms | $(ms "$p1_python") ms | **$(ratio "$p1_python" "$p1_attnviz")× faster** | ≥ 50× |"
+  echo "| P1 end to end, n = 32, d_model 512, 8 heads: \`heatmaps\` (grid + 8 PNGs) vs json.load + torch MHA + matplotlib grid + 8 PNGs, median wall (hyperfine, interleaved rounds) | $(ms "$p1_attnviz") ms | $(ms "$p1_python") ms | **$(ratio "$p1_python" "$p1_attnviz")× faster** | ≥ 50× |"
   echo "| P2 compute, n = 512, d_model 768, 12 heads, one thread: \`--profile\` compute phase vs \`torch.set_num_threads(1)\` MHA forward (need_weights, per head), medians | $(ms "$p2_attnviz") ms | $(ms "$p2_torch") ms | **$(ratio "$p2_attnviz" "$p2_torch")** (attnviz / torch) | ≤ 1.0 |"
   echo "| P2 projections X·W at that size (Eigen, one core) vs one-core sgemm peak | $projection GFLOP/s | peak $peak GFLOP/s | **$(/usr/bin/python3 -c "print(f'{100 * $projection / $peak:.0f}')")%** | ≥ 60% |"
   echo "| P3 load of the $weights_mb MB weights file (+ 0.3 MB sentence): \`--profile\` load phase vs \`json.load\` in process, medians | $(ms "$p3_attnviz") ms | $(ms "$p3_python") ms | **$(ratio "$p3_python" "$p3_attnviz")× faster** | ≥ 5× |"
   echo "| P4 peak RSS of P1 (GNU time) vs unavoidable | $((p4_rss / 1024)) MiB | unavoidable $(/usr/bin/python3 -c "print(f'{$unavoidable / 2**20:.1f}')") MiB | **$(/usr/bin/python3 -c "print(f'{$p4_rss * 1024 / $unavoidable:.2f}')")×** | ≤ 1.5× |"
   echo
+  echo "- P1 runs: attnviz $p1_attnviz_n runs, $(ms "$p1_attnviz_min")–$(ms "$p1_attnviz_max") ms; Python $p1_python_n runs, $(ms "$p1_python_min")–$(ms "$p1_python_max") ms;"
+  echo "  interleaved in 6 rounds (5 attnviz runs, 1 Python run) so both meet the same background load."
   echo "- P2 one thread on both sides: the peer sets OPENBLAS_NUM_THREADS=1 as well as torch.set_num_threads(1),"
   echo "  because Debian's torch runs its GEMMs in the system OpenBLAS, whose threads torch does not govern."
   echo "- P2 with \`--threads 2\`: $(ms "$p2_attnviz_2") ms (threads only help when the other core is idle; this machine's often is not)."

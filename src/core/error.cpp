@@ -1,5 +1,6 @@
 #include "core/error.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace attnviz {
@@ -64,8 +65,13 @@ UsageError UsageError::bad_option(const std::string& option, const std::string& 
 
 LimitError LimitError::memory(const std::string& what, double needed_bytes, double limit_bytes,
                               const std::string& option) {
-  return LimitError(what + " needs about " + mebibytes(needed_bytes) + ", over the limit of " +
-                    mebibytes(limit_bytes) + " (raise it with " + option + ")");
+  std::string needed = mebibytes(needed_bytes);
+  std::string limit = mebibytes(limit_bytes);
+  if (needed == limit) {  // just over: "12053 MiB, over the limit of 12053 MiB" would read as a bug
+    needed += " (" + std::to_string(static_cast<long long>(std::ceil(needed_bytes))) + " bytes)";
+    limit += " (" + std::to_string(static_cast<long long>(std::floor(limit_bytes))) + " bytes)";
+  }
+  return LimitError(what + " needs about " + needed + ", over the limit of " + limit + " (raise it with " + option + ")");
 }
 
 LimitError LimitError::image_size(const std::string& what, long width_px, long height_px,
