@@ -2,9 +2,12 @@
 // after the end whatever the file's size relative to the page size (issue 7, P3).
 #include "io/file_text.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "io/fast_json.hpp"
@@ -73,4 +76,33 @@ TEST_CASE("FileText::own: keeps the string, its capacity is what is readable", "
   CHECK(text.readable() == capacity);
   FileText moved = std::move(text);
   CHECK(moved.view() == "{\"a\": 1}");
+}
+
+TEST_CASE("FileText: a mapped file rewritten in place is reported; one replaced by rename is not", "[io][file_text]") {
+  TempDir dir;
+  const std::string path = dir.file("x.json");
+  write(path, "{\"a\": [1.5, 2.5]}");
+  {
+    const FileText text = FileText::map(path, 17, fast_json_padding());
+    REQUIRE(text.mapped());
+    CHECK_FALSE(text.changed_since_mapped());
+    // Rewritten in place with the same size: only the modification time tells (set explicitly,
+    // since two writes within one clock tick may share a timestamp).
+    const int fd = open(path.c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(pwrite(fd, "9", 1, 7) == 1);
+    const struct timespec times[2] = {{0, UTIME_OMIT}, {1234567890, 0}};
+    REQUIRE(futimens(fd, times) == 0);
+    close(fd);
+    CHECK(text.changed_since_mapped());
+  }
+  {
+    const FileText text = FileText::map(path, 17, fast_json_padding());
+    REQUIRE(text.mapped());
+    write(dir.file("new.json"), "{\"a\": [7.5, 8.5, 9.5]}");
+    std::filesystem::rename(dir.file("new.json"), path);  // the mapping keeps the old file
+    CHECK_FALSE(text.changed_since_mapped());
+    CHECK(text.view() == "{\"a\": [9.5, 2.5]}");
+  }
+  CHECK_FALSE(FileText::own("{}").changed_since_mapped());
 }

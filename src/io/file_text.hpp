@@ -20,6 +20,12 @@ class FileText {
   /// status 1 and a message rather than a core dump.
   static FileText map(const std::string& path, std::size_t size, std::size_t padding);
 
+  /// True when the mapped file's size or modification time differs from when it was mapped: it
+  /// was rewritten in place while being read, so what was parsed may mix old and new bytes.
+  /// (A file replaced by rename is not this file: the mapping still holds the old one.) Always
+  /// false for owned text.
+  bool changed_since_mapped() const;
+
   /// Owns `text`, whose capacity provides the padding when it has at least `padding` spare bytes.
   static FileText own(std::string text);
 
@@ -43,6 +49,9 @@ class FileText {
   std::size_t mapping_bytes_ = 0;
   const char* data_ = nullptr;
   std::size_t size_ = 0;
+  int fd_ = -1;                // kept open so that the check looks at the mapped file itself,
+                               // not whatever the path names now (an atomic replace is fine)
+  long long modified_ns_ = 0;  // st_mtim when mapped
 };
 
 }  // namespace attnviz

@@ -151,6 +151,13 @@ void require_no_nul(std::string_view text, const std::string& path) {
   }
 }
 
+// A mapped file rewritten in place while it was parsed: the result may mix old and new bytes.
+void require_unchanged(const FileText& text, const std::string& path) {
+  if (text.changed_since_mapped()) {
+    throw InputError::unreadable(path, "the file changed while attnviz read it; nothing was written, run again");
+  }
+}
+
 // The text of `path`, after the directory, memory-budget and object-sniff checks, with the
 // fast path's padding readable after it: mapped when it is a regular file, read otherwise.
 FileText read_json_text(const std::string& path, double memory_budget_bytes) {
@@ -198,16 +205,29 @@ FileText read_json_text(const std::string& path, double memory_budget_bytes) {
 
 nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes) {
   const FileText text = read_json_text(path, memory_budget_bytes);
-  return parse_text(text.view(), text.readable(), path);
+  nlohmann::json document;
+  try {
+    document = parse_text(text.view(), text.readable(), path);
+  } catch (const InputError&) {
+    require_unchanged(text, path);  // a syntax error from a half-rewritten file says so
+    throw;
+  }
+  require_unchanged(text, path);
+  return document;
 }
 
 FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
                                 const std::set<std::string>& matrix_members) {
   const FileText text = read_json_text(path, memory_budget_bytes);
-  if (std::optional<FastDocument> document = fast_parse_json(text.view(), text.readable(), matrix_members)) {
-    return std::move(*document);
+  std::optional<FastDocument> document = fast_parse_json(text.view(), text.readable(), matrix_members);
+  try {
+    if (!document) document = FastDocument{parse_text(text.view(), text.readable(), path), {}};
+  } catch (const InputError&) {
+    require_unchanged(text, path);  // a syntax error from a half-rewritten file says so
+    throw;
   }
-  return {parse_text(text.view(), text.readable(), path), {}};
+  require_unchanged(text, path);
+  return std::move(*document);
 }
 
 }  // namespace attnviz

@@ -84,7 +84,7 @@ struct GridLayout {
 /// k-th (see label_stride in token_label.hpp). Key labels are rotated 90° unless every one fits
 /// horizontally within its cell (short tokens such as single characters stay upright).
 /// Requires: at least one panel, each [n_q, n_k] with n_q = query_tokens.size() >= 1 and
-/// n_k = key_tokens.size() >= 1; allowed empty or [n_q, n_k] (the loader checks these).
+/// n_k = key_tokens.size() >= 1; allowed null, empty or [n_q, n_k] (the loader checks these).
 /// Throws UsageError for an unknown cmap; LimitError::image_size when no layout fits the side
 /// limit; LimitError::memory when the image would need more than max_memory_bytes.
 GridLayout layout_grid(const GridRequest& request, const FontSet& fonts);
