@@ -51,6 +51,9 @@ attnviz_bad_run(cli_rope_odd_dim "attnviz: error: .*--rope-dim.*7"
 # leaving no partial file: black-box, on generated input (issue #6).
 add_test(NAME limits COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/limits_test.py $<TARGET_FILE:attnviz>)
 add_test(NAME interrupt COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/interrupt_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(limits interrupt PROPERTIES
+# Pipes as inputs: read once, whatever the fast path's fallback or compare's sniff needs.
+add_test(NAME pipes COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/pipes_test.py $<TARGET_FILE:attnviz>
+         ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
+set_tests_properties(limits interrupt pipes PROPERTIES
   PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed"
   RUN_SERIAL TRUE)

@@ -108,10 +108,11 @@ double memory_budget_bytes(const Options& options) {
   return physical * kDefaultMemoryFraction;
 }
 
-AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings, PhaseTimer* timer) {
+AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings, PhaseTimer* timer,
+                               InputTexts texts) {
   check_options(options);
   const double budget = memory_budget_bytes(options);
-  InputBundle in = load_inputs({options.sentence, options.weights, options.source}, budget);
+  InputBundle in = load_inputs({options.sentence, options.weights, options.source}, budget, std::move(texts));
   if (timer != nullptr) timer->lap("load");
   const double needed = estimate_bytes(in, options);
   if (needed > budget) {

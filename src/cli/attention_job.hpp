@@ -9,6 +9,7 @@
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
 #include "io/attention_record.hpp"
+#include "io/json_file.hpp"
 
 namespace attnviz {
 
@@ -18,8 +19,9 @@ double memory_budget_bytes(const Options& options);
 /// Loads the files named in `options`, computes every head and returns the record, with
 /// user-facing warnings (fully masked rows) appended to `warnings`. With a timer, the
 /// loading ends the "load" phase (the caller laps "compute").
+/// Inputs already read by the caller (e.g. a pipe it looked into) come in `texts`.
 /// Throws InputError, UsageError (option combinations) or LimitError (memory budget).
 AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings,
-                               PhaseTimer* timer = nullptr);
+                               PhaseTimer* timer = nullptr, InputTexts texts = {});
 
 }  // namespace attnviz

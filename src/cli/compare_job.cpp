@@ -28,19 +28,24 @@ struct Run {
   AttentionRecord record;
 };
 
-std::vector<Run> load_runs(const Options& options, std::vector<std::string>& warnings) {
-  if (!is_record_file(options.sentence)) return {{"", compute_record(options, warnings)}};
+// Each input is read once: a pipe looked into to tell a dump from a sentence file cannot be
+// read again.
+std::vector<Run> load_runs(const Options& options, std::vector<std::string>& warnings, double budget) {
+  InputTexts texts;
+  const FileText& first = input_text(texts, options.sentence, budget);
+  if (!is_record_text(first, options.sentence)) return {{"", compute_record(options, warnings, nullptr, std::move(texts))}};
   if (!options.source.empty() || options.causal || !options.rope.empty() || options.positional != "none") {
     throw UsageError::bad_option("compare", "--source, --causal, --rope and --positional apply when computing "
                                             "attention, not to attention JSON files such as " + options.sentence);
   }
-  std::vector<Run> runs{{"A", read_record(options.sentence)}};
+  std::vector<Run> runs{{"A", read_record(first, options.sentence)}};
   if (!options.weights.empty()) {
-    if (!is_record_file(options.weights)) {
+    const FileText& second = input_text(texts, options.weights, budget);
+    if (!is_record_text(second, options.weights)) {
       throw InputError::inconsistent(options.weights, "expected a second attention JSON (weights [head][query][key]) "
                                                       "to compare with " + options.sentence + ", got another kind of file");
     }
-    runs.push_back({"B", read_record(options.weights)});
+    runs.push_back({"B", read_record(second, options.weights)});
   } else {
     runs.front().label = "";
   }
@@ -289,7 +294,7 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
     throw UsageError::bad_option("--scale", "compare puts every head on one colour scale: use fixed or shared");
   }
   const double budget = memory_budget_bytes(options);
-  const std::vector<Run> runs = load_runs(options, warnings);
+  const std::vector<Run> runs = load_runs(options, warnings, budget);
   if (runs.size() == 2) {
     require_same_tokens(runs[0].record.query_tokens, runs[1].record.query_tokens, "query", runs[0], runs[1]);
     require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);

@@ -65,7 +65,8 @@ void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std:
 void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the folder for the PNG files");
   const AttentionRecord record =
-      options.command == Command::Render ? read_record(options.sentence) : compute_record(options, warnings, &timer);
+      options.command == Command::Render ? read_record(options.sentence, memory_budget_bytes(options))
+                                          : compute_record(options, warnings, &timer);
   timer.lap(options.command == Command::Render ? "load" : "compute");
   OutputSet files = render_heatmaps(record, options, warnings, memory_budget_bytes(options));
   files.protect(input_files(options));

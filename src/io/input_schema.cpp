@@ -194,13 +194,14 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
 // The large members, which the fast path reads straight into matrices.
 const std::set<std::string> kMatrixMembers = {"embeddings", "W_Q", "W_K", "W_V", "W_O"};
 
-InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, bool fast) {
+InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, InputTexts& texts, bool fast) {
   std::map<std::string, FastDocument> documents;  // each distinct file parsed once
   auto source = [&](const std::string& path) -> JsonSource {
     auto it = documents.find(path);
     if (it == documents.end()) {
-      FastDocument document = fast ? read_json_document(path, memory_budget_bytes, kMatrixMembers)
-                                   : FastDocument{read_json_file(path, memory_budget_bytes), {}};
+      const FileText& text = input_text(texts, path, memory_budget_bytes);
+      FastDocument document = fast ? parse_json_document(text, path, kMatrixMembers)
+                                   : FastDocument{parse_json_file(text, path), {}};
       it = documents.emplace(path, std::move(document)).first;
     }
     return {it->second.root, path, &it->second.matrices};
@@ -217,14 +218,15 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
 
 }  // namespace
 
-InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes) {
+InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes, InputTexts texts) {
   // Any InputError on the fast path (or a matrix member it took twice, when --source is the
   // sentence file) reruns the load on plain nlohmann documents, so every message is that path's.
+  // Both passes parse the same texts: a pipe cannot be read a second time.
   try {
-    return load_documents(paths, memory_budget_bytes, true);
+    return load_documents(paths, memory_budget_bytes, texts, true);
   } catch (const InputError&) {
   }
-  return load_documents(paths, memory_budget_bytes, false);
+  return load_documents(paths, memory_budget_bytes, texts, false);
 }
 
 }  // namespace attnviz

@@ -11,6 +11,7 @@
 #include "attention/attention.hpp"
 #include "attention/rope.hpp"
 #include "core/types.hpp"
+#include "io/json_file.hpp"
 
 namespace attnviz {
 
@@ -52,9 +53,10 @@ struct InputBundle {
   const Sentence& keys() const { return source ? *source : queries; }
 };
 
-/// Loads and validates every file of a run, parsing each distinct file once.
+/// Loads and validates every file of a run, reading each distinct file once (files already in
+/// `texts`, e.g. a pipe the caller has looked into, are not read again).
 /// Throws InputError naming the file, the JSON pointer, the expected and the found value,
 /// or LimitError when a file is too large to parse within `memory_budget_bytes` (0 = no limit).
-InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes = 0);
+InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes = 0, InputTexts texts = {});
 
 }  // namespace attnviz

@@ -160,7 +160,9 @@ void require_unchanged(const FileText& text, const std::string& path) {
 
 // The text of `path`, after the directory, memory-budget and object-sniff checks, with the
 // fast path's padding readable after it: mapped when it is a regular file, read otherwise.
-FileText read_json_text(const std::string& path, double memory_budget_bytes) {
+}  // namespace
+
+FileText read_input_text(const std::string& path, double memory_budget_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError::unreadable(path, "is a directory, expected a JSON file");
@@ -201,10 +203,17 @@ FileText read_json_text(const std::string& path, double memory_budget_bytes) {
   return FileText::own(std::move(text));
 }
 
-}  // namespace
+const FileText& input_text(InputTexts& texts, const std::string& path, double memory_budget_bytes) {
+  auto it = texts.find(path);
+  if (it == texts.end()) it = texts.emplace(path, read_input_text(path, memory_budget_bytes)).first;
+  return it->second;
+}
 
 nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes) {
-  const FileText text = read_json_text(path, memory_budget_bytes);
+  return parse_json_file(read_input_text(path, memory_budget_bytes), path);
+}
+
+nlohmann::json parse_json_file(const FileText& text, const std::string& path) {
   nlohmann::json document;
   try {
     document = parse_text(text.view(), text.readable(), path);
@@ -218,7 +227,11 @@ nlohmann::json read_json_file(const std::string& path, double memory_budget_byte
 
 FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
                                 const std::set<std::string>& matrix_members) {
-  const FileText text = read_json_text(path, memory_budget_bytes);
+  return parse_json_document(read_input_text(path, memory_budget_bytes), path, matrix_members);
+}
+
+FastDocument parse_json_document(const FileText& text, const std::string& path,
+                                 const std::set<std::string>& matrix_members) {
   std::optional<FastDocument> document = fast_parse_json(text.view(), text.readable(), matrix_members);
   try {
     if (!document) document = FastDocument{parse_text(text.view(), text.readable(), path), {}};

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
 
 #include "io/fast_json.hpp"
+#include "io/file_text.hpp"
 
 namespace attnviz {
 
@@ -31,6 +33,22 @@ nlohmann::json read_json_file(const std::string& path, double memory_budget_byte
 /// every member is in `root`. Throws as read_json_file.
 FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
                                 const std::set<std::string>& matrix_members);
+
+/// The text of `path` (mapped when it is a regular file, read when it is a pipe or device)
+/// after the directory, memory-budget, object-start and NUL checks. Throws as read_json_file.
+FileText read_input_text(const std::string& path, double memory_budget_bytes);
+
+/// Input texts by path, each read at most once: a pipe (`<(…)`, /dev/stdin) can only be read
+/// once, so every later look at the same input (a retry, a sniff, a second role) uses this.
+using InputTexts = std::map<std::string, FileText>;
+
+/// The text of `path` from `texts`, read into it first if absent. Throws as read_input_text.
+const FileText& input_text(InputTexts& texts, const std::string& path, double memory_budget_bytes);
+
+/// read_json_file and read_json_document on text already read from `path`.
+nlohmann::json parse_json_file(const FileText& text, const std::string& path);
+FastDocument parse_json_document(const FileText& text, const std::string& path,
+                                 const std::set<std::string>& matrix_members);
 
 /// Parses JSON text; `file` names it in errors. Throws InputError as read_json_file.
 nlohmann::json parse_json_text(std::string_view text, const std::string& file);

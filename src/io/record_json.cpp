@@ -245,8 +245,12 @@ std::vector<std::uint8_t> optional_mask(const JsonSource& source, const std::str
 
 }  // namespace
 
-AttentionRecord read_record(const std::string& path) {
-  const json root = read_json_file(path);
+AttentionRecord read_record(const std::string& path, double memory_budget_bytes) {
+  return read_record(read_input_text(path, memory_budget_bytes), path);
+}
+
+AttentionRecord read_record(const FileText& text, const std::string& path) {
+  const json root = parse_json_file(text, path);
   const JsonSource source{root, path};
   require_object(source);
   AttentionRecord record;
@@ -283,10 +287,10 @@ AttentionRecord read_record(const std::string& path) {
   return record;
 }
 
-bool is_record_file(const std::string& path) {
+bool is_record_text(const FileText& text, const std::string& path) {
   // The fast reader: a sentence file's big matrices are not turned into a JSON document just
   // to look at its keys (nlohmann took 43 ms of a 56 ms `compare` on USE-Lite's 4.4 MB file).
-  const FastDocument document = read_json_document(path, 0, {"embeddings", "W_Q", "W_K", "W_V", "W_O"});
+  const FastDocument document = parse_json_document(text, path, {"embeddings", "W_Q", "W_K", "W_V", "W_O"});
   return document.root.is_object() && document.root.contains("weights") && !document.root.contains("embeddings") &&
          document.matrices.count("embeddings") == 0;
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "io/attention_record.hpp"
+#include "io/file_text.hpp"
 
 namespace attnviz {
 
@@ -27,10 +28,15 @@ inline constexpr double kRecordRowSumTolerance = 1e-3;
 /// Validates shapes against the tokens, that entries lie in [0, 1] and every row sums to 1
 /// within kRecordRowSumTolerance (an all-zero row counts as fully masked), and that masked
 /// cells hold 0. Throws InputError naming file, JSON pointer, expected and found.
-AttentionRecord read_record(const std::string& path);
+/// Reads `path` within `memory_budget_bytes` (0 = no limit; checked before reading, as for
+/// every input). Also throws LimitError.
+AttentionRecord read_record(const std::string& path, double memory_budget_bytes = 0);
 
-/// True when `path` holds attention weights (a `weights` field and no `embeddings`) rather
-/// than a sentence or weights file. Throws InputError when the file cannot be read as JSON.
-bool is_record_file(const std::string& path);
+/// read_record on text already read from `path` (see json_file.hpp's InputTexts).
+AttentionRecord read_record(const FileText& text, const std::string& path);
+
+/// True when `text` (read from `path`) holds attention weights (a `weights` field and no
+/// `embeddings`) rather than a sentence or weights file. Throws InputError when it is not JSON.
+bool is_record_text(const FileText& text, const std::string& path);
 
 }  // namespace attnviz
