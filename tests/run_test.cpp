@@ -207,8 +207,13 @@ TEST_CASE("run: compare leaves padding queries out and masks cells masked in eit
   two.sentence = dir.file("plain.json");
   two.weights = dir.file("causal.json");
   two.output = dir.file("two.png");
+  two.stats = dir.file("two.csv");
   const RunResult r = run_with(two);
   CHECK(r.code == kExitOk);
   CHECK(r.err == "attnviz: warning: the runs mask different cells (" + dir.file("plain.json") + " and " +
                      dir.file("causal.json") + "): cells masked in either are drawn masked in both\n");
+  // Each run's statistics use its own mask: the unmasked run's head 0 keeps its one-run values
+  // (H mean 0.77987 nats over 3 keys, H / ln 3 = 0.709868); with the combined causal mask its
+  // H / ln k was above 1 (attack finding).
+  CHECK_THAT(test::read_file(dir.file("two.csv")), Contains("\"A:H0\",0.77987,0.440982,0.998598,0.709868,"));
 }

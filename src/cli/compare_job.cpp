@@ -206,10 +206,16 @@ StatsReport collect_stats(const std::vector<Run>& runs, const std::vector<int>& 
   report.query_tokens = runs.front().record.query_tokens;
   report.key_tokens = runs.front().record.key_tokens;
   std::vector<Matrix> matrices;
+  // Each run's statistics use its own mask: its weights are a distribution over the keys it
+  // allowed, so entropy is normalised by those (with the combined mask, a run masked less than
+  // the other had H / ln k above 1).
+  std::vector<MaskMatrix> own_masks;
+  for (const Run& run : runs) own_masks.push_back(run.record.allowed());
   for (int h : heads) {
-    for (const Run& run : runs) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const Run& run = runs[r];
       const bool self = run.record.mode == "self";
-      report.stats.push_back(head_statistics({run.record.weights[h]}, allowed, rows, self).front());
+      report.stats.push_back(head_statistics({run.record.weights[h]}, own_masks[r], rows, self).front());
       report.head_names.push_back((run.label.empty() ? "" : run.label + ":") + run.record.head_name(h));
       matrices.push_back(run.record.weights[h]);
     }
