@@ -3,6 +3,7 @@
 #include "cli/run.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "support/test_support.hpp"
@@ -107,6 +108,28 @@ TEST_CASE("run: the memory budget refuses a file before reading it (BH-23)", "[c
   CHECK_THAT(r.err, Contains("layer0.json (" + std::to_string(bytes) + " bytes of JSON) needs about"));
   CHECK_THAT(r.err, Contains("over the limit of 0.01 MiB (raise it with --max-memory MIB)"));
   CHECK(test::snapshot(dir.path()).empty());
+}
+
+TEST_CASE("run: the memory budget counts head outputs and their text for dump --outputs", "[cli][errors]") {
+  // 4 tokens, 2 heads of d_k = d_v = 1000 from d_model 1: tiny weights, but the head outputs are
+  // 8000 numbers (and up to 16 bytes of text each). Attack finding: they were not counted.
+  test::TempDir dir;
+  const std::string wide = dir.file("wide.json");
+  {
+    std::ofstream out(wide);
+    std::string row = "[0";  // one row of W: d_model 1 × 2000 columns
+    for (int i = 1; i < 2000; ++i) row += ",0";
+    row += "]";
+    out << R"({"tokens": ["a", "b", "c", "d"], "embeddings": [[1], [2], [3], [4]], "num_heads": 2, "W_Q": [)" << row
+        << R"(], "W_K": [)" << row << R"(], "W_V": [)" << row << "]}";
+  }
+  Options options = dump_options(wide, dir.file("x.json"));
+  options.max_memory_mib = 0.25;
+  CHECK(run_with(options).code == kExitOk);
+  options.outputs = true;
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitLimitError);
+  CHECK_THAT(r.err, Contains("attention weights for 2 heads x 4 x 4 tokens needs about"));
 }
 
 TEST_CASE("run: heatmaps writes grid.png and one PNG per head", "[cli][render]") {

@@ -78,19 +78,26 @@ void add_positional(Sentence& sentence) {
   sentence.embeddings += sinusoidal_encoding(sentence.positions, sentence.embeddings.cols());
 }
 
-// Peak bytes of the job: weights (and scores) of every head, projections and, for `dump`,
-// the JSON text, which is built in memory before the atomic write.
+// Peak bytes of the job: weights (and scores) of every head, head outputs with their concat
+// and W_O output when asked, projections and, for `dump`, the JSON text, which is built in
+// memory before the atomic write.
 double estimate_bytes(const InputBundle& in, const Options& options) {
   const double n_q = static_cast<double>(in.queries.tokens.size());
   const double n_k = static_cast<double>(in.keys().tokens.size());
   const AttentionLayer& layer = in.weights.layer;
   const double per_head = n_q * n_k;
   const double stacks = options.scores ? 2.0 : 1.0;
-  const double numbers = layer.num_heads * per_head * stacks;
+  double numbers = layer.num_heads * per_head * stacks;  // kept, and written by dump
+  double scratch = 0;                                      // computed, not written
+  if (options.outputs) {
+    const double h_d_v = static_cast<double>(layer.num_heads * layer.d_v());
+    numbers += n_q * h_d_v + n_q * static_cast<double>(layer.w_o.cols());  // head outputs, W_O output
+    scratch += n_q * h_d_v;                                                  // their concat
+  }
   const double projections =
       (n_q * layer.w_q.cols() + n_k * (layer.w_k.cols() + layer.w_v.cols())) * sizeof(Scalar);
   const double text = options.command == Command::Dump ? numbers * kMaxDumpBytesPerNumber : 0.0;
-  return (numbers + per_head) * sizeof(Scalar) + projections + text;
+  return (numbers + scratch + per_head) * sizeof(Scalar) + projections + text;
 }
 
 std::string fully_masked_warning(const AttentionRecord& record, long query) {
