@@ -117,6 +117,21 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and peak_mib <= 1.5 * weights_mib + 200,
           "exit %d, peak RSS %.0f MiB for %.0f MiB of weights" % (code, peak_mib, weights_mib))
 
+    # Pictures are drawn two at a time beside the weights, within what --max-memory leaves
+    # (attack finding: each picture was checked alone against the whole budget, and a run
+    # under --max-memory 700 peaked at 1707 MiB).
+    n2000 = write(tmp, "pictures_2000.json", wave_sentence(2000, 4))
+    big_pictures = ["heatmaps", n2000, "--max-size", "8192", "--threads", "2"]
+    code, peak_mib = peak_rss_mib(big_pictures + ["--max-memory", "250", "-o", os.path.join(out, "never")])
+    check("8192 px pictures beside the weights under --max-memory 250: refused, nothing written",
+          code == 4 and not os.path.exists(os.path.join(out, "never")), "exit %d" % code)
+    proc, _, _ = run(big_pictures + ["--max-memory", "250", "-o", os.path.join(out, "never")])
+    check("... and the message says the pictures share what the budget leaves",
+          "pictures drawn at once" in proc.stderr and "MiB of weights" in proc.stderr, proc.stderr.strip()[-300:])
+    code, peak_mib = peak_rss_mib(big_pictures + ["--max-memory", "400", "-o", os.path.join(out, "pictures_2000")])
+    check("the same under --max-memory 400: drawn, peak RSS within the budget",
+          code == 0 and peak_mib <= 400, "exit %d, peak RSS %.0f MiB" % (code, peak_mib))
+
     # A 2 GB file (sparse): refused before reading under a small budget, and a clear parse error
     # (not a crash or a hang) under the default one.
     huge = os.path.join(tmp, "huge.json")
@@ -136,7 +151,7 @@ with tempfile.TemporaryDirectory() as tmp:
           ": /: expected a JSON object (a file starting with '{'), got byte 0x00 at line 1, column 1" and seconds < 1,
           "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()[:200]))
     check("no output written by any refused run",
-          sorted(os.listdir(out)) == ["bh22_5000", "bh22_600", "shared_2800"], str(sorted(os.listdir(out))))
+          sorted(os.listdir(out)) == ["bh22_5000", "bh22_600", "pictures_2000", "shared_2800"], str(sorted(os.listdir(out))))
 
     # An output folder that cannot take new files, even for root (sysfs).
     fa = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "fa.json")

@@ -110,6 +110,31 @@ void warn_about_stale_heads(const AttentionRecord& record, const std::filesystem
                      " heads, so those files are not from it");
 }
 
+// Bytes the record holds while its pictures are drawn: every matrix and the mask.
+double record_bytes(const AttentionRecord& record) {
+  double values = static_cast<double>(record.output.size());
+  for (const std::vector<Matrix>* stack : {&record.weights, &record.scores, &record.head_outputs}) {
+    for (const Matrix& m : *stack) values += static_cast<double>(m.size());
+  }
+  const double mask = static_cast<double>(record.query_tokens.size()) * static_cast<double>(record.key_tokens.size());
+  return values * sizeof(Scalar) + mask;
+}
+
+// What the budget leaves for each picture drawn at once, after the record; the note says so in
+// a limit message. Throws LimitError when nothing is left.
+double picture_budget(const AttentionRecord& record, double memory_budget, int workers, std::string& note) {
+  const double held = record_bytes(record);
+  const double left = memory_budget - held;
+  char text[160];
+  std::snprintf(text, sizeof text, " (one of %d pictures drawn at once, sharing what the budget leaves beside %.0f MiB of weights)",
+                workers, held / (1024.0 * 1024.0));
+  note = text;
+  if (left <= 0) {
+    throw LimitError::memory("drawing the pictures beside the attention weights", held, memory_budget, "--max-memory MIB");
+  }
+  return left / workers;
+}
+
 }  // namespace
 
 OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
@@ -131,6 +156,11 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   single.cols = 1;
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
   if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, *allowed, grid.scale).front();
+
+  const int workers = png_workers(options.threads, static_cast<std::size_t>(record.num_heads) + 1);
+  std::string note;
+  grid.max_memory_bytes = single.max_memory_bytes = picture_budget(record, memory_budget, workers, note);
+  grid.memory_note = single.memory_note = note;
 
   // Grid first: it is the largest picture (started first, issue 7) and its warnings come first.
   std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};

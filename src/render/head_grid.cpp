@@ -315,15 +315,22 @@ GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   Texts texts = measure_texts(request, fonts, ranges);
   const int max_side = std::clamp(request.max_size_px, 1, kMaxSidePx);
   GridLayout layout = fit(request, fonts, texts, colorbar, max_side);
-  const double bytes = static_cast<double>(layout.width_px) * layout.height_px * kRgbBytesPerPixel;
+  const double bytes = picture_bytes(layout.width_px, layout.height_px, layout.drawn_rows, layout.drawn_cols);
   if (bytes > request.max_memory_bytes) {
     throw LimitError::memory("the " + std::to_string(layout.width_px) + " x " +
-                                 std::to_string(layout.height_px) + " px grid image",
+                                 std::to_string(layout.height_px) + " px grid image" + request.memory_note,
                              bytes, request.max_memory_bytes, "--max-memory");
   }
   layout.ranges = ranges;
   layout.colorbar_scale = scale;
   return layout;
+}
+
+double picture_bytes(int width_px, int height_px, long drawn_rows, long drawn_cols) {
+  constexpr double kPngBytesPerPixel = 1;  // encoded heatmaps are far smaller; bounds the output
+  constexpr double kDrawnCellBytes = sizeof(Scalar) + sizeof(std::uint8_t);
+  return static_cast<double>(width_px) * height_px * (kRgbBytesPerPixel + kPngBytesPerPixel) +
+         static_cast<double>(drawn_rows) * static_cast<double>(drawn_cols) * kDrawnCellBytes;
 }
 
 Point cell_centre_px(const GridLayout& layout, int panel, int row, int col) {

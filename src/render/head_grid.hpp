@@ -32,8 +32,14 @@ struct GridRequest {
   int cols = 0;                           // panels per grid row; <= 0: automatic (see layout_grid)
   int max_size_px = 4096;                 // target maximum width and height; capped at kMaxSidePx
   bool annotate = false;                  // print values (2 decimals) in cells big enough
-  double max_memory_bytes = 8e9;          // refuse images whose RGB buffer would exceed this
+  double max_memory_bytes = 8e9;          // refuse pictures whose working memory (picture_bytes)
+                                          // would exceed this
+  std::string memory_note;                // where that limit comes from, for its error message
 };
+
+/// Working memory of drawing and encoding one picture: its RGB raster, at most as many bytes
+/// again of PNG, and one panel's aggregated cells (value and mask).
+double picture_bytes(int width_px, int height_px, long drawn_rows, long drawn_cols);
 
 /// Hard limit on either side of any image (many viewers and libraries fail beyond it).
 inline constexpr int kMaxSidePx = 16384;
@@ -86,7 +92,7 @@ struct GridLayout {
 /// Requires: at least one panel, each [n_q, n_k] with n_q = query_tokens.size() >= 1 and
 /// n_k = key_tokens.size() >= 1; allowed null, empty or [n_q, n_k] (the loader checks these).
 /// Throws UsageError for an unknown cmap; LimitError::image_size when no layout fits the side
-/// limit; LimitError::memory when the image would need more than max_memory_bytes.
+/// limit; LimitError::memory when picture_bytes would be more than max_memory_bytes.
 GridLayout layout_grid(const GridRequest& request, const FontSet& fonts);
 
 /// The pixel at the centre of matrix cell (row, col) of panel `panel` (of its aggregated block

@@ -10,15 +10,11 @@
 
 namespace attnviz {
 
-namespace {
-
-int worker_count(int threads, std::size_t n_jobs) {
+int png_workers(int threads, std::size_t n_jobs) {
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const int wanted = threads > 0 ? threads : cores;
   return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), n_jobs));
 }
-
-}  // namespace
 
 std::vector<RenderedPng> render_pngs(const std::vector<PngJob>& jobs, const FontSet& fonts,
                                      int threads) {
@@ -44,7 +40,7 @@ std::vector<RenderedPng> render_pngs(const std::vector<PngJob>& jobs, const Font
     }
   };
   std::vector<std::thread> helpers;
-  for (int t = 1; t < worker_count(threads, jobs.size()); ++t) {
+  for (int t = 1; t < png_workers(threads, jobs.size()); ++t) {
     try {
       helpers.emplace_back(work);
     } catch (const std::system_error&) {

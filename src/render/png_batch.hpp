@@ -24,7 +24,11 @@ struct RenderedPng {
   std::vector<std::string> warnings;  // render_grid()'s warnings for this picture
 };
 
-/// render_grid() then encode_png() for every job, on min(threads, jobs) threads (threads <= 0:
+/// Threads render_pngs uses for `n_jobs` pictures: min(threads, n_jobs), threads <= 0 meaning
+/// one per core. That many pictures are in memory at once.
+int png_workers(int threads, std::size_t n_jobs);
+
+/// render_grid() then encode_png() for every job, on png_workers(threads, jobs) threads (threads <= 0:
 /// one per core; the calling thread is one of them). Jobs are started in order, so put the
 /// largest first. Each thread holds one picture's pixels at a time. Returns one result per job,
 /// in job order, identical for any thread count.
