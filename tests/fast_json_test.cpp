@@ -128,3 +128,21 @@ TEST_CASE("fast_parse_json: leading zeros are not significant digits, so Python'
   REQUIRE(document);
   CHECK(bit_identical(document->matrices.at("embeddings"), reference(text, "text").matrices.at("embeddings")));
 }
+
+TEST_CASE("float32 range: the shortest spelling of FLT_MAX is read as FLT_MAX on both paths; beyond it is refused",
+          "[io][fast_json][errors]") {
+  // "3.4028235e38" is what numpy and attnviz's own dumps write for FLT_MAX; as a double it is
+  // just above FLT_MAX and rounds to it (attack finding: it was refused).
+  const std::string text = R"({"embeddings": [[3.4028235e38, -3.4028235e38, 1e-45]]})";
+  const std::optional<FastDocument> document = fast_parse_json(text, kMatrixMembers);
+  REQUIRE(document);
+  const Matrix& m = document->matrices.at("embeddings");
+  CHECK(m(0, 0) == std::numeric_limits<float>::max());
+  CHECK(m(0, 1) == -std::numeric_limits<float>::max());
+  CHECK(bit_identical(m, reference(text, "text").matrices.at("embeddings")));
+  // 3.4028236e38 rounds to infinity in float32: both paths refuse it.
+  const std::string over = R"({"embeddings": [[3.4028236e38]]})";
+  CHECK_FALSE(fast_parse_json(over, kMatrixMembers));
+  CHECK_THROWS_WITH(reference(over, "over.json"), Catch::Contains("over.json: /embeddings/0/0") &&
+                                                      Catch::Contains("within float32 range"));
+}

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/parallel_for.hpp"
+#include "io/json_reader.hpp"
 
 namespace attnviz {
 
@@ -109,7 +110,7 @@ bool read_row(od::array items, Matrix& out, Eigen::Index r) {
         item.get_double().get(number)) {
       return false;
     }
-    if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<Scalar>::max()) return false;
+    if (!std::isfinite(number) || !rounds_to_finite_float32(number)) return false;
     if (number == 0 && std::signbit(number)) return false;  // "-0" is +0 in nlohmann, "-0.0" is -0
     out(r, c++) = static_cast<Scalar>(number);
   }

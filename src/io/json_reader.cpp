@@ -28,7 +28,7 @@ Scalar read_element(const json& value, const std::string& file, const std::strin
                     std::size_t index) {
   if (value.is_number_float()) {
     const double number = value.get_ref<const json::number_float_t&>();
-    if (std::fabs(number) <= std::numeric_limits<Scalar>::max()) return static_cast<Scalar>(number);
+    if (rounds_to_finite_float32(number)) return static_cast<Scalar>(number);
   }
   return read_scalar(value, file, item_pointer(array_pointer, index));
 }
@@ -87,7 +87,7 @@ void require_object(const JsonSource& source) {
 Scalar read_scalar(const json& value, const std::string& file, const std::string& pointer) {
   if (!value.is_number()) throw InputError::bad_value(file, pointer, "a number", describe_json(value));
   const double number = value.get<double>();
-  if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<Scalar>::max()) {
+  if (!std::isfinite(number) || !rounds_to_finite_float32(number)) {
     throw InputError::bad_value(file, pointer, "a finite number within float32 range (|x| <= 3.4e38)",
                                 value.dump());
   }

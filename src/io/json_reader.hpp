@@ -3,6 +3,7 @@
 // found. Does not know the schema's fields (input_schema and record_json do).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -40,7 +41,12 @@ std::string describe_json(const nlohmann::json& value);
 /// Requires the document root to be an object.
 void require_object(const JsonSource& source);
 
-/// A finite number that fits float32. Throws InputError::bad_value otherwise.
+/// True when double `x` rounds to a finite float32: |x| below FLT_MAX plus half its last place
+/// (2^128 − 2^103). "3.4028235e38", the shortest spelling of FLT_MAX (numpy's and attnviz's
+/// own), is slightly above FLT_MAX as a double and rounds to it.
+inline bool rounds_to_finite_float32(double x) { return std::fabs(x) < 0x1.ffffffp+127; }
+
+/// A finite number that rounds to a finite float32. Throws InputError::bad_value otherwise.
 Scalar read_scalar(const nlohmann::json& value, const std::string& file, const std::string& pointer);
 
 /// A whole number (JSON integer literal) in [min, max].
