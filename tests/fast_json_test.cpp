@@ -129,7 +129,7 @@ TEST_CASE("fast_parse_json: leading zeros are not significant digits, so Python'
   CHECK(bit_identical(document->matrices.at("embeddings"), reference(text, "text").matrices.at("embeddings")));
 }
 
-TEST_CASE("float32 range: the shortest spelling of FLT_MAX is read as FLT_MAX on both paths; beyond it is refused",
+TEST_CASE("float32 range: the shortest spelling of FLT_MAX is read as FLT_MAX on both paths, beyond it is refused",
           "[io][fast_json][errors]") {
   // "3.4028235e38" is what numpy and attnviz's own dumps write for FLT_MAX; as a double it is
   // just above FLT_MAX and rounds to it (attack finding: it was refused).

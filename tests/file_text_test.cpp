@@ -78,7 +78,7 @@ TEST_CASE("FileText::own: keeps the string, its capacity is what is readable", "
   CHECK(moved.view() == "{\"a\": 1}");
 }
 
-TEST_CASE("FileText: a mapped file rewritten in place is reported; one replaced by rename is not", "[io][file_text]") {
+TEST_CASE("FileText: a mapped file rewritten in place is reported, one replaced by rename is not", "[io][file_text]") {
   TempDir dir;
   const std::string path = dir.file("x.json");
   write(path, "{\"a\": [1.5, 2.5]}");

@@ -33,7 +33,7 @@ TEST_CASE("head_stats: positional statistics of self-attention", "[stats]") {
   CHECK_THAT(*s.first_token_mass, WithinAbs((1 + 1 + 0.5) / 3.0, 1e-7));
 }
 
-TEST_CASE("head_stats: fully masked rows are skipped; entropy is normalised by the keys a row may see", "[stats]") {
+TEST_CASE("head_stats: fully masked rows are skipped, entropy is normalised by the keys a row may see", "[stats]") {
   const MaskMatrix allowed = build_mask(3, 3, true, {0, 1, 1});  // row 0 sees nothing (BH-01)
   const Matrix w = matrix({{0, 0, 0}, {0, 1, 0}, {0, 0.5, 0.5}});
   const std::vector<long> rows = rows_for_statistics(3, allowed, {});

@@ -7,7 +7,7 @@
 using namespace attnviz;
 using attnviz::test::matrix;
 
-TEST_CASE("aggregate_cells: 2 x 2 blocks keep the max of allowed cells; edge blocks are partial", "[render]") {
+TEST_CASE("aggregate_cells: 2 x 2 blocks keep the max of allowed cells, edge blocks are partial", "[render]") {
   const Matrix values = matrix({{0.1, 0.9, 0.2, 0.3, 0.5},
                                 {0.4, 0.0, 0.8, 0.1, 0.6},
                                 {0.7, 0.2, 0.05, 0.0, 0.25}});

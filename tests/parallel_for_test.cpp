@@ -8,7 +8,7 @@
 
 using namespace attnviz;
 
-TEST_CASE("parallel_for_blocks: covers [0, n) exactly once in contiguous blocks", "[core][parallel]") {
+TEST_CASE("parallel_for_blocks: covers indices 0 to n - 1 exactly once in contiguous blocks", "[core][parallel]") {
   const std::size_t n = GENERATE(std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1536});
   const int threads = GENERATE(0, 1, 2, 3, 64);
   INFO("n = " << n << ", threads = " << threads);

@@ -91,7 +91,7 @@ TEST_CASE("record_json: rows that are not distributions are refused, naming head
   CHECK(read_error(negative) == negative + ": /weights/0/0/0: expected an attention weight in [0, 1] (head 0), got 1.100000");
 }
 
-TEST_CASE("record_json: token lists must match the matrices; no batch axis (BH-17)", "[io][errors]") {
+TEST_CASE("record_json: token lists must match the matrices, no batch axis (BH-17)", "[io][errors]") {
   const std::string swapped = fixture("bh17_swapped_tokens.json");
   CHECK(read_error(swapped) ==
         swapped + ": /weights/0: expected shape [4, 2] (4 query tokens x 2 key tokens), got [2, 4]");
