@@ -222,6 +222,9 @@ TEST_CASE("multi_head_attention: finite inputs whose scores overflow float32 are
   CHECK(multi_head_attention(layer, x, x, {}, {}).overflow == "the scores of head 0");
   layer.w_q = matrix({{3e38, 0}, {0, 1}});
   const Matrix big = matrix({{10, 0}});
-  CHECK(multi_head_attention(layer, big, big, {}, {}).overflow == "the projections Q, K, V (X·W + b)");
+  CHECK(multi_head_attention(layer, big, big, {}, {}).overflow == "the projections Q, K (X·W + b)");
+  AttentionWants outputs;
+  outputs.outputs = true;  // V is computed (and checked) only for the head outputs
+  CHECK(multi_head_attention(layer, big, big, {}, outputs).overflow == "the projections Q, K, V (X·W + b)");
   CHECK(multi_head_attention(layer, matrix({{1e-20, 0}}), matrix({{1e-20, 0}}), {}, {}).overflow.empty());
 }
