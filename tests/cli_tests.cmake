@@ -30,6 +30,22 @@ add_test(NAME cli_dump_stories_rope
 set_tests_properties(cli_dump_stories_rope PROPERTIES
   PASS_REGULAR_EXPRESSION "8 heads x 32 queries x 32 keys")
 
+# --profile prints the four phases, in order, for every subcommand (compare once lacked load,
+# render compute).
+set(ATTNVIZ_PROFILE_REGEX "profile: load [0-9.]+ s\nprofile: compute [0-9.]+ s\nprofile: render [0-9.]+ s\nprofile: write [0-9.]+ s")
+add_test(NAME cli_profile_dump COMMAND attnviz dump ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/profile.json --profile)
+add_test(NAME cli_profile_heatmaps COMMAND attnviz heatmaps ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/profile --profile)
+add_test(NAME cli_profile_render
+         COMMAND attnviz render ${ATTNVIZ_CLI_OUT}/profile.json -o ${ATTNVIZ_CLI_OUT}/profile_render --profile)
+add_test(NAME cli_profile_compare
+         COMMAND attnviz compare ${ATTNVIZ_USE_LITE} --heads 0,1 -o ${ATTNVIZ_CLI_OUT}/profile.png --profile)
+add_test(NAME cli_profile_compare_dumps
+         COMMAND attnviz compare ${ATTNVIZ_CLI_OUT}/profile.json ${ATTNVIZ_CLI_OUT}/profile.json
+                 -o ${ATTNVIZ_CLI_OUT}/profile2.png --profile)
+set_tests_properties(cli_profile_dump cli_profile_heatmaps cli_profile_render cli_profile_compare
+                     cli_profile_compare_dumps PROPERTIES PASS_REGULAR_EXPRESSION "${ATTNVIZ_PROFILE_REGEX}")
+set_tests_properties(cli_profile_render cli_profile_compare_dumps PROPERTIES DEPENDS cli_profile_dump)
+
 # Bad inputs: each is run twice, once for the exit code (WILL_FAIL) and once for the message
 # (a PASS_REGULAR_EXPRESSION alone would ignore the exit code).
 function(attnviz_bad_run name regex)

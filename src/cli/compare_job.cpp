@@ -30,10 +30,12 @@ struct Run {
 
 // Each input is read once: a pipe looked into to tell a dump from a sentence file cannot be
 // read again.
-std::vector<Run> load_runs(const Options& options, std::vector<std::string>& warnings, double budget) {
+// One computed run laps "load" inside compute_record; dumps lap it once read.
+std::vector<Run> load_runs(const Options& options, std::vector<std::string>& warnings, double budget,
+                           PhaseTimer& timer) {
   InputTexts texts;
   const FileText& first = input_text(texts, options.sentence, budget);
-  if (!is_record_text(first, options.sentence)) return {{"", compute_record(options, warnings, nullptr, std::move(texts))}};
+  if (!is_record_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts))}};
   if (!options.source.empty() || options.causal || !options.rope.empty() || options.positional != "none") {
     throw UsageError::bad_option("compare", "--source, --causal, --rope and --positional apply when computing "
                                             "attention, not to attention JSON files such as " + options.sentence);
@@ -49,6 +51,7 @@ std::vector<Run> load_runs(const Options& options, std::vector<std::string>& war
   } else {
     runs.front().label = "";
   }
+  timer.lap("load");
   return runs;
 }
 
@@ -300,16 +303,16 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
     throw UsageError::bad_option("--scale", "compare puts every head on one colour scale: use fixed or shared");
   }
   const double budget = memory_budget_bytes(options);
-  const std::vector<Run> runs = load_runs(options, warnings, budget);
+  const std::vector<Run> runs = load_runs(options, warnings, budget, timer);
   if (runs.size() == 2) {
     require_same_tokens(runs[0].record.query_tokens, runs[1].record.query_tokens, "query", runs[0], runs[1]);
     require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);
   }
-  timer.lap("compute");
   const std::vector<int> heads = chosen_heads(options, runs);
   const SharedMask allowed = share(combined_mask(runs, warnings));
   const Panels panels = collect_panels(runs, heads, options.average);
   const StatsReport report = collect_stats(runs, heads, *allowed);
+  timer.lap("compute");  // attention (one computed run), differences and statistics
 
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
   std::vector<Image> parts;

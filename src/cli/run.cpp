@@ -67,7 +67,8 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   const AttentionRecord record =
       options.command == Command::Render ? read_record(options.sentence, memory_budget_bytes(options))
                                           : compute_record(options, warnings, &timer);
-  timer.lap(options.command == Command::Render ? "load" : "compute");
+  if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
+  timer.lap("compute");                                       // printed so every command has the phases
   OutputSet files = render_heatmaps(record, options, warnings, memory_budget_bytes(options));
   files.protect(input_files(options));
   timer.lap("render");
