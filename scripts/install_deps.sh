@@ -2,6 +2,7 @@
 # Installs the Debian packages attnviz needs, only those missing (quick when all are present).
 #   scripts/install_deps.sh          build and run
 #   scripts/install_deps.sh --test   also what the test suite needs (PyTorch cross-check, fuzzer)
+#   scripts/install_deps.sh --bench  also what scripts/bench/run.sh needs (the Python peers, hyperfine)
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-dev libstb-dev catch2
@@ -9,6 +10,9 @@ packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-de
           libpng-dev fonts-dejavu-core)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-numpy python3-torch clang libclang-rt-14-dev libomp-dev)
+fi
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time)
 fi
 
 missing=()

@@ -6,6 +6,7 @@ one-core sgemm peak of numpy's BLAS. Prints one line per measurement, median of 
   peer_mha.py SENTENCE.json WEIGHTS.json [REPEATS]
 """
 import json
+import math
 import os
 import statistics
 import sys
@@ -47,6 +48,24 @@ def main():
             mha(x, x, x, need_weights=True, average_attn_weights=False)
 
     print(f"torch_mha_seconds {median_seconds(forward, repeats):.6f}")
+
+    # The same work as attnviz's compute phase without --outputs: Q and K projections, QKᵀ/√d_k
+    # and the softmax, per head (MHA's forward above also projects V, multiplies by it and
+    # applies W_O).
+    n = x.shape[1]
+    heads = int(weights["num_heads"])
+    w_q, w_k = (torch.tensor(weights[k], dtype=torch.float32) for k in ("W_Q", "W_K"))
+    b_q, b_k = (torch.tensor(weights[k], dtype=torch.float32) if k in weights else torch.zeros(w_q.shape[1])
+                for k in ("b_Q", "b_K"))
+    d_k = w_q.shape[1] // heads
+
+    def weights_only():
+        with torch.no_grad():
+            q = (x[0] @ w_q + b_q).view(n, heads, d_k).transpose(0, 1)
+            k = (x[0] @ w_k + b_k).view(n, heads, d_k).transpose(0, 1)
+            torch.softmax(q @ k.transpose(1, 2) / math.sqrt(d_k), dim=-1)
+
+    print(f"torch_weights_only_seconds {median_seconds(weights_only, repeats):.6f}")
     # One-core GEMM peak: C = A B with A [1024, 1024], B [1024, 1024] (2·1024³ flop), and the
     # projection shape X [n, d_model] · W [d_model, 3·d_model].
     rng = np.random.default_rng(0)

@@ -19,5 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::fwrite(data, 1, size, file);
   std::fclose(file);
   attnviz::test::exercise_input_file(path);
+  std::remove(path.c_str());  // nothing left in /tmp when the run ends
   return 0;
 }
