@@ -106,3 +106,14 @@ TEST_CASE("FileText: a mapped file rewritten in place is reported, one replaced 
   }
   CHECK_FALSE(FileText::own("{}").changed_since_mapped());
 }
+
+TEST_CASE("json_file: a UTF-8 byte order mark is skipped in large files as in small ones", "[io][file_text]") {
+  // nlohmann skips a BOM; the object-start sniff of files over 64 KiB once refused it.
+  TempDir dir;
+  const std::string body = json_of_size(70000);
+  write(dir.file("bom.json"), "\xEF\xBB\xBF" + body);
+  write(dir.file("plain.json"), body);
+  CHECK(read_json_file(dir.file("bom.json")) == read_json_file(dir.file("plain.json")));
+  write(dir.file("small.json"), "\xEF\xBB\xBF{\"a\": [1.5]}");
+  CHECK(read_json_file(dir.file("small.json")).at("a").at(0) == 1.5);
+}

@@ -6,15 +6,23 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstring>
 #include <utility>
 
 namespace attnviz {
 
 namespace {
 
+// The file mapped last, for the handler's message (a fixed buffer: the handler may only use
+// async-signal-safe calls). Inputs are parsed one at a time, so it is the one being read.
+char g_mapped_path[1024] = "";
+
 extern "C" void input_shrank(int) {
-  constexpr char kMessage[] = "attnviz: error: an input file shrank while it was being read; nothing was written\n";
-  const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  constexpr char kBefore[] = "attnviz: error: ";
+  constexpr char kAfter[] = ": the file shrank while attnviz read it; nothing was written\n";
+  ssize_t ignored = write(STDERR_FILENO, kBefore, sizeof kBefore - 1);
+  ignored = write(STDERR_FILENO, g_mapped_path, strnlen(g_mapped_path, sizeof g_mapped_path));
+  ignored = write(STDERR_FILENO, kAfter, sizeof kAfter - 1);
   (void)ignored;
   _exit(1);
 }
@@ -66,6 +74,7 @@ FileText FileText::map(const std::string& path, std::size_t size, std::size_t pa
     munmap(region, bytes);
     return text;
   }
+  std::strncpy(g_mapped_path, path.c_str(), sizeof g_mapped_path - 1);
   install_sigbus_handler();
   text.mapping_ = region;
   text.mapping_bytes_ = bytes;

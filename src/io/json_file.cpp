@@ -131,7 +131,9 @@ void read_stream_rest(std::ifstream& in, std::string& text, const std::string& p
 // attnviz files are objects: a large file that does not start with '{' is refused from its
 // first kilobytes, before it is read (or touched) in full.
 void require_object_start(std::string_view head, const std::string& path) {
-  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";  // nlohmann skips it, so the sniff does too
+  const std::size_t start = head.substr(0, kUtf8Bom.size()) == kUtf8Bom ? kUtf8Bom.size() : 0;
+  const std::size_t first = head.find_first_not_of(" \t\r\n", start);
   if (first == std::string_view::npos || head[first] == '{' || head.size() < kSniffBytes) return;
   const auto [line, column] = line_and_column(head, first + 1);
   const unsigned char c = static_cast<unsigned char>(head[first]);
