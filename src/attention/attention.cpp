@@ -90,17 +90,24 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   const long n_k = x_kv.rows();
   // Every result is allocated here, before the parallel loop, so that no allocation (and no
   // exception) happens inside it; the heads are independent and each writes only its own.
-  result.weights.assign(layer.num_heads, Matrix(n_q, n_k));
-  if (wants.scores) result.scores.assign(layer.num_heads, Matrix(n_q, n_k));
-  if (wants.outputs) result.head_outputs.assign(layer.num_heads, Matrix(n_q, d_v));
+  // (resize, not assign(n, Matrix(..)): that copied an uninitialised prototype into each.)
+  const auto allocate = [&](std::vector<Matrix>& stack, long rows, long cols) {
+    stack.resize(static_cast<std::size_t>(layer.num_heads));
+    for (Matrix& m : stack) m.resize(rows, cols);
+  };
+  allocate(result.weights, n_q, n_k);
+  if (wants.scores) allocate(result.scores, n_q, n_k);
+  if (wants.outputs) allocate(result.head_outputs, n_q, d_v);
+  // 1/√d_k applied to Q once (n_q·h·d_k products) rather than to every score (h·n_q·n_k), as
+  // PyTorch's MHA does (q_scaled = q / √d_k before the bmm).
+  q *= scale;
   std::vector<char> finite(layer.num_heads, 1);
   const double head_flops = 2.0 * static_cast<double>(n_q * n_k) * static_cast<double>(d_k + (wants.outputs ? d_v : 0));
 #pragma omp parallel for num_threads(pool.threads_for(head_flops * layer.num_heads)) schedule(dynamic)
   for (int h = 0; h < layer.num_heads; ++h) {
     const int g = h / heads_per_kv;  // this query head's key/value head
-    Matrix& scores = result.weights[h];  // [n_q, n_k], Eq. (1): QKᵀ/√d_k, then softmax in place
+    Matrix& scores = result.weights[h];  // [n_q, n_k], Eq. (1): (Q/√d_k)Kᵀ, then softmax in place
     scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
-    scores *= scale;
     finite[h] = scores.allFinite() ? 1 : 0;
     if (!finite[h]) continue;
     if (wants.scores) {
