@@ -2,6 +2,8 @@
 // message naming the file, the JSON pointer and expected vs found (issues #2 and #6).
 #include "io/input_schema.hpp"
 
+#include <fstream>
+
 #include "core/error.hpp"
 #include "support/test_support.hpp"
 
@@ -32,7 +34,7 @@ TEST_CASE("load_inputs: every catalogue entry gets its exact message", "[io][err
       {"truncated.json", "line 1, column 49: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal"},
       {"nan_literal.json", "line 1, column 35: syntax error while parsing value - invalid literal"},
       {"infinity_literal.json", "line 1, column 35: syntax error while parsing value - invalid literal"},
-      {"number_overflow.json", "cannot read: number overflow parsing '1e400' (numbers must fit in float32)"},
+      {"number_overflow.json", "line 1, column 35: number overflow parsing '1e400' (numbers must fit in float32)"},
       {"float32_overflow.json", "/embeddings/0/0: expected a finite number within float32 range (|x| <= 3.4e38), got 1e+39"},
       {"string_number.json", "/embeddings/0/0: expected a number, got a string \"1\""},
       {"ragged_rows.json", "/embeddings/1: expected 2 numbers (as in row 0; rows must all be the same length), got 3 numbers"},
@@ -80,6 +82,19 @@ TEST_CASE("load_inputs: a missing file and a folder are named", "[io][errors]") 
   CHECK(load_error({missing, "", ""}) == missing + ": cannot read: No such file or directory");
   const std::string folder = std::string(ATTNVIZ_TESTS_DIR) + "/invalid";
   CHECK(load_error({folder, "", ""}) == folder + ": cannot read: is a directory, expected a JSON file");
+}
+
+TEST_CASE("load_inputs: a positive scale that float32 rounds to 0 says so (attack finding)", "[io][errors]") {
+  test::TempDir dir;
+  const std::string path = dir.file("tiny_scale.json");
+  std::ofstream(path) << R"({"tokens": ["a"], "embeddings": [[1, 0]], "num_heads": 1, "W_Q": [[1, 0], [0, 1]],
+                             "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "scale": 1e-46})";
+  CHECK(load_error({path, "", ""}) == path + ": /scale: expected a positive number float32 can hold (at least 1.4e-45; "
+                                             "this one rounds to 0), got 1e-46");
+  const std::string negative = dir.file("negative_scale.json");
+  std::ofstream(negative) << R"({"tokens": ["a"], "embeddings": [[1, 0]], "num_heads": 1, "W_Q": [[1, 0], [0, 1]],
+                                 "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "scale": -2})";
+  CHECK(load_error({negative, "", ""}) == negative + ": /scale: expected a positive number, got -2");
 }
 
 TEST_CASE("load_inputs: tokens are kept byte for byte (BH-20)", "[io]") {

@@ -93,6 +93,13 @@ Vector optional_vector(const JsonSource& source, const std::string& key, long wi
   return v;
 }
 
+// What a positive float32 field expects; a positive literal that rounds to 0 (1e-46) says so,
+// or "expected a positive number, got 1e-46" would read as a contradiction.
+std::string positive_expectation(const json& value) {
+  const bool underflows = value.is_number() && value.get<double>() > 0;
+  return underflows ? "a positive number float32 can hold (at least 1.4e-45; this one rounds to 0)" : "a positive number";
+}
+
 RopeSettings read_rope(const json& value, const std::string& file) {
   if (!value.is_object()) throw InputError::bad_value(file, "/rope", "an object {style, theta, dim}", describe_json(value));
   RopeSettings rope;
@@ -107,7 +114,7 @@ RopeSettings read_rope(const json& value, const std::string& file) {
   }
   if (const auto theta = value.find("theta"); theta != value.end()) {
     rope.theta = read_scalar(*theta, file, "/rope/theta");
-    if (!(rope.theta > 0)) throw InputError::bad_value(file, "/rope/theta", "a positive number", theta->dump());
+    if (!(rope.theta > 0)) throw InputError::bad_value(file, "/rope/theta", positive_expectation(*theta), theta->dump());
   }
   if (const auto dim = value.find("dim"); dim != value.end()) {
     rope.dim = static_cast<long>(read_integer(*dim, file, "/rope/dim", 2, std::numeric_limits<int>::max()));
@@ -183,7 +190,7 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
   }
   if (const json* scale = source.find("scale")) {
     layer.scale = read_scalar(*scale, file, "/scale");
-    if (!(*layer.scale > 0)) throw InputError::bad_value(file, "/scale", "a positive number", scale->dump());
+    if (!(*layer.scale > 0)) throw InputError::bad_value(file, "/scale", positive_expectation(*scale), scale->dump());
   }
   if (const json* rope = source.find("rope")) weights.rope = read_rope(*rope, file);
   weights.model = optional_string(source, "model");

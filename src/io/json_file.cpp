@@ -1,5 +1,6 @@
 #include "io/json_file.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -93,12 +94,27 @@ nlohmann::json parse_text(std::string_view text, std::size_t readable, const std
     throw InputError::parse(file, line, column, detail_after_position(e.what()));
   } catch (const nlohmann::json::exception& e) {
     // out_of_range.406: a number beyond double range, e.g. 1e400; its literal may be huge.
+    // nlohmann gives no position for it, so the literal's first occurrence as a whole token
+    // gives line and column.
     constexpr std::size_t kMaxEchoBytes = 80;
     std::string what = e.what();
     const std::size_t bracket = what.find("] ");
     if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    const std::size_t open = what.find('\'');
+    const std::size_t close = what.rfind('\'');
+    std::size_t at = std::string_view::npos;
+    if (open != std::string::npos && close > open + 1) {
+      const std::string literal = what.substr(open + 1, close - open - 1);
+      const auto part_of_number = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+'; };
+      for (at = text.find(literal); at != std::string_view::npos; at = text.find(literal, at + 1)) {
+        const std::size_t end = at + literal.size();
+        if ((at == 0 || !part_of_number(text[at - 1])) && (end == text.size() || !part_of_number(text[end]))) break;
+      }
+    }
     if (what.size() > kMaxEchoBytes) what = what.substr(0, kMaxEchoBytes) + "…'";
-    throw InputError::unreadable(file, what + " (numbers must fit in float32)");
+    if (at == std::string_view::npos) throw InputError::unreadable(file, what + " (numbers must fit in float32)");
+    const auto [line, column] = line_and_column(text, at + 1);
+    throw InputError::parse(file, line, column, what + " (numbers must fit in float32)");
   }
 }
 
