@@ -132,6 +132,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the same under --max-memory 400: drawn, peak RSS within the budget",
           code == 0 and peak_mib <= 400, "exit %d, peak RSS %.0f MiB" % (code, peak_mib))
 
+    # compare keeps its pictures to stack them into one image: they share half of what the
+    # budget leaves beside the runs (before, each was checked alone against the whole budget).
+    compare_args = ["compare", n2000, "--heads", "0,1,2,3", "--max-size", "8192"]
+    proc, _, _ = run(compare_args + ["--max-memory", "250", "-o", os.path.join(out, "never.png")])
+    check("compare of 4 heads x 2000 tokens under --max-memory 250: refused, saying why, nothing written",
+          proc.returncode == 4 and "stack them into one image" in proc.stderr
+          and not os.path.exists(os.path.join(out, "never.png")), proc.stderr.strip()[-300:])
+    code, peak_mib = peak_rss_mib(compare_args + ["--max-memory", "400", "-o", os.path.join(out, "compare_2000.png")])
+    check("the same under --max-memory 400: drawn, peak RSS within the budget",
+          code == 0 and peak_mib <= 400, "exit %d, peak RSS %.0f MiB" % (code, peak_mib))
+
     # A 2 GB file (sparse): refused before reading under a small budget, and a clear parse error
     # (not a crash or a hang) under the default one.
     huge = os.path.join(tmp, "huge.json")
@@ -151,7 +162,7 @@ with tempfile.TemporaryDirectory() as tmp:
           ": /: expected a JSON object (a file starting with '{'), got byte 0x00 at line 1, column 1" and seconds < 1,
           "exit %d in %.2f s: %s" % (proc.returncode, seconds, proc.stderr.strip()[:200]))
     check("no output written by any refused run",
-          sorted(os.listdir(out)) == ["bh22_5000", "bh22_600", "pictures_2000", "shared_2800"], str(sorted(os.listdir(out))))
+          sorted(os.listdir(out)) == ["bh22_5000", "bh22_600", "compare_2000.png", "pictures_2000", "shared_2800"], str(sorted(os.listdir(out))))
 
     # An output folder that cannot take new files, even for root (sysfs).
     fa = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "fa.json")

@@ -274,6 +274,37 @@ void print_table(const StatsReport& report, std::ostream& out) {
   }
 }
 
+// compare keeps each picture until all are stacked into one image, a copy of them all, which
+// is then encoded: the pictures may take half of what the budget leaves beside the runs and
+// their panels, the stacked image and its PNG the other half.
+class PictureBudget {
+ public:
+  static constexpr const char* kNote =
+      " (compare keeps its pictures to stack them into one image: together they may use half of what "
+      "the budget leaves beside the weights)";
+
+  PictureBudget(const std::vector<Run>& runs, const Panels& panels, double budget) {
+    double held = 0;
+    for (const Run& run : runs) held += run.record.memory_bytes();
+    for (const std::vector<Matrix>* stack : {&panels.weights, &panels.differences}) {
+      for (const Matrix& m : *stack) held += static_cast<double>(m.size()) * sizeof(Scalar);
+    }
+    for_pictures_ = (budget - held) / 2;
+    if (for_pictures_ <= 0) {
+      throw LimitError::memory("drawing the comparison beside the attention weights", held, budget, "--max-memory MIB");
+    }
+  }
+  /// Budget for the next picture: what the pictures kept so far leave (at least 1 byte, so
+  /// that a picture that does not fit is refused with its size in the message).
+  double next() const { return std::max(1.0, for_pictures_ - used_); }
+  /// Counts a finished picture, kept for the stack (raster + its share of the final PNG).
+  void keep(const Image& image) { used_ += picture_bytes(image.width_px(), image.height_px(), 0, 0); }
+
+ private:
+  double for_pictures_ = 0;
+  double used_ = 0;
+};
+
 Image render_divergence(const StatsReport& report, const Options& options, const FontSet& fonts, double budget,
                         std::vector<std::string>& warnings) {
   GridRequest request;
@@ -289,6 +320,7 @@ Image render_divergence(const StatsReport& report, const Options& options, const
   request.annotate = report.head_names.size() <= 16;
   request.max_size_px = options.max_size_px;
   request.max_memory_bytes = budget;
+  request.memory_note = PictureBudget::kNote;
   RenderedGrid grid = render_grid(request, fonts);
   warnings.insert(warnings.end(), grid.warnings.begin(), grid.warnings.end());
   return std::move(grid.image);
@@ -316,16 +348,20 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
 
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
   std::vector<Image> parts;
-  GridRequest weights = grid_request(runs.front(), options, allowed, budget);
+  PictureBudget pictures(runs, panels, budget);
+  GridRequest weights = grid_request(runs.front(), options, allowed, pictures.next());
   for (const Matrix& panel : panels.weights) weights.panels.push_back(borrow(panel));
   weights.panel_titles = panels.titles;
   if (weights.cols == 0 && runs.size() == 2) weights.cols = 2;
   weights.figure_title = figure_title(runs, heads);
+  weights.memory_note = PictureBudget::kNote;
   RenderedGrid top = render_grid(weights, fonts);
   warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
+  pictures.keep(top.image);
   parts.push_back(std::move(top.image));
   if (!panels.differences.empty()) {
-    GridRequest differences = grid_request(runs.front(), options, allowed, budget);
+    GridRequest differences = grid_request(runs.front(), options, allowed, pictures.next());
+    differences.memory_note = PictureBudget::kNote;
     for (const Matrix& panel : panels.differences) differences.panels.push_back(borrow(panel));
     differences.panel_titles = panels.difference_titles;
     differences.scale = ScaleMode::Symmetric;
@@ -333,9 +369,12 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
     differences.colorbar_label = "difference of weights";
     differences.figure_title = "differences (blue: first lower, red: first higher)";
     RenderedGrid diff = render_grid(differences, fonts);
+    pictures.keep(diff.image);
     parts.push_back(std::move(diff.image));
   }
-  if (report.head_names.size() >= 2) parts.push_back(render_divergence(report, options, fonts, budget, warnings));
+  if (report.head_names.size() >= 2) {
+    parts.push_back(render_divergence(report, options, fonts, pictures.next(), warnings));
+  }
   OutputSet files;
   files.protect(input_files(options));
   files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));

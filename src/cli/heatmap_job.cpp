@@ -110,20 +110,10 @@ void warn_about_stale_heads(const AttentionRecord& record, const std::filesystem
                      " heads, so those files are not from it");
 }
 
-// Bytes the record holds while its pictures are drawn: every matrix and the mask.
-double record_bytes(const AttentionRecord& record) {
-  double values = static_cast<double>(record.output.size());
-  for (const std::vector<Matrix>* stack : {&record.weights, &record.scores, &record.head_outputs}) {
-    for (const Matrix& m : *stack) values += static_cast<double>(m.size());
-  }
-  const double mask = static_cast<double>(record.query_tokens.size()) * static_cast<double>(record.key_tokens.size());
-  return values * sizeof(Scalar) + mask;
-}
-
 // What the budget leaves for each picture drawn at once, after the record; the note says so in
 // a limit message. Throws LimitError when nothing is left.
 double picture_budget(const AttentionRecord& record, double memory_budget, int workers, std::string& note) {
-  const double held = record_bytes(record);
+  const double held = record.memory_bytes();
   const double left = memory_budget - held;
   char text[160];
   std::snprintf(text, sizeof text, " (one of %d pictures drawn at once, sharing what the budget leaves beside %.0f MiB of weights)",

@@ -9,6 +9,15 @@ MaskMatrix AttentionRecord::allowed() const {
                     key_mask);
 }
 
+double AttentionRecord::memory_bytes() const {
+  double values = static_cast<double>(output.size());
+  for (const std::vector<Matrix>* stack : {&weights, &scores, &head_outputs}) {
+    for (const Matrix& m : *stack) values += static_cast<double>(m.size());
+  }
+  const double mask = static_cast<double>(query_tokens.size()) * static_cast<double>(key_tokens.size());
+  return values * sizeof(Scalar) + mask;
+}
+
 std::string AttentionRecord::head_name(int head) const {
   const std::string h = "H" + std::to_string(head);
   return layer ? "L" + std::to_string(*layer) + h : h;
