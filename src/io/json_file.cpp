@@ -56,7 +56,8 @@ std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::
 
 namespace {
 
-// parse_json_text for text with `readable` bytes readable from its start (see fast_json.hpp).
+// The document `text` holds (`readable` bytes readable from its start, see fast_json.hpp);
+// `file` names it in errors.
 nlohmann::json parse_text(std::string_view text, std::size_t readable, const std::string& file) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError::unreadable(file, "the file is empty (expected a JSON object)");
@@ -118,13 +119,6 @@ nlohmann::json parse_text(std::string_view text, std::size_t readable, const std
   }
 }
 
-}  // namespace
-
-nlohmann::json parse_json_text(std::string_view text, const std::string& file) {
-  return parse_text(text, text.size(), file);
-}
-
-namespace {
 
 // Reads what is left of a stream of unknown size, in chunks, refusing to go past what the
 // memory budget allows (or 1 GiB without one): /dev/urandom must not fill the memory.
@@ -232,20 +226,7 @@ nlohmann::json read_json_file(const std::string& path, double memory_budget_byte
 }
 
 nlohmann::json parse_json_file(const FileText& text, const std::string& path) {
-  nlohmann::json document;
-  try {
-    document = parse_text(text.view(), text.readable(), path);
-  } catch (const InputError&) {
-    require_unchanged(text, path);  // a syntax error from a half-rewritten file says so
-    throw;
-  }
-  require_unchanged(text, path);
-  return document;
-}
-
-FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
-                                const std::set<std::string>& matrix_members) {
-  return parse_json_document(read_input_text(path, memory_budget_bytes), path, matrix_members);
+  return std::move(parse_json_document(text, path, {}).root);  // no matrix members: all in root
 }
 
 FastDocument parse_json_document(const FileText& text, const std::string& path,

@@ -7,7 +7,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <string_view>
 
 #include "io/fast_json.hpp"
 #include "io/file_text.hpp"
@@ -28,12 +27,6 @@ inline constexpr double kParseBytesPerFileByte = 20.0;
 /// `memory_budget_bytes` (estimated from the file size before reading it).
 nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0);
 
-/// As read_json_file, but the root members named in `matrix_members` come back as matrices
-/// when the fast path takes the file (see fast_json.hpp); otherwise `matrices` is empty and
-/// every member is in `root`. Throws as read_json_file.
-FastDocument read_json_document(const std::string& path, double memory_budget_bytes,
-                                const std::set<std::string>& matrix_members);
-
 /// The text of `path` (mapped when it is a regular file, read when it is a pipe or device)
 /// after the directory, memory-budget, object-start and NUL checks. Throws as read_json_file.
 FileText read_input_text(const std::string& path, double memory_budget_bytes);
@@ -45,12 +38,13 @@ using InputTexts = std::map<std::string, FileText>;
 /// The text of `path` from `texts`, read into it first if absent. Throws as read_input_text.
 const FileText& input_text(InputTexts& texts, const std::string& path, double memory_budget_bytes);
 
-/// read_json_file and read_json_document on text already read from `path`.
+/// read_json_file on text already read from `path`.
 nlohmann::json parse_json_file(const FileText& text, const std::string& path);
+
+/// As parse_json_file, but the root members named in `matrix_members` come back as matrices
+/// when the fast path takes the file (see fast_json.hpp); otherwise `matrices` is empty and
+/// every member is in `root`. Throws as read_json_file.
 FastDocument parse_json_document(const FileText& text, const std::string& path,
                                  const std::set<std::string>& matrix_members);
-
-/// Parses JSON text; `file` names it in errors. Throws InputError as read_json_file.
-nlohmann::json parse_json_text(std::string_view text, const std::string& file);
 
 }  // namespace attnviz
