@@ -9,13 +9,17 @@ MaskMatrix AttentionRecord::allowed() const {
                     key_mask);
 }
 
-double AttentionRecord::memory_bytes() const {
+double AttentionRecord::value_count() const {
   double values = static_cast<double>(output.size());
   for (const std::vector<Matrix>* stack : {&weights, &scores, &head_outputs}) {
     for (const Matrix& m : *stack) values += static_cast<double>(m.size());
   }
+  return values;
+}
+
+double AttentionRecord::memory_bytes() const {
   const double mask = static_cast<double>(query_tokens.size()) * static_cast<double>(key_tokens.size());
-  return values * sizeof(Scalar) + mask;
+  return value_count() * sizeof(Scalar) + mask;
 }
 
 std::string AttentionRecord::head_name(int head) const {

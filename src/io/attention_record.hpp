@@ -41,8 +41,10 @@ struct AttentionRecord {
 
   /// The allowed-pairs mask implied by key_mask and causal: [n_q, n_k].
   MaskMatrix allowed() const;
-  /// Bytes its matrices take (weights, scores, head outputs, output) plus one n_q × n_k mask:
-  /// what stays in memory while its pictures are drawn.
+  /// Numbers in its matrices (weights, scores, head outputs, output).
+  double value_count() const;
+  /// Bytes its matrices take plus one n_q × n_k mask: what stays in memory while its pictures
+  /// are drawn.
   double memory_bytes() const;
   /// "L0H3" when the layer is known, else "H3" (TransformerLens naming, from 0).
   std::string head_name(int head) const;

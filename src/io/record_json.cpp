@@ -104,14 +104,11 @@ std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r
 std::string record_to_json(const AttentionRecord& record) {
   // Reserved once: growing by doubling held the old and the new buffer at once, up to three
   // times the text (n = 4096, 8 heads: 2.9 GB peak for a 1.8 GB dump).
-  double number_count = static_cast<double>(record.output.size());
-  double rows = static_cast<double>(record.output.rows());
-  for (const std::vector<Matrix>* stack : {&record.weights, &record.scores, &record.head_outputs}) {
-    for (const Matrix& m : *stack) {
-      number_count += static_cast<double>(m.size());
-      rows += static_cast<double>(m.rows());
-    }
-  }
+  const double number_count = record.value_count();
+  // Every stack's matrices have n_q rows (one line each).
+  const double rows = static_cast<double>(record.output.rows()) +
+                      static_cast<double>(record.query_tokens.size()) *
+                          static_cast<double>(record.weights.size() + record.scores.size() + record.head_outputs.size());
   constexpr double kBytesPerRow = 12.0;        // line break, indent, brackets
   constexpr double kBytesPerTokenByte = 6.0;   // worst JSON escape: "\u0001"
   double header = 4096.0;
