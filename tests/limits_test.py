@@ -135,8 +135,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # compare keeps its pictures to stack them into one image: they share half of what the
     # budget leaves beside the runs (before, each was checked alone against the whole budget).
     compare_args = ["compare", n2000, "--heads", "0,1,2,3", "--max-size", "8192"]
-    proc, _, _ = run(compare_args + ["--max-memory", "250", "-o", os.path.join(out, "never.png")])
-    check("compare of 4 heads x 2000 tokens under --max-memory 250: refused, saying why, nothing written",
+    proc, _, _ = run(compare_args + ["--max-memory", "200", "-o", os.path.join(out, "never.png")])
+    check("compare of 4 heads x 2000 tokens under --max-memory 200: refused, saying why, nothing written",
           proc.returncode == 4 and "stack them into one image" in proc.stderr
           and not os.path.exists(os.path.join(out, "never.png")), proc.stderr.strip()[-300:])
     code, peak_mib = peak_rss_mib(compare_args + ["--max-memory", "400", "-o", os.path.join(out, "compare_2000.png")])

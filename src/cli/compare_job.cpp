@@ -92,9 +92,11 @@ std::string head_label(const Run& run, int head) {
 }
 
 // The panels to compare: the chosen heads of each run (and their means with --average).
+// The pictures' matrices: chosen heads borrowed from the runs, means and differences owned.
 struct Panels {
-  std::vector<Matrix> weights;
+  std::vector<SharedMatrix> weights;
   std::vector<std::string> titles;
+  std::vector<Matrix> means;
   std::vector<Matrix> differences;
   std::vector<std::string> difference_titles;
 };
@@ -103,7 +105,7 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
   Panels p;
   for (int h : heads) {
     for (const Run& run : runs) {
-      p.weights.push_back(run.record.weights[h]);
+      p.weights.push_back(borrow(run.record.weights[h]));
       p.titles.push_back(head_label(run, h));
     }
     if (runs.size() == 2) {
@@ -112,17 +114,17 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
     }
   }
   if (average) {
-    std::vector<Matrix> means;
+    p.means.reserve(runs.size());  // p.weights borrows them: no reallocation
     for (const Run& run : runs) {
       std::vector<Matrix> chosen;
       for (int h : heads) chosen.push_back(run.record.weights[h]);
-      means.push_back(mean_over_heads(chosen));
-      p.weights.push_back(means.back());
+      p.means.push_back(mean_over_heads(chosen));
+      p.weights.push_back(borrow(p.means.back()));
       p.titles.push_back((run.label.empty() ? "" : run.label + " · ") + "average of " + std::to_string(heads.size()) +
                          " heads (mean)");
     }
     if (runs.size() == 2) {
-      p.differences.push_back(means[0] - means[1]);
+      p.differences.push_back(p.means[0] - p.means[1]);
       p.difference_titles.push_back("A − B · average");
     }
   }
@@ -286,7 +288,7 @@ class PictureBudget {
   PictureBudget(const std::vector<Run>& runs, const Panels& panels, double budget) {
     double held = 0;
     for (const Run& run : runs) held += run.record.memory_bytes();
-    for (const std::vector<Matrix>* stack : {&panels.weights, &panels.differences}) {
+    for (const std::vector<Matrix>* stack : {&panels.means, &panels.differences}) {
       for (const Matrix& m : *stack) held += static_cast<double>(m.size()) * sizeof(Scalar);
     }
     for_pictures_ = (budget - held) / 2;
@@ -350,7 +352,7 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   std::vector<Image> parts;
   PictureBudget pictures(runs, panels, budget);
   GridRequest weights = grid_request(runs.front(), options, allowed, pictures.next());
-  for (const Matrix& panel : panels.weights) weights.panels.push_back(borrow(panel));
+  weights.panels = panels.weights;
   weights.panel_titles = panels.titles;
   if (weights.cols == 0 && runs.size() == 2) weights.cols = 2;
   weights.figure_title = figure_title(runs, heads);
