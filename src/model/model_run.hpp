@@ -1,0 +1,71 @@
+// What a whole-model run produces, whatever the file format: a summary of the model, the
+// tokens it saw, and its attention blocks, handed one at a time to a sink as each is computed
+// so that no more than one layer's weights need be held (issue 11: memory). GGUF decoders
+// (model/llama_model) and CTranslate2 encoder-decoders (model/ct2_model) both produce this;
+// dump, heatmaps, render and compare consume it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/rope.hpp"
+#include "io/attention_record.hpp"
+
+namespace attnviz {
+
+/// The model's shape and provenance, as the model dump's `model` object writes it.
+struct ModelSummary {
+  std::string file;            ///< the path given
+  std::string architecture;    ///< "llama", "transformer" (CTranslate2)…
+  std::string name;            ///< general.name, or the file's stem
+  int num_layers = 0;          ///< layers per stack
+  int num_heads = 0;
+  int num_kv_heads = 0;
+  long d_model = 0, d_k = 0;
+  long context_length = 0;     ///< 0 when the file does not say
+  std::optional<RopeSettings> rope;
+  std::string rope_scaling;    ///< "none", "linear ×4", "llama3"… (for the dump and titles)
+};
+
+/// One attention block of the run: a layer of a stack, self- or cross-attention.
+/// record.layer is `layer`; record.weights holds [head][query][key].
+struct AttentionBlock {
+  int layer = 0;
+  std::string stack = "decoder";  ///< "encoder" or "decoder"
+  std::string kind = "self";      ///< "self" or "cross"
+  AttentionRecord record;
+  /// "L2H5" (decoder-only and encoder models), "dec.L2H5", "enc.L2H5" where a model has both.
+  std::string head_name(int head) const;
+};
+
+/// Receives each computed block; the producer keeps nothing of it afterwards.
+using BlockSink = std::function<void(AttentionBlock&&)>;
+
+/// Everything about the run except the blocks.
+struct ModelRunInfo {
+  ModelSummary model;
+  Tokens tokens;                       ///< pieces of the decoder input, byte for byte
+  std::vector<std::int32_t> token_ids;
+  std::string text;                    ///< decoded text of every token after BOS
+  int prompt_length = 0;               ///< tokens that came from the input, BOS included
+  std::string generated_text;          ///< decoded continuation ("" without --generate)
+  std::vector<float> last_logits;      ///< the final position's n_vocab logits, when asked
+  // Encoder-decoder models only.
+  Tokens source_tokens;                ///< encoder input
+  Tokens target_tokens;                ///< decoder input, from <s>
+};
+
+/// Which layers to capture: empty = all. Parsed from --layers (all|2|0,3|1-4).
+struct LayerSelection {
+  std::vector<int> layers;  ///< sorted, unique; empty = all
+  bool contains(int layer) const;
+};
+
+/// Parses --layers: "all", "2", "0,3", "1-4", or a mix ("0,2-3"). Throws UsageError for
+/// anything else, or (when num_layers > 0) a layer ≥ num_layers, naming the valid range.
+LayerSelection parse_layer_selection(const std::string& text, int num_layers);
+
+}  // namespace attnviz
