@@ -1,0 +1,54 @@
+#include "model/model_run.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/error.hpp"
+
+namespace attnviz {
+
+std::string AttentionBlock::head_name(int head) const { return record.head_name(head); }
+
+bool LayerSelection::contains(int layer) const {
+  return layers.empty() || std::binary_search(layers.begin(), layers.end(), layer);
+}
+
+namespace {
+
+// A whole number ≥ 0 spelled with digits only ("07" is 7; "+1", "1.0", "" are not numbers).
+bool parse_index(std::string_view text, int& value) {
+  if (text.empty() || text.size() > 9) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && value >= 0;
+}
+
+}  // namespace
+
+LayerSelection parse_layer_selection(const std::string& text, int num_layers) {
+  LayerSelection selection;
+  if (text.empty() || text == "all") return selection;
+  const std::string range = num_layers > 0 ? " (this model has layers 0-" + std::to_string(num_layers - 1) + ")" : "";
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const std::size_t dash = item.find('-');
+    int first = 0, last = 0;
+    const bool ok = dash == std::string_view::npos
+                        ? parse_index(item, first) && (last = first, true)
+                        : parse_index(item.substr(0, dash), first) && parse_index(item.substr(dash + 1), last);
+    if (!ok || last < first)
+      throw UsageError::bad_option("--layers", "expected all, a layer (2), a list (0,3) or a range (1-4), got \"" +
+                                                   std::string(item) + "\"" + range);
+    if (num_layers > 0 && last >= num_layers)
+      throw UsageError::bad_option("--layers", "layer " + std::to_string(last) + " does not exist" + range);
+    for (int layer = first; layer <= last; ++layer) selection.layers.push_back(layer);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  std::sort(selection.layers.begin(), selection.layers.end());
+  selection.layers.erase(std::unique(selection.layers.begin(), selection.layers.end()), selection.layers.end());
+  return selection;
+}
+
+}  // namespace attnviz
