@@ -1,12 +1,13 @@
 // ggml block decoders against ggml itself: tests/ggml_golden/ggml-quant-golden.gguf (its
 // README) holds, for each type T, a tensor `T` quantized by ggml and `T.deq`, ggml's own
-// dequantization of it (F32), dims [256, 32]. Every decoded float must equal ggml's bit for bit.
+// dequantization of it (F32), dims [256, 32]. Every decoded float must equal ggml's bit for bit,
+// through dequantize_row and through GgufFile::matrix.
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "model/ggml_types.hpp"
+#include "model/gguf_file.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -15,105 +16,16 @@ namespace {
 
 std::string golden_path() { return std::string(ATTNVIZ_TESTS_DIR) + "/ggml_golden/ggml-quant-golden.gguf"; }
 
-// A minimal GGUF v3 tensor-table reader for this test only, until GgufFile lands: enough to
-// find a tensor's type, dims and bytes in a well-formed file (no validation beyond bounds).
-struct GoldenTensor {
-  std::uint32_t type = 0;
-  std::int64_t elements = 1;
-  const std::uint8_t* data = nullptr;
-  std::uint64_t bytes = 0;
-};
-
-class GoldenFile {
- public:
-  explicit GoldenFile(const std::string& path) : bytes_(test::read_file(path)) { parse(); }
-
-  const GoldenTensor& tensor(const std::string& name) const {
-    for (const auto& [tensor_name, tensor] : tensors_) {
-      if (tensor_name == name) return tensor;
-    }
-    throw std::runtime_error("golden file: no tensor " + name);
-  }
-
- private:
-  template <typename T>
-  T read() {
-    if (pos_ + sizeof(T) > bytes_.size()) throw std::runtime_error("golden file: truncated");
-    T value;
-    std::memcpy(&value, bytes_.data() + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return value;
-  }
-
-  std::string read_string() {
-    const auto length = read<std::uint64_t>();
-    if (pos_ + length > bytes_.size()) throw std::runtime_error("golden file: truncated string");
-    std::string s = bytes_.substr(pos_, length);
-    pos_ += length;
-    return s;
-  }
-
-  // Skips one metadata value of GGUF type `type`.
-  void skip_value(std::uint32_t type) {
-    static constexpr std::size_t kScalarBytes[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
-    if (type == 8) {
-      read_string();
-    } else if (type == 9) {
-      const auto element_type = read<std::uint32_t>();
-      const auto count = read<std::uint64_t>();
-      for (std::uint64_t i = 0; i < count; ++i) skip_value(element_type);
-    } else if (type < std::size(kScalarBytes)) {
-      pos_ += kScalarBytes[type];
-    } else {
-      throw std::runtime_error("golden file: metadata type " + std::to_string(type));
-    }
-  }
-
-  void parse() {
-    if (bytes_.compare(0, 4, "GGUF") != 0) throw std::runtime_error("golden file: not GGUF");
-    pos_ = 4;
-    read<std::uint32_t>();  // version
-    const auto n_tensors = read<std::uint64_t>();
-    const auto n_kv = read<std::uint64_t>();
-    std::uint64_t alignment = 32;
-    for (std::uint64_t i = 0; i < n_kv; ++i) {
-      const std::string key = read_string();
-      const auto type = read<std::uint32_t>();
-      if (key == "general.alignment" && type == 4) {
-        alignment = read<std::uint32_t>();
-      } else {
-        skip_value(type);
-      }
-    }
-    std::vector<std::uint64_t> offsets;
-    for (std::uint64_t i = 0; i < n_tensors; ++i) {
-      std::string name = read_string();
-      GoldenTensor t;
-      const auto n_dims = read<std::uint32_t>();
-      for (std::uint32_t d = 0; d < n_dims; ++d) t.elements *= static_cast<std::int64_t>(read<std::uint64_t>());
-      t.type = read<std::uint32_t>();
-      offsets.push_back(read<std::uint64_t>());
-      tensors_.emplace_back(std::move(name), t);
-    }
-    const std::uint64_t data_start = (pos_ + alignment - 1) / alignment * alignment;
-    for (std::size_t i = 0; i < tensors_.size(); ++i) {
-      GoldenTensor& t = tensors_[i].second;
-      const std::int64_t block_elements = ggml_block_elements(t.type);
-      if (block_elements == 0) throw std::runtime_error("golden file: unsupported type in " + tensors_[i].first);
-      t.bytes = static_cast<std::uint64_t>(t.elements / block_elements) * ggml_block_bytes(t.type);
-      if (data_start + offsets[i] + t.bytes > bytes_.size()) throw std::runtime_error("golden file: data past end");
-      t.data = reinterpret_cast<const std::uint8_t*>(bytes_.data()) + data_start + offsets[i];
-    }
-  }
-
-  std::string bytes_;
-  std::size_t pos_ = 0;
-  std::vector<std::pair<std::string, GoldenTensor>> tensors_;
-};
-
-const GoldenFile& golden() {
-  static const GoldenFile file(golden_path());
+const GgufFile& golden() {
+  static const GgufFile file(golden_path());
   return file;
+}
+
+const GgufTensorInfo& golden_tensor(const std::string& name) {
+  const GgufTensorInfo* info = golden().find_tensor(name);
+  INFO("tensor " << name);
+  REQUIRE(info != nullptr);
+  return *info;
 }
 
 std::uint32_t float_bits(float f) {
@@ -122,31 +34,46 @@ std::uint32_t float_bits(float f) {
   return bits;
 }
 
-// Decodes tensor `name` and requires every float to equal `name.deq` bit for bit, reporting the
-// first index that differs.
-void check_matches_ggml(const std::string& name, GgmlType expected_type) {
-  const GoldenTensor& quantized = golden().tensor(name);
-  const GoldenTensor& reference = golden().tensor(name + ".deq");
-  REQUIRE(quantized.type == static_cast<std::uint32_t>(expected_type));
-  REQUIRE(ggml_type_supported(quantized.type));
-  REQUIRE(reference.type == static_cast<std::uint32_t>(GgmlType::F32));
-  REQUIRE(quantized.elements == 256 * 32);
-  REQUIRE(reference.elements == quantized.elements);
-
-  std::vector<float> decoded(static_cast<std::size_t>(quantized.elements));
-  dequantize_row(expected_type, quantized.data, decoded.data(), quantized.elements);
-  std::vector<float> expected(decoded.size());
-  std::memcpy(expected.data(), reference.data, expected.size() * sizeof(float));
-
+// CHECKs that decoded[i] has the bits of expected[i] for every i; on failure reports how many
+// differ and the first index that does.
+void check_same_bits(const std::string& what, const float* decoded, const std::vector<float>& expected) {
   std::size_t n_different = 0;
   std::size_t first = 0;
-  for (std::size_t i = 0; i < decoded.size(); ++i) {
+  for (std::size_t i = 0; i < expected.size(); ++i) {
     if (float_bits(decoded[i]) != float_bits(expected[i]) && n_different++ == 0) first = i;
   }
-  INFO(name << ": " << n_different << " of " << decoded.size() << " floats differ; first at index " << first
+  INFO(what << ": " << n_different << " of " << expected.size() << " floats differ; first at index " << first
             << ": decoded " << decoded[first] << " (0x" << std::hex << float_bits(decoded[first]) << "), ggml "
             << std::dec << expected[first] << " (0x" << std::hex << float_bits(expected[first]) << ")");
   CHECK(n_different == 0);
+}
+
+// Decodes tensor `name` and requires every float to equal `name.deq` bit for bit, reporting the
+// first index that differs.
+void check_matches_ggml(const std::string& name, GgmlType expected_type) {
+  const GgufTensorInfo& quantized = golden_tensor(name);
+  const GgufTensorInfo& reference = golden_tensor(name + ".deq");
+  REQUIRE(quantized.type == static_cast<std::uint32_t>(expected_type));
+  REQUIRE(ggml_type_supported(quantized.type));
+  REQUIRE(reference.type == static_cast<std::uint32_t>(GgmlType::F32));
+  REQUIRE(quantized.dims == std::vector<std::int64_t>{256, 32});
+  REQUIRE(reference.dims == quantized.dims);
+  const std::int64_t n = quantized.num_elements();
+  REQUIRE(quantized.bytes == static_cast<std::uint64_t>(n / ggml_block_elements(quantized.type)) *
+                                 ggml_block_bytes(quantized.type));
+
+  std::vector<float> decoded(static_cast<std::size_t>(n));
+  dequantize_row(expected_type, quantized.data, decoded.data(), n);
+  std::vector<float> expected(decoded.size());
+  REQUIRE(reference.bytes == expected.size() * sizeof(float));
+  std::memcpy(expected.data(), reference.data, reference.bytes);
+
+  check_same_bits(name + " (dequantize_row)", decoded.data(), expected);
+  // The same through the GGUF reader, one 256-float row at a time.
+  const Matrix rows = golden().matrix(quantized);
+  REQUIRE(rows.rows() == 32);
+  REQUIRE(rows.cols() == 256);
+  check_same_bits(name + " (GgufFile::matrix)", rows.data(), expected);
 }
 
 }  // namespace
@@ -191,8 +118,8 @@ TEST_CASE("ggml types: block sizes are ggml's", "[ggml]") {
 
 TEST_CASE("ggml types: a decoded row spans whole blocks of the documented size", "[ggml]") {
   // Two q4_K blocks of 144 bytes: the second block's floats come from bytes [144, 288).
-  const GoldenTensor& q4_k = golden().tensor("q4_K");
-  const GoldenTensor& reference = golden().tensor("q4_K.deq");
+  const GgufTensorInfo& q4_k = golden_tensor("q4_K");
+  const GgufTensorInfo& reference = golden_tensor("q4_K.deq");
   REQUIRE(q4_k.bytes == 32 * 144);
   std::vector<float> second(256);
   dequantize_row(GgmlType::Q4_K, q4_k.data + 144, second.data(), 256);
