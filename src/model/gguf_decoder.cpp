@@ -46,7 +46,9 @@ DecoderConfig llama_config(const GgufFile& file) {
   const std::string a = "llama";
   DecoderConfig c;
   c.architecture = a;
-  c.name = file.string("general.name").value_or(std::filesystem::path(file.path()).stem().string());
+  // general.name is often just the architecture ("llama"); the file's name says more then.
+  c.name = file.string("general.name").value_or(a);
+  if (c.name == a) c.name = std::filesystem::path(file.path()).stem().string();
   c.num_layers = static_cast<int>(required_integer(file, a + ".block_count"));
   c.d_model = required_integer(file, a + ".embedding_length");
   c.num_heads = static_cast<int>(required_integer(file, a + ".attention.head_count"));
