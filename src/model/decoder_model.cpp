@@ -28,9 +28,10 @@ Matrix swiglu(const Matrix& gate, const Matrix& up) {
 Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
   Matrix out(x.rows(), x.cols());
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    const Scalar mean_square = x.row(r).squaredNorm() / static_cast<Scalar>(x.cols());
-    const Scalar inverse = 1.0f / std::sqrt(mean_square + static_cast<Scalar>(epsilon));
-    out.row(r) = (x.row(r) * inverse).cwiseProduct(gain.transpose());
+    // The mean square summed in double (as ggml does), then x / rms · gain in float32.
+    const double mean_square = x.row(r).cast<double>().squaredNorm() / static_cast<double>(x.cols());
+    const Scalar rms = std::sqrt(static_cast<Scalar>(mean_square) + static_cast<Scalar>(epsilon));
+    out.row(r) = (x.row(r) / rms).cwiseProduct(gain.transpose());
   }
   return out;
 }
