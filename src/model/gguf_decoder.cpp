@@ -25,6 +25,11 @@ class GgufWeights : public WeightSource {
     return file_->vector(file_->tensor(name, {n}, "expected " + dims_text(n, 0)));
   }
   bool has(const std::string& name) const override { return file_->find_tensor(name) != nullptr; }
+  std::vector<std::int64_t> shape(const std::string& name) const override {
+    const GgufTensorInfo* info = file_->find_tensor(name);
+    return info ? std::vector<std::int64_t>(info->dims.rbegin(), info->dims.rend()) : std::vector<std::int64_t>{};
+  }
+  std::string describe(const std::string& name) const override { return file_->path() + ": tensor " + name; }
   double stored_bytes(const std::string& name) const override {
     const GgufTensorInfo* info = file_->find_tensor(name);
     return info ? static_cast<double>(info->bytes) : 0.0;
