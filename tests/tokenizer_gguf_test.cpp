@@ -198,19 +198,25 @@ TEST_CASE("vocabulary_from_gguf: a missing key, a short array or a bad id is nam
              Catch::Contains("vocab.gguf: tokenizer.ggml.model: missing field (the tokenizer model)"));
   CHECK_THAT(load_error(TokenizerGguf().string("tokenizer.ggml.model", "llama").write(dir)),
              Catch::Contains("vocab.gguf: tokenizer.ggml.tokens: missing field (the token list)"));
-  const auto llama = [&pieces] { return TokenizerGguf().string("tokenizer.ggml.model", "llama").strings("tokenizer.ggml.tokens", pieces); };
+  const auto with_model = [&pieces](const std::string& model) {
+    return TokenizerGguf().string("tokenizer.ggml.model", model).strings("tokenizer.ggml.tokens", pieces);
+  };
+  const auto llama = [&with_model] { return with_model("llama"); };
   CHECK_THAT(load_error(llama().floats("tokenizer.ggml.scores", {0, 0}).write(dir)),
              Catch::Contains("vocab.gguf: tokenizer.ggml.scores: expected 3 entries (one per token), got 2"));
   CHECK_THAT(load_error(llama().uint32("tokenizer.ggml.bos_token_id", 7).write(dir)),
              Catch::Contains("vocab.gguf: tokenizer.ggml.bos_token_id: expected a token id below 3, got 7"));
-  CHECK_THAT(load_error(TokenizerGguf().string("tokenizer.ggml.model", "gpt2").strings("tokenizer.ggml.tokens", pieces).write(dir)),
+  CHECK_THAT(load_error(with_model("gpt2").write(dir)),
              Catch::Contains("vocab.gguf: tokenizer.ggml.merges: missing field"));
   CHECK(load_error(llama().write(dir)) == "(no error)");
 }
 
 TEST_CASE("tokenize: a GGUF with another tokenizer model loads, and tokenize names it", "[tokenizer][errors]") {
   test::TempDir dir;
-  const std::string path = TokenizerGguf().string("tokenizer.ggml.model", "t5").strings("tokenizer.ggml.tokens", {"<pad>", "</s>", "\xE2\x96\x81" "a"}).write(dir);
+  const std::string path = TokenizerGguf()
+                               .string("tokenizer.ggml.model", "t5")
+                               .strings("tokenizer.ggml.tokens", {"<pad>", "</s>", "\xE2\x96\x81" "a"})
+                               .write(dir);
   const Vocabulary vocab = vocabulary_from_gguf(GgufFile(path));
   CHECK(token_text(vocab, 2) == " a");  // ids given with --token-ids can still be shown
   CHECK_THROWS_WITH(tokenize(vocab, "a", true), path + ": tokenizer model \"t5\" is not supported "

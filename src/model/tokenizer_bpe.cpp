@@ -164,7 +164,8 @@ const BpePreTokenizer& pre_tokenizer_of(const Vocabulary& vocab) {
   if (!pre_tokenizer) {
     std::string supported;
     for (const std::string& name : gpt2_pre_tokenizers()) supported += (supported.empty() ? "" : ", ") + name;
-    throw InputError::unsupported_tokenizer(vocabulary_name(vocab), "pre-tokenizer \"" + pre + "\" (tokenizer.ggml.pre)", supported);
+    throw InputError::unsupported_tokenizer(vocabulary_name(vocab),
+                                            "pre-tokenizer \"" + pre + "\" (tokenizer.ggml.pre)", supported);
   }
   return *pre_tokenizer;
 }

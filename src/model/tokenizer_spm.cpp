@@ -129,8 +129,8 @@ class SpmMerger {
 
   void emit_unknown(std::string_view text, std::vector<std::int32_t>& ids) const {
     if (!vocab_.unk) {
-      throw InputError::inconsistent(vocabulary_name(vocab_),
-                                     "\"" + std::string(text) + "\" has no token, no byte tokens and there is no unknown token");
+      throw InputError::inconsistent(vocabulary_name(vocab_), "\"" + std::string(text) +
+                                                                  "\" has no token, no byte tokens and there is no unknown token");
     }
     ids.push_back(*vocab_.unk);
   }

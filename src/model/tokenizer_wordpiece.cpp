@@ -66,7 +66,8 @@ void tokenize_word(const Vocabulary& vocab, const PieceIndex& index, const std::
   }
   if (ids.size() > start) return;
   if (!vocab.unk) {
-    throw InputError::inconsistent(vocabulary_name(vocab), "word \"" + word + "\" has no pieces and there is no unknown token");
+    throw InputError::inconsistent(vocabulary_name(vocab),
+                                   "word \"" + word + "\" has no pieces and there is no unknown token");
   }
   ids.push_back(*vocab.unk);
 }
