@@ -1,6 +1,7 @@
 // model/tokenizer_*: the three tokenizers on small vocabularies built here, where the expected
 // ids follow by hand from llama.cpp's algorithms (llama-vocab.cpp), and the way back to text.
 // The real GGUF vocabularies and their reference ids are in tokenizer_gguf_test.cpp.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -176,6 +177,21 @@ TEST_CASE("gpt2 pre-tokenizer: the GPT-2 regex splits words, contractions and sp
   CHECK(words("12345 I'M (x)", "llama-bpe") == W{"123", "45", " I", "'M", " (", "x", ")"});
   // qwen2: one digit at a time.
   CHECK(words("123", "qwen2") == W{"1", "2", "3"});
+}
+
+// scripts/pre_tokenizer_reference.py splits the same strings (llama.cpp's 46 test strings and
+// a few more) with Python's `regex` module and Hugging Face's original patterns.
+TEST_CASE("gpt2 pre-tokenizers: the words of Python's regex module, for six pre-tokenizers", "[tokenizer][golden]") {
+  const nlohmann::json golden =
+      nlohmann::json::parse(test::read_file(test::fixture("bpe_pre_tokenizer_golden.json")));
+  const auto strings = golden.at("strings").get<std::vector<std::string>>();
+  REQUIRE(strings.size() == 48);
+  for (const auto& [pre, expected] : golden.at("words").items()) {
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+      CAPTURE(pre, i, strings[i]);
+      CHECK(words(strings[i], pre) == expected.at(i).get<std::vector<std::string>>());
+    }
+  }
 }
 
 TEST_CASE("tokenize gpt2: merges by rank, bytes spelt with GPT-2's alphabet", "[tokenizer]") {
