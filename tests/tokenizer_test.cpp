@@ -102,6 +102,16 @@ TEST_CASE("tokenize llama: without byte tokens an unknown character is one unkno
   CHECK_THROWS_WITH(tokenize(vocab, "\xE7\x8C\xAB", false), Catch::Contains("no unknown token"));
 }
 
+TEST_CASE("tokenize llama: a user-defined token stands for itself, the dummy space follows it", "[tokenizer]") {
+  Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}, {"b", -2}, {kSpace + "a", -3}});
+  const std::int32_t tag = add(vocab, "<tag>", 0, TokenType::UserDefined);
+  const std::int32_t control = add(vocab, "<ctl>", 0, TokenType::Control);
+  CHECK(tokenize(vocab, "a<tag>a", false) == Ids{id_of(vocab, kSpace + "a"), tag, id_of(vocab, kSpace + "a")});
+  CHECK(tokenize(vocab, "<tag><tag>", true) == Ids{1, tag, tag});
+  CHECK(tokenize(vocab, "<ctl>", false) != Ids{control});  // control tokens are not read from text
+  CHECK(token_text(vocab, tag) == "<tag>");
+}
+
 TEST_CASE("decode llama: round trip, leading space dropped, bytes joined", "[tokenizer]") {
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}, {"b", -2}, {kSpace + "a", -3}});
   for (const std::string text : {"a b", "ab  a", "\xE7\x8C\xAB a", " a", ""}) {
@@ -229,6 +239,13 @@ TEST_CASE("tokenize gpt2: an unknown tokenizer.ggml.pre is named in the error", 
   CHECK(tokenize(vocab, "a", false) == Ids{'a'});
 }
 
+TEST_CASE("tokenize gpt2: user-defined tokens split the text before the pre-tokenizer", "[tokenizer]") {
+  Vocabulary vocab = gpt2_vocabulary({kG + " t"});
+  const std::int32_t two_spaces = add(vocab, "  ", 0, TokenType::UserDefined);  // as GPT-NeoX's added tokens
+  const std::int32_t space_t = id_of(vocab, kG + "t");
+  CHECK(tokenize(vocab, "a   t", false) == Ids{'a', two_spaces, space_t});
+}
+
 TEST_CASE("decode gpt2: the byte alphabet undone, exact round trip", "[tokenizer]") {
   const Vocabulary vocab = gpt2_vocabulary({kG + " t", "h e", kG + "t he"});
   for (const std::string text : {" the  cat\n", "\xE7\x8C\xAB!", "", "  "}) {
@@ -263,9 +280,17 @@ TEST_CASE("wordpiece_words: BERT's normaliser lower-cases, strips accents, split
   using W = std::vector<std::string>;
   CHECK(wordpiece_words("Hello, WORLD!  \xC3\x87" "a\tva", true, true) == W{"hello", ",", "world", "!", "ca", "va"});
   CHECK(wordpiece_words("\xC3\x87" "a", false, false) == W{"\xC3\x87" "a"});
-  CHECK(wordpiece_words("\xE4\xBD\xA0\xE5\xA5\xBD" "ab", true, true) == W{"\xE4\xBD\xA0", "\xE5\xA5\xBD", "ab"});  // 你好
+  // 你好: each ideograph is a word.
+  CHECK(wordpiece_words("\xE4\xBD\xA0\xE5\xA5\xBD" "ab", true, true) == W{"\xE4\xBD\xA0", "\xE5\xA5\xBD", "ab"});
   CHECK(wordpiece_words("a$b\x01" "c", true, true) == W{"a", "$", "bc"});  // ASCII symbol split, control dropped
   CHECK(wordpiece_words(" \n ", true, true).empty());
+}
+
+TEST_CASE("tokenize bert: a user-defined token is kept out of the normaliser", "[tokenizer]") {
+  Vocabulary vocab = bert_vocabulary({kSpace + "hello"});
+  const std::int32_t tag = add(vocab, "<Tag>", 0, TokenType::UserDefined);
+  const std::int32_t hello = id_of(vocab, kSpace + "hello");
+  CHECK(tokenize(vocab, "Hello<Tag>hello", false) == Ids{hello, tag, hello});
 }
 
 TEST_CASE("tokenize bert: longest pieces left to right, unknown words, CLS and SEP", "[tokenizer]") {

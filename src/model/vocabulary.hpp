@@ -57,7 +57,8 @@ Vocabulary vocabulary_from_gguf(const GgufFile& file);
 /// the unknown token without them), "gpt2" with tokenizer.ggml.pre one of gpt2_pre_tokenizers()
 /// (bytes that are not UTF-8 are read as U+FFFD, as llama.cpp does), "bert" (WordPiece; CLS is
 /// the BOS id, as llama.cpp has it).
-/// Special tokens written in the text ("<s>") are tokenized as text, not recognised.
+/// User-defined tokens (TokenType::UserDefined) are recognised wherever they occur in the text,
+/// as llama.cpp does; control tokens written in the text ("<s>") are tokenized as plain text.
 std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view text, bool add_special);
 
 /// The text a token stands for when decoded: "▁" becomes a space (llama), <0xXX> the byte,
