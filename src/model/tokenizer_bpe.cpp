@@ -149,6 +149,9 @@ class WordMerger {
 };
 
 // A merged symbol's id, or (not a piece) one id per byte, skipping bytes without a token.
+// Where a symbol is not a piece llama.cpp looks up each byte of its UTF-8 spelling instead;
+// with all 256 byte spellings in the vocabulary, as byte-level ones have, every symbol is a
+// piece and neither fallback runs.
 void emit(const PieceIndex& index, std::string_view part, std::vector<std::int32_t>& ids) {
   if (const auto id = index.find(part)) {
     ids.push_back(*id);
