@@ -168,7 +168,7 @@ TEST_CASE("tokenize: ids, pieces and marks", "[model][cli]") {
   CHECK(split["token_ids"] == std::vector<int>{1, 317, 234, 143, 174});
   CHECK(split["tokens"][0] == "<s>");
   CHECK(split["tokens"][2] == "<0xE7>");
-  CHECK_THAT(result.out, Contains("0\t1\t\"\"\t\"<s>\"  [special]"));
-  CHECK_THAT(result.out, Contains("2\t234\t"));
-  CHECK_THAT(result.out, Contains("\"<0xE7>\"  [byte]"));
+  CHECK_THAT(result.out, Contains("0\t1\t\"<s>\"\t\"<s>\"  [special]\n"));
+  CHECK_THAT(result.out, Contains("1\t317\t\"\xE2\x96\x81Lily\"\t\" Lily\"\n"));
+  CHECK_THAT(result.out, Contains("2\t234\t\"<0xE7>\"\t\"<0xE7>\"  [byte]\n"));
 }

@@ -212,9 +212,10 @@ std::string tokenize_report(const Options& options) {
     const char* mark = type == TokenType::Byte ? "  [byte]"
                        : type == TokenType::Control || type == TokenType::UserDefined ? "  [special]"
                        : type == TokenType::Unknown ? "  [unknown]" : "";
+    // index, id, the piece as the file stores it, the text it decodes to (bytes shown as <0xXX>)
     out += std::to_string(i) + "\t" + std::to_string(ids[i]) + "\t" +
-           nlohmann::json(token_text(vocab, ids[i])).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\t" +
-           nlohmann::json(vocab.pieces[id]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + mark + "\n";
+           nlohmann::json(vocab.pieces[id]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\t\"" +
+           piece_display(vocab, ids[i]) + "\"" + mark + "\n";
   }
   return out;
 }
