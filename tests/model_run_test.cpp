@@ -172,3 +172,18 @@ TEST_CASE("tokenize: ids, pieces and marks", "[model][cli]") {
   CHECK_THAT(result.out, Contains("1\t317\t\"\xE2\x96\x81Lily\"\t\" Lily\"\n"));
   CHECK_THAT(result.out, Contains("2\t234\t\"<0xE7>\"\t\"<0xE7>\"  [byte]\n"));
 }
+
+TEST_CASE("model run: greedy writing from BOS gives llama2.c's expected opening for stories260K", "[model][cli]") {
+  test::TempDir dir;
+  Options options = model_options(Command::Dump, dir.file("g.json"));
+  options.text = "";
+  options.generate = 45;
+  options.layers = "4";
+  REQUIRE(run_with(options).code == 0);
+  const nlohmann::json dump = read_json(options.output);
+  // llama2.c's doc/stories260K.md, `run stories260K.bin -z tok512.bin -t 0.0`
+  CHECK(dump["generated_text"] ==
+        "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big, red ball. She");
+  CHECK(dump["prompt_length"] == 1);
+  CHECK(dump["layers"][0]["query_tokens"].size() == 46);
+}
