@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
+#include "model/hf_tokenizer.hpp"
 #include "io/json_file.hpp"
 #include "model/vocabulary.hpp"
 
@@ -99,6 +100,16 @@ std::vector<std::string> hf_token_labels(const std::string& folder, long n_vocab
   return labels;
 }
 
+// config.json's eos_token_id (a number, or the first of a list), for --generate.
+std::optional<std::int32_t> hf_eos_token(const std::string& folder) {
+  const FileText text = read_input_text((fs::path(folder) / "config.json").string(), 0);
+  const nlohmann::json config = nlohmann::json::parse(text.view(), nullptr, false);
+  if (!config.is_object() || !config.contains("eos_token_id")) return std::nullopt;
+  const nlohmann::json& eos = config["eos_token_id"].is_array() && !config["eos_token_id"].empty() ? config["eos_token_id"][0]
+                                                                                                   : config["eos_token_id"];
+  return eos.is_number_integer() ? std::optional<std::int32_t>(eos.get<std::int32_t>()) : std::nullopt;
+}
+
 // The decoder of --model: a GGUF file (with its vocabulary) or a Hugging Face folder.
 struct LoadedDecoder {
   std::unique_ptr<DecoderModel> model;
@@ -110,10 +121,16 @@ LoadedDecoder load_decoder(const Options& o) {
   LoadedDecoder loaded;
   if (is_hf_model_folder(o.model)) {
     loaded.model = std::make_unique<DecoderModel>(decoder_from_hf_folder(o.model));
-    if (o.text)
-      throw UsageError::bad_option("--text", "is not available for Hugging Face folders yet (their tokenizer.json is not read); "
-                                             "pass --token-ids");
-    loaded.labels = hf_token_labels(o.model, loaded.model->config().n_vocab);
+    const fs::path tokenizer = fs::path(o.model) / "tokenizer.json";
+    std::error_code ec;
+    if (o.text) {
+      if (!fs::exists(tokenizer, ec))
+        throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
+      loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
+      loaded.vocab->eos = hf_eos_token(o.model);
+    } else {
+      loaded.labels = hf_token_labels(o.model, loaded.model->config().n_vocab);
+    }
     return loaded;
   }
   auto file = std::make_shared<const GgufFile>(o.model);

@@ -1,0 +1,19 @@
+// A Hugging Face tokenizer.json read into a Vocabulary, for the kinds the gpt2 tokenizer
+// already implements exactly: byte-level BPE ("model": {"type": "BPE"}) pre-tokenized by
+// ByteLevel alone (GPT-2's pattern) or by a Split on LLaMA 3's or Qwen 2's pattern followed by
+// ByteLevel. Others are refused, naming what the file holds.
+#pragma once
+
+#include <string>
+
+#include "model/vocabulary.hpp"
+
+namespace attnviz {
+
+/// Reads `path` (a tokenizer.json). bos/eos come from its post_processor's template (a BOS
+/// prepended to single sequences means add_bos). Throws InputError naming the file and the
+/// JSON pointer for a model type other than BPE, a pre-tokenizer it cannot match exactly, or
+/// vocab/merges that do not fit.
+Vocabulary vocabulary_from_tokenizer_json(const std::string& path);
+
+}  // namespace attnviz
