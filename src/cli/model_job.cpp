@@ -185,7 +185,6 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   request.tokens = info.tokens;
   request.layers = layers;
   request.sink = &sink;
-  request.threads = o.threads;
   info.last_logits = model.forward(request);
   return info;
 }

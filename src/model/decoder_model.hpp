@@ -66,7 +66,6 @@ struct ForwardRequest {
   Tokens tokens;                        ///< their labels, for the records
   LayerSelection layers;                ///< which layers' attention go to the sink
   const BlockSink* sink = nullptr;      ///< nullptr: no attention kept (greedy decoding)
-  int threads = 0;                      ///< 0 = all cores
 };
 
 /// The decoder with its config and weights; layers are decoded from the source as they run.
