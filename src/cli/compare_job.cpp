@@ -8,6 +8,7 @@
 #include "attention/head_stats.hpp"
 #include "cli/attention_job.hpp"
 #include "cli/run.hpp"
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/record_json.hpp"
@@ -120,8 +121,8 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
       for (int h : heads) chosen.push_back(run.record.weights[h]);
       p.means.push_back(mean_over_heads(chosen));
       p.weights.push_back(borrow(p.means.back()));
-      p.titles.push_back((run.label.empty() ? "" : run.label + " · ") + "average of " + std::to_string(heads.size()) +
-                         " heads (mean)");
+      p.titles.push_back((run.label.empty() ? "" : run.label + " · ") + "average of " +
+                         counted(static_cast<long long>(heads.size()), "head") + " (mean)");
     }
     if (runs.size() == 2) {
       p.differences.push_back(p.means[0] - p.means[1]);

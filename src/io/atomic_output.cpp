@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -86,7 +87,7 @@ void OutputSet::add(std::string path, std::string bytes) {
   contents_.push_back(std::move(bytes));
 }
 
-void OutputSet::create_directory(std::string directory) { directory_ = std::move(directory); }
+void OutputSet::create_directory(std::string directory) { directories_.push_back(std::move(directory)); }
 
 void OutputSet::protect(std::vector<std::string> inputs) { protected_ = std::move(inputs); }
 
@@ -114,27 +115,44 @@ void check_targets(const std::vector<std::string>& paths, const std::vector<std:
   }
 }
 
+// Creates each folder of `folders` that is missing, with its missing parents, and adds to
+// `created` every folder that did not exist before, so that a failed run can remove them again
+// (including when this throws OutputError, naming the folder that cannot be created).
+void create_folders(const std::vector<std::string>& folders, std::vector<fs::path>& created) {
+  for (const std::string& folder : folders) {
+    std::error_code ec;
+    for (fs::path p = folder; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      if (std::find(created.begin(), created.end(), p) == created.end()) created.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(folder, ec);
+    if (ec) throw OutputError::cannot_write(folder, "cannot create the folder: " + ec.message());
+    if (!fs::is_directory(folder, ec)) throw OutputError::cannot_write(folder, "exists and is not a folder");
+  }
+}
+
 }  // namespace
 
 void OutputSet::commit() {
   check_targets(paths_, protected_);
   install_handlers_once();
-  bool created_directory = false;
-  if (!directory_.empty()) {
-    std::error_code ec;
-    created_directory = !fs::exists(directory_, ec);
-    fs::create_directories(directory_, ec);
-    if (ec) throw OutputError::cannot_write(directory_, "cannot create the folder: " + ec.message());
-    if (!fs::is_directory(directory_)) throw OutputError::cannot_write(directory_, "exists and is not a folder");
+  std::vector<std::string> folders = directories_;
+  for (const std::string& path : paths_) {
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && (folders.empty() || folders.back() != parent.string())) folders.push_back(parent.string());
   }
+  std::vector<fs::path> created;
   std::vector<std::string> temporaries;
   auto remove_all = [&] {
     for (const std::string& t : temporaries) ::unlink(t.c_str());
     forget_temporaries();
     std::error_code ec;
-    if (created_directory) fs::remove(directory_, ec);  // only if still empty
+    std::sort(created.begin(), created.end(),  // deepest first; remove() takes only empty folders
+              [](const fs::path& a, const fs::path& b) { return a.string().size() > b.string().size(); });
+    for (const fs::path& folder : created) fs::remove(folder, ec);
   };
   try {
+    create_folders(folders, created);
     for (std::size_t i = 0; i < paths_.size(); ++i) {
       temporaries.push_back(temporary_name(paths_[i], i));
       register_temporary(temporaries.back());

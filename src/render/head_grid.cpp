@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "render/colorbar.hpp"
 #include "render/colormap.hpp"
@@ -289,7 +290,7 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
   GridLayout coarsest = place(request, fonts, texts, colorbar, 1, n_max);
   if (!fits(coarsest)) {
     throw LimitError::image_size(
-        "the grid of " + std::to_string(request.panels.size()) + " heads", coarsest.width_px,
+        "the grid of " + counted(static_cast<long long>(request.panels.size()), "head"), coarsest.width_px,
         coarsest.height_px, max_side,
         "even at 1 px per cell; raise --max-size (at most " + std::to_string(kMaxSidePx) +
             ") or show fewer heads");
