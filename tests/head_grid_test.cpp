@@ -381,3 +381,39 @@ TEST_CASE("head_grid: the same request gives identical pixels", "[render]") {
   CHECK(first.image == second.image);
   CHECK(first.warnings == second.warnings);
 }
+
+// Issue 15: padding query rows were drawn like real rows (only padded keys were hatched).
+TEST_CASE("head_grid: a padding query's row keeps its colours under white hatching and is marked and listed",
+          "[render]") {
+  GridRequest request = fixture_a();
+  request.query_tokens = request.key_tokens = {"I", "saw", "<pad>"};
+  MaskMatrix allowed = MaskMatrix::Ones(3, 3);
+  allowed.col(2).setZero();  // the padded key
+  request.allowed = share(allowed);
+  request.query_mask = {1, 1, 0};
+  const RenderedGrid grid = render_grid(request, fonts());
+  const Rect& cells = grid.layout.panels[0].cells;
+  const int cell_px = grid.layout.cell_px;
+  // Row 2 (padding), cell (2, 0): its colour and white hatch lines, nothing else.
+  const Rgb colour = viridis(0.26807470);
+  int coloured = 0, white = 0, other = 0;
+  for (int y = cells.y_px + 2 * cell_px; y < cells.y_px + 3 * cell_px; ++y) {
+    for (int x = cells.x_px; x < cells.x_px + cell_px; ++x) {
+      const Rgb c = grid.image.at(x, y);
+      coloured += c == colour;
+      white += c == kWhite;
+      other += c != colour && c != kWhite;
+    }
+  }
+  CHECK(other == 0);
+  CHECK(coloured > white);
+  CHECK(white > cell_px);
+  // Row 1 (a real token) has no white pixel in its cells.
+  for (int y = cells.y_px + cell_px; y < cells.y_px + 2 * cell_px; ++y) {
+    for (int x = cells.x_px; x < cells.x_px + 2 * cell_px; ++x) REQUIRE_FALSE(grid.image.at(x, y) == kWhite);
+  }
+  CHECK(grid.layout.query_labels[2] == "\u00D7 <pad>");
+  CHECK(grid.layout.query_labels[1] == "saw");
+  CHECK(any_contains(grid.layout.legend_lines,
+                     "padding query, white-hatched row (computed, but not a real token): query 2 \"<pad>\""));
+}

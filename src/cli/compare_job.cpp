@@ -157,6 +157,7 @@ GridRequest grid_request(const Run& first, const Options& options, const SharedM
   request.query_tokens = first.record.query_tokens;
   request.key_tokens = first.record.key_tokens;
   request.allowed = allowed;
+  request.query_mask = first.record.query_mask;
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.scale = options.scale == "shared" ? ScaleMode::Shared : ScaleMode::Fixed;
   request.cols = options.cols;

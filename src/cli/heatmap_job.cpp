@@ -45,6 +45,7 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
   request.query_tokens = record.query_tokens;
   request.key_tokens = record.key_tokens;
   request.allowed = allowed;
+  request.query_mask = record.query_mask;
   if (record.mode == "cross") {
     request.query_axis_title = "queries: target (" + std::filesystem::path(record.inputs.front()).filename().string() + ")";
     request.key_axis_title = "keys: source (" + std::filesystem::path(record.inputs.back()).filename().string() + ")";

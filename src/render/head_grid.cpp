@@ -51,6 +51,7 @@ constexpr Rgb kBackground{255, 255, 255};
 constexpr Rgb kTextColour{34, 34, 34};
 constexpr Rgb kNoteColour{80, 80, 80};
 constexpr Rgb kFrameColour{64, 64, 64};
+constexpr Rgb kPaddingHatch{255, 255, 255};  // over the colours of a padding query's row
 const char* const kMaskMarker = "\u00D7 ";  // "× " before the label of a fully masked row
 const char* const kTimes = " \u00D7 ";
 
@@ -60,6 +61,7 @@ struct Texts {
   std::vector<int> panel_title_widths;
   int max_panel_title_px = 0, query_axis_px = 0, key_axis_px = 0, figure_title_px = 0;
   std::vector<int> fully_masked_rows;
+  std::vector<int> padding_rows;  // padding queries (query_mask 0) that are not fully masked
   bool any_masked = false;
   std::map<int, std::pair<int, int>> label_widths;  // font px -> widest query, key label
 };
@@ -85,8 +87,10 @@ Texts measure_texts(const GridRequest& request, const FontSet& fonts,
   texts.any_masked = allowed.size() != 0 && (allowed.array() == 0).any();
   for (std::size_t i = 0; i < request.query_tokens.size(); ++i) {
     const bool all_masked = allowed.size() != 0 && (allowed.row(static_cast<Eigen::Index>(i)).array() == 0).all();
+    const bool padding = i < request.query_mask.size() && request.query_mask[i] == 0;
     if (all_masked) texts.fully_masked_rows.push_back(static_cast<int>(i));
-    texts.query_labels.push_back((all_masked ? kMaskMarker : "") +
+    else if (padding) texts.padding_rows.push_back(static_cast<int>(i));
+    texts.query_labels.push_back((all_masked || padding ? kMaskMarker : "") +
                                  display_label(request.query_tokens[i]));
   }
   for (const std::string& token : request.key_tokens) texts.key_labels.push_back(display_label(token));
@@ -166,19 +170,20 @@ std::vector<std::string> legend_lines(const GridRequest& request, const Texts& t
                                       const GridLayout& layout) {
   std::vector<std::string> lines;
   if (texts.any_masked) lines.push_back("grey hatched: masked (causal/padding), not attended");
-  if (!texts.fully_masked_rows.empty()) {
-    std::string line = std::string(kMaskMarker) + "all keys masked:";
-    const std::size_t listed = std::min(texts.fully_masked_rows.size(), kMaxListedMaskedRows);
+  const auto list_rows = [&](const std::vector<int>& rows, const std::string& what) {
+    if (rows.empty()) return;
+    std::string line = std::string(kMaskMarker) + what + ":";
+    const std::size_t listed = std::min(rows.size(), kMaxListedMaskedRows);
     for (std::size_t r = 0; r < listed; ++r) {
-      const int i = texts.fully_masked_rows[r];
+      const int i = rows[r];
       line += (r == 0 ? " query " : ", query ") + std::to_string(i) + " \"" +
               display_label(request.query_tokens[static_cast<std::size_t>(i)]) + "\"";
     }
-    if (texts.fully_masked_rows.size() > listed) {
-      line += " and " + std::to_string(texts.fully_masked_rows.size() - listed) + " more";
-    }
+    if (rows.size() > listed) line += " and " + std::to_string(rows.size() - listed) + " more";
     lines.push_back(line);
-  }
+  };
+  list_rows(texts.fully_masked_rows, "all keys masked");
+  list_rows(texts.padding_rows, "padding query, white-hatched row (computed, but not a real token)");
   for (const std::string& note : {thinning_note(layout), downsampling_note(layout, request.scale),
                                   annotation_note(request, layout)}) {
     if (!note.empty()) lines.push_back(note);
@@ -381,6 +386,27 @@ void draw_frame(Image& image, const Rect& inside) {
   image.fill_rect({inside.right_px(), inside.y_px, 1, inside.height_px}, kFrameColour);
 }
 
+// Padding query rows: white hatch lines over their computed colours (every kHatchPeriodPx along
+// x + y, as the masked hatch), so the values stay visible but the row reads as "not a token".
+// A drawn row is hatched when every query it aggregates is padding.
+void hatch_padding_rows(Image& image, const GridRequest& request, const GridLayout& layout,
+                        const PanelLayout& panel) {
+  if (request.query_mask.empty()) return;
+  for (int r = 0; r < layout.drawn_rows; ++r) {
+    const int first = r * layout.block, end = std::min(layout.n_q, first + layout.block);
+    bool padding = true;
+    for (int i = first; i < end && padding; ++i) padding = request.query_mask[static_cast<std::size_t>(i)] == 0;
+    if (!padding) continue;
+    for (int dy = 0; dy < layout.cell_px; ++dy) {
+      const int y = r * layout.cell_px + dy;
+      for (int x = (kHatchPeriodPx - y % kHatchPeriodPx) % kHatchPeriodPx; x < panel.cells.width_px;
+           x += kHatchPeriodPx) {
+        image.set(panel.cells.x_px + x, panel.cells.y_px + y, kPaddingHatch);
+      }
+    }
+  }
+}
+
 void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
                 const GridLayout& layout, std::size_t p, const Colormap& colormap) {
   const PanelLayout& panel = layout.panels[p];
@@ -388,6 +414,7 @@ void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
                                            request.scale == ScaleMode::Symmetric);
   const Point origin{panel.cells.x_px, panel.cells.y_px};
   draw_cells(image, cells, origin, layout.cell_px, layout.ranges[p], colormap);
+  hatch_padding_rows(image, request, layout, panel);
   if (layout.annotation_font_px > 0) {
     draw_values(image, cells, origin, layout.cell_px, layout.annotation_font_px, fonts,
                 layout.ranges[p], colormap);

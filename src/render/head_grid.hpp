@@ -22,6 +22,9 @@ struct GridRequest {
   std::vector<std::string> panel_titles;  // one per panel, e.g. "L0H3 · head 3 of 8"; missing
                                           // or empty entries get "head p"
   SharedMask allowed;                     // [n_q, n_k], 1 = allowed; null or empty = all allowed
+  std::vector<std::uint8_t> query_mask;   // n_q, 0 = a padding query (its row is computed but is
+                                          // no real token: marked like a fully masked row, its
+                                          // cells overlaid with white hatching); empty = all real
   std::string query_axis_title = "queries", key_axis_title = "keys";
   std::string figure_title;               // empty: no figure title line
   std::string colorbar_label = "attention weight";
