@@ -290,8 +290,9 @@ TEST_CASE("head_grid: empty and whitespace tokens get visible placeholders", "[r
   CHECK(ordinal(22) == "22nd");
 }
 
-TEST_CASE("head_grid: short inputs get large cells, up to 48 px", "[render]") {
-  CHECK(layout_grid(fixture_a(), fonts()).cell_px == 48);
+TEST_CASE("head_grid: short inputs get large cells, 48 px or as tall as the colour bar", "[render]") {
+  CHECK(layout_grid(numbered_tokens(10, 10), fonts()).cell_px == 48);
+  CHECK(layout_grid(fixture_a(), fonts()).cell_px == 54);  // 3 rows: 3 x 54 = 162 px, the bar's height
   CHECK(layout_grid(numbered_tokens(32, 32), fonts()).cell_px == 15);  // 480 / 32: about matplotlib's grid size
 }
 
@@ -416,4 +417,20 @@ TEST_CASE("head_grid: a padding query's row keeps its colours under white hatchi
   CHECK(grid.layout.query_labels[1] == "saw");
   CHECK(any_contains(grid.layout.legend_lines,
                      "padding query, white-hatched row (computed, but not a real token): query 2 \"<pad>\""));
+}
+
+// Issue 15: a single-cell heatmap got a colour bar many times its height.
+TEST_CASE("head_grid: a matrix of few rows is drawn as tall as its colour bar", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"only"};
+  request.panels = {share(matrix(1, 1, {1.0f}))};
+  const RenderedGrid single = render_grid(request, fonts());
+  const Rect& cells = single.layout.panels[0].cells;
+  CHECK(cells.height_px >= single.layout.colorbar.height_px);
+  CHECK(single.layout.colorbar.height_px == 160);
+  CHECK(single.layout.cell_px == 160);
+  CHECK(centre(single, 0, 0, 0) == viridis(1.0));
+  const RenderedGrid three = render_grid(fixture_a(), fonts());  // 3 rows: 54 px cells, not 48
+  CHECK(three.layout.cell_px * 3 >= three.layout.colorbar.height_px);
+  CHECK(three.layout.panels[0].cells.height_px == three.layout.colorbar.height_px);
 }

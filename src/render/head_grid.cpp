@@ -19,6 +19,7 @@ namespace {
 
 // Cell sizes (see layout_grid's contract).
 constexpr int kMaxCellPx = 48;          // short inputs: big, readable cells
+constexpr int kMaxStretchedCellPx = 200;  // cells may grow to this to match the colour bar's height
 constexpr int kMinLabelledCellPx = 14;  // the preferred size never goes below this: every label fits
 constexpr int kTargetPanelPx = 480;     // preferred heatmap side for longer inputs (a 2 x 4 grid of
                                         // 32 tokens is then about matplotlib's 2400 x 1200 px)
@@ -287,7 +288,13 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
                const ColorbarSize& colorbar, int max_side) {
   const auto fits = [&](const GridLayout& l) { return l.width_px <= max_side && l.height_px <= max_side; };
   const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
-  const int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  // Few query rows in one row of panels: cells grow until the matrix is as tall as the colour
+  // bar, which would otherwise stand many times taller than it (a single cell: 48 px beside 160).
+  const int n_q = static_cast<int>(request.query_tokens.size());
+  if (automatic_grid(static_cast<int>(request.panels.size()), request.cols).first == 1) {
+    preferred = std::max(preferred, std::min(kMaxStretchedCellPx, (colorbar.min_height_px + n_q - 1) / n_q));
+  }
   for (int cell_px = preferred; cell_px >= 1; --cell_px) {
     GridLayout layout = place(request, fonts, texts, colorbar, cell_px, 1);
     if (fits(layout)) return layout;

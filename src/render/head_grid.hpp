@@ -87,7 +87,9 @@ struct GridLayout {
 /// Pure geometry (draws nothing). Automatic columns: rows = floor(sqrt(P)), cols = ceil(P / rows)
 /// (1 -> 1 × 1, 3 -> 1 × 3, 4 -> 2 × 2, 8 -> 2 × 4, 12 -> 3 × 4); request.cols > P is cut to P.
 /// Cell size: the preferred size max(14, 480 / max(n_q, n_k)) capped at 48 px (so short inputs get
-/// large cells and every label fits from 14 px), then the largest size <= that for which the whole
+/// large cells and every label fits from 14 px) — or, for one row of panels with so few query rows
+/// that the matrix would be shorter than the colour bar, the size that makes it as tall (at most
+/// 200 px) — then the largest size <= that for which the whole
 /// image fits in max_size_px per side; if even 1 px per cell does not fit, cells are aggregated
 /// in b × b blocks with the smallest b that fits. Labels that would overlap are thinned to every
 /// k-th (see label_stride in token_label.hpp). Key labels are rotated 90° unless every one fits
