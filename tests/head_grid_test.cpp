@@ -434,3 +434,37 @@ TEST_CASE("head_grid: a matrix of few rows is drawn as tall as its colour bar", 
   CHECK(three.layout.cell_px * 3 >= three.layout.colorbar.height_px);
   CHECK(three.layout.panels[0].cells.height_px == three.layout.colorbar.height_px);
 }
+
+// Issue 15: compare drew cells masked in one run only as masked in both ("not attended"), hiding
+// what the other run computed there. Each panel now has its own mask, and such cells get their
+// own hatch (the other diagonal, darker) and legend line.
+TEST_CASE("head_grid: cells masked in one run only get their own hatch and legend line", "[render]") {
+  GridRequest request = fixture_a();  // panel 0: run A (no mask); panel 1: run B (causal)
+  const MaskMatrix all = MaskMatrix::Ones(3, 3);
+  const MaskMatrix b_mask = causal(3);
+  request.allowed = share(b_mask);  // allowed in both runs
+  request.panel_allowed = {share(all), share(b_mask)};
+  request.one_run_masked = share(MaskMatrix((b_mask.array() == 0).cast<std::uint8_t>()));
+  request.one_run_legend = "cross-hatched: masked by B only";
+  const RenderedGrid grid = render_grid(request, fonts());
+  CHECK(centre(grid, 0, 0, 2) == viridis(0.14520318));  // run A computed the cell: its colour
+  const Rect& cells = grid.layout.panels[1].cells;
+  const int cell_px = grid.layout.cell_px;
+  int fill = 0, one_run = 0, other = 0;
+  for (int y = cells.y_px; y < cells.y_px + cell_px; ++y) {  // run B's cell (0, 2)
+    for (int x = cells.x_px + 2 * cell_px; x < cells.x_px + 3 * cell_px; ++x) {
+      const Rgb c = grid.image.at(x, y);
+      fill += c == kMaskedFill;
+      one_run += c == kOneRunHatch;
+      other += c != kMaskedFill && c != kOneRunHatch;
+      // The one-run hatch runs along x − y: pixel (x, y) is hatched iff (x − y) % period == 0.
+      const int dx = x - cells.x_px, dy = y - cells.y_px;
+      REQUIRE((c == kOneRunHatch) == (((dx - dy) % kHatchPeriodPx + kHatchPeriodPx) % kHatchPeriodPx == 0));
+    }
+  }
+  CHECK(other == 0);
+  CHECK(one_run > cell_px);
+  CHECK(fill > one_run);
+  CHECK(grid.layout.legend_lines == std::vector<std::string>{"cross-hatched: masked by B only"});
+  CHECK(grid.layout.legend_swatches == std::vector<std::uint8_t>{kCellMaskedInOneRun + 1});
+}
