@@ -511,7 +511,7 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   const StatsReport report = collect_stats(runs, heads, *masks.both);
   timer.lap("compute");  // attention (one computed run), differences and statistics
 
-  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const FontSet fonts(label_font_paths(options.fonts));
   const Figure figure{runs, heads, panels, report, masks};
   std::vector<Image> parts = fit_figure(figure, options, fonts, budget, warnings);
   OutputSet files;

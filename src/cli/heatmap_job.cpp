@@ -136,7 +136,7 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
                           double memory_budget) {
   warn_if_flat(record, options, warnings);
   warn_about_stale_heads(record, options.output, warnings);
-  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const FontSet fonts(label_font_paths(options.fonts));
   const std::filesystem::path folder(options.output);
   OutputSet files;
   files.create_directory(options.output);

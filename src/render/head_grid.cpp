@@ -568,7 +568,10 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
       if (std::find(reported.begin(), reported.end(), cp) != reported.end()) continue;
       reported.push_back(cp);
       warnings.push_back(where + ": no glyph for " + code_point_name(cp) + " in " +
-                         font_list(fonts) + "; drawn as " + substitute + " (add a font with --font)");
+                         font_list(fonts) +
+                         (fonts.fallback() == FallbackFonts::Fontconfig ? " or any installed font" : "") +
+                         "; drawn as " + substitute +
+                         " (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)");
     }
   }
   return warnings;
