@@ -468,3 +468,19 @@ TEST_CASE("head_grid: cells masked in one run only get their own hatch and legen
   CHECK(grid.layout.legend_lines == std::vector<std::string>{"cross-hatched: masked by B only"});
   CHECK(grid.layout.legend_swatches == std::vector<std::uint8_t>{kCellMaskedInOneRun + 1});
 }
+
+// Issue 15: compare's divergence colour bar stood far from its 2 × 2 matrix (beyond the panel
+// title, which is wider than the cells) and was taller than it.
+TEST_CASE("head_grid: the colour bar stands beside the cells even under a wider title", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"L0H3", "L0H1"};
+  request.panels = {share(matrix(2, 2, {0.0f, 0.227f, 0.227f, 0.0f}))};
+  request.panel_titles = {"Jensen–Shannon divergence between heads"};
+  request.scale = ScaleMode::Shared;
+  const RenderedGrid grid = render_grid(request, fonts());
+  const Rect& cells = grid.layout.panels[0].cells;
+  CHECK(grid.layout.panels[0].title.width_px > cells.width_px);
+  CHECK(grid.layout.colorbar.x_px - cells.right_px() == 24);  // kColorbarGapPx
+  CHECK(grid.layout.colorbar.height_px == cells.height_px);
+  CHECK(grid.image.width_px() >= grid.layout.panels[0].title.right_px());
+}

@@ -282,7 +282,11 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
                                cells_dy + texts.query_axis_px);
   const bool has_title = !request.figure_title.empty();
   const int grid_w = layout.panel_cols * panel_w + (layout.panel_cols - 1) * kPanelGapPx;
-  const int content_w = kMarginPx + grid_w + kColorbarGapPx + colorbar.width_px + kMarginPx;
+  // The colour bar stands beside the last column's cells, not beyond its title (which may be
+  // wider than a small matrix: the bar starts below the title line).
+  const int last_cells_right = kMarginPx + (layout.panel_cols - 1) * (panel_w + kPanelGapPx) + cells_dx + cells_w;
+  const int colorbar_x = last_cells_right + kColorbarGapPx;
+  const int content_w = std::max(colorbar_x + colorbar.width_px, kMarginPx + grid_w) + kMarginPx;
   // Titles and notes may widen the image up to its limit; beyond it they wrap.
   const int text_w = std::max(content_w, texts.max_side_px) - 2 * kMarginPx;
   if (has_title) layout.figure_title_lines = wrap_text(fonts, request.figure_title, kFigureTitleFontPx, text_w);
@@ -300,7 +304,7 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
   const int grid_h = layout.panel_rows * panel_h + (layout.panel_rows - 1) * kPanelGapPx;
   const Rect& first_cells = layout.panels.front().cells;
   const int cells_span = (layout.panel_rows - 1) * (panel_h + kPanelGapPx) + cells_h;
-  layout.colorbar = {kMarginPx + grid_w + kColorbarGapPx, first_cells.y_px, 0,
+  layout.colorbar = {colorbar_x, first_cells.y_px, 0,
                      std::max(cells_span, colorbar.min_height_px)};
   layout.colorbar.width_px = colorbar.width_px;
   const int content_bottom = std::max(grid_y + grid_h, layout.colorbar.bottom_px() + colorbar.overhang_px);
@@ -323,7 +327,7 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
   for (const std::string& line : layout.figure_title_lines) {
     title_w = std::max(title_w, fonts.text_width_px(line, kFigureTitleFontPx));
   }
-  layout.width_px = std::max({layout.colorbar.right_px() + kMarginPx, 2 * kMarginPx + title_w, 2 * kMarginPx + legend_w});
+  layout.width_px = std::max({content_w, 2 * kMarginPx + title_w, 2 * kMarginPx + legend_w});
   layout.height_px = (legend_h > 0 ? layout.legend.bottom_px() : content_bottom) + kMarginPx;
   if (has_title) layout.figure_title = {(layout.width_px - title_w) / 2, kMarginPx, title_w, title_h};
   layout.query_labels = texts.query_labels;
