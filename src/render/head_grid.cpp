@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "core/counted.hpp"
 #include "core/error.hpp"
