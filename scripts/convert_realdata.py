@@ -257,6 +257,7 @@ def convert_aren(rd, out):
             obj = {
                 "model": "aren-transliteration decoder",
                 "layer": i,
+                "attention": "cross",
                 "description": (
                     "aren-transliteration decoder layer %d cross-attention (8 heads x 4, d_model 32, "
                     "biases on Q/K/V, W_O 32x32 with bias, no mask): queries from the decoder (the "

@@ -219,12 +219,34 @@ TEST_CASE("multi_head_attention: finite inputs whose scores overflow float32 are
   layer.w_q = layer.w_k = matrix({{3e38, 0}, {0, 1}});
   layer.w_v = matrix({{1, 0}, {0, 1}});
   const Matrix x = matrix({{1, 0}});
-  CHECK(multi_head_attention(layer, x, x, {}, {}).overflow == "the scores of head 0");
+  CHECK(multi_head_attention(layer, x, x, {}, {}).overflow == "the scores of head 0 overflow");
   layer.w_q = matrix({{3e38, 0}, {0, 1}});
   const Matrix big = matrix({{10, 0}});
-  CHECK(multi_head_attention(layer, big, big, {}, {}).overflow == "the projections Q, K (X·W + b)");
+  CHECK(multi_head_attention(layer, big, big, {}, {}).overflow == "the projections Q, K (X·W + b) overflow");
   AttentionWants outputs;
-  outputs.outputs = true;  // V is computed (and checked) only for the head outputs
-  CHECK(multi_head_attention(layer, big, big, {}, outputs).overflow == "the projections Q, K, V (X·W + b)");
+  outputs.outputs = true;  // V is computed (and checked) only for the head outputs; here it is finite
+  const AttentionResult qk = multi_head_attention(layer, big, big, {}, outputs);
+  CHECK(qk.overflow == "the projections Q, K (X·W + b) overflow");
+  CHECK_FALSE(qk.overflow_spares_weights);
   CHECK(multi_head_attention(layer, matrix({{1e-20, 0}}), matrix({{1e-20, 0}}), {}, {}).overflow.empty());
+}
+
+// Issue 15: only V overflows (W_Q = W_K = 1e-20, W_V = 1e20, x = 1e20): V alone is named, and
+// the weights are computed without the outputs.
+TEST_CASE("multi_head_attention: a V projection that overflows alone is named alone and spares the weights",
+          "[attention][errors]") {
+  AttentionLayer layer;
+  layer.num_heads = layer.num_kv_heads = 1;
+  layer.w_q = layer.w_k = matrix({{1e-20}});
+  layer.w_v = matrix({{1e20}});
+  const Matrix x = matrix({{1e20}});
+  AttentionWants outputs;
+  outputs.outputs = true;
+  const AttentionResult v_only = multi_head_attention(layer, x, x, {}, outputs);
+  CHECK(v_only.overflow == "the projection V (X·W_V + b_V) overflows");
+  CHECK(v_only.overflow_spares_weights);
+  const AttentionResult weights = multi_head_attention(layer, x, x, {}, {});
+  CHECK(weights.overflow.empty());
+  REQUIRE(weights.weights.size() == 1);
+  CHECK(weights.weights[0](0, 0) == 1.0f);
 }

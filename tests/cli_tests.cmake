@@ -91,3 +91,54 @@ set_tests_properties(cli_tokenize PROPERTIES
 # A GGUF that is not one, and a sentence file given as a model.
 attnviz_bad_run(cli_model_not_gguf "attnviz: error: .*layer0\\.json: not a GGUF file"
   dump --model ${ATTNVIZ_STORIES} --text "a" -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+# Issue 15, command line and messages. Exact messages, each with its exit code.
+set(ATTNVIZ_FIXTURES ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
+# Runs attnviz with ARGN and passes only if it exits with `code` and its output (stdout then
+# stderr, trailing newline stripped) matches `regex` (CTest's properties cannot check both at
+# once; cli_expect.cmake does). ';' travels as "@@" (in arguments and regex), since add_test
+# splits on it. A multi-byte character such as '·' is matched by '..' (the regex sees bytes).
+function(attnviz_expect name code regex)
+  string(REPLACE ";" "@@" joined "${ARGN}")
+  string(REPLACE ";" "@@" joined_regex "${regex}")
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DATTNVIZ=$<TARGET_FILE:attnviz> -DEXPECTED_CODE=${code}
+                   "-DEXPECTED_REGEX=${joined_regex}" "-DARGS=${joined}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_expect.cmake)
+endfunction()
+
+# Only V overflows: V alone is named, and the weights are fine without --outputs.
+attnviz_expect(cli_v_overflow_named_alone 1
+  "^attnviz: error: [^ ]*v_overflow\\.json: the projection V \\(X..W_V \\+ b_V\\) overflows float32 \\(\\|x\\| > 3\\.4e38\\) with these embeddings and weights; only --outputs needs it, the attention weights do not: run without --outputs$"
+  dump ${ATTNVIZ_FIXTURES}/v_overflow.json --outputs -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+attnviz_expect(cli_v_overflow_weights_fine 0 "^wrote [^ ]*v_overflow.json: 1 head x 1 query x 1 key$"
+  dump ${ATTNVIZ_FIXTURES}/v_overflow.json -o ${ATTNVIZ_CLI_OUT}/v_overflow.json)
+
+# One value per --font, repeatable: the argument after it is never taken as a second font.
+set(ATTNVIZ_DEJAVU /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf)
+attnviz_expect(cli_font_before_sentence 0 "^wrote 5 PNG files to "
+  heatmaps --font ${ATTNVIZ_DEJAVU} ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/font_before)
+attnviz_expect(cli_font_before_weights 0 "^wrote 5 PNG files to "
+  heatmaps ${ATTNVIZ_USE_LITE} --font ${ATTNVIZ_DEJAVU} ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/font_between)
+attnviz_expect(cli_font_repeated 0 "^wrote 5 PNG files to "
+  heatmaps ${ATTNVIZ_USE_LITE} --font ${ATTNVIZ_DEJAVU} --font ${ATTNVIZ_DEJAVU} -o ${ATTNVIZ_CLI_OUT}/font_twice)
+# A word that is no command: said so, with the nearest command (exit 109, an unexpected argument).
+attnviz_expect(cli_unknown_command 109
+  "^attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"\\? \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  heatmap ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/never)
+attnviz_expect(cli_unknown_command_far 109
+  "^attnviz: error: unknown command \"plot\" \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  plot ${ATTNVIZ_USE_LITE})
+attnviz_expect(cli_help_command 109
+  "^attnviz: error: unknown command \"help\": for help run attnviz --help, or attnviz COMMAND --help \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  help)
+attnviz_expect(cli_no_command 106 "^attnviz: error: A subcommand is required")
+# heatmaps -o out.png: refused, no folder made (the in-process test checks the folder).
+attnviz_expect(cli_heatmaps_png_output 1
+  "^attnviz: error: -o: \"[^\"]*/out\\.png\" names a \\.png file, but heatmaps writes a folder \\(grid\\.png and head_<h>\\.png\\); give a folder name, e.g\\. -o [^ ]*/out$"
+  heatmaps ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/out.png)
+# Missing output folders are created, for every command and output.
+attnviz_expect(cli_dump_creates_folders 0 "^wrote [^ ]*/new/deep/use_lite\\.json: "
+  dump ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/new/deep/use_lite.json)
+attnviz_expect(cli_compare_creates_folders 0 "wrote [^ ]*/new2/compare\\.png and [^ ]*/new3/stats\\.csv$"
+  compare ${ATTNVIZ_USE_LITE} --heads 0,1 -o ${ATTNVIZ_CLI_OUT}/new2/compare.png --stats ${ATTNVIZ_CLI_OUT}/new3/stats.csv)
+# The hidden COMMAND positional (for unknown commands) is not shown as "[]" in the usage line.
+attnviz_expect(cli_help_usage 0 "Usage: attnviz \\[OPTIONS\\] SUBCOMMAND" --help)

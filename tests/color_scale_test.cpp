@@ -46,3 +46,15 @@ TEST_CASE("color_scale: captions name the scale and its real range", "[render]")
   CHECK(heads.ticks.back().label == "max");
   CHECK(colorbar_scale(ScaleMode::Head, {{0.25, 0.75}}).caption == "per-head min\u2013max 0.25\u20130.75");
 }
+
+// Issue 15: --scale head titles printed a head's minimum weight as "1.03e-11".
+TEST_CASE("color_scale: tiny and huge values are written as a figure writes them, not as printf does",
+          "[render]") {
+  CHECK(format_value(0.912345) == "0.912");
+  CHECK(format_value(1.03e-11) == "1.03×10⁻¹¹");
+  CHECK(format_value(1e-5) == "10⁻⁵");
+  CHECK(format_value(-2.5e-7) == "-2.5×10⁻⁷");
+  CHECK(format_value(2.5e6) == "2.5×10⁶");
+  CHECK(format_value(-0.0) == "0");
+  CHECK(format_range({1.03e-11, 0.98}) == "1.03×10⁻¹¹–0.98");
+}

@@ -144,3 +144,131 @@ TEST_CASE("font: one FontSet draws on several threads at once as it does on one 
     CHECK(parallel[static_cast<std::size_t>(t)] == draw_all(kSizePx + t % 2));
   }
 }
+
+namespace {
+
+// Glyph indices of `utf8` as drawn, left to right.
+std::vector<int> glyph_ids(const FontSet& fonts, const std::string& utf8) {
+  std::vector<int> ids;
+  for (const attnviz::ShapedGlyph& g : fonts.shape(utf8, kSizePx)) ids.push_back(g.glyph);
+  return ids;
+}
+
+// The image of `utf8` drawn at (0, 0), as wide as its advance.
+Image drawn(const FontSet& fonts, const std::string& utf8) {
+  Image image(fonts.text_width_px(utf8, kSizePx) + 4, 2 * kSizePx, kWhite);
+  fonts.draw(image, utf8, 0, 0, kSizePx, kBlack);
+  return image;
+}
+
+// Pixels of `part` in columns [from, to) equal those of `image` in [x0 + from, x0 + to): the
+// part drawn alone at x0. (Columns at a glyph's edge may hold a neighbour's anti-aliasing.)
+bool same_columns(const Image& image, int x0, const Image& part, int from, int to) {
+  for (int y = 0; y < part.height_px(); ++y) {
+    for (int x = from; x < to; ++x) {
+      if (!(image.at(x0 + x, y) == part.at(x, y))) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Issue 15: a Hebrew token "שלום" was drawn mirrored ("םולש"): code points left to right.
+TEST_CASE("font: right-to-left text is drawn in its visual order, first letter rightmost", "[render]") {
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const std::string shalom = "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D";  // ש ל ו ם
+  const std::string shin = "\xD7\xA9", final_mem = "\xD7\x9D";
+  const std::vector<int> ids = glyph_ids(fonts, shalom);
+  REQUIRE(ids.size() == 4);
+  CHECK(ids.front() == glyph_ids(fonts, final_mem).front());  // the last letter on the left
+  CHECK(ids.back() == glyph_ids(fonts, shin).front());        // the first letter on the right
+  // The ink says the same: the word's left columns are ם's, its right columns ש's.
+  const Image word = drawn(fonts, shalom);
+  const int word_w = fonts.text_width_px(shalom, kSizePx);
+  const int mem_w = fonts.text_width_px(final_mem, kSizePx);
+  const int shin_w = fonts.text_width_px(shin, kSizePx);
+  CHECK(same_columns(word, 0, drawn(fonts, final_mem), 0, mem_w - 1));
+  CHECK(same_columns(word, word_w - shin_w, drawn(fonts, shin), 2, shin_w - 1));
+  CHECK_FALSE(same_columns(word, 0, drawn(fonts, shin), 0, shin_w - 1));
+}
+
+// Issue 15: an Arabic word was drawn as unjoined letters from left to right.
+TEST_CASE("font: Arabic is shaped into joined forms, right to left", "[render]") {
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const std::string bayt = "\xD8\xA8\xD9\x8A\xD8\xAA";  // ب ي ت: three joining letters
+  const std::vector<int> ids = glyph_ids(fonts, bayt);
+  REQUIRE(ids.size() == 3);
+  const int ba = glyph_ids(fonts, "\xD8\xA8").front();  // each letter alone: isolated forms
+  const int ya = glyph_ids(fonts, "\xD9\x8A").front();
+  const int ta = glyph_ids(fonts, "\xD8\xAA").front();
+  // Right to left: ba (initial form) on the right, ya (medial) in the middle, ta (final) on the
+  // left; none is its isolated form.
+  CHECK(ids[2] != ba);
+  CHECK(ids[1] != ya);
+  CHECK(ids[0] != ta);
+  CHECK(glyph_ids(fonts, "\xD8\xAA\xD9\x8A\xD8\xA8").size() == 3);
+  CHECK(fonts.missing_code_points(bayt).empty());
+  // The same letters with no neighbour to join keep their isolated forms, in visual order.
+  CHECK(glyph_ids(fonts, "\xD8\xA8 \xD8\xAA") == std::vector<int>{ta, glyph_ids(fonts, " ").front(), ba});
+}
+
+// Issue 15: direction marks and overrides are honoured and never drawn.
+TEST_CASE("font: explicit direction marks steer the order and draw nothing", "[render]") {
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  CHECK(glyph_ids(fonts, "a\xE2\x80\x8F" "b") == glyph_ids(fonts, "ab"));  // RLM between Latin letters
+  CHECK(fonts.text_width_px("a\xE2\x80\x8E" "b", kSizePx) == fonts.text_width_px("ab", kSizePx));  // LRM
+  CHECK(fonts.missing_code_points("a\xE2\x80\x8F\xE2\x80\xAE" "b\xE2\x80\xAC\xE2\x81\xA7" "c\xE2\x81\xA9").empty());
+  // RLO "abc" PDF: drawn "cba".
+  CHECK(glyph_ids(fonts, "\xE2\x80\xAE" "abc\xE2\x80\xAC") == glyph_ids(fonts, "cba"));
+  // LRI around a Latin word inside Hebrew keeps it left to right, placed as one unit.
+  const std::vector<int> mixed = glyph_ids(fonts, "\xD7\xA9 \xE2\x81\xA6" "ab\xE2\x81\xA9");
+  const std::vector<int> ab = glyph_ids(fonts, "ab");
+  REQUIRE(mixed.size() == 4);
+  CHECK(std::vector<int>(mixed.begin(), mixed.begin() + 2) == ab);  // "ab" on the left, in order
+  CHECK(mixed.back() == glyph_ids(fonts, "\xD7\xA9").front());       // ש on the right
+}
+
+// Issue 15: 👍🏽 (emoji + skin-tone modifier) was two replacement glyphs; a cluster no font has
+// is one, and "e" + U+0301 is one letter with its accent placed on it.
+TEST_CASE("font: a user-perceived character is drawn, or replaced, as one", "[render]") {
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const std::string thumbs = "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD";
+  if (!fonts.has_glyph(0x1F44D)) {
+    CHECK(glyph_ids(fonts, thumbs) == glyph_ids(fonts, "\xEF\xBF\xBD"));  // one U+FFFD
+    CHECK(fonts.missing_code_points(thumbs) == std::vector<char32_t>{0x1F44D, 0x1F3FD});
+  }
+  const std::vector<attnviz::ShapedGlyph> accent = fonts.shape("e\xCC\x81", kSizePx);
+  const int e_width = fonts.text_width_px("e", kSizePx);
+  if (accent.size() == 2) {  // e + a positioned mark: the mark sits over the e, not after it
+    CHECK(accent[1].pen_x_px < e_width);
+    CHECK(fonts.text_width_px("e\xCC\x81", kSizePx) == e_width);
+  } else {  // composed into the precomposed é glyph
+    REQUIRE(accent.size() == 1);
+    CHECK(accent[0].glyph == glyph_ids(fonts, "\xC3\xA9").front());
+  }
+}
+
+// Issue 15: giving --font replaced DejaVu, and a character no listed font had was never looked
+// for among the installed fonts. 𝐀 (U+1D400) is not in DejaVu Sans but in DejaVu Serif Bold
+// (fonts-dejavu-core, a dependency): fontconfig finds it.
+TEST_CASE("font: installed fonts fontconfig finds draw what the listed fonts lack", "[render]") {
+  const std::string bold_a = "\xF0\x9D\x90\x80";
+  const FontSet listed_only({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  CHECK_FALSE(listed_only.has_glyph(0x1D400));
+  CHECK(listed_only.missing_code_points(bold_a) == std::vector<char32_t>{0x1D400});
+  const FontSet with_system({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::Fontconfig);
+  CHECK(with_system.has_glyph(0x1D400));
+  CHECK(with_system.missing_code_points(bold_a).empty());
+  const std::vector<attnviz::ShapedGlyph> glyphs = with_system.shape("x" + bold_a, kSizePx);
+  REQUIRE(glyphs.size() == 2);
+  CHECK(glyphs[0].font == 0);
+  CHECK(glyphs[1].font == 1);  // the fallback, after the listed font
+  CHECK(with_system.paths() == std::vector<std::string>{ATTNVIZ_DEFAULT_FONT});
+  // --font F keeps the default font after F, so what drew before still draws.
+  CHECK(attnviz::label_font_paths({"/fonts/F.ttf"}) ==
+        std::vector<std::string>{"/fonts/F.ttf", attnviz::default_font_path()});
+  CHECK(attnviz::label_font_paths({attnviz::default_font_path()}) ==
+        std::vector<std::string>{attnviz::default_font_path()});
+  CHECK(attnviz::label_font_paths({}) == std::vector<std::string>{attnviz::default_font_path()});
+}

@@ -290,8 +290,9 @@ TEST_CASE("head_grid: empty and whitespace tokens get visible placeholders", "[r
   CHECK(ordinal(22) == "22nd");
 }
 
-TEST_CASE("head_grid: short inputs get large cells, up to 48 px", "[render]") {
-  CHECK(layout_grid(fixture_a(), fonts()).cell_px == 48);
+TEST_CASE("head_grid: short inputs get large cells, 48 px or as tall as the colour bar", "[render]") {
+  CHECK(layout_grid(numbered_tokens(10, 10), fonts()).cell_px == 48);
+  CHECK(layout_grid(fixture_a(), fonts()).cell_px == 54);  // 3 rows: 3 x 54 = 162 px, the bar's height
   CHECK(layout_grid(numbered_tokens(32, 32), fonts()).cell_px == 15);  // 480 / 32: about matplotlib's grid size
 }
 
@@ -380,4 +381,106 @@ TEST_CASE("head_grid: the same request gives identical pixels", "[render]") {
   const RenderedGrid second = render_grid(request, fonts());
   CHECK(first.image == second.image);
   CHECK(first.warnings == second.warnings);
+}
+
+// Issue 15: padding query rows were drawn like real rows (only padded keys were hatched).
+TEST_CASE("head_grid: a padding query's row keeps its colours under white hatching and is marked and listed",
+          "[render]") {
+  GridRequest request = fixture_a();
+  request.query_tokens = request.key_tokens = {"I", "saw", "<pad>"};
+  MaskMatrix allowed = MaskMatrix::Ones(3, 3);
+  allowed.col(2).setZero();  // the padded key
+  request.allowed = share(allowed);
+  request.query_mask = {1, 1, 0};
+  const RenderedGrid grid = render_grid(request, fonts());
+  const Rect& cells = grid.layout.panels[0].cells;
+  const int cell_px = grid.layout.cell_px;
+  // Row 2 (padding), cell (2, 0): its colour and white hatch lines, nothing else.
+  const Rgb colour = viridis(0.26807470);
+  int coloured = 0, white = 0, other = 0;
+  for (int y = cells.y_px + 2 * cell_px; y < cells.y_px + 3 * cell_px; ++y) {
+    for (int x = cells.x_px; x < cells.x_px + cell_px; ++x) {
+      const Rgb c = grid.image.at(x, y);
+      coloured += c == colour;
+      white += c == kWhite;
+      other += c != colour && c != kWhite;
+    }
+  }
+  CHECK(other == 0);
+  CHECK(coloured > white);
+  CHECK(white > cell_px);
+  // Row 1 (a real token) has no white pixel in its cells.
+  for (int y = cells.y_px + cell_px; y < cells.y_px + 2 * cell_px; ++y) {
+    for (int x = cells.x_px; x < cells.x_px + 2 * cell_px; ++x) REQUIRE_FALSE(grid.image.at(x, y) == kWhite);
+  }
+  CHECK(grid.layout.query_labels[2] == "\u00D7 <pad>");
+  CHECK(grid.layout.query_labels[1] == "saw");
+  CHECK(any_contains(grid.layout.legend_lines,
+                     "padding query, white-hatched row (computed, but not a real token): query 2 \"<pad>\""));
+}
+
+// Issue 15: a single-cell heatmap got a colour bar many times its height.
+TEST_CASE("head_grid: a matrix of few rows is drawn as tall as its colour bar", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"only"};
+  request.panels = {share(matrix(1, 1, {1.0f}))};
+  const RenderedGrid single = render_grid(request, fonts());
+  const Rect& cells = single.layout.panels[0].cells;
+  CHECK(cells.height_px >= single.layout.colorbar.height_px);
+  CHECK(single.layout.colorbar.height_px == 160);
+  CHECK(single.layout.cell_px == 160);
+  CHECK(centre(single, 0, 0, 0) == viridis(1.0));
+  const RenderedGrid three = render_grid(fixture_a(), fonts());  // 3 rows: 54 px cells, not 48
+  CHECK(three.layout.cell_px * 3 >= three.layout.colorbar.height_px);
+  CHECK(three.layout.panels[0].cells.height_px == three.layout.colorbar.height_px);
+}
+
+// Issue 15: compare drew cells masked in one run only as masked in both ("not attended"), hiding
+// what the other run computed there. Each panel now has its own mask, and such cells get their
+// own hatch (the other diagonal, darker) and legend line.
+TEST_CASE("head_grid: cells masked in one run only get their own hatch and legend line", "[render]") {
+  GridRequest request = fixture_a();  // panel 0: run A (no mask); panel 1: run B (causal)
+  const MaskMatrix all = MaskMatrix::Ones(3, 3);
+  const MaskMatrix b_mask = causal(3);
+  request.allowed = share(b_mask);  // allowed in both runs
+  request.panel_allowed = {share(all), share(b_mask)};
+  request.one_run_masked = share(MaskMatrix((b_mask.array() == 0).cast<std::uint8_t>()));
+  request.one_run_legend = "cross-hatched: masked by B only";
+  const RenderedGrid grid = render_grid(request, fonts());
+  CHECK(centre(grid, 0, 0, 2) == viridis(0.14520318));  // run A computed the cell: its colour
+  const Rect& cells = grid.layout.panels[1].cells;
+  const int cell_px = grid.layout.cell_px;
+  int fill = 0, one_run = 0, other = 0;
+  for (int y = cells.y_px; y < cells.y_px + cell_px; ++y) {  // run B's cell (0, 2)
+    for (int x = cells.x_px + 2 * cell_px; x < cells.x_px + 3 * cell_px; ++x) {
+      const Rgb c = grid.image.at(x, y);
+      fill += c == kMaskedFill;
+      one_run += c == kOneRunHatch;
+      other += c != kMaskedFill && c != kOneRunHatch;
+      // The one-run hatch runs along x − y: pixel (x, y) is hatched iff (x − y) % period == 0.
+      const int dx = x - cells.x_px, dy = y - cells.y_px;
+      REQUIRE((c == kOneRunHatch) == (((dx - dy) % kHatchPeriodPx + kHatchPeriodPx) % kHatchPeriodPx == 0));
+    }
+  }
+  CHECK(other == 0);
+  CHECK(one_run > cell_px);
+  CHECK(fill > one_run);
+  CHECK(grid.layout.legend_lines == std::vector<std::string>{"cross-hatched: masked by B only"});
+  CHECK(grid.layout.legend_swatches == std::vector<std::uint8_t>{kCellMaskedInOneRun + 1});
+}
+
+// Issue 15: compare's divergence colour bar stood far from its 2 × 2 matrix (beyond the panel
+// title, which is wider than the cells) and was taller than it.
+TEST_CASE("head_grid: the colour bar stands beside the cells even under a wider title", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"L0H3", "L0H1"};
+  request.panels = {share(matrix(2, 2, {0.0f, 0.227f, 0.227f, 0.0f}))};
+  request.panel_titles = {"Jensen–Shannon divergence between heads"};
+  request.scale = ScaleMode::Shared;
+  const RenderedGrid grid = render_grid(request, fonts());
+  const Rect& cells = grid.layout.panels[0].cells;
+  CHECK(grid.layout.panels[0].title.width_px > cells.width_px);
+  CHECK(grid.layout.colorbar.x_px - cells.right_px() == 24);  // kColorbarGapPx
+  CHECK(grid.layout.colorbar.height_px == cells.height_px);
+  CHECK(grid.image.width_px() >= grid.layout.panels[0].title.right_px());
 }

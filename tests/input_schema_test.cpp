@@ -111,3 +111,27 @@ TEST_CASE("load_inputs: a file too large for the memory budget is refused before
   CHECK_THROWS_AS(load_inputs({path, "", ""}, 1024.0 * 1024.0), LimitError);
   CHECK_NOTHROW(load_inputs({path, "", ""}, 1024.0 * 1024.0 * 1024.0));
 }
+
+// Issue 15: a cross-attention layer run without --source silently drew self-attention.
+TEST_CASE("load_inputs: a weights file that declares its kind of attention is run as that kind", "[io][errors]") {
+  const std::string layer = test::data_file("aren-translit/mcdonald/decoder_layer2.json");
+  const std::string source = test::data_file("aren-translit/mcdonald/source.json");
+  CHECK(load_error({layer, "", ""}) ==
+        layer + ": /attention: \"cross\" (queries attend to the keys and values of another sentence), but no --source "
+                "was given; run with --source SOURCE.json (without it the picture would be self-attention this layer "
+                "never computes)");
+  CHECK(load_inputs({layer, "", source}).weights.attention == "cross");
+  test::TempDir dir;
+  const std::string self = dir.file("self.json");
+  const std::string odd = dir.file("odd.json");
+  {
+    std::ofstream(self) << R"({"tokens": ["a"], "embeddings": [[1]], "num_heads": 1, "W_Q": [[1]], "W_K": [[1]],
+                              "W_V": [[1]], "attention": "self"})";
+    std::ofstream(odd) << R"({"tokens": ["a"], "embeddings": [[1]], "num_heads": 1, "W_Q": [[1]], "W_K": [[1]],
+                             "W_V": [[1]], "attention": "causal"})";
+  }
+  CHECK(load_error({self, "", self}) == self + ": /attention: \"self\" (the sentence attends to itself), but --source " +
+                                            self + " asks for cross-attention; drop --source");
+  CHECK(load_inputs({self, "", ""}).weights.attention == "self");
+  CHECK(load_error({odd, "", ""}) == odd + ": /attention: expected \"self\" or \"cross\", got \"causal\"");
+}

@@ -104,3 +104,19 @@ TEST_CASE("record_json: tokens and query_tokens that disagree are refused, not g
   const std::string path = fixture("tokens_disagree.json");
   CHECK(read_error(path) == path + ": /query_tokens and /tokens differ: give one list of labels per axis");
 }
+
+// Issue 15: 2-D weights (one head written without its axis) were reported as "/weights/0/0:
+// expected a row … got the number 0.5".
+TEST_CASE("record_json: weights without the head axis are named as such", "[io][errors]") {
+  const std::string path = fixture("weights_without_head_axis.json");
+  CHECK(read_error(path) == path + ": /weights: expected [head][query][key] (3 nested levels), got 2 nested levels "
+                                   "[query][key]: the head axis is missing (one head is [[[w, ...], ...]], a list "
+                                   "holding one matrix)");
+}
+
+TEST_CASE("record_json: a declared head count is counted in words that agree with it", "[io][errors]") {
+  const std::string one = fixture("two_heads_declared_one.json");
+  CHECK(read_error(one) == one + ": /num_heads: 1 head declared, but /weights holds 2");
+  const std::string two = fixture("one_head_declared_two.json");
+  CHECK(read_error(two) == two + ": /num_heads: 2 heads declared, but /weights holds 1");
+}

@@ -63,18 +63,96 @@ TEST_CASE("run: bad input exits 1 with one error line and writes nothing", "[cli
   CHECK(test::snapshot(dir.path()) == before);
 }
 
-TEST_CASE("run: an output folder that does not exist or cannot be written exits 2", "[cli][errors]") {
+// Issue 15: one rule for every output of every command: missing folders are created (heatmaps
+// created its folder, dump, compare and --stats exited 2).
+TEST_CASE("run: every command creates the missing folders of its outputs", "[cli]") {
   test::TempDir dir;
-  const std::string missing = dir.file("no/such/folder/out.json");
-  const RunResult r = run_with(dump_options(fixture("fa.json"), missing));
-  CHECK(r.code == kExitOutputError);
-  CHECK(r.err == "attnviz: error: " + missing + ": cannot write: No such file or directory\n");
+  SECTION("dump") {
+    const RunResult r = run_with(dump_options(fixture("fa.json"), dir.file("no/such/folder/out.json")));
+    CHECK(r.code == kExitOk);
+    CHECK(std::filesystem::is_regular_file(dir.file("no/such/folder/out.json")));
+  }
+  SECTION("compare and --stats") {
+    Options options = dump_options(fixture("fa.json"), dir.file("pictures/new/compare.png"));
+    options.command = Command::Compare;
+    options.stats = dir.file("tables/new/stats.csv");
+    const RunResult r = run_with(options);
+    CHECK(r.code == kExitOk);
+    CHECK(std::filesystem::is_regular_file(dir.file("pictures/new/compare.png")));
+    CHECK(std::filesystem::is_regular_file(dir.file("tables/new/stats.csv")));
+  }
+  SECTION("heatmaps") {
+    Options options = dump_options(fixture("fa.json"), dir.file("a/b/pictures"));
+    options.command = Command::Heatmaps;
+    CHECK(run_with(options).code == kExitOk);
+    CHECK(std::filesystem::is_regular_file(dir.file("a/b/pictures/grid.png")));
+  }
+}
+
+TEST_CASE("run: an output that cannot be written exits 2 and leaves no folder behind", "[cli][errors]") {
+  test::TempDir dir;
   SECTION("a folder given as the output file") {
     const RunResult folder = run_with(dump_options(fixture("fa.json"), dir.path().string()));
     CHECK(folder.code == kExitOutputError);
-    CHECK_THAT(folder.err, Contains("is a folder"));
+    CHECK(folder.err == "attnviz: error: " + dir.path().string() + ": cannot write: is a folder\n");
+    CHECK(test::snapshot(dir.path()).empty());
   }
+  SECTION("a folder that cannot be created: the folders made for the other output are removed") {
+    { std::ofstream(dir.file("plain_file")) << "x"; }
+    const auto before = test::snapshot(dir.path());
+    Options options = dump_options(fixture("fa.json"), dir.file("made/by/run/compare.png"));
+    options.command = Command::Compare;
+    options.stats = dir.file("plain_file/stats.csv");
+    const RunResult r = run_with(options);
+    CHECK(r.code == kExitOutputError);
+    CHECK(r.err == "attnviz: error: " + dir.file("plain_file") + ": cannot write: cannot create the folder: Not a "
+                                                                  "directory\n");
+    CHECK(test::snapshot(dir.path()) == before);
+    CHECK_FALSE(std::filesystem::exists(dir.file("made")));
+  }
+}
+
+// Issue 15: `heatmaps -o out.png` made a folder named out.png without a word; every command
+// refuses, before any work, an -o name that says another kind of output than it writes.
+TEST_CASE("run: an output name of the wrong kind is refused before any work", "[cli][errors]") {
+  test::TempDir dir;
+  Options options = dump_options(fixture("fa.json"), dir.file("out.png"));
+  std::string expected;
+  SECTION("heatmaps -o out.png") {
+    options.command = Command::Heatmaps;
+    expected = "attnviz: error: -o: \"" + dir.file("out.png") + "\" names a .png file, but heatmaps writes a folder "
+               "(grid.png and head_<h>.png); give a folder name, e.g. -o " + dir.file("out") + "\n";
+  }
+  SECTION("render -o out.json") {
+    options.command = Command::Render;
+    options.output = dir.file("out.json");
+    expected = "attnviz: error: -o: \"" + dir.file("out.json") + "\" names a .json file, but render writes a folder "
+               "(grid.png and head_<h>.png); give a folder name, e.g. -o " + dir.file("out") + "\n";
+  }
+  SECTION("dump -o out.png") {
+    expected = "attnviz: error: -o: \"" + dir.file("out.png") + "\" names a .png file, but dump writes JSON; give a "
+               "name ending in .json\n";
+  }
+  SECTION("compare -o out.CSV") {
+    options.command = Command::Compare;
+    options.output = dir.file("out.CSV");
+    expected = "attnviz: error: -o: \"" + dir.file("out.CSV") + "\" names a .csv file, but compare writes a PNG "
+               "picture (the statistics go to --stats FILE.json or FILE.csv); give a name ending in .png\n";
+  }
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitInputError);
+  CHECK(r.err == expected);
   CHECK(test::snapshot(dir.path()).empty());
+  CHECK(std::filesystem::is_empty(dir.path()));
+}
+
+TEST_CASE("run: an existing folder whose name ends in .png is still a folder for heatmaps", "[cli]") {
+  test::TempDir dir;
+  std::filesystem::create_directory(dir.file("pictures.png"));
+  Options options = dump_options(fixture("fa.json"), dir.file("pictures.png"));
+  options.command = Command::Heatmaps;
+  CHECK(run_with(options).code == kExitOk);
+  CHECK(std::filesystem::is_regular_file(dir.file("pictures.png/grid.png")));
 }
 
 TEST_CASE("run: a fully masked row is a warning, not an error (BH-01)", "[cli]") {
@@ -210,7 +288,7 @@ TEST_CASE("run: compare of two heads writes the statistics it prints, with hand-
   CHECK(std::filesystem::file_size(dir.file("compare.png")) > 0);
 }
 
-TEST_CASE("run: compare leaves padding queries out and masks cells masked in either run", "[cli][stats]") {
+TEST_CASE("run: compare leaves padding queries out and draws each run with its own mask", "[cli][stats]") {
   test::TempDir dir;
   Options options;
   options.command = Command::Compare;
@@ -234,9 +312,80 @@ TEST_CASE("run: compare leaves padding queries out and masks cells masked in eit
   const RunResult r = run_with(two);
   CHECK(r.code == kExitOk);
   CHECK(r.err == "attnviz: warning: the runs mask different cells (" + dir.file("plain.json") + " and " +
-                     dir.file("causal.json") + "): cells masked in either are drawn masked in both\n");
+                     dir.file("causal.json") + "): each run is drawn with its own mask; cells masked in one run only "
+                     "are cross-hatched, and A − B is not drawn there\n");
   // Each run's statistics use its own mask: the unmasked run's head 0 keeps its one-run values
   // (H mean 0.77987 nats over 3 keys, H / ln 3 = 0.709868); with the combined causal mask its
   // H / ln k was above 1 (attack finding).
   CHECK_THAT(test::read_file(dir.file("two.csv")), Contains("\"A:H0\",0.77987,0.440982,0.998598,0.709868,"));
+}
+
+// Issue 15: "this run has 1 heads", and --cmap rdbu on weights (never negative) without a note.
+TEST_CASE("run: render of one head counts it in the singular and notes a diverging map on weights", "[cli][render]") {
+  test::TempDir dir;
+  std::filesystem::create_directory(dir.file("pictures"));
+  { std::ofstream(dir.file("pictures/head_1.png")) << "old"; }
+  Options options;
+  options.command = Command::Render;
+  options.sentence = fixture("one_head.json");
+  options.output = dir.file("pictures");
+  options.cmap = "rdbu";
+  const RunResult r = run_with(options);
+  CHECK(r.code == kExitOk);
+  CHECK(r.err == "attnviz: warning: --cmap rdbu is a diverging map for signed data (negative blue, 0 white, positive "
+                 "red); attention weights are never negative, so only its white-to-red half is used; a sequential map "
+                 "(viridis, magma, greys, blues) shows them better\n"
+                 "attnviz: warning: " + dir.file("pictures") +
+                     " already holds head_1.png from an earlier run; this run has 1 head, so those files are not from "
+                     "it\n");
+}
+
+namespace {
+
+// Width and height of a PNG file (its IHDR chunk).
+std::pair<int, int> png_size(const std::string& path) {
+  const std::string bytes = test::read_file(path);
+  REQUIRE(bytes.size() >= 24);
+  const auto be32 = [&](std::size_t at) {
+    return (static_cast<unsigned char>(bytes[at]) << 24) | (static_cast<unsigned char>(bytes[at + 1]) << 16) |
+           (static_cast<unsigned char>(bytes[at + 2]) << 8) | static_cast<unsigned char>(bytes[at + 3]);
+  };
+  return {be32(16), be32(20)};
+}
+
+}  // namespace
+
+// Issue 15: compare of 8 heads of two dumps wrote a 2458 x 5752 image past the default 4096 px;
+// heatmaps --max-size 700 of the 32-token stories260K example was refused. --max-size holds for
+// every picture: parts of compare's figure share it, and grids take more columns.
+TEST_CASE("run: every picture honours --max-size", "[cli][render]") {
+  test::TempDir dir;
+  const std::string stories = test::data_file("stories260k/layer0.json");
+  REQUIRE(run_with(dump_options(stories, dir.file("plain.json"))).code == kExitOk);
+  Options causal = dump_options(stories, dir.file("causal.json"));
+  causal.causal = true;
+  REQUIRE(run_with(causal).code == kExitOk);
+  Options compare;
+  compare.command = Command::Compare;
+  compare.sentence = dir.file("plain.json");
+  compare.weights = dir.file("causal.json");
+  compare.output = dir.file("compare.png");
+  for (const int limit : {4096, 2000}) {
+    compare.max_size_px = limit;
+    REQUIRE(run_with(compare).code == kExitOk);
+    const auto [width, height] = png_size(dir.file("compare.png"));
+    CHECK(width <= limit);
+    CHECK(height <= limit);
+    CHECK(height > limit * 3 / 4);  // shrunk to fit, not far below
+  }
+  Options heatmaps = dump_options(stories, dir.file("pictures"));
+  heatmaps.command = Command::Heatmaps;
+  heatmaps.causal = true;
+  heatmaps.max_size_px = 700;
+  const RunResult r = run_with(heatmaps);
+  CHECK(r.code == kExitOk);
+  const auto [width, height] = png_size(dir.file("pictures/grid.png"));
+  CHECK(width <= 700);
+  CHECK(height <= 700);
+  CHECK(png_size(dir.file("pictures/head_7.png")).first <= 700);
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "attention/mask.hpp"
 #include "attention/softmax.hpp"
@@ -53,6 +55,22 @@ Matrix project(const Matrix& x, const Matrix& w, const Vector& b, const Explicit
   return y;
 }
 
+// "the projection V (X·W_V + b_V) overflows", "the projections Q, K (X·W + b) overflow":
+// exactly the projections that are not finite (at least one).
+std::string overflowing_projections(bool q, bool k, bool v) {
+  std::vector<std::string> names;
+  if (q) names.push_back("Q");
+  if (k) names.push_back("K");
+  if (v) names.push_back("V");
+  if (names.size() == 1) {
+    const std::string& n = names.front();
+    return "the projection " + n + " (X·W_" + n + " + b_" + n + ") overflows";
+  }
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return "the projections " + list + " (X·W + b) overflow";
+}
+
 }  // namespace
 
 Scalar AttentionLayer::logit_scale() const {
@@ -81,8 +99,12 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   }
 
   AttentionResult result;
-  if (!q.allFinite() || !k.allFinite() || !v.allFinite()) {
-    result.overflow = wants.outputs ? "the projections Q, K, V (X·W + b)" : "the projections Q, K (X·W + b)";
+  const bool q_overflows = !q.allFinite();
+  const bool k_overflows = !k.allFinite();
+  const bool v_overflows = !v.allFinite();  // empty without outputs: finite
+  if (q_overflows || k_overflows || v_overflows) {
+    result.overflow = overflowing_projections(q_overflows, k_overflows, v_overflows);
+    result.overflow_spares_weights = !q_overflows && !k_overflows;
     return result;
   }
   result.fully_masked_rows = fully_masked_rows(allowed);
@@ -119,7 +141,7 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   }
   for (int h = 0; h < layer.num_heads; ++h) {
     if (!finite[h]) {
-      result.overflow = "the scores of head " + std::to_string(h);
+      result.overflow = "the scores of head " + std::to_string(h) + " overflow";
       result.weights.resize(h);
       result.scores.clear();
       result.head_outputs.clear();
@@ -132,7 +154,10 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
       result.concat.middleCols(h * d_v, d_v) = result.head_outputs[h];
     }
     if (layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.b_o, pool);
-    if (!result.output.allFinite()) result.overflow = "the output concat·W_O + b_O";
+    if (!result.output.allFinite()) {
+      result.overflow = "the output concat·W_O + b_O overflows";
+      result.overflow_spares_weights = true;
+    }
   }
   return result;
 }

@@ -45,10 +45,14 @@ struct AttentionResult {
   Matrix concat;                     ///< [n_q, h·d_v] when wanted
   Matrix output;                     ///< [n_q, d_out] when wanted and w_o is present
   std::vector<long> fully_masked_rows;
-  /// Empty when every number is finite; otherwise names what overflowed float32 (e.g.
-  /// "the scores of head 3") and the other fields are incomplete. Finite inputs can still
-  /// overflow: 3e38·3e38 is +inf in float32, and a softmax of +inf is NaN.
+  /// Empty when every number is finite; otherwise names what overflowed float32, with its
+  /// verb ("the scores of head 3 overflow", "the projection V (X·W_V + b_V) overflows"), and
+  /// the other fields are incomplete. Finite inputs can still overflow: 3e38·3e38 is +inf in
+  /// float32, and a softmax of +inf is NaN.
   std::string overflow;
+  /// True when only what the weights do not need overflowed (V, the W_O output): the same
+  /// inputs give weights without AttentionWants::outputs.
+  bool overflow_spares_weights = false;
 };
 
 /// Rotary position embedding applied to Q and K of every head (after bias, before scores).

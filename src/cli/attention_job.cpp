@@ -5,6 +5,7 @@
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
 #include "attention/positional.hpp"
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
@@ -123,7 +124,7 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   if (timer != nullptr) timer->lap("load");
   const double needed = estimate_bytes(in, options);
   if (needed > budget) {
-    throw LimitError::memory("attention weights for " + std::to_string(in.weights.layer.num_heads) + " heads x " +
+    throw LimitError::memory("attention weights for " + counted(in.weights.layer.num_heads, "head") + " x " +
                                  std::to_string(in.queries.tokens.size()) + " x " +
                                  std::to_string(in.keys().tokens.size()) + " tokens",
                              needed, budget, "--max-memory MIB");
@@ -142,12 +143,12 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
                                                 {options.scores, options.outputs}, rope_request);
   if (!result.overflow.empty()) {
-    const bool only_output = result.overflow.rfind("the output", 0) == 0;
-    throw InputError::inconsistent(in.weights.file, result.overflow + " overflow float32 (|x| > 3.4e38) with these "
+    throw InputError::inconsistent(in.weights.file, result.overflow + " float32 (|x| > 3.4e38) with these "
                                                     "embeddings and weights; " +
-                                                        (only_output ? std::string("the attention weights do not: run "
-                                                                                   "without --outputs")
-                                                                     : std::string("no weights can be computed")));
+                                                        (result.overflow_spares_weights
+                                                             ? std::string("only --outputs needs it, the attention "
+                                                                           "weights do not: run without --outputs")
+                                                             : std::string("no weights can be computed")));
   }
 
   AttentionRecord record;

@@ -94,8 +94,67 @@ std::vector<int> parse_token_ids(const std::string& text) {
   return ids;
 }
 
-// One line, like every other attnviz error.
+// Levenshtein distance (Wagner and Fischer 1974), for suggesting the nearest subcommand.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// A first word that is no subcommand. Exit code 109, CLI11's code for an unexpected argument.
+class UnknownCommandError : public CLI::ParseError {
+ public:
+  explicit UnknownCommandError(std::string message)
+      : CLI::ParseError("UnknownCommand", std::move(message), CLI::ExitCodes::ExtrasError) {}
+};
+
+// CLI11's help, without the hidden COMMAND positional, which its usage line would print as "[]".
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    const std::size_t hidden = usage.find(" []");
+    if (hidden != std::string::npos) usage.erase(hidden, 3);
+    return usage;
+  }
+};
+
+// Largest edit distance at which an unknown word is taken for a misspelt subcommand.
+constexpr std::size_t kMaxSuggestionDistance = 3;
+
+// A first word that is no subcommand ("heatmap", "help"): CLI11 alone would answer "A
+// subcommand is required".
+[[noreturn]] void unknown_command(const CLI::App& app, const std::string& word) {
+  std::string message = "unknown command \"" + word + "\"";
+  std::string commands;
+  std::string nearest;
+  std::size_t best = word.size();  // a suggestion must share something with the word
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    const std::size_t distance = edit_distance(word, sub->get_name());
+    if (distance < best) best = distance, nearest = sub->get_name();
+  }
+  if (word == "help") {
+    message += ": for help run attnviz --help, or attnviz COMMAND --help";
+  } else if (!nearest.empty() && best <= kMaxSuggestionDistance) {
+    message += "; did you mean \"" + nearest + "\"?";
+  }
+  throw UnknownCommandError(message + " (commands: " + commands + ")");
+}
+
+// One line, like every other attnviz error (an unknown command's message already says where
+// help is).
 std::string failure_line(const CLI::App* /*app*/, const CLI::Error& e) {
+  if (e.get_name() == "UnknownCommand") return "attnviz: error: " + std::string(e.what()) + "\n";
   return "attnviz: error: " + std::string(e.what()) + " (see attnviz --help, or attnviz COMMAND --help)\n";
 }
 
@@ -179,17 +238,26 @@ void add_picture_options(CLI::App& sub, Options& o) {
                  "long inputs, each pixel shows the max over a block of cells. From 256 to 16384.")
       ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
   sub.add_flag("--annotate", o.annotate, "Print each weight (2 decimals) in its cell when cells are large enough.");
+  // One value per --font (allow_extra_args(false)): "--font F.ttf SENTENCE" must not take
+  // SENTENCE as a second font.
   sub.add_option("--font", o.fonts,
                  "TrueType font for labels (repeatable: later fonts are fallbacks for glyphs the first lacks, "
-                 "e.g. a CJK font). Default: DejaVu Sans.");
+                 "e.g. a CJK font). Default: DejaVu Sans.")
+      ->allow_extra_args(false);
 }
 
 }  // namespace
 
 void add_options(CLI::App& app, Options& o) {
   app.failure_message(failure_line);  // before the subcommands, which copy it
+  app.formatter(std::make_shared<HelpFormatter>());
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("attnviz ") + ATTNVIZ_VERSION);
+  // Hidden (no group): catches a first word that is not a subcommand. CLI11 matches subcommand
+  // names before positionals, so this sees only unknown words.
+  CLI::App* top = &app;
+  app.add_option_function<std::string>("COMMAND", [top](const std::string& word) { unknown_command(*top, word); })
+      ->group("");
 
   CLI::App* dump = app.add_subcommand("dump", "Compute every head's attention weights and write them as JSON.");
   add_attention_inputs(*dump, o);

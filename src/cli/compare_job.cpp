@@ -1,5 +1,6 @@
 #include "cli/compare_job.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "attention/head_stats.hpp"
 #include "cli/attention_job.hpp"
 #include "cli/run.hpp"
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/record_json.hpp"
@@ -15,6 +17,7 @@
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
 #include "render/png.hpp"
+#include "render/text_table.hpp"
 
 namespace attnviz {
 
@@ -95,6 +98,7 @@ std::string head_label(const Run& run, int head) {
 // The pictures' matrices: chosen heads borrowed from the runs, means and differences owned.
 struct Panels {
   std::vector<SharedMatrix> weights;
+  std::vector<std::size_t> run_of;  // per weights panel: the index of its run
   std::vector<std::string> titles;
   std::vector<Matrix> means;
   std::vector<Matrix> differences;
@@ -106,6 +110,7 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
   for (int h : heads) {
     for (const Run& run : runs) {
       p.weights.push_back(borrow(run.record.weights[h]));
+      p.run_of.push_back(static_cast<std::size_t>(&run - runs.data()));
       p.titles.push_back(head_label(run, h));
     }
     if (runs.size() == 2) {
@@ -120,8 +125,9 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
       for (int h : heads) chosen.push_back(run.record.weights[h]);
       p.means.push_back(mean_over_heads(chosen));
       p.weights.push_back(borrow(p.means.back()));
-      p.titles.push_back((run.label.empty() ? "" : run.label + " · ") + "average of " + std::to_string(heads.size()) +
-                         " heads (mean)");
+      p.run_of.push_back(static_cast<std::size_t>(&run - runs.data()));
+      p.titles.push_back((run.label.empty() ? "" : run.label + " · ") + "average of " +
+                         counted(static_cast<long long>(heads.size()), "head") + " (mean)");
     }
     if (runs.size() == 2) {
       p.differences.push_back(p.means[0] - p.means[1]);
@@ -136,19 +142,42 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
   return p;
 }
 
-// One mask for all panels: a cell masked in any run is drawn masked (hatched, never the colour
-// of 0) and left out of the comparison; runs that mask differently are told about.
-MaskMatrix combined_mask(const std::vector<Run>& runs, std::vector<std::string>& warnings) {
-  MaskMatrix allowed = runs.front().record.allowed();
+// The masks of the figure. Each run is drawn as it was computed, with its own mask; a cell masked
+// in one run only gets the one-run hatch where it is masked (in that run's panels and in A − B,
+// which is not a difference of weights there) and a legend line naming the run.
+struct Masks {
+  SharedMask both;                 // allowed in every run: the statistics' and differences' mask
+  std::vector<SharedMask> own;     // per run
+  SharedMask one_run;              // masked in exactly one of two runs; null when none
+  std::string one_run_legend;
+};
+
+Masks figure_masks(const std::vector<Run>& runs, std::vector<std::string>& warnings) {
+  Masks masks;
+  MaskMatrix both = runs.front().record.allowed();
   for (const Run& run : runs) {
-    const MaskMatrix own = run.record.allowed();
-    if (own != allowed) {
-      warnings.push_back("the runs mask different cells (" + runs.front().record.inputs.front() + " and " +
-                         run.record.inputs.front() + "): cells masked in either are drawn masked in both");
-    }
-    allowed = allowed.cwiseMin(own);
+    masks.own.push_back(share(run.record.allowed()));
+    both = both.cwiseMin(*masks.own.back());
   }
-  return allowed;
+  masks.both = share(std::move(both));
+  if (runs.size() != 2 || *masks.own[0] == *masks.own[1]) return masks;
+  const MaskMatrix& a = *masks.own[0];
+  const MaskMatrix& b = *masks.own[1];
+  const bool a_only = ((a.array() == 0) && (b.array() != 0)).any();
+  const bool b_only = ((b.array() == 0) && (a.array() != 0)).any();
+  masks.one_run = share(MaskMatrix(((a.array() == 0) != (b.array() == 0)).cast<std::uint8_t>()));
+  const auto file = [&](std::size_t r) { return std::filesystem::path(runs[r].record.inputs.front()).filename().string(); };
+  if (a_only != b_only) {
+    const std::size_t masker = a_only ? 0 : 1;
+    masks.one_run_legend = "cross-hatched: masked by " + runs[masker].label + " only (" + runs[masker].label + " = " +
+                           file(masker) + "), computed by " + runs[1 - masker].label + "; A − B is not drawn there";
+  } else {
+    masks.one_run_legend = "cross-hatched: masked by one run only (the other computed the cell); A − B is not drawn there";
+  }
+  warnings.push_back("the runs mask different cells (" + runs[0].record.inputs.front() + " and " +
+                     runs[1].record.inputs.front() + "): each run is drawn with its own mask; cells masked in one run "
+                     "only are cross-hatched, and A − B is not drawn there");
+  return masks;
 }
 
 GridRequest grid_request(const Run& first, const Options& options, const SharedMask& allowed, double budget) {
@@ -156,6 +185,7 @@ GridRequest grid_request(const Run& first, const Options& options, const SharedM
   request.query_tokens = first.record.query_tokens;
   request.key_tokens = first.record.key_tokens;
   request.allowed = allowed;
+  request.query_mask = first.record.query_mask;
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.scale = options.scale == "shared" ? ScaleMode::Shared : ScaleMode::Fixed;
   request.cols = options.cols;
@@ -179,11 +209,25 @@ std::string stats_format(const std::string& path) {
   return extension;
 }
 
+// "stories260K · layer 0 · self-attention, causal": what a run is, leaving out what is unknown.
+std::string run_description(const AttentionRecord& record) {
+  std::string description = record.model.empty() ? std::string() : record.model + " · ";
+  if (record.layer) description += "layer " + std::to_string(*record.layer) + " · ";
+  description += record.mode == "cross" ? "cross-attention" : "self-attention";
+  if (record.causal) description += ", causal";
+  return description;
+}
+
+// Names the model, layer and kind of attention (once when the runs agree, per run otherwise),
+// the runs' files and the heads.
 std::string figure_title(const std::vector<Run>& runs, const std::vector<int>& heads) {
   std::string title = "compare";
+  const bool same_kind = runs.size() == 1 || run_description(runs[0].record) == run_description(runs[1].record);
+  if (same_kind) title += " · " + run_description(runs.front().record);
   for (const Run& run : runs) {
     if (!run.label.empty()) {
       title += " · " + run.label + " = " + std::filesystem::path(run.record.inputs.front()).filename().string();
+      if (!same_kind) title += " (" + run_description(run.record) + ")";
     }
   }
   title += " · heads ";
@@ -307,8 +351,8 @@ class PictureBudget {
   double used_ = 0;
 };
 
-Image render_divergence(const StatsReport& report, const Options& options, const FontSet& fonts, double budget,
-                        std::vector<std::string>& warnings) {
+Image render_divergence(const StatsReport& report, const Options& options, int max_height_px, const FontSet& fonts,
+                        double budget, std::vector<std::string>& warnings) {
   GridRequest request;
   request.query_tokens = report.head_names;
   request.key_tokens = report.head_names;
@@ -321,11 +365,130 @@ Image render_divergence(const StatsReport& report, const Options& options, const
   request.cmap = "magma";
   request.annotate = report.head_names.size() <= 16;
   request.max_size_px = options.max_size_px;
+  request.max_height_px = max_height_px;
   request.max_memory_bytes = budget;
   request.memory_note = PictureBudget::kNote;
   RenderedGrid grid = render_grid(request, fonts);
   warnings.insert(warnings.end(), grid.warnings.begin(), grid.warnings.end());
   return std::move(grid.image);
+}
+
+// The statistics table as drawn in the figure: the same numbers as printed.
+TextTable stats_table(const StatsReport& report) {
+  TextTable table;
+  table.title = "statistics over the real, not fully masked query rows";
+  table.header = {"head", "H_mean", "H_min", "H_max", "H/ln_k", "max_w", "distance", "diagonal", "previous", "first"};
+  for (std::size_t h = 0; h < report.stats.size(); ++h) {
+    const HeadStats& s = report.stats[h];
+    table.rows.push_back({report.head_names[h], fixed(s.entropy_mean), fixed(s.entropy_min), fixed(s.entropy_max),
+                          fixed(s.entropy_normalised_mean), fixed(s.max_weight_mean), optional_fixed(s.mean_distance),
+                          optional_fixed(s.diagonal_mass), optional_fixed(s.previous_mass),
+                          optional_fixed(s.first_token_mass)});
+  }
+  table.note = "entropies in nats over the keys of each query row; H/ln_k normalised by the keys a row may see; "
+               "max_w and masses are mean weights; distance in tokens; '-' = self-attention only";
+  return table;
+}
+
+// The figure's pictures (weights, differences, divergence), above its table.
+constexpr std::size_t kMaxPictureParts = 3;
+
+// Everything the figure shows, computed once whatever its size.
+struct Figure {
+  const std::vector<Run>& runs;
+  const std::vector<int>& heads;
+  const Panels& panels;
+  const StatsReport& report;
+  const Masks& masks;
+};
+
+// The figure's parts, top to bottom: the weights, the differences, the divergence matrix (each
+// within --max-size wide and heights[k] tall) and the statistics table. Appends the parts'
+// warnings. Requires: heights has one entry per picture part (kMaxPictureParts).
+std::vector<Image> draw_figure(const Figure& figure, const Options& options, const FontSet& fonts, double budget,
+                               const std::vector<int>& heights, std::vector<std::string>& warnings) {
+  std::vector<Image> parts;
+  PictureBudget pictures(figure.runs, figure.panels, budget);
+  GridRequest weights = grid_request(figure.runs.front(), options, figure.masks.both, pictures.next());
+  weights.max_height_px = heights[0];
+  weights.panels = figure.panels.weights;
+  for (const std::size_t run : figure.panels.run_of) weights.panel_allowed.push_back(figure.masks.own[run]);
+  weights.one_run_masked = figure.masks.one_run;
+  weights.one_run_legend = figure.masks.one_run_legend;
+  weights.panel_titles = figure.panels.titles;
+  if (figure.runs.size() == 2) weights.col_multiple = 2;  // A and B of a head side by side
+  weights.figure_title = figure_title(figure.runs, figure.heads);
+  weights.memory_note = PictureBudget::kNote;
+  RenderedGrid top = render_grid(weights, fonts);
+  warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
+  pictures.keep(top.image);
+  parts.push_back(std::move(top.image));
+  if (!figure.panels.differences.empty()) {
+    GridRequest differences = grid_request(figure.runs.front(), options, figure.masks.both, pictures.next());
+    differences.max_height_px = heights[1];
+    differences.one_run_masked = figure.masks.one_run;
+    differences.one_run_legend = figure.masks.one_run_legend;
+    differences.memory_note = PictureBudget::kNote;
+    for (const Matrix& panel : figure.panels.differences) differences.panels.push_back(borrow(panel));
+    differences.panel_titles = figure.panels.difference_titles;
+    differences.scale = ScaleMode::Symmetric;
+    differences.cmap = "rdbu";
+    differences.colorbar_label = "difference of weights";
+    differences.figure_title = "differences (blue: first lower, red: first higher)";
+    RenderedGrid diff = render_grid(differences, fonts);
+    pictures.keep(diff.image);
+    parts.push_back(std::move(diff.image));
+  }
+  if (figure.report.head_names.size() >= 2) {
+    parts.push_back(render_divergence(figure.report, options, heights[2], fonts, pictures.next(), warnings));
+    pictures.keep(parts.back());
+  }
+  parts.push_back(render_text_table(stats_table(figure.report), fonts, options.max_size_px));
+  return parts;
+}
+
+// The parts share --max-size: each is as wide as it allows, and when the stack is too tall the
+// pictures are drawn again, each given the share of the height the table leaves in proportion
+// to its height (a few times at most: a grid does not shrink exactly in proportion). Refuses
+// (LimitError) only a figure that still does not fit.
+std::vector<Image> fit_figure(const Figure& figure, const Options& options, const FontSet& fonts, double budget,
+                              std::vector<std::string>& warnings) {
+  constexpr int kMaxAttempts = 6;
+  const int limit = options.max_size_px;
+  std::vector<int> heights(kMaxPictureParts, limit);
+  for (int attempt = 1;; ++attempt) {
+    std::vector<std::string> found;
+    std::vector<Image> parts;
+    try {
+      parts = draw_figure(figure, options, fonts, budget, heights, found);
+    } catch (const LimitError& e) {
+      if (attempt == 1) throw;
+      throw LimitError("the comparison's pictures, stacked, do not fit in " + std::to_string(limit) +
+                       " px (raise --max-size or compare fewer heads): " + e.what());
+    }
+    int height = 0;
+    for (const Image& part : parts) height += part.height_px();
+    if (height <= limit) {
+      for (std::string& w : found) {
+        if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+      }
+      return parts;
+    }
+    const int table_height = parts.back().height_px();
+    const int pictures_height = height - table_height;
+    if (attempt == kMaxAttempts || limit - table_height <= 0) {
+      throw LimitError::image_size("the comparison (" + std::to_string(parts.size()) + " parts stacked)",
+                                   limit, height, limit, "raise --max-size (at most 16384) or compare fewer heads");
+    }
+    // Parts are stacked in the order of `heights`, skipping those not drawn (no differences).
+    const double shrink = static_cast<double>(limit - table_height) / pictures_height;
+    const bool has_differences = !figure.panels.differences.empty();
+    for (std::size_t k = 0, part = 0; k < heights.size() && part + 1 < parts.size(); ++k) {
+      if (k == 1 && !has_differences) continue;
+      const int drawn = parts[part++].height_px();
+      heights[k] = std::max(1, static_cast<int>(drawn * shrink) - (attempt > 2 ? drawn / 20 : 0));
+    }
+  }
 }
 
 }  // namespace
@@ -343,40 +506,14 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
     require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);
   }
   const std::vector<int> heads = chosen_heads(options, runs);
-  const SharedMask allowed = share(combined_mask(runs, warnings));
+  const Masks masks = figure_masks(runs, warnings);
   const Panels panels = collect_panels(runs, heads, options.average);
-  const StatsReport report = collect_stats(runs, heads, *allowed);
+  const StatsReport report = collect_stats(runs, heads, *masks.both);
   timer.lap("compute");  // attention (one computed run), differences and statistics
 
-  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
-  std::vector<Image> parts;
-  PictureBudget pictures(runs, panels, budget);
-  GridRequest weights = grid_request(runs.front(), options, allowed, pictures.next());
-  weights.panels = panels.weights;
-  weights.panel_titles = panels.titles;
-  if (weights.cols == 0 && runs.size() == 2) weights.cols = 2;
-  weights.figure_title = figure_title(runs, heads);
-  weights.memory_note = PictureBudget::kNote;
-  RenderedGrid top = render_grid(weights, fonts);
-  warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
-  pictures.keep(top.image);
-  parts.push_back(std::move(top.image));
-  if (!panels.differences.empty()) {
-    GridRequest differences = grid_request(runs.front(), options, allowed, pictures.next());
-    differences.memory_note = PictureBudget::kNote;
-    for (const Matrix& panel : panels.differences) differences.panels.push_back(borrow(panel));
-    differences.panel_titles = panels.difference_titles;
-    differences.scale = ScaleMode::Symmetric;
-    differences.cmap = "rdbu";
-    differences.colorbar_label = "difference of weights";
-    differences.figure_title = "differences (blue: first lower, red: first higher)";
-    RenderedGrid diff = render_grid(differences, fonts);
-    pictures.keep(diff.image);
-    parts.push_back(std::move(diff.image));
-  }
-  if (report.head_names.size() >= 2) {
-    parts.push_back(render_divergence(report, options, fonts, pictures.next(), warnings));
-  }
+  const FontSet fonts(label_font_paths(options.fonts));
+  const Figure figure{runs, heads, panels, report, masks};
+  std::vector<Image> parts = fit_figure(figure, options, fonts, budget, warnings);
   OutputSet files;
   files.protect(input_files(options));
   files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "render/color_scale.hpp"
 #include "render/font.hpp"
@@ -35,17 +36,6 @@ std::string shorten(const std::string& text, std::size_t max) {
   return encode_utf8(std::u32string_view(code_points).substr(0, max)) + "…";
 }
 
-std::string figure_title(const AttentionRecord& record) {
-  std::string title = record.model.empty() ? std::string("attention") : shorten(record.model, kMaxModelNameCodePoints);
-  if (record.layer) title += " · layer " + std::to_string(*record.layer);
-  title += record.mode == "cross" ? " · cross-attention weights" : " · self-attention weights";
-  if (record.causal) title += " · causal mask";
-  if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
-    title += " · padding mask";
-  }
-  if (record.rope) title += " · RoPE (" + rope_style_name(record.rope->style) + ")";
-  return title;
-}
 
 // One request for every image; per-head images reuse it with one panel. Requests borrow the
 // record's matrices (the caller keeps the record until the pictures are encoded).
@@ -55,11 +45,12 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
   request.query_tokens = record.query_tokens;
   request.key_tokens = record.key_tokens;
   request.allowed = allowed;
+  request.query_mask = record.query_mask;
   if (record.mode == "cross") {
     request.query_axis_title = "queries: target (" + std::filesystem::path(record.inputs.front()).filename().string() + ")";
     request.key_axis_title = "keys: source (" + std::filesystem::path(record.inputs.back()).filename().string() + ")";
   }
-  request.figure_title = figure_title(record);
+  request.figure_title = heatmap_figure_title(record);
   request.scale = scale_mode(options.scale);
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols;
@@ -106,8 +97,8 @@ void warn_about_stale_heads(const AttentionRecord& record, const std::filesystem
   if (stale.empty()) return;
   warnings.push_back(folder.string() + " already holds " + stale.front() +
                      (stale.size() > 1 ? " … " + stale.back() : std::string()) +
-                     " from an earlier run; this run has " + std::to_string(record.num_heads) +
-                     " heads, so those files are not from it");
+                     " from an earlier run; this run has " + counted(record.num_heads, "head") +
+                     ", so those files are not from it");
 }
 
 // What the budget leaves for each picture drawn at once, after the record; the note says so in
@@ -127,11 +118,25 @@ double picture_budget(const AttentionRecord& record, double memory_budget, int w
 
 }  // namespace
 
+std::string heatmap_figure_title(const AttentionRecord& record) {
+  // Without a model name the title starts with the layer or the kind ("self-attention weights"),
+  // never with a stand-in word.
+  std::string title = record.model.empty() ? std::string() : shorten(record.model, kMaxModelNameCodePoints) + " · ";
+  if (record.layer) title += "layer " + std::to_string(*record.layer) + " · ";
+  title += record.mode == "cross" ? "cross-attention weights" : "self-attention weights";
+  if (record.causal) title += " · causal mask";
+  if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
+    title += " · padding mask";
+  }
+  if (record.rope) title += " · RoPE (" + rope_style_name(record.rope->style) + ")";
+  return title;
+}
+
 OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
                           double memory_budget) {
   warn_if_flat(record, options, warnings);
   warn_about_stale_heads(record, options.output, warnings);
-  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const FontSet fonts(label_font_paths(options.fonts));
   const std::filesystem::path folder(options.output);
   OutputSet files;
   files.create_directory(options.output);

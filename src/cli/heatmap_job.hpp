@@ -12,6 +12,10 @@
 
 namespace attnviz {
 
+/// The figure title of a record's pictures: "[model · ][layer L · ]self-attention weights" (or
+/// cross-attention), then " · causal mask", " · padding mask", " · RoPE (style)" when applied.
+std::string heatmap_figure_title(const AttentionRecord& record);
+
 /// Renders grid.png and head_<h>.png for every head (h from 0) into `options.output`/.
 /// Appends renderer warnings (missing glyphs, thinned labels, downsampling).
 /// Throws UsageError (bad --cmap/--scale/--cols), LimitError (image or memory too large).

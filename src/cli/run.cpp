@@ -1,8 +1,9 @@
 #include "cli/run.hpp"
 
 #include <Eigen/Core>
-#include <filesystem>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 #include "cli/attention_job.hpp"
@@ -10,6 +11,7 @@
 #include "cli/heatmap_job.hpp"
 #include "cli/model_job.hpp"
 #include "cli/profile.hpp"
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/file_text.hpp"
@@ -121,6 +123,48 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
       << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each)\n";
 }
 
+// The extension of `path`, lower case ("" when none).
+std::string extension_of(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return extension;
+}
+
+// Refuses, before any work, an -o whose name says another kind of output than the command
+// writes: `heatmaps -o out.png` would otherwise make a folder named out.png, `dump -o a.png` a
+// JSON file named .png. An existing folder is always accepted as a folder.
+void check_output_kind(const Options& options) {
+  const std::string extension = extension_of(options.output);
+  const bool file_like = extension == ".png" || extension == ".json" || extension == ".csv";
+  switch (options.command) {
+    case Command::Heatmaps:
+    case Command::Render:
+      if (file_like && !std::filesystem::is_directory(options.output)) {
+        throw UsageError::bad_option(
+            "-o", "\"" + options.output + "\" names a " + extension + " file, but " +
+                      (options.command == Command::Render ? "render" : "heatmaps") +
+                      " writes a folder (grid.png and head_<h>.png); give a folder name, e.g. -o " +
+                      (std::filesystem::path(options.output).replace_extension().string()));
+      }
+      return;
+    case Command::Dump:
+      if (extension == ".png" || extension == ".csv") {
+        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
+                                               " file, but dump writes JSON; give a name ending in .json");
+      }
+      return;
+    case Command::Tokenize:
+      return;
+    case Command::Compare:
+      if (extension == ".json" || extension == ".csv") {
+        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
+                                               " file, but compare writes a PNG picture (the statistics go to "
+                                               "--stats FILE.json or FILE.csv); give a name ending in .png");
+      }
+      return;
+  }
+}
+
 void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   const AttentionRecord record = compute_record(options, warnings, &timer);
@@ -131,9 +175,9 @@ void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std:
   timer.lap("render");
   files.commit();
   timer.lap("write");
-  out << "wrote " << options.output << ": " << record.num_heads << (record.num_heads == 1 ? " head x " : " heads x ")
-      << record.query_tokens.size()
-      << " queries x " << record.key_tokens.size() << " keys\n";
+  out << "wrote " << options.output << ": " << counted(record.num_heads, "head") << " x "
+      << counted(static_cast<long long>(record.query_tokens.size()), "query", "queries") << " x "
+      << counted(static_cast<long long>(record.key_tokens.size()), "key") << "\n";
 }
 
 void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
@@ -155,11 +199,22 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ (grid.png and one per head)\n";
 }
 
+// --cmap colours attention weights (compare's differences always use rdbu). rdbu is diverging,
+// centred on 0 for signed data; weights are never negative, so its blue half is never used.
+void warn_if_diverging_cmap(const Options& options, std::vector<std::string>& warnings) {
+  if (options.cmap != "rdbu") return;
+  warnings.push_back("--cmap rdbu is a diverging map for signed data (negative blue, 0 white, positive red); "
+                     "attention weights are never negative, so only its white-to-red half is used; a sequential "
+                     "map (viridis, magma, greys, blues) shows them better");
+}
+
 void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.command == Command::Tokenize) {
     out << tokenize_report(options);
     return;
   }
+  check_output_kind(options);
+  warn_if_diverging_cmap(options, warnings);
   if (options.command != Command::Render) {
     if (is_model_run(options)) {
       if (options.command == Command::Dump) return run_model_dump(options, timer, out, warnings);

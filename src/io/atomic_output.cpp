@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -120,32 +121,44 @@ void check_targets(const std::vector<std::string>& paths, const std::vector<std:
   }
 }
 
+// Creates each folder of `folders` that is missing, with its missing parents, and adds to
+// `created` every folder that did not exist before, so that a failed run can remove them again
+// (including when this throws OutputError, naming the folder that cannot be created).
+void create_folders(const std::vector<std::string>& folders, std::vector<fs::path>& created) {
+  for (const std::string& folder : folders) {
+    std::error_code ec;
+    for (fs::path p = folder; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      if (std::find(created.begin(), created.end(), p) == created.end()) created.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(folder, ec);
+    if (ec) throw OutputError::cannot_write(folder, "cannot create the folder: " + ec.message());
+    if (!fs::is_directory(folder, ec)) throw OutputError::cannot_write(folder, "exists and is not a folder");
+  }
+}
+
 }  // namespace
 
 void OutputSet::commit() {
   check_targets(paths_, protected_);
   install_handlers_once();
+  std::vector<std::string> folders = directories_;
+  for (const std::string& path : paths_) {
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && (folders.empty() || folders.back() != parent.string())) folders.push_back(parent.string());
+  }
+  std::vector<fs::path> created;
   std::vector<std::string> temporaries;
-  std::vector<fs::path> created;  // folders this commit made, parents first
   auto remove_all = [&] {
     for (const std::string& t : temporaries) ::unlink(t.c_str());
     forget_temporaries();
     std::error_code ec;
-    for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);  // only if still empty
+    std::sort(created.begin(), created.end(),  // deepest first; remove() takes only empty folders
+              [](const fs::path& a, const fs::path& b) { return a.string().size() > b.string().size(); });
+    for (const fs::path& folder : created) fs::remove(folder, ec);
   };
   try {
-    for (const std::string& directory : directories_) {
-      std::error_code ec;
-      std::vector<fs::path> missing;
-      for (fs::path p = fs::path(directory); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-        missing.insert(missing.begin(), p);
-        if (p == p.parent_path()) break;
-      }
-      fs::create_directories(directory, ec);
-      created.insert(created.end(), missing.begin(), missing.end());
-      if (ec) throw OutputError::cannot_write(directory, "cannot create the folder: " + ec.message());
-      if (!fs::is_directory(directory)) throw OutputError::cannot_write(directory, "exists and is not a folder");
-    }
+    create_folders(folders, created);
     for (std::size_t i = 0; i < paths_.size(); ++i) {
       temporaries.push_back(temporary_name(paths_[i], i));
       register_temporary(temporaries.back());

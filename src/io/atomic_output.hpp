@@ -15,7 +15,8 @@ class OutputSet {
   /// Queues `bytes` for `path`. Nothing touches the disk before commit().
   void add(std::string path, std::string bytes);
 
-  /// Creates `directory` (and missing parents) at commit time, before the files.
+  /// Creates `directory` (and missing parents) at commit time, before the files, even if no
+  /// file is added to it.
   void create_directory(std::string directory);
 
   /// Moves every file and folder of `other` into this set (a model run's layers, each
@@ -26,8 +27,10 @@ class OutputSet {
   /// one of them, before writing anything.
   void protect(std::vector<std::string> inputs);
 
-  /// Writes every file to "<dir>/.<name>.tmp-<pid>-<n>", then renames each into place.
-  /// Throws OutputError naming the path that failed; temporaries are removed first. Refuses,
+  /// Creates the missing folders of every file (one rule for every output of every command),
+  /// writes every file to "<dir>/.<name>.tmp-<pid>-<n>", then renames each into place.
+  /// Throws OutputError naming the path that failed; temporaries, and the folders it created,
+  /// are removed first. Refuses,
   /// before writing, two outputs with the same path, an output that is a protected input, and
   /// an existing target that is not a regular file (a device, FIFO, link or folder: rename()
   /// would replace the node itself).

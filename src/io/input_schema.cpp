@@ -195,7 +195,27 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
   if (const json* rope = source.find("rope")) weights.rope = read_rope(*rope, file);
   weights.model = optional_string(source, "model");
   weights.layer_index = optional_layer(source);
+  weights.attention = optional_string(source, "attention");
+  if (!weights.attention.empty() && weights.attention != "self" && weights.attention != "cross") {
+    throw InputError::bad_value(file, "/attention", "\"self\" or \"cross\"", "\"" + weights.attention + "\"");
+  }
   return weights;
+}
+
+// A weights file that declares its kind of attention must be run as that kind: a cross-attention
+// layer without --source would draw self-attention the layer never computes (the widths often
+// agree, so nothing else would stop it).
+void require_declared_kind(const InputBundle& bundle) {
+  const std::string& file = bundle.weights.file;
+  if (bundle.weights.attention == "cross" && !bundle.source) {
+    throw InputError::inconsistent(file, "/attention: \"cross\" (queries attend to the keys and values of another "
+                                         "sentence), but no --source was given; run with --source SOURCE.json "
+                                         "(without it the picture would be self-attention this layer never computes)");
+  }
+  if (bundle.weights.attention == "self" && bundle.source) {
+    throw InputError::inconsistent(file, "/attention: \"self\" (the sentence attends to itself), but --source " +
+                                             bundle.source->file + " asks for cross-attention; drop --source");
+  }
 }
 
 // The large members, which the fast path reads straight into matrices.
@@ -220,6 +240,7 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
   const Sentence& keys = bundle.keys();
   bundle.weights = read_weights(source(weights_path), bundle.queries.embeddings.cols(), bundle.queries.file,
                                 keys.embeddings.cols(), keys.file);
+  require_declared_kind(bundle);
   return bundle;
 }
 

@@ -33,6 +33,7 @@ struct WeightsFile {
   std::optional<RopeSettings> rope;  ///< the file's "rope" block, if any
   std::string model;                 ///< optional display name
   std::optional<int> layer_index;    ///< optional layer index (from 0)
+  std::string attention;             ///< "self", "cross" (keys from --source) or "" (not declared)
 };
 
 /// Which files make up one run. weights empty = the sentence file; source empty = self-attention.

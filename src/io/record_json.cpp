@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
@@ -175,6 +176,12 @@ std::vector<Matrix> read_weight_stack(const JsonSource& source, long n_q, long n
   if (!stack.is_array() || stack.empty()) {
     throw InputError::bad_value(file, "/weights", "a list of heads, each [query][key]", describe_json(stack));
   }
+  // One head written without its axis is 2-deep: [query][key].
+  if (stack[0].is_array() && (stack[0].empty() || !stack[0][0].is_array())) {
+    throw InputError::bad_value(file, "/weights", "[head][query][key] (3 nested levels)",
+                                "2 nested levels [query][key]: the head axis is missing (one head is "
+                                "[[[w, ...], ...]], a list holding one matrix)");
+  }
   // A leading batch axis makes weights 4-deep: [batch][head][query][key].
   if (stack[0].is_array() && !stack[0].empty() && stack[0][0].is_array() && !stack[0][0].empty() &&
       stack[0][0][0].is_array()) {
@@ -266,7 +273,7 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
   if (const json* heads = source.find("num_heads")) {
     const long long declared = read_integer(*heads, path, "/num_heads", 1, 1 << 20);
     if (declared != record.num_heads) {
-      throw InputError::inconsistent(path, "/num_heads: " + std::to_string(declared) + " heads declared, but /weights holds " +
+      throw InputError::inconsistent(path, "/num_heads: " + counted(declared, "head") + " declared, but /weights holds " +
                                                std::to_string(record.num_heads));
     }
   }

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include <unicode/uchar.h>
-#include <unicode/unorm2.h>
-#include <unicode/utf16.h>
+#include <utf8proc.h>
 
 #include "core/error.hpp"
 #include "model/piece_index.hpp"
@@ -17,7 +15,7 @@ namespace attnviz {
 namespace {
 
 constexpr std::string_view kWordStart = "\xE2\x96\x81";  // "▁": llama.cpp's converter marks word-initial pieces
-constexpr std::size_t kMaxDecompositionUnits = 32;       // longest canonical decomposition is 4 code points
+constexpr std::size_t kMaxDecompositionUnits = 4;        // longest canonical decomposition is 4 code points
 
 // The CJK ranges BERT's _is_chinese_char treats as words of their own (llama.cpp copies them,
 // with Hugging Face's 0x2B920 for the fifth range).
@@ -30,17 +28,33 @@ bool is_cjk_ideograph(char32_t c) {
 // The first code point of c's NFD decomposition ("é" -> "e"): llama.cpp's accent stripping
 // keeps only that one (its unicode_cpts_normalize_nfd table) and then drops marks.
 char32_t nfd_first(char32_t c) {
-  UErrorCode status = U_ZERO_ERROR;
-  const UNormalizer2* nfd = unorm2_getNFDInstance(&status);
-  std::array<UChar, kMaxDecompositionUnits> units{};
-  const int32_t length = U_SUCCESS(status) ? unorm2_getDecomposition(nfd, static_cast<UChar32>(c), units.data(),
-                                                                     static_cast<int32_t>(units.size()), &status)
-                                           : -1;
-  if (U_FAILURE(status) || length <= 0) return c;
-  UChar32 first = 0;
-  int32_t offset = 0;
-  U16_NEXT(units.data(), offset, length, first);
-  return static_cast<char32_t>(first);
+  std::array<utf8proc_int32_t, kMaxDecompositionUnits> units{};
+  int boundclass = 0;
+  const utf8proc_ssize_t length = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), units.data(),
+                                                          static_cast<utf8proc_ssize_t>(units.size()), UTF8PROC_DECOMPOSE,
+                                                          &boundclass);
+  return length >= 1 ? static_cast<char32_t>(units[0]) : c;
+}
+
+// Unicode's White_Space property: the Z categories and the control characters it lists.
+bool is_white_space(char32_t c, utf8proc_category_t category) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x85 || category == UTF8PROC_CATEGORY_ZS || category == UTF8PROC_CATEGORY_ZL ||
+         category == UTF8PROC_CATEGORY_ZP;
+}
+
+bool is_other(utf8proc_category_t k) {  // C*: control, format, surrogate, private use, unassigned
+  return k == UTF8PROC_CATEGORY_CC || k == UTF8PROC_CATEGORY_CF || k == UTF8PROC_CATEGORY_CS || k == UTF8PROC_CATEGORY_CO ||
+         k == UTF8PROC_CATEGORY_CN;
+}
+bool is_mark(utf8proc_category_t k) {
+  return k == UTF8PROC_CATEGORY_MN || k == UTF8PROC_CATEGORY_MC || k == UTF8PROC_CATEGORY_ME;
+}
+bool is_symbol(utf8proc_category_t k) {
+  return k == UTF8PROC_CATEGORY_SM || k == UTF8PROC_CATEGORY_SC || k == UTF8PROC_CATEGORY_SK || k == UTF8PROC_CATEGORY_SO;
+}
+bool is_punctuation(utf8proc_category_t k) {
+  return k == UTF8PROC_CATEGORY_PC || k == UTF8PROC_CATEGORY_PD || k == UTF8PROC_CATEGORY_PS || k == UTF8PROC_CATEGORY_PE ||
+         k == UTF8PROC_CATEGORY_PI || k == UTF8PROC_CATEGORY_PF || k == UTF8PROC_CATEGORY_PO;
 }
 
 std::string utf8_of(char32_t c) { return encode_utf8(std::u32string(1, c)); }
@@ -79,16 +93,16 @@ std::vector<std::string> wordpiece_words(std::string_view text, bool lowercase, 
   std::vector<std::string> words(1);
   for (char32_t c : decode_utf8(text)) {
     if (strip_accents) c = nfd_first(c);
-    const auto category = static_cast<uint32_t>(U_GET_GC_MASK(static_cast<UChar32>(c)));
-    if (u_isUWhiteSpace(static_cast<UChar32>(c))) {
+    const utf8proc_category_t category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+    if (is_white_space(c, category)) {
       if (!words.back().empty()) words.emplace_back();
       continue;
     }
-    if (c == 0 || c == kReplacementCharacter || (category & U_GC_C_MASK)) continue;
-    if (strip_accents && (category & U_GC_M_MASK)) continue;
-    const std::string utf8 = utf8_of(lowercase ? static_cast<char32_t>(u_tolower(static_cast<UChar32>(c))) : c);
-    const bool ascii_symbol = c < 0x7F && (category & U_GC_S_MASK);
-    if ((category & U_GC_P_MASK) || ascii_symbol || is_cjk_ideograph(c)) {
+    if (c == 0 || c == kReplacementCharacter || is_other(category)) continue;
+    if (strip_accents && is_mark(category)) continue;
+    const std::string utf8 = utf8_of(lowercase ? static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c))) : c);
+    const bool ascii_symbol = c < 0x7F && is_symbol(category);
+    if (is_punctuation(category) || ascii_symbol || is_cjk_ideograph(c)) {
       if (!words.back().empty()) words.emplace_back();
       words.back() = utf8;
       words.emplace_back();

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace attnviz {
@@ -130,7 +131,17 @@ ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& rang
 std::string format_value(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*g", kSignificantDigits, value);
-  return std::string(text) == "-0" ? "0" : text;
+  std::string shown = text;
+  if (shown == "-0") return "0";
+  // printf's "1.03e-11" is program output, not a figure label: written as 1.03×10⁻¹¹.
+  const std::size_t e = shown.find('e');
+  if (e == std::string::npos) return shown;
+  static const char* const kSuperscripts[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string mantissa = shown.substr(0, e);
+  const int exponent = std::stoi(shown.substr(e + 1));
+  std::string power = exponent < 0 ? "⁻" : "";
+  for (const char digit : std::to_string(std::abs(exponent))) power += kSuperscripts[digit - '0'];
+  return (mantissa == "1" ? std::string() : mantissa + "×") + "10" + power;
 }
 
 std::string format_range(const ValueRange& range) {

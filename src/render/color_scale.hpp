@@ -52,7 +52,9 @@ struct ColorbarScale {
 /// Requires: ranges has one entry per panel, as returned by panel_ranges(.., mode).
 ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges);
 
-/// A value as shown in captions and titles: 3 significant digits, no trailing zeros ("0.912").
+/// A value as shown in captions and titles: 3 significant digits, no trailing zeros ("0.912");
+/// very small or large values in scientific notation as printed, not as printf writes it:
+/// 1.03e-11 -> "1.03×10⁻¹¹", 1e-05 -> "10⁻⁵", 2.5e+06 -> "2.5×10⁶".
 std::string format_value(double value);
 
 /// "0.02–0.91" (with an en dash), the way a range is printed.

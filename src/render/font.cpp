@@ -1,18 +1,20 @@
 #include "render/font.hpp"
 
+#include <hb.h>
 #include <stb_truetype.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "render/bidi.hpp"
 #include "render/font_file.hpp"
+#include "render/graphemes.hpp"
+#include "render/system_fonts.hpp"
 #include "render/utf8.hpp"
 
 namespace attnviz {
@@ -21,151 +23,252 @@ namespace {
 
 constexpr int kFirstFontInFile = 0;  // for .ttc collections we use the first face
 constexpr int kNoGlyph = 0;          // stbtt_FindGlyphIndex's "not in this font"
-constexpr int kSizeKeyShift = 32;    // glyph cache key: size_px << 32 | code point
+constexpr int kNoFont = -1;
+constexpr int kFontKeyShift = 48;    // glyph cache key: font << 48 | size_px << 32 | glyph index
+constexpr int kSizeKeyShift = 32;
 
+// One font file: stb_truetype rasterises its outlines, HarfBuzz shapes text with it. Both read
+// `bytes`, which stays in place (fonts are held by unique_ptr).
 struct LoadedFont {
-  std::vector<unsigned char> bytes;  // stbtt_fontinfo points into this buffer
+  std::vector<unsigned char> bytes;
   stbtt_fontinfo info{};
+  std::unique_ptr<hb_blob_t, decltype(&hb_blob_destroy)> blob{nullptr, hb_blob_destroy};
+  std::unique_ptr<hb_face_t, decltype(&hb_face_destroy)> face{nullptr, hb_face_destroy};
+  std::unique_ptr<hb_font_t, decltype(&hb_font_destroy)> font{nullptr, hb_font_destroy};
 };
 
 // A rasterised glyph at one size. The coverage bitmap's top-left corner sits at
 // (pen_x + x_offset_px, baseline + y_offset_px).
 struct Glyph {
-  int font = 0;   // index into FontSet::Impl::fonts
-  int index = 0;  // glyph index inside that font
-  float scale = 0;
-  float advance_px = 0;
   int x_offset_px = 0, y_offset_px = 0, width_px = 0, height_px = 0;
   std::vector<unsigned char> coverage;  // width_px × height_px, 0 = none, 255 = full
 };
 
-// One glyph of a laid-out line: where the pen was when it was drawn.
+// One glyph of a laid-out line, with the glyph cache entry that draws it.
 struct PlacedGlyph {
   const Glyph* glyph;
-  int pen_x_px;
+  ShapedGlyph shaped;
 };
 
-LoadedFont load_font(const std::string& path) {
-  LoadedFont font;
-  font.bytes = read_font_file(path);
-  const int offset = font.bytes.empty()
+std::unique_ptr<LoadedFont> load_font(const std::string& path) {
+  auto font = std::make_unique<LoadedFont>();
+  font->bytes = read_font_file(path);
+  const int offset = font->bytes.empty()
                          ? -1
-                         : stbtt_GetFontOffsetForIndex(font.bytes.data(), kFirstFontInFile);
-  if (offset < 0 || stbtt_InitFont(&font.info, font.bytes.data(), offset) == 0) {
+                         : stbtt_GetFontOffsetForIndex(font->bytes.data(), kFirstFontInFile);
+  if (offset < 0 || stbtt_InitFont(&font->info, font->bytes.data(), offset) == 0) {
     throw InputError::unreadable(path, "not a TrueType/OpenType font");
   }
+  font->blob.reset(hb_blob_create(reinterpret_cast<const char*>(font->bytes.data()),
+                                  static_cast<unsigned>(font->bytes.size()), HB_MEMORY_MODE_READONLY, nullptr,
+                                  nullptr));
+  font->face.reset(hb_face_create(font->blob.get(), kFirstFontInFile));
+  font->font.reset(hb_font_create(font->face.get()));  // scale: font units (upem)
   return font;
 }
+
+// A run of text drawn with one font in one direction: clusters of equal font and level.
+struct Run {
+  std::u32string text;
+  int font = 0;
+  std::uint8_t level = 0;
+};
 
 }  // namespace
 
 std::string default_font_path() { return ATTNVIZ_DEFAULT_FONT; }
 
+std::vector<std::string> label_font_paths(const std::vector<std::string>& chosen) {
+  std::vector<std::string> paths = chosen;
+  if (std::find(paths.begin(), paths.end(), default_font_path()) == paths.end()) {
+    paths.push_back(default_font_path());
+  }
+  return paths;
+}
+
 struct FontSet::Impl {
   std::vector<std::string> paths;
-  std::vector<LoadedFont> fonts;
-  // Guards both caches, so that pictures can be drawn on several threads with one FontSet. Glyph
-  // references stay valid after the lock is released: entries are never erased or moved.
-  mutable std::mutex cache_mutex;
-  // Code point -> (font index or -1 if none has it, glyph index).
-  mutable std::unordered_map<char32_t, std::pair<int, int>> resolved;
-  // (size, code point) -> glyph. unordered_map keeps element addresses stable on rehash.
+  FallbackFonts fallback = FallbackFonts::Fontconfig;
+  // Guards everything below, so that pictures can be drawn on several threads with one FontSet
+  // (fallback fonts are added while drawing). Glyph references stay valid after the lock is
+  // released: entries are never erased or moved.
+  mutable std::mutex mutex;
+  mutable std::vector<std::unique_ptr<LoadedFont>> fonts;
+  mutable std::vector<std::string> fallback_paths;  // loaded through fontconfig, after `paths`
+  mutable std::set<std::string> refused_paths;      // fontconfig candidates that did not load
+  // Code point -> index of the first font that has it (kNoFont if none, after fallback).
+  mutable std::unordered_map<char32_t, int> resolved;
   mutable std::unordered_map<std::uint64_t, Glyph> glyphs;
 
-  std::pair<int, int> resolve(char32_t code_point) const {
-    const std::lock_guard<std::mutex> lock(cache_mutex);
-    return resolve_locked(code_point);
+  float scale(int font, int size_px) const {
+    return stbtt_ScaleForMappingEmToPixels(&fonts[static_cast<std::size_t>(font)]->info,
+                                           static_cast<float>(size_px));
   }
 
-  // Requires: cache_mutex held.
-  std::pair<int, int> resolve_locked(char32_t code_point) const {
-    const auto found = resolved.find(code_point);
-    if (found != resolved.end()) return found->second;
-    std::pair<int, int> result{-1, kNoGlyph};
-    for (std::size_t f = 0; f < fonts.size(); ++f) {
-      const int index = stbtt_FindGlyphIndex(&fonts[f].info, static_cast<int>(code_point));
-      if (index != kNoGlyph) {
-        result = {static_cast<int>(f), index};
-        break;
+  bool font_has(int font, char32_t code_point) const {
+    return stbtt_FindGlyphIndex(&fonts[static_cast<std::size_t>(font)]->info, static_cast<int>(code_point)) !=
+           kNoGlyph;
+  }
+
+  // A font fontconfig offers for `code_point` that loads and has an outline for it, added to
+  // the set; kNoFont when none does.
+  int find_fallback(char32_t code_point) const {
+    for (const std::string& path : system_fonts_for(code_point)) {
+      if (std::find(paths.begin(), paths.end(), path) != paths.end() ||
+          std::find(fallback_paths.begin(), fallback_paths.end(), path) != fallback_paths.end() ||
+          refused_paths.count(path) != 0) {
+        continue;
+      }
+      try {
+        std::unique_ptr<LoadedFont> font = load_font(path);
+        const int glyph = stbtt_FindGlyphIndex(&font->info, static_cast<int>(code_point));
+        // A colour-bitmap font (Noto Color Emoji) has no outlines stb_truetype can draw.
+        stbtt_vertex* shape = nullptr;
+        const int vertices = glyph == kNoGlyph ? 0 : stbtt_GetGlyphShape(&font->info, glyph, &shape);
+        stbtt_FreeShape(&font->info, shape);
+        if (vertices == 0) {
+          refused_paths.insert(path);
+          continue;
+        }
+        fonts.push_back(std::move(font));
+        fallback_paths.push_back(path);
+        return static_cast<int>(fonts.size()) - 1;
+      } catch (const InputError&) {
+        refused_paths.insert(path);
       }
     }
+    return kNoFont;
+  }
+
+  // Requires: mutex held.
+  int resolve(char32_t code_point) const {
+    const auto found = resolved.find(code_point);
+    if (found != resolved.end()) return found->second;
+    int result = kNoFont;
+    for (std::size_t f = 0; f < fonts.size() && result == kNoFont; ++f) {
+      if (font_has(static_cast<int>(f), code_point)) result = static_cast<int>(f);
+    }
+    if (result == kNoFont && fallback == FallbackFonts::Fontconfig) result = find_fallback(code_point);
     resolved.emplace(code_point, result);
     return result;
   }
 
-  float scale(int font, int size_px) const {
-    return stbtt_ScaleForMappingEmToPixels(&fonts[static_cast<std::size_t>(font)].info,
-                                           static_cast<float>(size_px));
+  // Code points a font must have to draw them: not default-ignorable (ZWJ, variation
+  // selectors, direction marks draw nothing).
+  static bool needs_glyph(char32_t code_point) {
+    return !is_default_ignorable(code_point) && !is_bidi_control(code_point);
   }
 
-  // Requires: resolve(code_point) found a font.
-  const Glyph& glyph(char32_t code_point, int size_px) const {
-    const std::lock_guard<std::mutex> lock(cache_mutex);
-    const std::uint64_t key = (static_cast<std::uint64_t>(size_px) << kSizeKeyShift) | code_point;
+  // The first font that has every needed code point of the cluster (a fallback found for one of
+  // them counts too); kNoFont if none. A cluster with nothing to draw takes font 0.
+  // Requires: mutex held.
+  int cluster_font(std::u32string_view cluster) const {
+    for (const char32_t cp : cluster) {
+      if (needs_glyph(cp)) resolve(cp);  // loads a fallback font if one is needed and exists
+    }
+    for (std::size_t f = 0; f < fonts.size(); ++f) {
+      const bool all = std::all_of(cluster.begin(), cluster.end(), [&](char32_t cp) {
+        return !needs_glyph(cp) || font_has(static_cast<int>(f), cp);
+      });
+      if (all) return static_cast<int>(f);
+    }
+    return kNoFont;
+  }
+
+  // Requires: mutex held.
+  const Glyph& glyph(int font, int index, int size_px) const {
+    const std::uint64_t key = (static_cast<std::uint64_t>(font) << kFontKeyShift) |
+                              (static_cast<std::uint64_t>(size_px) << kSizeKeyShift) |
+                              static_cast<std::uint32_t>(index);
     const auto found = glyphs.find(key);
     if (found != glyphs.end()) return found->second;
+    const stbtt_fontinfo* info = &fonts[static_cast<std::size_t>(font)]->info;
+    const float s = scale(font, size_px);
     Glyph g;
-    std::tie(g.font, g.index) = resolve_locked(code_point);
-    const stbtt_fontinfo* info = &fonts[static_cast<std::size_t>(g.font)].info;
-    g.scale = scale(g.font, size_px);
-    int advance = 0, left_bearing = 0, x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    stbtt_GetGlyphHMetrics(info, g.index, &advance, &left_bearing);
-    stbtt_GetGlyphBitmapBox(info, g.index, g.scale, g.scale, &x0, &y0, &x1, &y1);
-    g.advance_px = static_cast<float>(advance) * g.scale;
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    stbtt_GetGlyphBitmapBox(info, index, s, s, &x0, &y0, &x1, &y1);
     g.x_offset_px = x0;
     g.y_offset_px = y0;
     g.width_px = x1 - x0;
     g.height_px = y1 - y0;
     g.coverage.resize(static_cast<std::size_t>(g.width_px * g.height_px));
     if (!g.coverage.empty()) {
-      stbtt_MakeGlyphBitmap(info, g.coverage.data(), g.width_px, g.height_px, g.width_px,
-                            g.scale, g.scale, g.index);
+      stbtt_MakeGlyphBitmap(info, g.coverage.data(), g.width_px, g.height_px, g.width_px, s, s, index);
     }
     return glyphs.emplace(key, std::move(g)).first->second;
   }
 
-  // The code points actually drawn: missing ones become U+FFFD, or "<U+XXXX>" if no font has
-  // U+FFFD either.
-  std::u32string drawable(std::string_view utf8) const {
-    std::u32string out;
-    for (char32_t cp : decode_utf8(utf8)) {
-      if (resolve(cp).first >= 0) {
-        out.push_back(cp);
-      } else if (resolve(kReplacementCharacter).first >= 0) {
-        out.push_back(kReplacementCharacter);
-      } else {
-        for (char c : "<" + code_point_name(cp) + ">") out.push_back(static_cast<char32_t>(c));
+  // The runs of `utf8` in logical order: grapheme clusters grouped by font and bidi level,
+  // explicit direction marks dropped, a cluster no font has replaced by U+FFFD (or
+  // "<U+XXXX>" when no font has that either). Requires: mutex held.
+  std::vector<Run> runs(std::string_view utf8) const {
+    const std::u32string text = decode_utf8(utf8);
+    const std::vector<std::uint8_t> levels = bidi_levels(text);
+    const std::vector<std::size_t> starts = grapheme_starts(text);
+    std::vector<Run> runs;
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+      const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : text.size();
+      std::u32string cluster;
+      for (std::size_t i = starts[k]; i < end; ++i) {
+        if (!is_bidi_control(text[i])) cluster.push_back(text[i]);
       }
+      if (cluster.empty()) continue;
+      int font = cluster_font(cluster);
+      if (font == kNoFont) {
+        font = resolve(kReplacementCharacter);
+        cluster = font != kNoFont ? std::u32string(1, kReplacementCharacter) : std::u32string();
+        if (font == kNoFont) {
+          font = 0;
+          for (const char c : "<" + code_point_name(text[starts[k]]) + ">") cluster.push_back(static_cast<char32_t>(c));
+        }
+      }
+      const std::uint8_t level = levels[starts[k]];
+      if (runs.empty() || runs.back().font != font || runs.back().level != level) runs.push_back({{}, font, level});
+      runs.back().text += cluster;
     }
-    return out;
+    return runs;
   }
 
-  // Pen positions of each glyph (kerning applied between glyphs of the same font); returns the
-  // total advance in `width_px`.
+  // Shapes each run with HarfBuzz in its direction and places the runs in visual order (UAX #9
+  // rule L2). Returns the glyphs left to right; `width_px` is the total advance.
+  // Requires: mutex held.
   std::vector<PlacedGlyph> layout(std::string_view utf8, int size_px, int& width_px) const {
+    const std::vector<Run> logical = runs(utf8);
+    std::vector<std::uint8_t> run_levels;
+    for (const Run& run : logical) run_levels.push_back(run.level);
     std::vector<PlacedGlyph> placed;
     float pen = 0;
-    const Glyph* previous = nullptr;
-    for (char32_t cp : drawable(utf8)) {
-      const Glyph& g = glyph(cp, size_px);
-      if (previous != nullptr && previous->font == g.font) {
-        const stbtt_fontinfo* info = &fonts[static_cast<std::size_t>(g.font)].info;
-        pen += static_cast<float>(stbtt_GetGlyphKernAdvance(info, previous->index, g.index)) *
-               g.scale;
+    const std::unique_ptr<hb_buffer_t, decltype(&hb_buffer_destroy)> buffer(hb_buffer_create(), hb_buffer_destroy);
+    for (const std::size_t r : visual_run_order(run_levels)) {
+      const Run& run = logical[r];
+      hb_buffer_clear_contents(buffer.get());
+      hb_buffer_add_utf32(buffer.get(), reinterpret_cast<const std::uint32_t*>(run.text.data()),
+                          static_cast<int>(run.text.size()), 0, static_cast<int>(run.text.size()));
+      hb_buffer_set_direction(buffer.get(), run.level % 2 == 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
+      hb_buffer_guess_segment_properties(buffer.get());  // script and language; direction kept
+      hb_buffer_set_flags(buffer.get(), HB_BUFFER_FLAG_REMOVE_DEFAULT_IGNORABLES);
+      hb_shape(fonts[static_cast<std::size_t>(run.font)]->font.get(), buffer.get(), nullptr, 0);
+      unsigned count = 0;
+      const hb_glyph_info_t* infos = hb_buffer_get_glyph_infos(buffer.get(), &count);
+      const hb_glyph_position_t* positions = hb_buffer_get_glyph_positions(buffer.get(), &count);
+      const float s = scale(run.font, size_px);  // HarfBuzz positions are in font units
+      for (unsigned i = 0; i < count; ++i) {
+        const int index = static_cast<int>(infos[i].codepoint);
+        ShapedGlyph shaped{run.font, index, static_cast<int>(std::lround(pen + positions[i].x_offset * s)),
+                           static_cast<int>(std::lround(-positions[i].y_offset * s))};
+        placed.push_back({&glyph(run.font, index, size_px), shaped});
+        pen += static_cast<float>(positions[i].x_advance) * s;
       }
-      placed.push_back({&g, static_cast<int>(std::lround(pen))});
-      pen += g.advance_px;
-      previous = &g;
     }
     width_px = static_cast<int>(std::lround(pen));
     return placed;
   }
 };
 
-FontSet::FontSet(const std::vector<std::string>& paths) : impl_(std::make_unique<Impl>()) {
+FontSet::FontSet(const std::vector<std::string>& paths, FallbackFonts fallback) : impl_(std::make_unique<Impl>()) {
   if (paths.empty()) throw InputError::unreadable("--font", "no font file given");
   impl_->paths = paths;
-  impl_->fonts.reserve(paths.size());  // fontinfo points into bytes: keep buffers in place
+  impl_->fallback = fallback;
   for (const std::string& path : paths) impl_->fonts.push_back(load_font(path));
 }
 
@@ -175,21 +278,37 @@ FontSet& FontSet::operator=(FontSet&&) noexcept = default;
 
 const std::vector<std::string>& FontSet::paths() const { return impl_->paths; }
 
+FallbackFonts FontSet::fallback() const { return impl_->fallback; }
+
 LineMetrics FontSet::line_metrics(int size_px) const {
   int ascent = 0, descent = 0, line_gap = 0;
-  stbtt_GetFontVMetrics(&impl_->fonts.front().info, &ascent, &descent, &line_gap);
+  const std::lock_guard<std::mutex> lock(impl_->mutex);  // fallback fonts may be added meanwhile
+  stbtt_GetFontVMetrics(&impl_->fonts.front()->info, &ascent, &descent, &line_gap);
   const float scale = impl_->scale(0, size_px);
   return {static_cast<int>(std::ceil(static_cast<float>(ascent) * scale)),
           static_cast<int>(std::ceil(static_cast<float>(ascent - descent + line_gap) * scale))};
 }
 
-bool FontSet::has_glyph(char32_t code_point) const { return impl_->resolve(code_point).first >= 0; }
+bool FontSet::has_glyph(char32_t code_point) const {
+  if (!Impl::needs_glyph(code_point)) return true;
+  const std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->resolve(code_point) != kNoFont;
+}
 
 std::vector<char32_t> FontSet::missing_code_points(std::string_view utf8) const {
+  const std::u32string text = decode_utf8(utf8);
+  const std::vector<std::size_t> starts = grapheme_starts(text);
   std::vector<char32_t> missing;
-  for (char32_t cp : decode_utf8(utf8)) {
-    if (!has_glyph(cp) && std::find(missing.begin(), missing.end(), cp) == missing.end()) {
-      missing.push_back(cp);
+  const std::lock_guard<std::mutex> lock(impl_->mutex);
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : text.size();
+    const std::u32string_view cluster = std::u32string_view(text).substr(starts[k], end - starts[k]);
+    if (impl_->cluster_font(cluster) != kNoFont) continue;
+    for (const char32_t cp : cluster) {
+      if (Impl::needs_glyph(cp) && impl_->resolve(cp) == kNoFont &&
+          std::find(missing.begin(), missing.end(), cp) == missing.end()) {
+        missing.push_back(cp);
+      }
     }
   }
   return missing;
@@ -197,18 +316,32 @@ std::vector<char32_t> FontSet::missing_code_points(std::string_view utf8) const 
 
 int FontSet::text_width_px(std::string_view utf8, int size_px) const {
   int width_px = 0;
+  const std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->layout(utf8, size_px, width_px);
   return width_px;
+}
+
+std::vector<ShapedGlyph> FontSet::shape(std::string_view utf8, int size_px) const {
+  int width_px = 0;
+  std::vector<ShapedGlyph> shaped;
+  const std::lock_guard<std::mutex> lock(impl_->mutex);
+  for (const PlacedGlyph& placed : impl_->layout(utf8, size_px, width_px)) shaped.push_back(placed.shaped);
+  return shaped;
 }
 
 void FontSet::draw(Image& image, std::string_view utf8, int left_px, int top_px, int size_px,
                    Rgb colour) const {
   int width_px = 0;
   const int baseline_px = top_px + line_metrics(size_px).ascent_px;
-  for (const PlacedGlyph& placed : impl_->layout(utf8, size_px, width_px)) {
-    const Glyph& g = *placed.glyph;
-    const int x0 = left_px + placed.pen_x_px + g.x_offset_px;
-    const int y0 = baseline_px + g.y_offset_px;
+  std::vector<PlacedGlyph> placed;
+  {
+    const std::lock_guard<std::mutex> lock(impl_->mutex);
+    placed = impl_->layout(utf8, size_px, width_px);
+  }
+  for (const PlacedGlyph& p : placed) {
+    const Glyph& g = *p.glyph;
+    const int x0 = left_px + p.shaped.pen_x_px + g.x_offset_px;
+    const int y0 = baseline_px + p.shaped.y_shift_px + g.y_offset_px;
     for (int gy = 0; gy < g.height_px; ++gy) {
       const unsigned char* coverage = g.coverage.data() + gy * g.width_px;
       for (int gx = 0; gx < g.width_px; ++gx) image.blend(x0 + gx, y0 + gy, colour, coverage[gx]);
@@ -222,10 +355,15 @@ void FontSet::draw_vertical(Image& image, std::string_view utf8, int left_px, in
   // image pixel (left_px + v, bottom_px - 1 - u): a 90° counter-clockwise turn.
   int width_px = 0;
   const int ascent_px = line_metrics(size_px).ascent_px;
-  for (const PlacedGlyph& placed : impl_->layout(utf8, size_px, width_px)) {
-    const Glyph& g = *placed.glyph;
-    const int u0 = placed.pen_x_px + g.x_offset_px;
-    const int v0 = ascent_px + g.y_offset_px;
+  std::vector<PlacedGlyph> placed;
+  {
+    const std::lock_guard<std::mutex> lock(impl_->mutex);
+    placed = impl_->layout(utf8, size_px, width_px);
+  }
+  for (const PlacedGlyph& p : placed) {
+    const Glyph& g = *p.glyph;
+    const int u0 = p.shaped.pen_x_px + g.x_offset_px;
+    const int v0 = ascent_px + p.shaped.y_shift_px + g.y_offset_px;
     for (int gy = 0; gy < g.height_px; ++gy) {
       const unsigned char* coverage = g.coverage.data() + gy * g.width_px;
       for (int gx = 0; gx < g.width_px; ++gx) {

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
 
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "render/colorbar.hpp"
 #include "render/colormap.hpp"
 #include "render/heatmap.hpp"
 #include "render/token_label.hpp"
 #include "render/utf8.hpp"
+#include "render/wrap_text.hpp"
 
 namespace attnviz {
 
@@ -18,6 +22,8 @@ namespace {
 
 // Cell sizes (see layout_grid's contract).
 constexpr int kMaxCellPx = 48;          // short inputs: big, readable cells
+constexpr int kMaxStretchedCellPx = 200;
+constexpr int kMaxPanelsForColumnSearch = 64;  // more panels: only the requested/automatic columns  // cells may grow to this to match the colour bar's height
 constexpr int kMinLabelledCellPx = 14;  // the preferred size never goes below this: every label fits
 constexpr int kTargetPanelPx = 480;     // preferred heatmap side for longer inputs (a 2 x 4 grid of
                                         // 32 tokens is then about matplotlib's 2400 x 1200 px)
@@ -50,6 +56,7 @@ constexpr Rgb kBackground{255, 255, 255};
 constexpr Rgb kTextColour{34, 34, 34};
 constexpr Rgb kNoteColour{80, 80, 80};
 constexpr Rgb kFrameColour{64, 64, 64};
+constexpr Rgb kPaddingHatch{255, 255, 255};  // over the colours of a padding query's row
 const char* const kMaskMarker = "\u00D7 ";  // "× " before the label of a fully masked row
 const char* const kTimes = " \u00D7 ";
 
@@ -57,10 +64,13 @@ const char* const kTimes = " \u00D7 ";
 struct Texts {
   std::vector<std::string> query_labels, key_labels, panel_titles;
   std::vector<int> panel_title_widths;
-  int max_panel_title_px = 0, query_axis_px = 0, key_axis_px = 0, figure_title_px = 0;
+  int max_panel_title_px = 0, query_axis_px = 0, key_axis_px = 0;
   std::vector<int> fully_masked_rows;
-  bool any_masked = false;
+  std::vector<int> padding_rows;  // padding queries (query_mask 0) that are not fully masked
+  bool any_masked = false;   // some cell gets the grey hatch
+  bool any_one_run = false;  // some cell is masked in one compared run only
   std::map<int, std::pair<int, int>> label_widths;  // font px -> widest query, key label
+  int max_side_px = kMaxSidePx;  // the image's limit: wider figure titles and legend lines wrap
 };
 
 int widest(const FontSet& fonts, const std::vector<std::string>& texts, int font_px) {
@@ -71,21 +81,29 @@ int widest(const FontSet& fonts, const std::vector<std::string>& texts, int font
 
 int line_px(const FontSet& fonts, int font_px) { return fonts.line_metrics(font_px).line_height_px; }
 
-// The request's mask, or an empty one (everything allowed) when it has none.
-const MaskMatrix& allowed_cells(const GridRequest& request) {
-  static const MaskMatrix kEverything;
-  return request.allowed ? *request.allowed : kEverything;
+// The mask, or an empty one when there is none (for `allowed`: everything allowed).
+const MaskMatrix& mask_or_empty(const SharedMask& mask) {
+  static const MaskMatrix kEmpty;
+  return mask ? *mask : kEmpty;
 }
+
+const MaskMatrix& allowed_cells(const GridRequest& request) { return mask_or_empty(request.allowed); }
 
 Texts measure_texts(const GridRequest& request, const FontSet& fonts,
                     const std::vector<ValueRange>& ranges) {
   Texts texts;
   const MaskMatrix& allowed = allowed_cells(request);
-  texts.any_masked = allowed.size() != 0 && (allowed.array() == 0).any();
+  // Cells masked in every run get the grey hatch; those masked in one run only, the other one.
+  const MaskMatrix& one_run = mask_or_empty(request.one_run_masked);
+  texts.any_masked = allowed.size() != 0 && (one_run.size() == 0 ? (allowed.array() == 0).any()
+                                                                  : ((allowed.array() == 0) && (one_run.array() == 0)).any());
+  texts.any_one_run = one_run.size() != 0 && (one_run.array() != 0).any();
   for (std::size_t i = 0; i < request.query_tokens.size(); ++i) {
     const bool all_masked = allowed.size() != 0 && (allowed.row(static_cast<Eigen::Index>(i)).array() == 0).all();
+    const bool padding = i < request.query_mask.size() && request.query_mask[i] == 0;
     if (all_masked) texts.fully_masked_rows.push_back(static_cast<int>(i));
-    texts.query_labels.push_back((all_masked ? kMaskMarker : "") +
+    else if (padding) texts.padding_rows.push_back(static_cast<int>(i));
+    texts.query_labels.push_back((all_masked || padding ? kMaskMarker : "") +
                                  display_label(request.query_tokens[i]));
   }
   for (const std::string& token : request.key_tokens) texts.key_labels.push_back(display_label(token));
@@ -101,7 +119,6 @@ Texts measure_texts(const GridRequest& request, const FontSet& fonts,
   }
   texts.query_axis_px = fonts.text_width_px(request.query_axis_title, kAxisTitleFontPx);
   texts.key_axis_px = fonts.text_width_px(request.key_axis_title, kAxisTitleFontPx);
-  texts.figure_title_px = fonts.text_width_px(request.figure_title, kFigureTitleFontPx);
   return texts;
 }
 
@@ -116,13 +133,37 @@ const std::pair<int, int>& label_widths(Texts& texts, const FontSet& fonts, int 
   return found->second;
 }
 
-std::pair<int, int> automatic_grid(int n_panels, int requested_cols) {
-  int cols = requested_cols > 0 ? std::min(requested_cols, n_panels) : 0;
-  if (cols == 0) {
-    const int rows = std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(n_panels)))));
-    cols = (n_panels + rows - 1) / rows;
-  }
+// (rows, cols) of panels for `cols` columns (cut to the panel count).
+std::pair<int, int> grid_shape(int n_panels, int cols) {
+  cols = std::clamp(cols, 1, n_panels);
   return {(n_panels + cols - 1) / cols, cols};
+}
+
+// The requested columns, or the near-square automatic choice rounded up to a multiple of
+// `multiple` (and cut to the panel count).
+int automatic_cols(int n_panels, int requested_cols, int multiple) {
+  if (requested_cols > 0) return std::min(requested_cols, n_panels);
+  const int rows = std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(n_panels)))));
+  const int cols = (n_panels + rows - 1) / rows;
+  return std::min(n_panels, (cols + multiple - 1) / multiple * multiple);
+}
+
+// Column counts to try, best first: the requested or automatic count, then, when the request
+// leaves columns free, every other multiple of col_multiple up to the panel count, nearest first.
+// Many panels keep only the first (each choice costs a search over cell sizes).
+std::vector<int> column_choices(const GridRequest& request) {
+  const int n = static_cast<int>(request.panels.size());
+  const int multiple = std::max(1, request.col_multiple);
+  const int first = automatic_cols(n, request.cols, multiple);
+  std::vector<int> choices{first};
+  if (request.cols > 0 || n > kMaxPanelsForColumnSearch) return choices;
+  for (int c = multiple; c < n + multiple; c += multiple) {
+    const int cols = std::min(c, n);
+    if (std::find(choices.begin(), choices.end(), cols) == choices.end()) choices.push_back(cols);
+  }
+  std::stable_sort(choices.begin() + 1, choices.end(),
+                   [first](int a, int b) { return std::abs(a - first) < std::abs(b - first); });
+  return choices;
 }
 
 // Largest font whose widest value text ("0.00", or "-0.00" for signed data) fits a cell; 0 if none.
@@ -161,26 +202,32 @@ std::string annotation_note(const GridRequest& request, const GridLayout& layout
          (layout.block > 1 ? " (and aggregated)" : "");
 }
 
-std::vector<std::string> legend_lines(const GridRequest& request, const Texts& texts,
-                                      const GridLayout& layout) {
-  std::vector<std::string> lines;
-  if (texts.any_masked) lines.push_back("grey hatched: masked (causal/padding), not attended");
-  if (!texts.fully_masked_rows.empty()) {
-    std::string line = std::string(kMaskMarker) + "all keys masked:";
-    const std::size_t listed = std::min(texts.fully_masked_rows.size(), kMaxListedMaskedRows);
+// Legend lines with their swatch kinds (0: none; else the DrawnCells kind + 1).
+std::vector<std::pair<std::string, std::uint8_t>> legend_lines(const GridRequest& request, const Texts& texts,
+                                                               const GridLayout& layout) {
+  std::vector<std::pair<std::string, std::uint8_t>> lines;
+  if (texts.any_masked) lines.emplace_back("grey hatched: masked (causal/padding), not attended", kCellMasked + 1);
+  if (texts.any_one_run) {
+    lines.emplace_back(request.one_run_legend.empty() ? "cross-hatched: masked in one run only" : request.one_run_legend,
+                       kCellMaskedInOneRun + 1);
+  }
+  const auto list_rows = [&](const std::vector<int>& rows, const std::string& what) {
+    if (rows.empty()) return;
+    std::string line = std::string(kMaskMarker) + what + ":";
+    const std::size_t listed = std::min(rows.size(), kMaxListedMaskedRows);
     for (std::size_t r = 0; r < listed; ++r) {
-      const int i = texts.fully_masked_rows[r];
+      const int i = rows[r];
       line += (r == 0 ? " query " : ", query ") + std::to_string(i) + " \"" +
               display_label(request.query_tokens[static_cast<std::size_t>(i)]) + "\"";
     }
-    if (texts.fully_masked_rows.size() > listed) {
-      line += " and " + std::to_string(texts.fully_masked_rows.size() - listed) + " more";
-    }
-    lines.push_back(line);
-  }
+    if (rows.size() > listed) line += " and " + std::to_string(rows.size() - listed) + " more";
+    lines.emplace_back(line, 0);
+  };
+  list_rows(texts.fully_masked_rows, "all keys masked");
+  list_rows(texts.padding_rows, "padding query, white-hatched row (computed, but not a real token)");
   for (const std::string& note : {thinning_note(layout), downsampling_note(layout, request.scale),
                                   annotation_note(request, layout)}) {
-    if (!note.empty()) lines.push_back(note);
+    if (!note.empty()) lines.emplace_back(note, 0);
   }
   return lines;
 }
@@ -207,12 +254,11 @@ void place_panel(PanelLayout& panel, const Texts& texts, const FontSet& fonts, s
 
 // The whole layout for one choice of cell size and block; the caller checks whether it fits.
 GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
-                 const ColorbarSize& colorbar, int cell_px, int block) {
+                 const ColorbarSize& colorbar, int cols, int cell_px, int block) {
   GridLayout layout;
   layout.n_q = static_cast<int>(request.query_tokens.size());
   layout.n_k = static_cast<int>(request.key_tokens.size());
-  std::tie(layout.panel_rows, layout.panel_cols) =
-      automatic_grid(static_cast<int>(request.panels.size()), request.cols);
+  std::tie(layout.panel_rows, layout.panel_cols) = grid_shape(static_cast<int>(request.panels.size()), cols);
   layout.cell_px = cell_px;
   layout.block = block;
   layout.drawn_rows = (layout.n_q + block - 1) / block;
@@ -237,7 +283,17 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
   const int panel_h = std::max(cells_dy + cells_h + kLabelGapPx + key_label_px + kAxisGapPx + axis_line_px,
                                cells_dy + texts.query_axis_px);
   const bool has_title = !request.figure_title.empty();
-  const int grid_y = kMarginPx + (has_title ? line_px(fonts, kFigureTitleFontPx) + 2 * kTitleGapPx : 0);
+  const int grid_w = layout.panel_cols * panel_w + (layout.panel_cols - 1) * kPanelGapPx;
+  // The colour bar stands beside the last column's cells, not beyond its title (which may be
+  // wider than a small matrix: the bar starts below the title line).
+  const int last_cells_right = kMarginPx + (layout.panel_cols - 1) * (panel_w + kPanelGapPx) + cells_dx + cells_w;
+  const int colorbar_x = last_cells_right + kColorbarGapPx;
+  const int content_w = std::max(colorbar_x + colorbar.width_px, kMarginPx + grid_w) + kMarginPx;
+  // Titles and notes may widen the image up to its limit; beyond it they wrap.
+  const int text_w = std::max(content_w, texts.max_side_px) - 2 * kMarginPx;
+  if (has_title) layout.figure_title_lines = wrap_text(fonts, request.figure_title, kFigureTitleFontPx, text_w);
+  const int title_h = static_cast<int>(layout.figure_title_lines.size()) * line_px(fonts, kFigureTitleFontPx);
+  const int grid_y = kMarginPx + (has_title ? title_h + 2 * kTitleGapPx : 0);
   for (std::size_t p = 0; p < request.panels.size(); ++p) {
     const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
     PanelLayout panel;
@@ -247,59 +303,97 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
     place_panel(panel, texts, fonts, p, query_label_px, key_label_px);
     layout.panels.push_back(panel);
   }
-  const int grid_w = layout.panel_cols * panel_w + (layout.panel_cols - 1) * kPanelGapPx;
   const int grid_h = layout.panel_rows * panel_h + (layout.panel_rows - 1) * kPanelGapPx;
   const Rect& first_cells = layout.panels.front().cells;
   const int cells_span = (layout.panel_rows - 1) * (panel_h + kPanelGapPx) + cells_h;
-  layout.colorbar = {kMarginPx + grid_w + kColorbarGapPx, first_cells.y_px, 0,
+  layout.colorbar = {colorbar_x, first_cells.y_px, 0,
                      std::max(cells_span, colorbar.min_height_px)};
   layout.colorbar.width_px = colorbar.width_px;
   const int content_bottom = std::max(grid_y + grid_h, layout.colorbar.bottom_px() + colorbar.overhang_px);
 
-  layout.legend_lines = legend_lines(request, texts, layout);
+  for (const auto& [line, swatch] : legend_lines(request, texts, layout)) {
+    bool first = true;
+    for (std::string& part : wrap_text(fonts, line, kLegendFontPx, text_w - swatch_px(fonts) - kSwatchGapPx)) {
+      layout.legend_lines.push_back(std::move(part));
+      layout.legend_swatches.push_back(first ? swatch : 0);
+      first = false;
+    }
+  }
   int legend_w = 0;
   for (const std::string& line : layout.legend_lines) {
     legend_w = std::max(legend_w, swatch_px(fonts) + kSwatchGapPx + fonts.text_width_px(line, kLegendFontPx));
   }
   const int legend_h = static_cast<int>(layout.legend_lines.size()) * line_px(fonts, kLegendFontPx);
   if (legend_h > 0) layout.legend = {kMarginPx, content_bottom + kLegendGapPx, legend_w, legend_h};
-  layout.width_px = std::max({layout.colorbar.right_px() + kMarginPx,
-                              2 * kMarginPx + texts.figure_title_px, 2 * kMarginPx + legend_w});
-  layout.height_px = (legend_h > 0 ? layout.legend.bottom_px() : content_bottom) + kMarginPx;
-  if (has_title) {
-    layout.figure_title = {(layout.width_px - texts.figure_title_px) / 2, kMarginPx,
-                           texts.figure_title_px, line_px(fonts, kFigureTitleFontPx)};
+  int title_w = 0;
+  for (const std::string& line : layout.figure_title_lines) {
+    title_w = std::max(title_w, fonts.text_width_px(line, kFigureTitleFontPx));
   }
+  layout.width_px = std::max({content_w, 2 * kMarginPx + title_w, 2 * kMarginPx + legend_w});
+  layout.height_px = (legend_h > 0 ? layout.legend.bottom_px() : content_bottom) + kMarginPx;
+  if (has_title) layout.figure_title = {(layout.width_px - title_w) / 2, kMarginPx, title_w, title_h};
   layout.query_labels = texts.query_labels;
   layout.key_labels = texts.key_labels;
   layout.panel_titles = texts.panel_titles;
   return layout;
 }
 
-// Smallest cell size then block that fits max_side; throws when nothing does.
-GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
-               const ColorbarSize& colorbar, int max_side) {
-  const auto fits = [&](const GridLayout& l) { return l.width_px <= max_side && l.height_px <= max_side; };
+// The largest cell size, from the preferred one down to 1 px, at which `cols` columns fit
+// max_side without aggregation; nullopt when none does.
+std::optional<GridLayout> fit_cells(const GridRequest& request, const FontSet& fonts, Texts& texts,
+                                    const ColorbarSize& colorbar, int cols, int max_side, int max_height) {
   const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
-  const int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  // Few query rows in one row of panels: cells grow until the matrix is as tall as the colour
+  // bar, which would otherwise stand many times taller than it (a single cell: 48 px beside 160).
+  const int n_q = static_cast<int>(request.query_tokens.size());
+  if (grid_shape(static_cast<int>(request.panels.size()), cols).first == 1) {
+    preferred = std::max(preferred, std::min(kMaxStretchedCellPx, (colorbar.min_height_px + n_q - 1) / n_q));
+  }
   for (int cell_px = preferred; cell_px >= 1; --cell_px) {
-    GridLayout layout = place(request, fonts, texts, colorbar, cell_px, 1);
-    if (fits(layout)) return layout;
+    GridLayout layout = place(request, fonts, texts, colorbar, cols, cell_px, 1);
+    if (layout.width_px <= max_side && layout.height_px <= max_height) return layout;
   }
-  GridLayout coarsest = place(request, fonts, texts, colorbar, 1, n_max);
-  if (!fits(coarsest)) {
-    throw LimitError::image_size(
-        "the grid of " + std::to_string(request.panels.size()) + " heads", coarsest.width_px,
-        coarsest.height_px, max_side,
-        "even at 1 px per cell; raise --max-size (at most " + std::to_string(kMaxSidePx) +
-            ") or show fewer heads");
+  return std::nullopt;
+}
+
+// The layout that fits max_side: the first column choice at the largest cell size that fits;
+// if it fits only with aggregated cells, another column count that fits without (the largest
+// cells win); else the smallest block that fits, in the first column count that fits at all.
+// Throws LimitError::image_size when no column count fits even at 1 px per block of all cells.
+GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
+               const ColorbarSize& colorbar, int max_side, int max_height) {
+  const auto fits = [&](const GridLayout& l) { return l.width_px <= max_side && l.height_px <= max_height; };
+  const std::vector<int> choices = column_choices(request);
+  std::optional<GridLayout> best;
+  for (const int cols : choices) {
+    std::optional<GridLayout> layout = fit_cells(request, fonts, texts, colorbar, cols, max_side, max_height);
+    if (layout && (!best || layout->cell_px > best->cell_px)) best = std::move(layout);
+    if (best && cols == choices.front()) return *best;  // the preferred columns fit: keep them
   }
-  int lo = 2, hi = n_max;  // invariant: block hi fits; find the smallest block that fits
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (fits(place(request, fonts, texts, colorbar, 1, mid))) hi = mid; else lo = mid + 1;
+  if (best) return *best;
+  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
+  std::optional<GridLayout> smallest;  // the smallest layout tried, for the message
+  for (const int cols : choices) {
+    GridLayout coarsest = place(request, fonts, texts, colorbar, cols, 1, n_max);
+    if (!fits(coarsest)) {
+      const auto area = [](const GridLayout& l) { return static_cast<double>(l.width_px) * l.height_px; };
+      if (!smallest || area(coarsest) < area(*smallest)) smallest = std::move(coarsest);
+      continue;
+    }
+    int lo = 2, hi = n_max;  // invariant: block hi fits; find the smallest block that fits
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (fits(place(request, fonts, texts, colorbar, cols, 1, mid))) hi = mid; else lo = mid + 1;
+    }
+    return place(request, fonts, texts, colorbar, cols, 1, hi);
   }
-  return place(request, fonts, texts, colorbar, 1, hi);
+  const std::string tried = choices.size() > 1 ? " in any number of columns" : "";
+  throw LimitError::image_size(
+      "the grid of " + counted(static_cast<long long>(request.panels.size()), "head"), smallest->width_px,
+      smallest->height_px, max_height < max_side ? max_height : max_side,
+      "even at 1 px per cell" + tried + "; raise --max-size (at most " + std::to_string(kMaxSidePx) +
+          ") or show fewer heads");
 }
 
 }  // namespace
@@ -314,7 +408,9 @@ GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
   Texts texts = measure_texts(request, fonts, ranges);
   const int max_side = std::clamp(request.max_size_px, 1, kMaxSidePx);
-  GridLayout layout = fit(request, fonts, texts, colorbar, max_side);
+  texts.max_side_px = max_side;
+  const int max_height = request.max_height_px > 0 ? std::min(request.max_height_px, max_side) : max_side;
+  GridLayout layout = fit(request, fonts, texts, colorbar, max_side, max_height);
   const double bytes = picture_bytes(layout.width_px, layout.height_px, layout.drawn_rows, layout.drawn_cols);
   if (bytes > request.max_memory_bytes) {
     throw LimitError::memory("the " + std::to_string(layout.width_px) + " x " +
@@ -380,13 +476,39 @@ void draw_frame(Image& image, const Rect& inside) {
   image.fill_rect({inside.right_px(), inside.y_px, 1, inside.height_px}, kFrameColour);
 }
 
+// Padding query rows: white hatch lines over their computed colours (every kHatchPeriodPx along
+// x + y, as the masked hatch), so the values stay visible but the row reads as "not a token".
+// A drawn row is hatched when every query it aggregates is padding.
+void hatch_padding_rows(Image& image, const GridRequest& request, const GridLayout& layout,
+                        const PanelLayout& panel) {
+  if (request.query_mask.empty()) return;
+  for (int r = 0; r < layout.drawn_rows; ++r) {
+    const int first = r * layout.block, end = std::min(layout.n_q, first + layout.block);
+    bool padding = true;
+    for (int i = first; i < end && padding; ++i) padding = request.query_mask[static_cast<std::size_t>(i)] == 0;
+    if (!padding) continue;
+    for (int dy = 0; dy < layout.cell_px; ++dy) {
+      const int y = r * layout.cell_px + dy;
+      for (int x = (kHatchPeriodPx - y % kHatchPeriodPx) % kHatchPeriodPx; x < panel.cells.width_px;
+           x += kHatchPeriodPx) {
+        image.set(panel.cells.x_px + x, panel.cells.y_px + y, kPaddingHatch);
+      }
+    }
+  }
+}
+
 void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
                 const GridLayout& layout, std::size_t p, const Colormap& colormap) {
   const PanelLayout& panel = layout.panels[p];
-  const DrawnCells cells = aggregate_cells(*request.panels[p], allowed_cells(request), layout.block,
-                                           request.scale == ScaleMode::Symmetric);
+  const MaskMatrix& allowed = p < request.panel_allowed.size() && request.panel_allowed[p]
+                                  ? *request.panel_allowed[p]
+                                  : allowed_cells(request);
+  const DrawnCells cells = aggregate_cells(*request.panels[p], allowed, layout.block,
+                                           request.scale == ScaleMode::Symmetric,
+                                           mask_or_empty(request.one_run_masked));
   const Point origin{panel.cells.x_px, panel.cells.y_px};
   draw_cells(image, cells, origin, layout.cell_px, layout.ranges[p], colormap);
+  hatch_padding_rows(image, request, layout, panel);
   if (layout.annotation_font_px > 0) {
     draw_values(image, cells, origin, layout.cell_px, layout.annotation_font_px, fonts,
                 layout.ranges[p], colormap);
@@ -402,20 +524,16 @@ void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
              kAxisTitleFontPx, kNoteColour);
 }
 
-void draw_legend(Image& image, const FontSet& fonts, const GridLayout& layout, bool swatch) {
+void draw_legend(Image& image, const FontSet& fonts, const GridLayout& layout) {
   const LineMetrics line = fonts.line_metrics(kLegendFontPx);
   const int side_px = swatch_px(fonts);
   int y = layout.legend.y_px;
   for (std::size_t l = 0; l < layout.legend_lines.size(); ++l) {
-    if (l == 0 && swatch) {
-      // A small masked cell: the same fill and hatch as in the heatmaps.
-      const int top_px = y + line.ascent_px - side_px;
-      image.fill_rect({layout.legend.x_px, top_px, side_px, side_px}, kMaskedFill);
-      for (int dy = 0; dy < side_px; ++dy) {
-        for (int dx = 0; dx < side_px; ++dx) {
-          if ((dx + dy) % kHatchPeriodPx == 0) image.set(layout.legend.x_px + dx, top_px + dy, kMaskedHatch);
-        }
-      }
+    if (layout.legend_swatches[l] != 0) {
+      // A small masked cell: drawn by the heatmaps' own cell drawing, so fill and hatch agree.
+      DrawnCells swatch{Matrix::Zero(1, 1), MaskMatrix::Constant(1, 1, layout.legend_swatches[l] - 1)};
+      draw_cells(image, swatch, {layout.legend.x_px, y + line.ascent_px - side_px}, side_px, ValueRange{},
+                 colormap_by_name("viridis"));
     }
     fonts.draw(image, layout.legend_lines[l], layout.legend.x_px + side_px + kSwatchGapPx, y,
                kLegendFontPx, kNoteColour);
@@ -456,7 +574,10 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
       if (std::find(reported.begin(), reported.end(), cp) != reported.end()) continue;
       reported.push_back(cp);
       warnings.push_back(where + ": no glyph for " + code_point_name(cp) + " in " +
-                         font_list(fonts) + "; drawn as " + substitute + " (add a font with --font)");
+                         font_list(fonts) +
+                         (fonts.fallback() == FallbackFonts::Fontconfig ? " or any installed font" : "") +
+                         "; drawn as " + substitute +
+                         " (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)");
     }
   }
   return warnings;
@@ -474,12 +595,13 @@ RenderedGrid render_grid(const GridRequest& request, const FontSet& fonts) {
   }
   draw_colorbar(result.image, fonts, layout.colorbar, layout.colorbar_scale, colormap,
                 request.colorbar_label);
-  if (!request.figure_title.empty()) {
-    fonts.draw(result.image, request.figure_title, layout.figure_title.x_px,
-               layout.figure_title.y_px, kFigureTitleFontPx, kTextColour);
+  int title_y = layout.figure_title.y_px;
+  for (const std::string& line : layout.figure_title_lines) {  // each line centred
+    fonts.draw(result.image, line, (layout.width_px - fonts.text_width_px(line, kFigureTitleFontPx)) / 2, title_y,
+               kFigureTitleFontPx, kTextColour);
+    title_y += line_px(fonts, kFigureTitleFontPx);
   }
-  const bool any_masked = (allowed_cells(request).array() == 0).any();
-  draw_legend(result.image, fonts, layout, any_masked);
+  draw_legend(result.image, fonts, layout);
   result.warnings = missing_glyph_warnings(request, fonts, layout);
   for (const std::string& note : {thinning_note(layout), downsampling_note(layout, request.scale),
                                   annotation_note(request, layout)}) {

@@ -22,6 +22,15 @@ struct GridRequest {
   std::vector<std::string> panel_titles;  // one per panel, e.g. "L0H3 · head 3 of 8"; missing
                                           // or empty entries get "head p"
   SharedMask allowed;                     // [n_q, n_k], 1 = allowed; null or empty = all allowed
+  std::vector<SharedMask> panel_allowed;  // per panel, its own mask (compare: each run's), used
+                                          // instead of `allowed` to draw that panel's cells;
+                                          // missing or null entries use `allowed`
+  SharedMask one_run_masked;              // [n_q, n_k], 1 = masked in one compared run only: such
+                                          // cells, where a panel is masked, get the one-run hatch
+  std::string one_run_legend;             // the legend line for them (beside their swatch)
+  std::vector<std::uint8_t> query_mask;   // n_q, 0 = a padding query (its row is computed but is
+                                          // no real token: marked like a fully masked row, its
+                                          // cells overlaid with white hatching); empty = all real
   std::string query_axis_title = "queries", key_axis_title = "keys";
   std::string figure_title;               // empty: no figure title line
   std::string colorbar_label = "attention weight";
@@ -30,7 +39,11 @@ struct GridRequest {
                                           // names it): one head's image drawn on its grid's shared scale
   std::string cmap = "viridis";           // a name from colormap_names()
   int cols = 0;                           // panels per grid row; <= 0: automatic (see layout_grid)
+  int col_multiple = 1;                   // automatic columns are a multiple of this (compare: 2,
+                                          // so run A and run B of a head stay side by side)
   int max_size_px = 4096;                 // target maximum width and height; capped at kMaxSidePx
+  int max_height_px = 0;                  // > 0: a lower limit for the height alone (compare's
+                                          // parts share one image's height)
   bool annotate = false;                  // print values (2 decimals) in cells big enough
   double max_memory_bytes = 8e9;          // refuse pictures whose working memory (picture_bytes)
                                           // would exceed this
@@ -72,19 +85,28 @@ struct GridLayout {
   int width_px = 0, height_px = 0;     // the image, both <= min(max_size_px, kMaxSidePx)
   std::vector<PanelLayout> panels;     // one per request panel, row-major in the grid
   Rect figure_title;                   // empty rect when there is no figure title
+  std::vector<std::string> figure_title_lines;  // the title, wrapped to the image's width limit
   Rect colorbar;                       // the colour strip (ticks and captions to its right)
   Rect legend;                         // notes below the grid (empty rect when none)
   std::vector<ValueRange> ranges;      // value range mapped onto the colour map, per panel
   ColorbarScale colorbar_scale;        // ticks and caption of the shared colour bar
   std::vector<std::string> query_labels, key_labels;  // display text per token (token_label.hpp)
   std::vector<std::string> panel_titles;              // as drawn
-  std::vector<std::string> legend_lines;              // as drawn, top to bottom
+  std::vector<std::string> legend_lines;              // as drawn, top to bottom (wrapped at spaces
+                                                      // when wider than the image's limit)
+  std::vector<std::uint8_t> legend_swatches;          // per legend line: 0 none, else the DrawnCells
+                                                      // kind (kCellMasked + 1 or kCellMaskedInOneRun + 1)
 };
 
 /// Pure geometry (draws nothing). Automatic columns: rows = floor(sqrt(P)), cols = ceil(P / rows)
-/// (1 -> 1 × 1, 3 -> 1 × 3, 4 -> 2 × 2, 8 -> 2 × 4, 12 -> 3 × 4); request.cols > P is cut to P.
+/// rounded up to a multiple of col_multiple (1 -> 1 × 1, 3 -> 1 × 3, 4 -> 2 × 2, 8 -> 2 × 4,
+/// 12 -> 3 × 4); request.cols > P is cut to P. With automatic columns (and at most 64 panels),
+/// a grid that would need aggregated cells in that shape takes instead the other column count
+/// (a multiple of col_multiple) that fits with the largest cells, if any does.
 /// Cell size: the preferred size max(14, 480 / max(n_q, n_k)) capped at 48 px (so short inputs get
-/// large cells and every label fits from 14 px), then the largest size <= that for which the whole
+/// large cells and every label fits from 14 px) — or, for one row of panels with so few query rows
+/// that the matrix would be shorter than the colour bar, the size that makes it as tall (at most
+/// 200 px) — then the largest size <= that for which the whole
 /// image fits in max_size_px per side; if even 1 px per cell does not fit, cells are aggregated
 /// in b × b blocks with the smallest b that fits. Labels that would overlap are thinned to every
 /// k-th (see label_stride in token_label.hpp). Key labels are rotated 90° unless every one fits
@@ -107,7 +129,8 @@ struct RenderedGrid {
 
 /// Lays out and draws the grid. Same request and fonts -> identical pixels and warnings.
 /// Warnings: one per code point no font has, naming where it first occurs, e.g.
-///   key token 3 "猫": no glyph for U+732B in /…/DejaVuSans.ttf; drawn as U+FFFD (add a font with --font)
+///   key token 3 "猫": no glyph for U+732B in /…/DejaVuSans.ttf or any installed font; drawn as
+///   U+FFFD (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)
 /// and one per note printed on the image ("every 4th key label shown", "each pixel shows the
 /// max over 10 × 10 cells", values not printed because cells are too small).
 /// Throws as layout_grid().

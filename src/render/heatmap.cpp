@@ -43,7 +43,7 @@ double fold(double aggregate, double v, bool signed_data) {
 }  // namespace
 
 DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int block,
-                           bool signed_data) {
+                           bool signed_data, const MaskMatrix& one_run) {
   const Eigen::Index rows = (values.rows() + block - 1) / block;
   const Eigen::Index cols = (values.cols() + block - 1) / block;
   DrawnCells drawn{Matrix::Zero(rows, cols), MaskMatrix::Zero(rows, cols)};
@@ -63,6 +63,14 @@ DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int 
       }
     }
   }
+  if (one_run.size() != 0) {
+    for (Eigen::Index i = 0; i < values.rows(); ++i) {
+      for (Eigen::Index j = 0; j < values.cols(); ++j) {
+        std::uint8_t& cell = drawn.allowed(i / block, j / block);
+        if (one_run(i, j) != 0 && cell == kCellMasked) cell = kCellMaskedInOneRun;
+      }
+    }
+  }
   return drawn;
 }
 
@@ -73,20 +81,24 @@ void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px
     const int y0 = origin.y_px + i * cell_px;
     // One pixel row of colour per cell row, then copied down: cells are whole squares.
     for (int j = 0; j < cols; ++j) {
-      const Rgb colour = cells.allowed(i, j) != 0
+      const Rgb colour = cells.allowed(i, j) == kCellAllowed
                              ? colormap.at(color_position(range, cells.values(i, j)))
                              : kMaskedFill;
       image.fill_rect({origin.x_px + j * cell_px, y0, cell_px, 1}, colour);
     }
     image.repeat_row_span(origin.x_px, y0, cols * cell_px, cell_px - 1);
     for (int j = 0; j < cols; ++j) {
-      if (cells.allowed(i, j) != 0) continue;
+      if (cells.allowed(i, j) == kCellAllowed) continue;
+      const bool one_run = cells.allowed(i, j) == kCellMaskedInOneRun;
       for (int dy = 0; dy < cell_px; ++dy) {
-        // Hatch pixels are those with (x + y) % kHatchPeriodPx == 0, x and y from the panel origin.
+        // Hatch pixels are those with (x + y) % kHatchPeriodPx == 0 (one run: (x − y), the other
+        // diagonal), x and y from the panel origin.
         const int x0 = j * cell_px, y = i * cell_px + dy;
-        const int first = (kHatchPeriodPx - (x0 + y) % kHatchPeriodPx) % kHatchPeriodPx;
+        const int phase = one_run ? ((x0 - y) % kHatchPeriodPx + kHatchPeriodPx) % kHatchPeriodPx
+                                  : (x0 + y) % kHatchPeriodPx;
+        const int first = (kHatchPeriodPx - phase) % kHatchPeriodPx;
         for (int dx = first; dx < cell_px; dx += kHatchPeriodPx) {
-          image.set(origin.x_px + x0 + dx, origin.y_px + y, kMaskedHatch);
+          image.set(origin.x_px + x0 + dx, origin.y_px + y, one_run ? kOneRunHatch : kMaskedHatch);
         }
       }
     }
@@ -99,7 +111,7 @@ void draw_values(Image& image, const DrawnCells& cells, Point origin, int cell_p
   char text[32];
   for (int i = 0; i < cells.values.rows(); ++i) {
     for (int j = 0; j < cells.values.cols(); ++j) {
-      if (cells.allowed(i, j) == 0) continue;
+      if (cells.allowed(i, j) != kCellAllowed) continue;
       const double v = cells.values(i, j);
       std::snprintf(text, sizeof text, "%.*f", kValueDecimals, v);
       const Rgb background = colormap.at(color_position(range, v));

@@ -17,6 +17,14 @@ namespace attnviz {
 inline constexpr Rgb kMaskedFill{191, 191, 191};
 inline constexpr Rgb kMaskedHatch{235, 235, 235};
 inline constexpr int kHatchPeriodPx = 6;
+/// A cell masked in one compared run only (the other computed it): the same grey, crossed the
+/// other way (x − y) by darker lines, so it reads as masked but not as the masked cells of both.
+inline constexpr Rgb kOneRunHatch{110, 110, 110};
+
+/// DrawnCells::allowed values.
+inline constexpr std::uint8_t kCellMasked = 0;
+inline constexpr std::uint8_t kCellAllowed = 1;
+inline constexpr std::uint8_t kCellMaskedInOneRun = 2;
 
 /// A panel's values as drawn: one entry per drawn cell. With block b > 1 each drawn cell is the
 /// aggregate of a b × b block of matrix cells (the last row/column of blocks may be smaller):
@@ -24,16 +32,19 @@ inline constexpr int kHatchPeriodPx = 6;
 /// magnitude with its sign; a block with no allowed cell is masked.
 struct DrawnCells {
   Matrix values;       // [ceil(n_q / b), ceil(n_k / b)]
-  MaskMatrix allowed;  // same shape; 1 = drawn in colour, 0 = masked
+  MaskMatrix allowed;  // same shape; kCellAllowed = drawn in colour, kCellMasked = grey hatch,
+                       // kCellMaskedInOneRun = the one-run hatch
 };
 
-/// Aggregates `values` (masked where allowed == 0; empty `allowed` = all allowed).
-/// Requires: block >= 1; allowed empty or of values' shape.
+/// Aggregates `values` (masked where allowed == 0; empty `allowed` = all allowed). A masked
+/// drawn cell is kCellMaskedInOneRun when one of its cells has one_run == 1 (empty: none).
+/// Requires: block >= 1; allowed and one_run empty or of values' shape.
 DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int block,
-                           bool signed_data);
+                           bool signed_data, const MaskMatrix& one_run = MaskMatrix());
 
 /// Draws every cell of `cells` as a cell_px × cell_px square, row 0 at the top of `area` and
-/// column 0 at its left: colormap(color_position(range, value)), or the masked hatch.
+/// column 0 at its left: colormap(color_position(range, value)), or the masked hatch (the
+/// one-run hatch for kCellMaskedInOneRun).
 void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px,
                 const ValueRange& range, const Colormap& colormap);
 

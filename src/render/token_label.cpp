@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "render/graphemes.hpp"
 #include "render/utf8.hpp"
 
 namespace attnviz {
@@ -61,8 +62,9 @@ std::string display_label(const std::string& token) {
     }
   }
   text = std::move(shown);
-  if (text.size() > kMaxLabelCodePoints) {
-    text.resize(kMaxLabelCodePoints - 1);
+  const std::vector<std::size_t> characters = grapheme_starts(text);
+  if (characters.size() > kMaxLabelCharacters) {
+    text.resize(characters[kMaxLabelCharacters - 1]);
     text.push_back(kEllipsis);
   }
   return encode_utf8(text);

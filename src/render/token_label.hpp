@@ -7,8 +7,9 @@
 
 namespace attnviz {
 
-/// Longest label drawn, in code points; longer tokens end in "…" so margins stay bounded.
-inline constexpr std::size_t kMaxLabelCodePoints = 24;
+/// Longest label drawn, in user-perceived characters (grapheme clusters: "e" + U+0301 is one);
+/// longer tokens end in "…" so margins stay bounded.
+inline constexpr std::size_t kMaxLabelCharacters = 24;
 
 /// The text drawn for `token`:
 ///   - empty token -> "(empty)";
@@ -17,9 +18,9 @@ inline constexpr std::size_t kMaxLabelCodePoints = 24;
 ///   - tab, newline and carriage return inside other tokens -> the same symbols;
 ///   - a token of only zero-width or format characters (U+200B, U+FEFF, …) -> "␣" each;
 ///   - other control characters -> caret notation ("^[" for ESC, "^?" for DEL), U+FFFD for C1;
-///   - more than kMaxLabelCodePoints code points -> the first kMaxLabelCodePoints − 1 and "…".
-/// Otherwise the token unchanged. No bidi reordering or Arabic shaping: code points are drawn
-/// in logical order with the font's isolated forms (right for single-character tokens).
+///   - more than kMaxLabelCharacters grapheme clusters -> the first kMaxLabelCharacters − 1
+///     clusters (never a letter without its accents) and "…".
+/// Otherwise the token unchanged, in logical order: FontSet orders (BiDi) and shapes it.
 std::string display_label(const std::string& token);
 
 /// Draw every k-th label so that labels `pitch_px` apart (one cell) never overlap lines of
