@@ -111,6 +111,24 @@ Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const
   return d;
 }
 
+std::optional<double> induction_score(const Matrix& weights, const Tokens& tokens, const std::vector<long>& rows) {
+  assert(weights.rows() == static_cast<Eigen::Index>(tokens.size()) && weights.cols() == weights.rows());
+  std::vector<double> scores;
+  for (long i : rows) {
+    const auto& token = tokens[static_cast<std::size_t>(i)];
+    double mass = 0;
+    bool repeated = false;
+    for (long j = 0; j + 1 < i; ++j) {
+      if (tokens[static_cast<std::size_t>(j)] != token) continue;
+      repeated = true;
+      mass += weights(i, j + 1);  // distinct j give distinct keys j + 1: each counted once
+    }
+    if (repeated) scores.push_back(mass);
+  }
+  if (scores.empty()) return std::nullopt;
+  return mean(scores);
+}
+
 Matrix mean_over_heads(const std::vector<Matrix>& weights) {
   Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(weights.front().rows(), weights.front().cols());
   for (const Matrix& w : weights) sum += w.cast<double>();
