@@ -29,7 +29,8 @@ void refuse_layer_options(const Options& o) {
 void refuse_model_options(const Options& o) {
   const char* given = o.text ? "--text" : o.token_ids ? "--token-ids" : o.generate >= 0 ? "--generate"
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
-                      : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens" : nullptr;
+                      : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
+                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 

@@ -8,7 +8,10 @@
 #include "cli/attention_job.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/heatmap_job.hpp"
+#include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
+#include "cli/overview_job.hpp"
+#include "cli/rollout_job.hpp"
 #include "cli/profile.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -59,8 +62,16 @@ std::string plural(std::size_t count, const char* one, const char* many) {
 void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   ModelDumpWriter writer;
-  const BlockSink sink = [&](AttentionBlock&& block) { writer.add(block); };
+  RolloutCollector rollout(options, true);
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    writer.add(block);
+    if (options.rollout) rollout.add(block);
+  };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options));
+  if (options.rollout) {
+    writer.add_field("rollout_residual", std::to_string(options.rollout_residual));
+    writer.add_field("rollout", rollout.json_text());
+  }
   timer.lap("compute");
   OutputSet files;
   files.protect(input_files(options));
@@ -71,6 +82,28 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
   out << "wrote " << options.output << ": " << plural(writer.layer_count(), "attention block", "attention blocks") << " of "
       << info.model.name << " over " << plural(info.token_ids.size(), "token", "tokens") << "\n";
 }
+
+// overview.png (always) and rollout.png (--rollout) of a whole model's blocks, fed one at a time.
+class ModelPictures {
+ public:
+  explicit ModelPictures(const Options& options) : options_(options), overview_(options), rollout_(options, false) {}
+  void add(const AttentionBlock& block) {
+    overview_.add(block);
+    if (options_.rollout) rollout_.add(block);
+  }
+  void render(const ModelRunInfo& info, OutputSet& files, std::vector<std::string>& warnings) const {
+    if (overview_.layers() == 0) return;
+    const std::filesystem::path folder(options_.output);
+    const double budget = memory_budget_bytes(options_);
+    files.add((folder / "overview.png").string(), overview_.render_png(info, budget, warnings));
+    if (options_.rollout) files.add((folder / "rollout.png").string(), rollout_.render_png(info, budget, warnings));
+  }
+
+ private:
+  const Options& options_;
+  OverviewCollector overview_;
+  RolloutCollector rollout_;
+};
 
 // Each block's pictures go to their own folder below -o; all are written together at the end.
 OutputSet render_blocks(const std::vector<AttentionBlock>& blocks, bool encoder_decoder, const Options& options,
@@ -89,21 +122,24 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   const bool encoder_decoder = is_encoder_decoder_model(options);
   OutputSet files;
   std::size_t blocks = 0;
+  ModelPictures model_pictures(options);
   // Each layer is drawn as soon as it is computed and then let go: only the PNGs stay.
   const BlockSink sink = [&](AttentionBlock&& block) {
     Options per_block = options;
     per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
     files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
+    model_pictures.add(block);
     ++blocks;
   };
-  run_model(options, sink, warnings, memory_budget_bytes(options));
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options));
+  model_pictures.render(info, files, warnings);
   timer.lap("compute");
   timer.lap("render");
   files.protect(input_files(options));
   files.commit();
   timer.lap("write");
   out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ (" << plural(blocks, "attention block", "attention blocks")
-      << ", one folder each: grid.png and one per head)\n";
+      << ", one folder each: grid.png and one per head; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
 void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
@@ -113,12 +149,16 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   timer.lap("compute");
   const bool encoder_decoder = !dump.info.source_tokens.empty();
   OutputSet files = render_blocks(dump.blocks, encoder_decoder, options, warnings);
+  ModelPictures model_pictures(options);
+  for (const AttentionBlock& block : dump.blocks) model_pictures.add(block);
+  model_pictures.render(dump.info, files, warnings);
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
   timer.lap("write");
   out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ ("
-      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each)\n";
+      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each; overview.png"
+      << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
 void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
@@ -143,6 +183,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
     text = read_input_text(options.sentence, memory_budget_bytes(options));
     if (is_model_dump_text(text)) return run_render_model_dump(text, options, timer, out, warnings);
   }
+  if (options.rollout) throw UsageError::bad_option("--rollout", "needs a whole model: --model FILE, or a model dump to render");
   const AttentionRecord record =
       options.command == Command::Render ? read_record(text, options.sentence) : compute_record(options, warnings, &timer);
   if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
@@ -164,7 +205,7 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std:
     if (is_model_run(options)) {
       if (options.command == Command::Dump) return run_model_dump(options, timer, out, warnings);
       if (options.command == Command::Heatmaps) return run_model_pictures(options, timer, out, warnings);
-      throw UsageError::bad_option("--model", "compare of whole models is not available yet");
+      return run_model_compare(options, timer, out, warnings);
     }
     check_layer_run_options(options);
   }
