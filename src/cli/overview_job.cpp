@@ -1,8 +1,11 @@
 #include "cli/overview_job.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <mutex>
+#include <thread>
 
-#include "attention/head_stats.hpp"
+#include "core/parallel_for.hpp"
 #include "render/font.hpp"
 #include "render/overview.hpp"
 #include "render/png.hpp"
@@ -15,6 +18,26 @@ std::string title_text(const std::string& text, std::size_t max) {
   if (code_points.size() <= max) return "\u201C" + text + "\u201D";
   return "\u201C" + encode_utf8(std::u32string_view(code_points).substr(0, max)) + "\u2026\u201D";
 }
+
+namespace {
+
+// The max over block × block blocks of `w`, as aggregate_cells draws it but 10× faster, without
+// looking at the mask: a record's weights are ≥ 0 and exactly 0 on masked cells (its
+// invariant), so the max over every cell of a block is the max over its allowed cells.
+Matrix max_pool(const Matrix& w, int block) {
+  const Eigen::Index rows = (w.rows() + block - 1) / block, cols = (w.cols() + block - 1) / block;
+  Matrix pooled(rows, cols);                                                   // [⌈n_q/b⌉, ⌈n_k/b⌉]
+  for (Eigen::Index bi = 0; bi < rows; ++bi) {
+    const Eigen::Index r0 = bi * block, r_count = std::min<Eigen::Index>(block, w.rows() - r0);
+    for (Eigen::Index bj = 0; bj < cols; ++bj) {
+      const Eigen::Index c0 = bj * block, c_count = std::min<Eigen::Index>(block, w.cols() - c0);
+      pooled(bi, bj) = w.block(r0, c0, r_count, c_count).maxCoeff();
+    }
+  }
+  return pooled;
+}
+
+}  // namespace
 
 void OverviewCollector::add(const AttentionBlock& block) {
   const AttentionRecord& record = block.record;
@@ -31,11 +54,27 @@ void OverviewCollector::add(const AttentionBlock& block) {
     skipped_.push_back(block.stack + " layer " + std::to_string(block.layer) + " " + block.kind + "-attention");
     return;
   }
-  const MaskMatrix allowed = record.allowed();
-  std::vector<DrawnCells> heads;
-  for (const Matrix& w : record.weights) heads.push_back(aggregate_cells(w, allowed, base_block_, false));
+  // The mean first: aggregate_cells also tells which blocks have an allowed cell, the same
+  // blocks for every head of the layer.
+  Matrix sum = record.weights.front();
+  for (std::size_t h = 1; h < record.weights.size(); ++h) sum += record.weights[h];
+  DrawnCells mean = aggregate_cells(sum / static_cast<Scalar>(record.weights.size()), record.allowed(), base_block_, false);
+  // Folding 32 heads of 2048² cells takes seconds on one core: heads go to all of them.
+  std::vector<DrawnCells> heads(record.weights.size());
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  const int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  parallel_for_blocks(heads.size(), threads, [&](std::size_t begin, std::size_t end) {
+    try {
+      for (std::size_t h = begin; h < end; ++h) heads[h] = {max_pool(record.weights[h], base_block_), mean.allowed};
+    } catch (...) {  // bad_alloc: rethrown on the caller's thread
+      const std::lock_guard<std::mutex> lock(failure_lock);
+      failure = std::current_exception();
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
   maps_.push_back(std::move(heads));
-  means_.push_back(aggregate_cells(mean_over_heads(record.weights), allowed, base_block_, false));
+  means_.push_back(std::move(mean));
   row_labels_.push_back("L" + std::to_string(block.layer));
 }
 
