@@ -130,6 +130,20 @@ TEST_CASE("model compare: heads and options that do not fit are refused, nothing
     o.census = dir.file("census.txt");
     expected = "--census: the file name must end in .csv or .json";
   }
+  SECTION("--stats without --heads") {
+    o.census = dir.file("census.csv");
+    o.stats = dir.file("stats.csv");
+    expected = "--stats: goes with --heads";
+  }
+  SECTION("rollout of a single layer's file") {
+    o.command = Command::Render;
+    o.model.clear();
+    o.text.reset();
+    o.sentence = test::fixture("fa.json");
+    o.output = dir.file("pictures");
+    o.rollout = true;
+    expected = "--rollout: needs a whole model";
+  }
   SECTION("rollout of a selection of layers") {
     o.command = Command::Heatmaps;
     o.output = dir.file("pictures");

@@ -30,6 +30,19 @@ const CLI::Validator kPositive(
     },
     "POSITIVE");
 
+// A number from 0 to 1 (CLI11's Range prints "0.000000 to 1.000000").
+const CLI::Validator kUnitInterval(
+    [](std::string& text) -> std::string {
+      try {
+        std::size_t used = 0;
+        const double value = std::stod(text, &used);
+        if (used == text.size() && value >= 0 && value <= 1) return {};
+      } catch (const std::exception&) {
+      }
+      return "expected a number from 0 to 1, got \"" + text + "\"";
+    },
+    "0..1");
+
 // "0,3,5": whole numbers from 0, each once (CLI11's own int parsing accepts "0x1" and "").
 std::vector<int> parse_heads(const std::string& text) {
   std::vector<int> heads;
@@ -158,7 +171,7 @@ void add_rollout_options(CLI::App& sub, Options& o) {
                "rows renormalised; dump adds rollout [layer][query][key], heatmaps and render write rollout.png.");
   sub.add_option("--rollout-residual", o.rollout_residual,
                  "The residual weight a of --rollout, from 0 to 1 (default 0.5, as Abnar & Zuidema 2020).")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(kUnitInterval);
 }
 
 void add_resource_options(CLI::App& sub, Options& o) {

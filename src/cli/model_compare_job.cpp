@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <ostream>
 
 #include "cli/attention_job.hpp"
@@ -30,6 +31,8 @@ void check_options(const Options& o) {
     throw UsageError::bad_option("--model", "compare of a whole model needs --heads L0H3,L4H1 (heads of any layers "
                                             "side by side) or --census FILE.csv|FILE.json (every head's statistics)");
   if (!o.census.empty()) census_format(o.census);
+  if (o.layer_heads.empty() && !o.stats.empty())
+    throw UsageError::bad_option("--stats", "goes with --heads; without it, --census holds every head's statistics");
 }
 
 // The chosen heads, copied out of their blocks as the model runs (in the order asked).

@@ -40,6 +40,12 @@ void append_matrix(std::string& out, const Eigen::MatrixXd& m) {
 RolloutCollector::RolloutCollector(const Options& options, bool keep_json)
     : options_(options), keep_json_(keep_json), rollout_(options.rollout_residual), json_("[") {}
 
+std::string RolloutCollector::residual_json() const {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, rollout_.residual()).ptr;
+  return std::string(text, end);
+}
+
 void RolloutCollector::add(const AttentionBlock& block) {
   if (block.kind != "self") {
     throw UsageError::bad_option("--rollout", "is for self-attention models (" + block.stack + " layer " +

@@ -22,6 +22,8 @@ class RolloutCollector {
   void add(const AttentionBlock& block);
   int layers() const { return rollout_.layers(); }
 
+  /// The dump's `rollout_residual` value: α as the shortest text that reads back the same.
+  std::string residual_json() const;
   /// The dump's `rollout` value: R_l for every layer, [layer][query][key].
   std::string json_text() const { return json_ + "\n  ]"; }
 

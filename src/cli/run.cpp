@@ -69,7 +69,7 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options));
   if (options.rollout) {
-    writer.add_field("rollout_residual", std::to_string(options.rollout_residual));
+    writer.add_field("rollout_residual", rollout.residual_json());
     writer.add_field("rollout", rollout.json_text());
   }
   timer.lap("compute");
