@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/overview_job.hpp"
+#include "cli/rollout_job.hpp"
 #include "cli/run.hpp"
 #include "support/test_support.hpp"
 
@@ -155,4 +157,27 @@ TEST_CASE("model compare: heads and options that do not fit are refused, nothing
   CHECK(r.code == kExitInputError);
   CHECK_THAT(r.err, Contains("attnviz: error: " + expected));
   CHECK(test::snapshot(dir.path()) == before);
+}
+
+TEST_CASE("model pictures: what the overview and the rollout keep is counted before the run", "[model][overview][rollout]") {
+  Options o;
+  // 32 × 32 heads at 2048 tokens under --max-size 4096: maps of at most 109 cells a side
+  // ((4096 − 320 − 20) / 33 − 4), 5 bytes a cell, twice (the maps and the picture's copy).
+  CHECK(OverviewCollector::kept_bytes(o, 2048, 32, 32) == 2.0 * 32 * 33 * 109 * 109 * 5);
+  CHECK(OverviewCollector::kept_bytes(o, 13, 5, 8) == 2.0 * 5 * 9 * 13 * 13 * 5);
+  CHECK(RolloutCollector::kept_bytes(2048, 32, false) == 4.0 * 2048 * 2048 * 8);
+  CHECK(RolloutCollector::kept_bytes(10, 3, true) == 4.0 * 100 * 8 + 3 * 100 * 16);
+  SECTION("a budget the forward pass fits but the rollout text of a dump does not") {
+    test::TempDir dir;
+    Options dump = model_options(Command::Dump, dir.file("dump.json"));
+    dump.rollout = true;
+    // 201 tokens: the forward pass needs 4.8 MiB; the rollout 4.3 MiB more (R and its text).
+    dump.max_memory_mib = 7;
+    dump.text = std::string(200, 'a');
+    const RunResult r = run_with(dump);
+    CHECK(r.code == kExitLimitError);
+    CHECK_THAT(r.err, Contains("and what is kept across its layers (overview maps, rollout, chosen heads) needs about 9.13 MiB"));
+    dump.rollout = false;
+    CHECK(run_with(dump).code == kExitOk);
+  }
 }

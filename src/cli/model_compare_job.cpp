@@ -110,7 +110,12 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
     if (!options.layer_heads.empty()) picker.add(block);
   };
   const double budget = memory_budget_bytes(options);
-  const ModelRunInfo info = run_model(options, sink, warnings, budget);
+  // The chosen heads' weights are kept until the comparison is drawn; the census is small.
+  const KeptBytes kept = [&](long tokens, int, int) {
+    return static_cast<double>(options.layer_heads.size()) * static_cast<double>(tokens) * static_cast<double>(tokens) *
+           sizeof(Scalar);
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, budget, kept);
   if (!options.census.empty() && !census.has_induction())
     warnings.push_back("--census: the text repeats no token, so the induction score is left empty");
   OutputSet census_files;

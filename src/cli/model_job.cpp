@@ -71,7 +71,7 @@ double forward_bytes(const DecoderModel& model, double n) {
   return model.layer_float_bytes() + activations + attention;
 }
 
-ModelRunInfo run_gguf(const Options& o, const BlockSink& sink, double memory_budget) {
+ModelRunInfo run_gguf(const Options& o, const BlockSink& sink, double memory_budget, const KeptBytes& kept) {
   auto file = std::make_shared<const GgufFile>(o.model);
   const DecoderModel model = decoder_from_gguf(file);
   const DecoderConfig& c = model.config();
@@ -94,9 +94,13 @@ ModelRunInfo run_gguf(const Options& o, const BlockSink& sink, double memory_bud
     throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
                                  std::to_string(total) + " tokens" + (o.generate > 0 ? " with the continuation" : "") +
                                      " exceed the model's context length of " + std::to_string(c.context_length));
-  const double needed = forward_bytes(model, static_cast<double>(total));
+  const int selected = layers.layers.empty() ? c.num_layers : static_cast<int>(layers.layers.size());
+  const double sink_bytes = kept ? kept(total, selected, c.num_heads) : 0.0;
+  const double needed = forward_bytes(model, static_cast<double>(total)) + sink_bytes;
   if (needed > memory_budget)
-    throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens", needed, memory_budget, "--max-memory MIB");
+    throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
+                                 (sink_bytes > 0 ? " and what is kept across its layers (overview maps, rollout, chosen heads)" : ""),
+                             needed, memory_budget, "--max-memory MIB");
 
   if (o.generate > 0) {
     const std::int32_t eos = vocab && vocab->eos ? *vocab->eos : -1;
@@ -134,13 +138,13 @@ void check_layer_run_options(const Options& options) {
 }
 
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& /*warnings*/,
-                       double memory_budget) {
+                       double memory_budget, const KeptBytes& kept) {
   refuse_layer_options(options);
   std::error_code ec;
   if (fs::is_directory(options.model, ec)) {
     throw InputError::inconsistent(options.model, "is a folder, but no CTranslate2 model.bin is in it (GGUF models are single files)");
   }
-  return run_gguf(options, sink, memory_budget);
+  return run_gguf(options, sink, memory_budget, kept);
 }
 
 std::string tokenize_report(const Options& options) {

@@ -39,6 +39,12 @@ Matrix max_pool(const Matrix& w, int block) {
 
 }  // namespace
 
+double OverviewCollector::kept_bytes(const Options& options, long tokens, int layers, int heads) {
+  constexpr double kCellBytes = sizeof(Scalar) + sizeof(std::uint8_t);
+  const long side = std::min<long>(tokens, overview_cells_per_side(heads + 1, options.max_size_px));
+  return 2.0 * layers * (heads + 1) * static_cast<double>(side) * static_cast<double>(side) * kCellBytes;
+}
+
 void OverviewCollector::add(const AttentionBlock& block) {
   const AttentionRecord& record = block.record;
   if (maps_.empty()) {

@@ -25,6 +25,11 @@ class OverviewCollector {
   /// in the overview; the picture's warnings say so.
   void add(const AttentionBlock& block);
 
+  /// What add() keeps for `layers` layers of `heads` heads over `tokens` tokens, and the copy
+  /// render_png draws from: (heads + 1) maps of at most overview_cells_per_side² cells a layer,
+  /// 5 bytes a cell (value and mask), twice.
+  static double kept_bytes(const Options& options, long tokens, int layers, int heads);
+
   /// Blocks kept.
   std::size_t layers() const { return maps_.size(); }
 

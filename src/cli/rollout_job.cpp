@@ -40,6 +40,12 @@ void append_matrix(std::string& out, const Eigen::MatrixXd& m) {
 RolloutCollector::RolloutCollector(const Options& options, bool keep_json)
     : options_(options), keep_json_(keep_json), rollout_(options.rollout_residual), json_("[") {}
 
+double RolloutCollector::kept_bytes(long tokens, int layers, bool keep_json) {
+  constexpr double kMatrices = 4, kTextBytesPerNumber = 16;
+  const double cells = static_cast<double>(tokens) * static_cast<double>(tokens);
+  return kMatrices * cells * sizeof(double) + (keep_json ? layers * cells * kTextBytesPerNumber : 0.0);
+}
+
 std::string RolloutCollector::residual_json() const {
   char text[32];
   const auto end = std::to_chars(text, text + sizeof text, rollout_.residual()).ptr;

@@ -22,6 +22,10 @@ class RolloutCollector {
   void add(const AttentionBlock& block);
   int layers() const { return rollout_.layers(); }
 
+  /// What add() keeps over `tokens` tokens: R, Â, their product and the head mean (float64,
+  /// n² each), and with keep_json the dump text of every layer's R (16 bytes a number at most).
+  static double kept_bytes(long tokens, int layers, bool keep_json);
+
   /// The dump's `rollout_residual` value: α as the shortest text that reads back the same.
   std::string residual_json() const;
   /// The dump's `rollout` value: R_l for every layer, [layer][query][key].

@@ -67,7 +67,10 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
     writer.add(block);
     if (options.rollout) rollout.add(block);
   };
-  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options));
+  const KeptBytes kept = [&](long tokens, int layers, int) {
+    return options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0;
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   if (options.rollout) {
     writer.add_field("rollout_residual", rollout.residual_json());
     writer.add_field("rollout", rollout.json_text());
@@ -131,7 +134,11 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     model_pictures.add(block);
     ++blocks;
   };
-  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options));
+  const KeptBytes kept = [&](long tokens, int layers, int heads) {
+    return OverviewCollector::kept_bytes(options, tokens, layers, heads) +
+           (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, false) : 0.0);
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   model_pictures.render(info, files, warnings);
   timer.lap("compute");
   timer.lap("render");
