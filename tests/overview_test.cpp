@@ -2,6 +2,8 @@
 // their cells, the mean column apart, and the 32 × 32 heads × 2048 tokens case within 4096 px.
 #include "render/overview.hpp"
 
+#include "cli/overview_job.hpp"
+
 #include "render/colormap.hpp"
 #include "support/test_support.hpp"
 
@@ -85,4 +87,11 @@ TEST_CASE("overview: maps that cannot fit even at 1 px are refused with the limi
   OverviewRequest r = small_request();
   r.max_size_px = 100;
   CHECK_THROWS_WITH(render_overview(r, FontSet()), Catch::Matchers::Contains("over the limit of 100"));
+}
+
+TEST_CASE("overview: the title shows the text on one line, shortened", "[overview]") {
+  CHECK(title_text("Once upon a time") == "\u201COnce upon a time\u201D");
+  CHECK(title_text("abcdef", 3) == "\u201Cabc\u2026\u201D");
+  CHECK(title_text("a\nb\tc\x1b", 10) == "\u201Ca\u21B5b\u21E5c \u201D");
+  CHECK(title_text("\u00E9\u00E9\u00E9", 2) == "\u201C\u00E9\u00E9\u2026\u201D");  // code points, not bytes
 }

@@ -14,9 +14,18 @@
 namespace attnviz {
 
 std::string title_text(const std::string& text, std::size_t max) {
-  const std::u32string code_points = decode_utf8(text);
-  if (code_points.size() <= max) return "\u201C" + text + "\u201D";
-  return "\u201C" + encode_utf8(std::u32string_view(code_points).substr(0, max)) + "\u2026\u201D";
+  std::u32string code_points = decode_utf8(text);
+  const bool cut = code_points.size() > max;
+  if (cut) code_points.resize(max);
+  // A title is one line: line breaks and tabs are shown as the labels show them, other control
+  // characters as spaces.
+  std::u32string shown;
+  for (const char32_t c : code_points) {
+    if (c == U'\n') shown += U'\u21B5';
+    else if (c == U'\t') shown += U'\u21E5';
+    else shown += c < 0x20 || c == 0x7f ? U' ' : c;
+  }
+  return "\u201C" + encode_utf8(shown) + (cut ? "\u2026\u201D" : "\u201D");
 }
 
 namespace {
