@@ -87,7 +87,8 @@ Layout place(const OverviewRequest& r, const Measures& m, const FontSet& fonts, 
 }
 
 std::vector<std::string> notes(const OverviewRequest& r, int block, bool any_masked) {
-  std::vector<std::string> lines{"rows: layers (L0 at the top) \u00B7 columns: heads \u00B7 each map: queries down, keys across"};
+  std::vector<std::string> lines{"rows: layers (" + r.row_labels.front() +
+                                 " at the top) \u00B7 columns: heads \u00B7 each map: queries down, keys across"};
   if (block > 1) {
     lines.push_back("each pixel shows the max over " + std::to_string(block) + kTimes + std::to_string(block) + " cells (" +
                     std::to_string(r.n_q) + kTimes + std::to_string(r.n_k) + " cells per map do not fit)");
