@@ -10,7 +10,7 @@
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
-#include "cli/overview_job.hpp"
+#include "cli/model_pictures.hpp"
 #include "cli/rollout_job.hpp"
 #include "cli/profile.hpp"
 #include "core/error.hpp"
@@ -86,28 +86,6 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
       << info.model.name << " over " << plural(info.token_ids.size(), "token", "tokens") << "\n";
 }
 
-// overview.png (always) and rollout.png (--rollout) of a whole model's blocks, fed one at a time.
-class ModelPictures {
- public:
-  explicit ModelPictures(const Options& options) : options_(options), overview_(options), rollout_(options, false) {}
-  void add(const AttentionBlock& block) {
-    overview_.add(block);
-    if (options_.rollout) rollout_.add(block);
-  }
-  void render(const ModelRunInfo& info, OutputSet& files, std::vector<std::string>& warnings) const {
-    if (overview_.layers() == 0) return;
-    const std::filesystem::path folder(options_.output);
-    const double budget = memory_budget_bytes(options_);
-    files.add((folder / "overview.png").string(), overview_.render_png(info, budget, warnings));
-    if (options_.rollout) files.add((folder / "rollout.png").string(), rollout_.render_png(info, budget, warnings));
-  }
-
- private:
-  const Options& options_;
-  OverviewCollector overview_;
-  RolloutCollector rollout_;
-};
-
 // Each block's pictures go to their own folder below -o; all are written together at the end.
 OutputSet render_blocks(const std::vector<AttentionBlock>& blocks, bool encoder_decoder, const Options& options,
                         std::vector<std::string>& warnings) {
@@ -135,8 +113,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     ++blocks;
   };
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
-    return OverviewCollector::kept_bytes(options, tokens, layers, heads) +
-           (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, false) : 0.0);
+    return ModelPictures::kept_bytes(options, tokens, layers, heads);
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   model_pictures.render(info, files, warnings);
