@@ -1,6 +1,7 @@
 // The overview of a synthetic 32-layer × 32-head model at 2048 tokens (issue 13, "Done when"):
 // blocks are handed to the same OverviewCollector a model run feeds, one layer at a time and
-// let go, then overview.png is drawn under the default memory budget. Prints the image size,
+// let go, then overview.png is drawn under the default memory budget; the rollout (--rollout)
+// is fed the same blocks. Prints the image size,
 // the PNG bytes, the time of each phase and the peak RSS. Built and run by overview_bench.sh.
 #include <sys/resource.h>
 
@@ -11,6 +12,7 @@
 
 #include "cli/attention_job.hpp"
 #include "cli/overview_job.hpp"
+#include "cli/rollout_job.hpp"
 
 using namespace attnviz;
 
@@ -47,9 +49,11 @@ int main(int argc, char** argv) {
   options.max_size_px = 4096;
   const double budget = memory_budget_bytes(options);
   OverviewCollector overview(options);
+  options.rollout = true;
+  RolloutCollector rollout(options, false);
   Tokens tokens;
   for (int i = 0; i < n; ++i) tokens.push_back("t" + std::to_string(i));
-  double make_s = 0, collect_s = 0;
+  double make_s = 0, collect_s = 0, rollout_s = 0;
   for (int l = 0; l < layers; ++l) {
     auto start = std::chrono::steady_clock::now();
     AttentionBlock block;
@@ -63,6 +67,9 @@ int main(int argc, char** argv) {
     start = std::chrono::steady_clock::now();
     overview.add(block);
     collect_s += seconds_since(start);
+    start = std::chrono::steady_clock::now();
+    rollout.add(block);
+    rollout_s += seconds_since(start);
   }
   ModelRunInfo info;
   info.model.name = "synthetic";
@@ -71,6 +78,9 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   const std::string png = overview.render_png(info, budget, warnings);
   const double render_s = seconds_since(start);
+  const auto rollout_start = std::chrono::steady_clock::now();
+  const std::string rollout_png = rollout.render_png(info, budget, warnings);
+  const double rollout_render_s = seconds_since(rollout_start);
   std::ofstream(output, std::ios::binary) << png;
   // The PNG header holds the width and height as big-endian 32-bit numbers at bytes 16 and 20.
   const auto be32 = [&](std::size_t at) {
@@ -83,8 +93,10 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &usage);
   std::printf("overview %d layers x %d heads x %d tokens: %u x %u px, PNG %.1f KiB\n", layers, heads, n, be32(16),
               be32(20), png.size() / 1024.0);
-  std::printf("make_weights_s %.2f\ncollect_s %.2f\nrender_encode_s %.2f\npeak_rss_mib %.0f\nbudget_mib %.0f\n", make_s,
-              collect_s, render_s, usage.ru_maxrss / 1024.0, budget / (1024.0 * 1024.0));
+  std::printf("make_weights_s %.2f\ncollect_s %.2f\nrender_encode_s %.2f\nrollout_s %.2f\nrollout_render_encode_s %.2f\n"
+              "rollout_png_kib %.1f\npeak_rss_mib %.0f\nbudget_mib %.0f\n",
+              make_s, collect_s, render_s, rollout_s, rollout_render_s, rollout_png.size() / 1024.0,
+              usage.ru_maxrss / 1024.0, budget / (1024.0 * 1024.0));
   std::printf("one_layer_weights_mib %.0f\n", 4.0 * heads * n * static_cast<double>(n) / (1024.0 * 1024.0));
   for (const std::string& w : warnings) std::printf("warning: %s\n", w.c_str());
   return 0;

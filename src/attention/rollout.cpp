@@ -1,5 +1,6 @@
 #include "attention/rollout.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace attnviz {
@@ -18,12 +19,27 @@ Eigen::MatrixXd residual_attention(const Matrix& head_mean, const MaskMatrix& al
   return mixed;
 }
 
+namespace {
+
+bool is_lower_triangular(const Eigen::MatrixXd& m) {
+  for (Eigen::Index j = 1; j < m.cols(); ++j) {
+    if (!m.col(j).head(std::min(j, m.rows())).isZero(0)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Rollout::Rollout(double residual) : residual_(residual) { assert(residual >= 0 && residual <= 1); }
 
 void Rollout::add_layer(const Matrix& head_mean, const MaskMatrix& allowed) {
   const Eigen::MatrixXd a_hat = residual_attention(head_mean, allowed, residual_);     // Â_l: [n, n]
   if (layers_ == 0) {
     rollout_ = a_hat;                                                                  // R_0 = Â_0
+  } else if (is_lower_triangular(a_hat)) {
+    // Causal models: Â_l is lower triangular, and a triangular product does half the
+    // multiplications of a dense one (n³ of them for 2048 tokens: seconds a layer).
+    rollout_ = (a_hat.triangularView<Eigen::Lower>() * rollout_).eval();                // R_l = Â_l · R_(l−1)
   } else {
     assert(a_hat.rows() == rollout_.rows());
     rollout_ = (a_hat * rollout_).eval();                                              // R_l = Â_l · R_(l−1)
