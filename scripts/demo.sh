@@ -15,5 +15,16 @@ cmake --build build -j"$(nproc)" --target attnviz
 ./build/attnviz heatmaps data/aren-translit/mcdonald/decoder_layer2.json \
   --source data/aren-translit/mcdonald/source.json -o out/aren-translit
 ./build/attnviz heatmaps data/stories260k/layer0.json --causal -o out/stories260k
-echo "heatmaps are in $(pwd)/out/: model/layer_0 … layer_4/ (stories260K, every layer), use-lite/, aren-translit/, stories260k/"
-echo "(grid.png and head_<h>.png in each)"
+# The whole model at a glance (README "Whole-model overview", "Attention rollout", "Head census"):
+# a text that repeats itself, the head census and its two top heads.
+text="Lily saw a cat. Lily saw a cat."
+model=data/stories260k/stories260K.gguf
+./build/attnviz heatmaps --model "$model" --text "$text" --rollout -o out/stories260k-model
+./build/attnviz compare --model "$model" --text "$text" --census out/stories260k-model/census.csv \
+  -o out/stories260k-model/census.png
+./build/attnviz compare --model "$model" --text "$text" --heads L1H6,L0H3 -o out/stories260k-model/top_heads.png
+echo "heatmaps are in $(pwd)/out/:"
+echo "  model/layer_0 … layer_4/ (stories260K, every layer of its forward pass; overview.png beside them)"
+echo "  stories260k-model/: overview.png, rollout.png, census.png (+ census.csv), top_heads.png, layer_<l>/"
+echo "  use-lite/, aren-translit/, stories260k/ (single layers from JSON)"
+echo "(grid.png and head_<h>.png in each layer folder)"

@@ -18,3 +18,8 @@ cp "$tmp/use-lite/grid.png" data/pictures/use_lite_layer0.png
 # The previous-token head (L0H3) against the head that looks at the token itself (L0H1).
 ./build/attnviz compare data/use-lite/layer0.json --heads 3,1 -o data/pictures/compare_use_lite_h3_h1.png \
   | tee data/pictures/compare_use_lite_h3_h1.txt
+# stories260K as a whole model, from scripts/demo.sh's out/stories260k-model/ (run it first).
+for picture in overview rollout census top_heads; do
+  cp "out/stories260k-model/$picture.png" "data/pictures/stories260k_$picture.png"
+done
+cp out/stories260k-model/census.csv data/pictures/stories260k_census.csv

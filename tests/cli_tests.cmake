@@ -84,7 +84,7 @@ set(ATTNVIZ_STORIES_GGUF ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf
 add_test(NAME cli_model_heatmaps
          COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" -o ${ATTNVIZ_CLI_OUT}/model)
 set_tests_properties(cli_model_heatmaps PROPERTIES
-  PASS_REGULAR_EXPRESSION "wrote 45 PNG files to .*model/ \\(5 attention blocks")
+  PASS_REGULAR_EXPRESSION "wrote 46 PNG files to .*model/ \\(5 attention blocks.*overview.png")
 add_test(NAME cli_tokenize COMMAND attnviz tokenize --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time")
 set_tests_properties(cli_tokenize PROPERTIES
   PASS_REGULAR_EXPRESSION "\"token_ids\":\\[1,403,407,261,378\\]")
@@ -142,3 +142,23 @@ attnviz_expect(cli_compare_creates_folders 0 "wrote [^ ]*/new2/compare\\.png and
   compare ${ATTNVIZ_USE_LITE} --heads 0,1 -o ${ATTNVIZ_CLI_OUT}/new2/compare.png --stats ${ATTNVIZ_CLI_OUT}/new3/stats.csv)
 # The hidden COMMAND positional (for unknown commands) is not shown as "[]" in the usage line.
 attnviz_expect(cli_help_usage 0 "Usage: attnviz \\[OPTIONS\\] SUBCOMMAND" --help)
+# The whole model at a glance (issue 13), through the real command line: --rollout and
+# --rollout-residual parsed, overview.png and rollout.png written; --census and L<l>H<h> heads.
+set(ATTNVIZ_STORIES_MODEL ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf)
+add_test(NAME cli_model_overview_rollout
+         COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --rollout
+                 --rollout-residual 0.3 -o ${ATTNVIZ_CLI_OUT}/stories_model)
+set_tests_properties(cli_model_overview_rollout PROPERTIES PASS_REGULAR_EXPRESSION "overview.png, rollout.png")
+add_test(NAME cli_model_census
+         COMMAND attnviz compare --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat. Lily saw a cat."
+                 --census ${ATTNVIZ_CLI_OUT}/census.json -o ${ATTNVIZ_CLI_OUT}/census.png)
+set_tests_properties(cli_model_census PROPERTIES PASS_REGULAR_EXPRESSION "top previous-token mass: L1H6 0.665")
+add_test(NAME cli_model_compare_heads
+         COMMAND attnviz compare --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --heads L0H3,L4H1
+                 -o ${ATTNVIZ_CLI_OUT}/model_heads.png)
+set_tests_properties(cli_model_compare_heads PROPERTIES PASS_REGULAR_EXPRESSION "L0H3 .*L4H1 ")
+add_test(NAME cli_model_rollout_residual_range
+         COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "a" --rollout --rollout-residual 1.5
+                 -o ${ATTNVIZ_CLI_OUT}/never)
+set_tests_properties(cli_model_rollout_residual_range PROPERTIES
+  PASS_REGULAR_EXPRESSION "--rollout-residual: expected a number from 0 to 1, got \"1.5\"")

@@ -78,3 +78,26 @@ TEST_CASE("head_stats: the mean over heads is the element-wise mean of F-A's hea
                                                        {0.29635406, 0.35182297, 0.35182297},
                                                        {0.18381666, 0.50938571, 0.30679762}}), 1e-7);
 }
+
+TEST_CASE("head_stats: induction score is the weight on the token after an earlier copy", "[stats]") {
+  // "a b c a b": query 3 (a) had a at 0, so key 1; query 4 (b) had b at 1, so key 2.
+  const Tokens tokens = {"a", "b", "c", "a", "b"};
+  const Matrix w = matrix({{1, 0, 0, 0, 0},
+                           {0.5, 0.5, 0, 0, 0},
+                           {0.2, 0.3, 0.5, 0, 0},
+                           {0.1, 0.6, 0.1, 0.2, 0},
+                           {0.1, 0.1, 0.5, 0.2, 0.1}});
+  const std::optional<double> score = induction_score(w, tokens, {0, 1, 2, 3, 4});
+  REQUIRE(score.has_value());
+  CHECK_THAT(*score, WithinAbs((0.6 + 0.5) / 2, 1e-7));
+  // Only rows in `rows` count.
+  CHECK_THAT(*induction_score(w, tokens, {0, 1, 2, 4}), WithinAbs(0.5, 1e-7));
+}
+
+TEST_CASE("head_stats: induction score skips the token itself and texts without repeats", "[stats]") {
+  // "a a a": query 1's earlier copy is at 0, whose successor is query 1 itself: not counted;
+  // query 2 has copies at 0 and 1: key 1 counts (key 2 is itself).
+  const Matrix w = matrix({{1, 0, 0}, {0.4, 0.6, 0}, {0.2, 0.3, 0.5}});
+  CHECK_THAT(*induction_score(w, {"a", "a", "a"}, {0, 1, 2}), WithinAbs(0.3, 1e-7));
+  CHECK_FALSE(induction_score(w, {"a", "b", "c"}, {0, 1, 2}).has_value());
+}

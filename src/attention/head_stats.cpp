@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
 
 #include "attention/mask.hpp"
 
@@ -109,6 +111,27 @@ Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const
     }
   }
   return d;
+}
+
+std::optional<double> induction_score(const Matrix& weights, const Tokens& tokens, const std::vector<long>& rows) {
+  assert(weights.rows() == static_cast<Eigen::Index>(tokens.size()) && weights.cols() == weights.rows());
+  // Where each token occurs, in order: a row visits only the earlier copies of its own token
+  // (a scan of every earlier position made 2048 tokens × 1024 heads take minutes).
+  std::unordered_map<std::string_view, std::vector<long>> occurrences;
+  for (std::size_t i = 0; i < tokens.size(); ++i) occurrences[tokens[i]].push_back(static_cast<long>(i));
+  std::vector<double> scores;
+  for (long i : rows) {
+    double mass = 0;
+    bool repeated = false;
+    for (long j : occurrences.at(tokens[static_cast<std::size_t>(i)])) {
+      if (j + 1 >= i) break;
+      repeated = true;
+      mass += weights(i, j + 1);  // distinct j give distinct keys j + 1: each counted once
+    }
+    if (repeated) scores.push_back(mass);
+  }
+  if (scores.empty()) return std::nullopt;
+  return mean(scores);
 }
 
 Matrix mean_over_heads(const std::vector<Matrix>& weights) {

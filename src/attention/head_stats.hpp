@@ -42,6 +42,15 @@ double js_divergence(const Eigen::Ref<const Eigen::RowVectorXd>& p, const Eigen:
 /// diagonal. Requires `rows` non-empty.
 Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const std::vector<long>& rows);
 
+/// Induction score of one self-attention head (Olsson et al. 2022, "In-context Learning and
+/// Induction Heads", §2): on text that repeats, an induction head at token t_i looks back to an
+/// earlier copy t_j = t_i and attends to the token that followed it, j + 1. For query i the
+/// induction keys are K_i = {j + 1 : j + 1 < i, t_j = t_i} (j + 1 = i, the token itself, is left
+/// out); the score is the mean over `rows` with K_i non-empty of Σ_{k ∈ K_i} a_ik, in [0, 1].
+/// weights: [n, n]; tokens: n labels, compared byte for byte. Returns nullopt when no row of
+/// `rows` has an earlier copy of its token (text without repeats: there is nothing to measure).
+std::optional<double> induction_score(const Matrix& weights, const Tokens& tokens, const std::vector<long>& rows);
+
 /// Element-wise mean over heads (a mean of probabilities, never a second softmax):
 /// rows still sum to 1 (BH-12).
 Matrix mean_over_heads(const std::vector<Matrix>& weights);

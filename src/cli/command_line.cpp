@@ -30,6 +30,19 @@ const CLI::Validator kPositive(
     },
     "POSITIVE");
 
+// A number from 0 to 1 (CLI11's Range prints "0.000000 to 1.000000").
+const CLI::Validator kUnitInterval(
+    [](std::string& text) -> std::string {
+      try {
+        std::size_t used = 0;
+        const double value = std::stod(text, &used);
+        if (used == text.size() && value >= 0 && value <= 1) return {};
+      } catch (const std::exception&) {
+      }
+      return "expected a number from 0 to 1, got \"" + text + "\"";
+    },
+    "0..1");
+
 // "0,3,5": whole numbers from 0, each once (CLI11's own int parsing accepts "0x1" and "").
 std::vector<int> parse_heads(const std::string& text) {
   std::vector<int> heads;
@@ -210,6 +223,16 @@ void add_model_options(CLI::App& sub, Options& o) {
                  "decoding, to see the attention the model would use for it.");
 }
 
+// Attention rollout of a whole model (README "Attention rollout").
+void add_rollout_options(CLI::App& sub, Options& o) {
+  sub.add_flag("--rollout", o.rollout,
+               "With --model (or a model dump): attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, "
+               "rows renormalised; dump adds rollout [layer][query][key], heatmaps and render write rollout.png.");
+  sub.add_option("--rollout-residual", o.rollout_residual,
+                 "The residual weight a of --rollout, from 0 to 1 (default 0.5, as Abnar & Zuidema 2020).")
+      ->check(kUnitInterval);
+}
+
 void add_resource_options(CLI::App& sub, Options& o) {
   sub.add_option("--threads", o.threads,
                  "Threads for the maths, for reading large matrices and for drawing the pictures (default: all "
@@ -267,6 +290,7 @@ void add_options(CLI::App& app, Options& o) {
   dump->add_flag("--outputs", o.outputs, "Also write each head's output rows and, with W_O, the layer output.");
   add_model_options(*dump, o);
   dump->add_flag("--logits", o.logits, "With --model: also write the last position's logits (n_vocab values).");
+  add_rollout_options(*dump, o);
   add_resource_options(*dump, o);
   dump->callback([&o] { o.command = Command::Dump; });
 
@@ -277,6 +301,7 @@ void add_options(CLI::App& app, Options& o) {
                        "The folder to write grid.png and head_<h>.png into (with --model: layer_<l>/ per layer).")
       ->required();
   add_model_options(*heatmaps, o);
+  add_rollout_options(*heatmaps, o);
   add_picture_options(*heatmaps, o);
   add_resource_options(*heatmaps, o);
   heatmaps->callback([&o] { o.command = Command::Heatmaps; });
@@ -285,6 +310,7 @@ void add_options(CLI::App& app, Options& o) {
       "render", "Draw heatmaps from an attention JSON (a dump, or weights [head][query][key] with tokens).");
   render->add_option("ATTENTION", o.sentence, "The attention JSON to draw.")->required();
   render->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
+  add_rollout_options(*render, o);
   add_picture_options(*render, o);
   add_resource_options(*render, o);
   render->callback([&o] { o.command = Command::Render; });
@@ -305,6 +331,9 @@ void add_options(CLI::App& app, Options& o) {
       "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all); with --model, heads of any layers: L0H3,L4H1.");
   compare->add_flag("--average", o.average, "Add the mean over the chosen heads (mean of probabilities), labelled.");
   compare->add_option("--stats", o.stats, "Also save the statistics as FILE.json or FILE.csv.");
+  compare->add_option("--census", o.census,
+                      "With --model: every (layer, head)'s statistics as FILE.csv or FILE.json; without --heads, -o "
+                      "draws them as layer x head tables.");
   add_picture_options(*compare, o);
   add_resource_options(*compare, o);
   compare->callback([&o] { o.command = Command::Compare; });

@@ -29,7 +29,12 @@ const Rgb kBackground{255, 255, 255};
 struct Run {
   std::string label;
   AttentionRecord record;
+  std::vector<std::string> names;  ///< per head, when not record.head_name (heads of several layers)
 };
+
+std::string head_name(const Run& run, int head) {
+  return run.names.empty() ? run.record.head_name(head) : run.names[static_cast<std::size_t>(head)];
+}
 
 // Each input is read once: a pipe looked into to tell a dump from a sentence file cannot be
 // read again.
@@ -38,19 +43,19 @@ std::vector<Run> load_runs(const Options& options, std::vector<std::string>& war
                            PhaseTimer& timer) {
   InputTexts texts;
   const FileText& first = input_text(texts, options.sentence, budget);
-  if (!is_record_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts))}};
+  if (!is_record_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts)), {}}};
   if (!options.source.empty() || options.causal || !options.rope.empty() || options.positional != "none") {
     throw UsageError::bad_option("compare", "--source, --causal, --rope and --positional apply when computing "
                                             "attention, not to attention JSON files such as " + options.sentence);
   }
-  std::vector<Run> runs{{"A", read_record(first, options.sentence)}};
+  std::vector<Run> runs{{"A", read_record(first, options.sentence), {}}};
   if (!options.weights.empty()) {
     const FileText& second = input_text(texts, options.weights, budget);
     if (!is_record_text(second, options.weights)) {
       throw InputError::inconsistent(options.weights, "expected a second attention JSON (weights [head][query][key]) "
                                                       "to compare with " + options.sentence + ", got another kind of file");
     }
-    runs.push_back({"B", read_record(second, options.weights)});
+    runs.push_back({"B", read_record(second, options.weights), {}});
   } else {
     runs.front().label = "";
   }
@@ -91,7 +96,7 @@ std::vector<int> chosen_heads(const Options& options, const std::vector<Run>& ru
 }
 
 std::string head_label(const Run& run, int head) {
-  return (run.label.empty() ? "" : run.label + " · ") + run.record.head_name(head);
+  return (run.label.empty() ? "" : run.label + " · ") + head_name(run, head);
 }
 
 // The panels to compare: the chosen heads of each run (and their means with --average).
@@ -137,7 +142,7 @@ Panels collect_panels(const std::vector<Run>& runs, const std::vector<int>& head
   if (runs.size() == 1 && heads.size() == 2) {
     const AttentionRecord& r = runs.front().record;
     p.differences.push_back(r.weights[heads[0]] - r.weights[heads[1]]);
-    p.difference_titles.push_back(r.head_name(heads[0]) + " − " + r.head_name(heads[1]));
+    p.difference_titles.push_back(head_name(runs.front(), heads[0]) + " − " + head_name(runs.front(), heads[1]));
   }
   return p;
 }
@@ -231,7 +236,8 @@ std::string figure_title(const std::vector<Run>& runs, const std::vector<int>& h
     }
   }
   title += " · heads ";
-  for (std::size_t i = 0; i < heads.size(); ++i) title += (i == 0 ? "" : ", ") + std::to_string(heads[i]);
+  for (std::size_t i = 0; i < heads.size(); ++i)
+    title += (i == 0 ? "" : ", ") + (runs.front().names.empty() ? std::to_string(heads[i]) : head_name(runs.front(), heads[i]));
   return title + " on one colour scale";
 }
 
@@ -265,7 +271,7 @@ StatsReport collect_stats(const std::vector<Run>& runs, const std::vector<int>& 
       const Run& run = runs[r];
       const bool self = run.record.mode == "self";
       report.stats.push_back(head_statistics({run.record.weights[h]}, own_masks[r], rows, self).front());
-      report.head_names.push_back((run.label.empty() ? "" : run.label + ":") + run.record.head_name(h));
+      report.head_names.push_back((run.label.empty() ? "" : run.label + ":") + head_name(run, h));
       matrices.push_back(run.record.weights[h]);
     }
   }
@@ -491,21 +497,17 @@ std::vector<Image> fit_figure(const Figure& figure, const Options& options, cons
   }
 }
 
-}  // namespace
-
-void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+void check_compare_options(const Options& options) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the PNG file to write");
   if (!options.stats.empty()) stats_format(options.stats);  // refuse a bad name before any work
   if (options.scale == "head") {
     throw UsageError::bad_option("--scale", "compare puts every head on one colour scale: use fixed or shared");
   }
+}
+
+void compare_runs(const std::vector<Run>& runs, const std::vector<int>& heads, const Options& options,
+                  PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings, OutputSet extra_files) {
   const double budget = memory_budget_bytes(options);
-  const std::vector<Run> runs = load_runs(options, warnings, budget, timer);
-  if (runs.size() == 2) {
-    require_same_tokens(runs[0].record.query_tokens, runs[1].record.query_tokens, "query", runs[0], runs[1]);
-    require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);
-  }
-  const std::vector<int> heads = chosen_heads(options, runs);
   const Masks masks = figure_masks(runs, warnings);
   const Panels panels = collect_panels(runs, heads, options.average);
   const StatsReport report = collect_stats(runs, heads, *masks.both);
@@ -514,7 +516,7 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   const FontSet fonts(label_font_paths(options.fonts));
   const Figure figure{runs, heads, panels, report, masks};
   std::vector<Image> parts = fit_figure(figure, options, fonts, budget, warnings);
-  OutputSet files;
+  OutputSet files = std::move(extra_files);
   files.protect(input_files(options));
   files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
   if (!options.stats.empty()) files.add(options.stats, stats_format(options.stats) == ".csv" ? stats_to_csv(report)
@@ -524,6 +526,27 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   timer.lap("write");
   print_table(report, out);
   out << "wrote " << options.output << (options.stats.empty() ? "" : " and " + options.stats) << "\n";
+}
+
+}  // namespace
+
+void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  check_compare_options(options);
+  const std::vector<Run> runs = load_runs(options, warnings, memory_budget_bytes(options), timer);
+  if (runs.size() == 2) {
+    require_same_tokens(runs[0].record.query_tokens, runs[1].record.query_tokens, "query", runs[0], runs[1]);
+    require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);
+  }
+  compare_runs(runs, chosen_heads(options, runs), options, timer, out, warnings, OutputSet());
+}
+
+void run_compare_heads(AttentionRecord record, std::vector<std::string> names, const Options& options, PhaseTimer& timer,
+                       std::ostream& out, std::vector<std::string>& warnings, OutputSet extra_files) {
+  check_compare_options(options);
+  std::vector<int> heads;
+  for (int h = 0; h < record.num_heads; ++h) heads.push_back(h);
+  const std::vector<Run> runs{{"", std::move(record), std::move(names)}};
+  compare_runs(runs, heads, options, timer, out, warnings, std::move(extra_files));
 }
 
 }  // namespace attnviz

@@ -9,6 +9,8 @@
 
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
+#include "io/atomic_output.hpp"
+#include "io/attention_record.hpp"
 
 namespace attnviz {
 
@@ -16,5 +18,12 @@ namespace attnviz {
 /// options.stats, atomically. Prints the statistics table to `out`.
 void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out,
                  std::vector<std::string>& warnings);
+
+/// `compare --model … --heads L0H3,L4H1`: the same comparison of heads taken from several
+/// layers. `record` holds the chosen heads as its heads (same tokens and mask), `names` their
+/// names ("L0H3"), one per head. `extra_files` (a census) are written together with the PNG.
+void run_compare_heads(AttentionRecord record, std::vector<std::string> names, const Options& options,
+                       PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings,
+                       OutputSet extra_files);
 
 }  // namespace attnviz

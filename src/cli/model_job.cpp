@@ -32,7 +32,8 @@ void refuse_layer_options(const Options& o) {
 void refuse_model_options(const Options& o) {
   const char* given = o.text ? "--text" : o.token_ids ? "--token-ids" : o.generate >= 0 ? "--generate"
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
-                      : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens" : nullptr;
+                      : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
+                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
@@ -139,7 +140,7 @@ LoadedDecoder load_decoder(const Options& o) {
   return loaded;
 }
 
-ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_budget) {
+ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_budget, const KeptBytes& kept) {
   const LoadedDecoder loaded = load_decoder(o);
   const DecoderModel& model = *loaded.model;
   const Vocabulary* vocab = loaded.vocab.get();
@@ -161,9 +162,13 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
     throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
                                  std::to_string(total) + " tokens" + (o.generate > 0 ? " with the continuation" : "") +
                                      " exceed the model's context length of " + std::to_string(c.context_length));
-  const double needed = forward_bytes(model, static_cast<double>(total));
+  const int selected = layers.layers.empty() ? c.num_layers : static_cast<int>(layers.layers.size());
+  const double sink_bytes = kept ? kept(total, selected, c.num_heads) : 0.0;
+  const double needed = forward_bytes(model, static_cast<double>(total)) + sink_bytes;
   if (needed > memory_budget)
-    throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens", needed, memory_budget, "--max-memory MIB");
+    throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
+                                 (sink_bytes > 0 ? " and what is kept across its layers (overview maps, rollout, chosen heads)" : ""),
+                             needed, memory_budget, "--max-memory MIB");
 
   if (o.generate > 0) {
     const std::int32_t eos = vocab && vocab->eos ? *vocab->eos : -1;
@@ -204,14 +209,14 @@ void check_layer_run_options(const Options& options) {
 }
 
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& /*warnings*/,
-                       double memory_budget) {
+                       double memory_budget, const KeptBytes& kept) {
   refuse_layer_options(options);
   std::error_code ec;
   if (fs::is_directory(options.model, ec) && !is_hf_model_folder(options.model)) {
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
                                                   "model.safetensors (GGUF models are single files)");
   }
-  return run_decoder(options, sink, memory_budget);
+  return run_decoder(options, sink, memory_budget, kept);
 }
 
 std::string tokenize_report(const Options& options) {

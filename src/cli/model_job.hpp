@@ -4,6 +4,7 @@
 // nothing (run.cpp and the jobs do).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,18 @@ void check_layer_run_options(const Options& options);
 /// True when --model names an encoder-decoder folder (CTranslate2: model.bin inside).
 bool is_encoder_decoder_model(const Options& options);
 
+/// Bytes a sink keeps across blocks (an overview's maps, a rollout's R), estimated from the
+/// run's shape before the forward pass: tokens, selected layers, heads per layer.
+using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
+
 /// Runs the model named by options.model on options.text / token_ids, handing every selected
 /// block to `sink`; returns everything else about the run. Appends user-facing warnings.
 /// Throws UsageError (options that do not fit: SENTENCE with --model, neither --text nor
 /// --token-ids…), InputError (the model file, a token id outside the vocabulary, a text longer
-/// than the context), LimitError (over `memory_budget` bytes, estimated before computing).
+/// than the context), LimitError (the forward pass plus what `kept` says the sink keeps over
+/// `memory_budget` bytes, estimated before computing).
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
-                       double memory_budget);
+                       double memory_budget, const KeptBytes& kept = {});
 
 /// `attnviz tokenize`: the JSON line {"tokens": […], "token_ids": […]} and one line per token:
 /// index, id, the piece (JSON-quoted), the text it stands for in quotes, and a [byte],

@@ -33,6 +33,9 @@ struct Options {
   std::optional<std::string> source_tokens;  ///< CTranslate2: space-separated source tokens
   std::optional<std::string> target_tokens;  ///< CTranslate2: forced target tokens
   std::vector<std::pair<int, int>> layer_heads;  ///< compare --heads L0H3,L4H1: (layer, head)
+  bool rollout = false;              ///< --rollout: attention rollout (dump field, rollout.png)
+  double rollout_residual = 0.5;     ///< --rollout-residual: α in Â = (1 − α)·mean_h(A) + α·I
+  std::string census;                ///< compare --model --census FILE.csv|FILE.json
 
   // Attention.
   bool causal = false;

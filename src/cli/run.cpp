@@ -9,7 +9,10 @@
 #include "cli/attention_job.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/heatmap_job.hpp"
+#include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
+#include "cli/model_pictures.hpp"
+#include "cli/rollout_job.hpp"
 #include "cli/profile.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
@@ -61,8 +64,19 @@ std::string plural(std::size_t count, const char* one, const char* many) {
 void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   ModelDumpWriter writer;
-  const BlockSink sink = [&](AttentionBlock&& block) { writer.add(block); };
-  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options));
+  RolloutCollector rollout(options, true);
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    writer.add(block);
+    if (options.rollout) rollout.add(block);
+  };
+  const KeptBytes kept = [&](long tokens, int layers, int) {
+    return options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0;
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
+  if (options.rollout) {
+    writer.add_field("rollout_residual", rollout.residual_json());
+    writer.add_field("rollout", rollout.json_text());
+  }
   timer.lap("compute");
   OutputSet files;
   files.protect(input_files(options));
@@ -91,21 +105,27 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   const bool encoder_decoder = is_encoder_decoder_model(options);
   OutputSet files;
   std::size_t blocks = 0;
+  ModelPictures model_pictures(options);
   // Each layer is drawn as soon as it is computed and then let go: only the PNGs stay.
   const BlockSink sink = [&](AttentionBlock&& block) {
     Options per_block = options;
     per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
     files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
+    model_pictures.add(block);
     ++blocks;
   };
-  run_model(options, sink, warnings, memory_budget_bytes(options));
+  const KeptBytes kept = [&](long tokens, int layers, int heads) {
+    return ModelPictures::kept_bytes(options, tokens, layers, heads);
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
+  model_pictures.render(info, files, warnings);
   timer.lap("compute");
   timer.lap("render");
   files.protect(input_files(options));
   files.commit();
   timer.lap("write");
   out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ (" << plural(blocks, "attention block", "attention blocks")
-      << ", one folder each: grid.png and one per head)\n";
+      << ", one folder each: grid.png and one per head; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
 void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
@@ -115,12 +135,16 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   timer.lap("compute");
   const bool encoder_decoder = !dump.info.source_tokens.empty();
   OutputSet files = render_blocks(dump.blocks, encoder_decoder, options, warnings);
+  ModelPictures model_pictures(options);
+  for (const AttentionBlock& block : dump.blocks) model_pictures.add(block);
+  model_pictures.render(dump.info, files, warnings);
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
   timer.lap("write");
   out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ ("
-      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each)\n";
+      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each; overview.png"
+      << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
 // The extension of `path`, lower case ("" when none).
@@ -187,6 +211,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
     text = read_input_text(options.sentence, memory_budget_bytes(options));
     if (is_model_dump_text(text)) return run_render_model_dump(text, options, timer, out, warnings);
   }
+  if (options.rollout) throw UsageError::bad_option("--rollout", "needs a whole model: --model FILE, or a model dump to render");
   const AttentionRecord record =
       options.command == Command::Render ? read_record(text, options.sentence) : compute_record(options, warnings, &timer);
   if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
@@ -219,7 +244,7 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std:
     if (is_model_run(options)) {
       if (options.command == Command::Dump) return run_model_dump(options, timer, out, warnings);
       if (options.command == Command::Heatmaps) return run_model_pictures(options, timer, out, warnings);
-      throw UsageError::bad_option("--model", "compare of whole models is not available yet");
+      return run_model_compare(options, timer, out, warnings);
     }
     check_layer_run_options(options);
   }

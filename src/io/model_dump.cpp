@@ -56,6 +56,10 @@ void ModelDumpWriter::add(const AttentionBlock& block) {
   ++layers_;
 }
 
+void ModelDumpWriter::add_field(const std::string& name, std::string json_text) {
+  fields_.emplace_back(name, std::move(json_text));
+}
+
 std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
   ordered_json head = {{"format", kFormatName},
                {"version", kFormatVersion},
@@ -77,6 +81,7 @@ std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
     for (std::size_t i = 0; i < info.last_logits.size(); ++i) out += (i ? ", " : "") + float_text(info.last_logits[i]);
     out += "]";
   }
+  for (const auto& [name, value] : fields_) out += ",\n  " + json(name).dump() + ": " + value;
   out += ",\n  \"layers\": [";
   out += layers_text_;
   out += "\n  ]\n}\n";

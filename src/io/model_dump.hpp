@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/file_text.hpp"
@@ -22,8 +23,12 @@ class ModelDumpWriter {
   /// info.last_logits as `last_logits`.
   std::string finish(const ModelRunInfo& info, bool logits);
   std::size_t layer_count() const { return layers_; }
+  /// Adds a top-level field, written after the run's fields and before `layers` (the rollout:
+  /// issue 13). `json_text` is its value as JSON text.
+  void add_field(const std::string& name, std::string json_text);
 
  private:
+  std::vector<std::pair<std::string, std::string>> fields_;
   std::string layers_text_;
   std::size_t layers_ = 0;
 };

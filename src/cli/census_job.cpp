@@ -1,0 +1,130 @@
+#include "cli/census_job.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <functional>
+
+#include "cli/overview_job.hpp"
+#include "core/error.hpp"
+#include "render/font.hpp"
+#include "render/head_grid.hpp"
+#include "render/png.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// The query rows statistics use: not padding, not fully masked.
+std::vector<long> statistic_rows(const AttentionRecord& record, const MaskMatrix& allowed) {
+  std::vector<long> skipped = record.fully_masked_rows;
+  for (std::size_t i = 0; i < record.query_mask.size(); ++i)
+    if (record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
+  return rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
+}
+
+// A statistic of the picture: its title and how to read it from a row.
+struct Statistic {
+  const char* title;
+  std::function<std::optional<double>(const CensusRow&)> value;
+};
+
+std::vector<Statistic> statistics(bool induction) {
+  std::vector<Statistic> list = {
+      {"entropy (nats)", [](const CensusRow& r) { return std::optional<double>(r.stats.entropy_mean); }},
+      {"H / ln k", [](const CensusRow& r) { return std::optional<double>(r.stats.entropy_normalised_mean); }},
+      {"max weight", [](const CensusRow& r) { return std::optional<double>(r.stats.max_weight_mean); }},
+      {"mean distance (tokens)", [](const CensusRow& r) { return r.stats.mean_distance; }},
+      {"diagonal (self) mass", [](const CensusRow& r) { return r.stats.diagonal_mass; }},
+      {"previous-token mass", [](const CensusRow& r) { return r.stats.previous_mass; }},
+      {"first-token mass", [](const CensusRow& r) { return r.stats.first_token_mass; }}};
+  if (induction) list.push_back({"induction score", [](const CensusRow& r) { return r.induction; }});
+  return list;
+}
+
+}  // namespace
+
+std::vector<CensusRow> census_of_block(const AttentionBlock& block) {
+  const AttentionRecord& record = block.record;
+  const MaskMatrix allowed = record.allowed();
+  const std::vector<long> rows = statistic_rows(record, allowed);
+  std::vector<CensusRow> census;
+  if (rows.empty()) return census;
+  const bool self = record.mode == "self";
+  for (int h = 0; h < record.num_heads; ++h) {
+    CensusRow row;
+    row.layer = block.layer;
+    row.head = h;
+    row.stats = head_statistics({record.weights[static_cast<std::size_t>(h)]}, allowed, rows, self).front();
+    row.stats.argmax_keys.clear();
+    if (self) row.induction = induction_score(record.weights[static_cast<std::size_t>(h)], record.query_tokens, rows);
+    census.push_back(std::move(row));
+  }
+  return census;
+}
+
+void CensusCollector::add(const AttentionBlock& block) {
+  std::vector<CensusRow> rows = census_of_block(block);
+  num_heads_ = std::max(num_heads_, block.record.num_heads);
+  layers_.push_back(block.layer);
+  rows_.insert(rows_.end(), rows.begin(), rows.end());
+}
+
+bool CensusCollector::has_induction() const {
+  return std::any_of(rows_.begin(), rows_.end(), [](const CensusRow& r) { return r.induction.has_value(); });
+}
+
+std::string CensusCollector::file_text(const std::string& path) const {
+  return census_format(path) == ".csv" ? census_to_csv(rows_) : census_to_json(rows_);
+}
+
+std::string CensusCollector::render_png(const ModelRunInfo& info, const Options& options, double memory_budget,
+                                        std::vector<std::string>& warnings) const {
+  GridRequest request;
+  for (int layer : layers_) request.query_tokens.push_back("L" + std::to_string(layer));
+  for (int h = 0; h < num_heads_; ++h) request.key_tokens.push_back("H" + std::to_string(h));
+  const auto n_layers = static_cast<Eigen::Index>(layers_.size());
+  MaskMatrix allowed = MaskMatrix::Zero(n_layers, num_heads_);
+  for (const Statistic& statistic : statistics(has_induction())) {
+    Matrix table = Matrix::Zero(n_layers, num_heads_);
+    bool any = false;
+    for (const CensusRow& row : rows_) {
+      const auto l = static_cast<Eigen::Index>(std::find(layers_.begin(), layers_.end(), row.layer) - layers_.begin());
+      const std::optional<double> value = statistic.value(row);
+      if (!value) continue;
+      table(l, row.head) = static_cast<Scalar>(*value);
+      allowed(l, row.head) = 1;
+      any = true;
+    }
+    if (!any) continue;  // cross-attention: no positional statistics
+    request.panels.push_back(share(std::move(table)));
+    request.panel_titles.push_back(statistic.title);
+  }
+  request.allowed = share(std::move(allowed));
+  request.query_axis_title = "layer";
+  request.key_axis_title = "head";
+  request.figure_title = "head census \u00B7 " + info.model.name + " \u00B7 " +
+                         title_text(info.text.empty() ? info.model.name : info.text) +
+                         (has_induction() ? "" : " \u00B7 no repeated token: no induction score");
+  request.colorbar_label = "value of the statistic";
+  request.scale = ScaleMode::Head;
+  request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
+  request.cols = options.cols > 0 ? options.cols : 4;
+  request.max_size_px = options.max_size_px;
+  request.annotate = true;
+  request.max_memory_bytes = memory_budget;
+  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const RenderedGrid grid = render_grid(request, fonts);
+  for (const std::string& w : grid.warnings) warnings.push_back(options.output + ": " + w);
+  return encode_png(grid.image, options.output);
+}
+
+std::string census_format(const std::string& path, const std::string& option) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension != ".json" && extension != ".csv")
+    throw UsageError::bad_option(option, "the file name must end in .csv or .json, got \"" + path + "\"");
+  return extension;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,140 @@
+#include "cli/model_compare_job.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <ostream>
+
+#include "cli/attention_job.hpp"
+#include "cli/census_job.hpp"
+#include "cli/compare_job.hpp"
+#include "cli/model_job.hpp"
+#include "cli/run.hpp"
+#include "core/error.hpp"
+#include "io/atomic_output.hpp"
+
+namespace attnviz {
+
+namespace {
+
+std::string head_name(const std::pair<int, int>& head) {
+  return "L" + std::to_string(head.first) + "H" + std::to_string(head.second);
+}
+
+void check_options(const Options& o) {
+  if (o.output.empty()) throw UsageError::bad_option("-o", "required: the PNG file to write");
+  if (!o.heads.empty())
+    throw UsageError::bad_option("--heads", "with --model, name each head with its layer, e.g. L0H3,L4H1");
+  if (o.layer_heads.empty() && o.census.empty())
+    throw UsageError::bad_option("--model", "compare of a whole model needs --heads L0H3,L4H1 (heads of any layers "
+                                            "side by side) or --census FILE.csv|FILE.json (every head's statistics)");
+  if (!o.census.empty()) census_format(o.census);
+  if (o.layer_heads.empty() && !o.stats.empty())
+    throw UsageError::bad_option("--stats", "goes with --heads; without it, --census holds every head's statistics");
+}
+
+// The chosen heads, copied out of their blocks as the model runs (in the order asked).
+class HeadPicker {
+ public:
+  explicit HeadPicker(const std::vector<std::pair<int, int>>& heads) : heads_(heads), weights_(heads.size()) {}
+
+  void add(const AttentionBlock& block) {
+    if (block.kind != "self" || block.stack != "decoder") return;
+    for (std::size_t i = 0; i < heads_.size(); ++i) {
+      if (heads_[i].first != block.layer) continue;
+      if (heads_[i].second >= block.record.num_heads)
+        throw UsageError::bad_option("--heads", head_name(heads_[i]) + " does not exist: layer " + std::to_string(block.layer) +
+                                                    " has heads 0-" + std::to_string(block.record.num_heads - 1));
+      weights_[i] = block.record.weights[static_cast<std::size_t>(heads_[i].second)];
+      if (!base_) {
+        base_ = block.record;
+        base_->weights.clear();
+      }
+    }
+  }
+
+  // A record whose heads are the chosen heads. Throws UsageError for a layer never seen.
+  AttentionRecord record(int num_layers) {
+    for (std::size_t i = 0; i < heads_.size(); ++i) {
+      if (weights_[i].size() == 0)
+        throw UsageError::bad_option("--heads", head_name(heads_[i]) + " does not exist: this model has layers 0-" +
+                                                    std::to_string(num_layers - 1) + " (or --layers left it out)");
+    }
+    AttentionRecord r = std::move(*base_);
+    r.layer.reset();
+    r.num_heads = static_cast<int>(heads_.size());
+    r.num_kv_heads = 0;
+    r.weights = std::move(weights_);
+    return r;
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> names;
+    for (const auto& head : heads_) names.push_back(head_name(head));
+    return names;
+  }
+
+ private:
+  std::vector<std::pair<int, int>> heads_;
+  std::vector<Matrix> weights_;
+  std::optional<AttentionRecord> base_;
+};
+
+// "previous-token mass: L1H6 0.83, L2H0 0.52, L0H3 0.41": the heads ranked first by a statistic.
+void print_top(const std::vector<CensusRow>& rows, const char* what,
+               const std::function<std::optional<double>(const CensusRow&)>& value, std::ostream& out) {
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const CensusRow& row : rows)
+    if (const std::optional<double> v = value(row)) ranked.emplace_back(*v, head_name({row.layer, row.head}));
+  if (ranked.empty()) return;
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  out << "top " << what << ":";
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, ranked.size()); ++i) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%s %s %.3f", i == 0 ? "" : ",", ranked[i].second.c_str(), ranked[i].first);
+    out << text;
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  check_options(options);
+  CensusCollector census;
+  HeadPicker picker(options.layer_heads);
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    if (!options.census.empty() || options.layer_heads.empty()) census.add(block);
+    if (!options.layer_heads.empty()) picker.add(block);
+  };
+  const double budget = memory_budget_bytes(options);
+  // The chosen heads' weights are kept until the comparison is drawn; the census is small.
+  const KeptBytes kept = [&](long tokens, int, int) {
+    return static_cast<double>(options.layer_heads.size()) * static_cast<double>(tokens) * static_cast<double>(tokens) *
+           sizeof(Scalar);
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, budget, kept);
+  if (!options.census.empty() && !census.has_induction())
+    warnings.push_back("--census: the text repeats no token, so the induction score is left empty");
+  OutputSet census_files;
+  if (!options.census.empty()) census_files.add(options.census, census.file_text(options.census));
+  if (!options.layer_heads.empty()) {
+    return run_compare_heads(picker.record(info.model.num_layers), picker.names(), options, timer, out, warnings,
+                             std::move(census_files));
+  }
+  timer.lap("compute");
+  census_files.add(options.output, census.render_png(info, options, budget, warnings));
+  timer.lap("render");
+  census_files.protect(input_files(options));
+  census_files.commit();
+  timer.lap("write");
+  print_top(census.rows(), "previous-token mass", [](const CensusRow& r) { return r.stats.previous_mass; }, out);
+  print_top(census.rows(), "first-token mass", [](const CensusRow& r) { return r.stats.first_token_mass; }, out);
+  print_top(census.rows(), "diagonal mass", [](const CensusRow& r) { return r.stats.diagonal_mass; }, out);
+  print_top(census.rows(), "induction score", [](const CensusRow& r) { return r.induction; }, out);
+  out << "wrote " << options.output << " and " << options.census << ": " << census.rows().size() << " heads\n";
+}
+
+}  // namespace attnviz

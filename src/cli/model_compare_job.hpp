@@ -1,0 +1,21 @@
+// `compare --model`: heads of different layers side by side (--heads L0H3,L4H1, through
+// compare_job) and the head census of every (layer, head) (--census FILE, census_job), from
+// one run of the model. Keeps only the chosen heads' weights and the census rows.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/profile.hpp"
+
+namespace attnviz {
+
+/// Runs the model, then writes -o (the heads' comparison with --heads, else the census
+/// picture) and --census together. Prints the statistics table (--heads) or the heads the
+/// census ranks first for each positional habit. Throws UsageError for --heads without layers
+/// (0,3), a head or layer the model does not have, or neither --heads nor --census.
+void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings);
+
+}  // namespace attnviz

@@ -1,0 +1,29 @@
+#include "cli/model_pictures.hpp"
+
+#include <filesystem>
+
+#include "cli/attention_job.hpp"
+
+namespace attnviz {
+
+ModelPictures::ModelPictures(const Options& options) : options_(options), overview_(options), rollout_(options, false) {}
+
+void ModelPictures::add(const AttentionBlock& block) {
+  overview_.add(block);
+  if (options_.rollout) rollout_.add(block);
+}
+
+void ModelPictures::render(const ModelRunInfo& info, OutputSet& files, std::vector<std::string>& warnings) const {
+  if (overview_.layers() == 0) return;
+  const std::filesystem::path folder(options_.output);
+  const double budget = memory_budget_bytes(options_);
+  files.add((folder / "overview.png").string(), overview_.render_png(info, budget, warnings));
+  if (options_.rollout) files.add((folder / "rollout.png").string(), rollout_.render_png(info, budget, warnings));
+}
+
+double ModelPictures::kept_bytes(const Options& options, long tokens, int layers, int heads) {
+  return OverviewCollector::kept_bytes(options, tokens, layers, heads) +
+         (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, false) : 0.0);
+}
+
+}  // namespace attnviz

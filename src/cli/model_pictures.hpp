@@ -1,0 +1,32 @@
+// The pictures of a whole model beside its per-layer heatmaps (issue 13): overview.png always,
+// rollout.png with --rollout. Fed the blocks one at a time, by a model run or a model dump.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/overview_job.hpp"
+#include "cli/rollout_job.hpp"
+#include "io/atomic_output.hpp"
+
+namespace attnviz {
+
+class ModelPictures {
+ public:
+  /// Keeps a reference to `options`, which must outlive this.
+  explicit ModelPictures(const Options& options);
+  /// Throws as RolloutCollector::add (--rollout over cross-attention or missing layers).
+  void add(const AttentionBlock& block);
+  /// Adds DIR/overview.png (and DIR/rollout.png) to `files`; nothing when no block came.
+  void render(const ModelRunInfo& info, OutputSet& files, std::vector<std::string>& warnings) const;
+  /// What add() keeps across layers (for run_model's memory estimate).
+  static double kept_bytes(const Options& options, long tokens, int layers, int heads);
+
+ private:
+  const Options& options_;
+  OverviewCollector overview_;
+  RolloutCollector rollout_;
+};
+
+}  // namespace attnviz

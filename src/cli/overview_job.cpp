@@ -1,0 +1,123 @@
+#include "cli/overview_job.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "core/parallel_for.hpp"
+#include "render/font.hpp"
+#include "render/overview.hpp"
+#include "render/png.hpp"
+#include "render/utf8.hpp"
+
+namespace attnviz {
+
+std::string title_text(const std::string& text, std::size_t max) {
+  std::u32string code_points = decode_utf8(text);
+  const bool cut = code_points.size() > max;
+  if (cut) code_points.resize(max);
+  // A title is one line: line breaks and tabs are shown as the labels show them, other control
+  // characters as spaces.
+  std::u32string shown;
+  for (const char32_t c : code_points) {
+    if (c == U'\n') shown += U'\u21B5';
+    else if (c == U'\t') shown += U'\u21E5';
+    else shown += c < 0x20 || c == 0x7f ? U' ' : c;
+  }
+  return "\u201C" + encode_utf8(shown) + (cut ? "\u2026\u201D" : "\u201D");
+}
+
+namespace {
+
+// The max over block × block blocks of `w`, as aggregate_cells draws it but 10× faster, without
+// looking at the mask: a record's weights are ≥ 0 and exactly 0 on masked cells (its
+// invariant), so the max over every cell of a block is the max over its allowed cells.
+Matrix max_pool(const Matrix& w, int block) {
+  const Eigen::Index rows = (w.rows() + block - 1) / block, cols = (w.cols() + block - 1) / block;
+  Matrix pooled(rows, cols);                                                   // [⌈n_q/b⌉, ⌈n_k/b⌉]
+  for (Eigen::Index bi = 0; bi < rows; ++bi) {
+    const Eigen::Index r0 = bi * block, r_count = std::min<Eigen::Index>(block, w.rows() - r0);
+    for (Eigen::Index bj = 0; bj < cols; ++bj) {
+      const Eigen::Index c0 = bj * block, c_count = std::min<Eigen::Index>(block, w.cols() - c0);
+      pooled(bi, bj) = w.block(r0, c0, r_count, c_count).maxCoeff();
+    }
+  }
+  return pooled;
+}
+
+}  // namespace
+
+double OverviewCollector::kept_bytes(const Options& options, long tokens, int layers, int heads) {
+  constexpr double kCellBytes = sizeof(Scalar) + sizeof(std::uint8_t);
+  const long side = std::min<long>(tokens, overview_cells_per_side(heads + 1, options.max_size_px));
+  return 2.0 * layers * (heads + 1) * static_cast<double>(side) * static_cast<double>(side) * kCellBytes;
+}
+
+void OverviewCollector::add(const AttentionBlock& block) {
+  const AttentionRecord& record = block.record;
+  if (maps_.empty()) {
+    stack_ = block.stack;
+    kind_ = block.kind;
+    n_q_ = static_cast<long>(record.query_tokens.size());
+    n_k_ = static_cast<long>(record.key_tokens.size());
+    num_heads_ = record.num_heads;
+    const int per_side = overview_cells_per_side(num_heads_ + 1, options_.max_size_px);
+    base_block_ = static_cast<int>((std::max(n_q_, n_k_) + per_side - 1) / per_side);
+  }
+  if (block.stack != stack_ || block.kind != kind_ || record.num_heads != num_heads_) {
+    skipped_.push_back(block.stack + " layer " + std::to_string(block.layer) + " " + block.kind + "-attention");
+    return;
+  }
+  // The mean first: aggregate_cells also tells which blocks have an allowed cell, the same
+  // blocks for every head of the layer.
+  Matrix sum = record.weights.front();
+  for (std::size_t h = 1; h < record.weights.size(); ++h) sum += record.weights[h];
+  DrawnCells mean = aggregate_cells(sum / static_cast<Scalar>(record.weights.size()), record.allowed(), base_block_, false);
+  // Folding 32 heads of 2048² cells takes seconds on one core: heads go to all of them.
+  std::vector<DrawnCells> heads(record.weights.size());
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  const int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  parallel_for_blocks(heads.size(), threads, [&](std::size_t begin, std::size_t end) {
+    try {
+      for (std::size_t h = begin; h < end; ++h) heads[h] = {max_pool(record.weights[h], base_block_), mean.allowed};
+    } catch (...) {  // bad_alloc: rethrown on the caller's thread
+      const std::lock_guard<std::mutex> lock(failure_lock);
+      failure = std::current_exception();
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
+  maps_.push_back(std::move(heads));
+  means_.push_back(std::move(mean));
+  row_labels_.push_back("L" + std::to_string(block.layer));
+}
+
+std::string OverviewCollector::render_png(const ModelRunInfo& info, double memory_budget,
+                                          std::vector<std::string>& warnings) const {
+  OverviewRequest request;
+  request.row_labels = row_labels_;
+  for (int h = 0; h < num_heads_; ++h) request.column_labels.push_back("H" + std::to_string(h));
+  request.maps = maps_;
+  request.means = means_;
+  request.mean_label = "mean of " + std::to_string(num_heads_) + (num_heads_ == 1 ? " head" : " heads");
+  request.n_q = n_q_;
+  request.n_k = n_k_;
+  request.base_block = base_block_;
+  request.figure_title = info.model.name + " \u00B7 " + std::to_string(maps_.size()) + " layers \u00D7 " +
+                         std::to_string(num_heads_) + " heads \u00B7 " + kind_ + "-attention \u00B7 " +
+                         title_text(info.text.empty() ? info.model.name : info.text);
+  request.cmap = options_.cmap.empty() ? "viridis" : options_.cmap;
+  request.max_size_px = options_.max_size_px;
+  request.max_memory_bytes = memory_budget;
+  const FontSet fonts = options_.fonts.empty() ? FontSet() : FontSet(options_.fonts);
+  const RenderedOverview overview = render_overview(request, fonts);
+  if (overview.block > 1) warnings.push_back("overview.png: " + overview.notes[1]);
+  if (!skipped_.empty()) {
+    warnings.push_back("overview.png shows the " + stack_ + "'s " + kind_ + "-attention only (not " + skipped_.front() +
+                       (skipped_.size() > 1 ? " and " + std::to_string(skipped_.size() - 1) + " more" : "") + ")");
+  }
+  return encode_png(overview.image, "overview.png");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,52 @@
+// overview.png of a whole-model run (issue 13): fed one attention block at a time by the model
+// run (or a model dump), it keeps only what the picture shows, each head's cells aggregated to
+// at most overview_cells_per_side per side and each layer's mean over heads the same way, so a
+// 32-layer × 32-head model at 2048 tokens costs a few MiB here instead of 16 GiB of weights.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "model/model_run.hpp"
+#include "render/heatmap.hpp"
+
+namespace attnviz {
+
+/// `text` shortened to `max` code points with "…", in quotes: how a title shows the input text.
+std::string title_text(const std::string& text, std::size_t max = 40);
+
+class OverviewCollector {
+ public:
+  explicit OverviewCollector(const Options& options) : options_(options) {}
+
+  /// Keeps `block`'s cells (max over base_block × base_block, see aggregate_cells) and its mean
+  /// over heads. Blocks of another stack or kind than the first (an encoder-decoder's) are not
+  /// in the overview; the picture's warnings say so.
+  void add(const AttentionBlock& block);
+
+  /// What add() keeps for `layers` layers of `heads` heads over `tokens` tokens, and the copy
+  /// render_png draws from: (heads + 1) maps of at most overview_cells_per_side² cells a layer,
+  /// 5 bytes a cell (value and mask), twice.
+  static double kept_bytes(const Options& options, long tokens, int layers, int heads);
+
+  /// Blocks kept.
+  std::size_t layers() const { return maps_.size(); }
+
+  /// overview.png as PNG bytes. Appends notes (aggregation, skipped blocks) to `warnings`.
+  /// Requires: layers() > 0. Throws as render_overview.
+  std::string render_png(const ModelRunInfo& info, double memory_budget, std::vector<std::string>& warnings) const;
+
+ private:
+  Options options_;
+  std::string stack_, kind_;
+  int base_block_ = 1;
+  long n_q_ = 0, n_k_ = 0;
+  int num_heads_ = 0;
+  std::vector<std::string> skipped_;
+  std::vector<std::string> row_labels_;
+  std::vector<std::vector<DrawnCells>> maps_;
+  std::vector<DrawnCells> means_;
+};
+
+}  // namespace attnviz

@@ -1,0 +1,183 @@
+// Whole-model pictures and tables on stories260K (issue 13): overview.png, --rollout in the
+// dump and as rollout.png, compare --model --census and --heads L0H3,L4H1, and their errors.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/overview_job.hpp"
+#include "cli/rollout_job.hpp"
+#include "cli/run.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+
+struct RunResult {
+  int code;
+  std::string out, err;
+};
+
+RunResult run_with(const Options& options) {
+  std::ostringstream out, err;
+  const int code = run(options, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// A text that repeats a phrase, so the induction score has rows to measure.
+Options model_options(Command command, const std::string& output) {
+  Options o;
+  o.command = command;
+  o.model = test::data_file("stories260k/stories260K.gguf");
+  o.text = "Lily saw a cat. Lily saw a cat.";
+  o.output = output;
+  o.threads = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("model pictures: heatmaps --model writes overview.png, and rollout.png with --rollout", "[model][overview][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Heatmaps, dir.file("pictures"));
+  o.rollout = true;
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  CHECK(std::filesystem::exists(dir.file("pictures/overview.png")));
+  CHECK(std::filesystem::exists(dir.file("pictures/rollout.png")));
+  CHECK(std::filesystem::exists(dir.file("pictures/layer_4/grid.png")));
+}
+
+TEST_CASE("model pictures: dump --rollout holds R for every layer, rows summing to 1", "[model][rollout][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Dump, dir.file("dump.json"));
+  o.rollout = true;
+  REQUIRE(run_with(o).code == kExitOk);
+  const nlohmann::json dump = nlohmann::json::parse(test::read_file(dir.file("dump.json")));
+  const auto& rollout = dump.at("rollout");
+  REQUIRE(rollout.size() == dump.at("layers").size());
+  const std::size_t n = dump.at("tokens").size();
+  for (std::size_t l = 0; l < rollout.size(); ++l) {
+    REQUIRE(rollout[l].size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      double sum = 0;
+      for (std::size_t j = 0; j < n; ++j) sum += rollout[l][i][j].get<double>();
+      INFO("layer " << l << " row " << i);
+      CHECK_THAT(sum, WithinAbs(1.0, 1e-5));
+      for (std::size_t j = i + 1; j < n; ++j) CHECK(rollout[l][i][j].get<double>() == 0.0);  // causal
+    }
+  }
+  CHECK(dump.at("rollout_residual").get<double>() == 0.5);
+  SECTION("render of the dump draws the overview and the rollout again") {
+    Options render;
+    render.command = Command::Render;
+    render.sentence = dir.file("dump.json");
+    render.output = dir.file("again");
+    render.rollout = true;
+    const RunResult r = run_with(render);
+    INFO(r.err);
+    REQUIRE(r.code == kExitOk);
+    CHECK(std::filesystem::exists(dir.file("again/overview.png")));
+    CHECK(std::filesystem::exists(dir.file("again/rollout.png")));
+  }
+}
+
+TEST_CASE("model compare: --census writes one row per (layer, head) and its picture", "[model][census][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Compare, dir.file("census.png"));
+  o.census = dir.file("census.csv");
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  CHECK_THAT(r.out, Contains("top previous-token mass: L"));
+  const std::string csv = test::read_file(dir.file("census.csv"));
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 5 * 8);
+  CHECK(csv.find("\n4,7,") != std::string::npos);
+  CHECK(std::filesystem::exists(dir.file("census.png")));
+}
+
+TEST_CASE("model compare: --heads L0H3,L4H1 puts heads of two layers side by side", "[model][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Compare, dir.file("heads.png"));
+  o.layer_heads = {{0, 3}, {4, 1}};
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  CHECK_THAT(r.out, Contains("L0H3 ") && Contains("L4H1 "));
+  CHECK(std::filesystem::exists(dir.file("heads.png")));
+}
+
+TEST_CASE("model compare: heads and options that do not fit are refused, nothing written", "[model][cli][errors]") {
+  test::TempDir dir;
+  const auto before = test::snapshot(dir.path());
+  Options o = model_options(Command::Compare, dir.file("x.png"));
+  std::string expected;
+  SECTION("neither --heads nor --census") { expected = "--model: compare of a whole model needs --heads"; }
+  SECTION("heads without layers") {
+    o.heads = {0, 3};
+    expected = "--heads: with --model, name each head with its layer, e.g. L0H3,L4H1";
+  }
+  SECTION("a layer the model does not have") {
+    o.layer_heads = {{9, 0}};
+    expected = "--heads: L9H0 does not exist: this model has layers 0-4";
+  }
+  SECTION("a head the layer does not have") {
+    o.layer_heads = {{1, 8}};
+    expected = "--heads: L1H8 does not exist: layer 1 has heads 0-7";
+  }
+  SECTION("a census file that is neither CSV nor JSON") {
+    o.census = dir.file("census.txt");
+    expected = "--census: the file name must end in .csv or .json";
+  }
+  SECTION("--stats without --heads") {
+    o.census = dir.file("census.csv");
+    o.stats = dir.file("stats.csv");
+    expected = "--stats: goes with --heads";
+  }
+  SECTION("rollout of a single layer's file") {
+    o.command = Command::Render;
+    o.model.clear();
+    o.text.reset();
+    o.sentence = test::fixture("fa.json");
+    o.output = dir.file("pictures");
+    o.rollout = true;
+    expected = "--rollout: needs a whole model";
+  }
+  SECTION("rollout of a selection of layers") {
+    o.command = Command::Heatmaps;
+    o.output = dir.file("pictures");
+    o.rollout = true;
+    o.layers = "2";
+    expected = "--rollout: needs every layer from 0";
+  }
+  const RunResult r = run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains("attnviz: error: " + expected));
+  CHECK(test::snapshot(dir.path()) == before);
+}
+
+TEST_CASE("model pictures: what the overview and the rollout keep is counted before the run", "[model][overview][rollout]") {
+  Options o;
+  // 32 × 32 heads at 2048 tokens under --max-size 4096: maps of at most 109 cells a side
+  // ((4096 − 320 − 20) / 33 − 4), 5 bytes a cell, twice (the maps and the picture's copy).
+  CHECK(OverviewCollector::kept_bytes(o, 2048, 32, 32) == 2.0 * 32 * 33 * 109 * 109 * 5);
+  CHECK(OverviewCollector::kept_bytes(o, 13, 5, 8) == 2.0 * 5 * 9 * 13 * 13 * 5);
+  CHECK(RolloutCollector::kept_bytes(2048, 32, false) == 4.0 * 2048 * 2048 * 8);
+  CHECK(RolloutCollector::kept_bytes(10, 3, true) == 4.0 * 100 * 8 + 3 * 100 * 16);
+  SECTION("a budget the forward pass fits but the rollout text of a dump does not") {
+    test::TempDir dir;
+    Options dump = model_options(Command::Dump, dir.file("dump.json"));
+    dump.rollout = true;
+    // 201 tokens: the forward pass needs 4.8 MiB; the rollout 4.3 MiB more (R and its text).
+    dump.max_memory_mib = 7;
+    dump.text = std::string(200, 'a');
+    const RunResult r = run_with(dump);
+    CHECK(r.code == kExitLimitError);
+    CHECK_THAT(r.err, Contains("and what is kept across its layers (overview maps, rollout, chosen heads) needs about 9.13 MiB"));
+    dump.rollout = false;
+    CHECK(run_with(dump).code == kExitOk);
+  }
+}

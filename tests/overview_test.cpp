@@ -1,0 +1,97 @@
+// The layer × head overview picture (issue 13): maps where they should be, the colours of
+// their cells, the mean column apart, and the 32 × 32 heads × 2048 tokens case within 4096 px.
+#include "render/overview.hpp"
+
+#include "cli/overview_job.hpp"
+
+#include "render/colormap.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::matrix;
+
+namespace {
+
+DrawnCells cells_of(const Matrix& values) { return {values, MaskMatrix::Ones(values.rows(), values.cols())}; }
+
+OverviewRequest small_request() {
+  OverviewRequest r;
+  r.row_labels = {"L0", "L1"};
+  r.column_labels = {"H0", "H1", "H2"};
+  for (int layer = 0; layer < 2; ++layer) {
+    std::vector<DrawnCells> heads;
+    for (int h = 0; h < 3; ++h) heads.push_back(cells_of(matrix({{1, 0}, {0.1 * (h + 1) + 0.5 * layer, 0.9 - 0.1 * h - 0.5 * layer}})));
+    r.maps.push_back(heads);
+    r.means.push_back(cells_of(matrix({{1, 0}, {0.25, 0.75}})));
+  }
+  r.mean_label = "mean of 3 heads";
+  r.n_q = r.n_k = 2;
+  r.figure_title = "test";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("overview: layers are rows from the top, heads columns, the mean column apart", "[overview][render]") {
+  const OverviewRequest request = small_request();
+  const RenderedOverview o = render_overview(request, FontSet());
+  REQUIRE(o.map_rects.size() == 2);
+  REQUIRE(o.map_rects[0].size() == 4);  // 3 heads and the mean
+  CHECK(o.map_rects[0][0].y_px < o.map_rects[1][0].y_px);
+  CHECK(o.map_rects[0][0].x_px < o.map_rects[0][1].x_px);
+  const int head_gap = o.map_rects[0][2].x_px - o.map_rects[0][1].right_px();
+  const int mean_gap = o.map_rects[0][3].x_px - o.map_rects[0][2].right_px();
+  CHECK(mean_gap > head_gap);
+  CHECK(o.block == 1);
+  const Colormap& viridis = colormap_by_name("viridis");
+  for (std::size_t layer = 0; layer < 2; ++layer) {
+    for (std::size_t c = 0; c < 4; ++c) {
+      const Matrix& values = c < 3 ? request.maps[layer][c].values : request.means[layer].values;
+      for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 2; ++j) {
+          const Rect& map = o.map_rects[layer][c];
+          INFO("layer " << layer << " column " << c << " cell " << i << "," << j);
+          CHECK(o.image.at(map.x_px + j * o.cell_px + o.cell_px / 2, map.y_px + i * o.cell_px + o.cell_px / 2) ==
+                viridis.at(values(i, j)));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("overview: 32 layers x 32 heads at 2048 tokens fit 4096 px and say they are aggregated", "[overview][render]") {
+  // What a model run keeps: each map aggregated to overview_cells_per_side before the picture.
+  const int per_side = overview_cells_per_side(33, 4096);
+  const int base_block = (2048 + per_side - 1) / per_side;
+  const int drawn = (2048 + base_block - 1) / base_block;
+  OverviewRequest r;
+  r.n_q = r.n_k = 2048;
+  r.base_block = base_block;
+  r.mean_label = "mean of 32 heads";
+  for (int h = 0; h < 32; ++h) r.column_labels.push_back("H" + std::to_string(h));
+  const DrawnCells map = cells_of(Matrix::Constant(drawn, drawn, 0.5f));
+  for (int layer = 0; layer < 32; ++layer) {
+    r.row_labels.push_back("L" + std::to_string(layer));
+    r.maps.emplace_back(32, map);
+    r.means.push_back(map);
+  }
+  const RenderedOverview o = render_overview(r, FontSet());
+  CHECK(o.image.width_px() <= 4096);
+  CHECK(o.image.height_px() <= 4096);
+  CHECK(o.block >= base_block);
+  REQUIRE(o.notes.size() >= 2);
+  CHECK(o.notes[1].find("each pixel shows the max over " + std::to_string(o.block)) == 0);
+}
+
+TEST_CASE("overview: maps that cannot fit even at 1 px are refused with the limit", "[overview][render][errors]") {
+  OverviewRequest r = small_request();
+  r.max_size_px = 100;
+  CHECK_THROWS_WITH(render_overview(r, FontSet()), Catch::Matchers::Contains("over the limit of 100"));
+}
+
+TEST_CASE("overview: the title shows the text on one line, shortened", "[overview]") {
+  CHECK(title_text("Once upon a time") == "\u201COnce upon a time\u201D");
+  CHECK(title_text("abcdef", 3) == "\u201Cabc\u2026\u201D");
+  CHECK(title_text("a\nb\tc\x1b", 10) == "\u201Ca\u21B5b\u21E5c \u201D");
+  CHECK(title_text("\u00E9\u00E9\u00E9", 2) == "\u201C\u00E9\u00E9\u2026\u201D");  // code points, not bytes
+}
