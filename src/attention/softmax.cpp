@@ -27,7 +27,13 @@ void softmax_rows_in_place(Matrix& scores, const MaskMatrix& allowed) {
       row.setZero();
       continue;
     }
-    row = (row.array() - row_max).exp();  // exp(-inf) == 0 for masked keys
+    row = (row.array() - row_max).exp();
+    // Eigen's vectorised exp clamps its argument (to about -88.4 on SSE/AVX2 builds), so
+    // exp(-inf) comes out as ~2.9e-39, not 0: masked keys are set to exactly 0 here.
+    if (allowed.size() != 0) {
+      for (Eigen::Index j = 0; j < row.size(); ++j)
+        if (allowed(i, j) == 0) row(j) = 0;
+    }
     row /= row.sum();
   }
 }
