@@ -1,0 +1,57 @@
+// A CTranslate2 encoder-decoder model directory, run on one source sentence: the model.bin
+// weights (model/ct2_file, model/ct2_transformer), the vocabularies (model/ct2_vocabulary),
+// config.json when present (special tokens, layer norm epsilon), greedy decoding or teacher
+// forcing, and one capture pass that hands every attention block to a BlockSink.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/ct2_transformer.hpp"
+#include "model/ct2_vocabulary.hpp"
+#include "model/model_run.hpp"
+
+namespace attnviz {
+
+/// What to run. Exactly one of source_tokens and text is given.
+struct Ct2Request {
+  std::string model_dir;                     ///< holds model.bin and the vocabularies
+  std::optional<std::string> source_tokens;  ///< space-separated source tokens (--source-tokens)
+  std::optional<std::string> text;           ///< split into characters (--text); character-level
+                                             ///< source vocabularies only
+  std::optional<std::string> target_tokens;  ///< space-separated decoder tokens after <s>: teacher
+                                             ///< forcing; absent = greedy decoding
+  int max_generate = 256;                    ///< greedy decoding stops after this many tokens
+  LayerSelection layers;                     ///< layers captured (all are computed)
+  bool want_last_logits = false;             ///< fill ModelRunInfo::last_logits
+};
+
+/// A loaded model directory.
+struct Ct2Model {
+  std::string dir;
+  Ct2Transformer transformer;
+  Ct2Vocabulary source, target;
+  std::int32_t bos = 0, eos = 0;  ///< target ids of the decoder start token and </s>
+};
+
+/// Loads `dir`: model.bin, config.json if present, and source_vocabulary / target_vocabulary
+/// (or shared_vocabulary), .txt or .json. Throws InputError naming the file for anything
+/// model.bin's reader refuses, a missing vocabulary (naming the names tried), a vocabulary whose
+/// size (with <unk>) differs from its embedding rows, or a start/end token not in the target
+/// vocabulary.
+Ct2Model load_ct2_model(const std::string& dir);
+
+/// Runs `request`: source ids (unknown tokens become <unk>, with a warning appended to
+/// `warnings`), the encoder, then greedy decoding from <s> until </s> or max_generate tokens (a
+/// warning when the cap is hit), or the given target tokens; then one teacher-forced pass over
+/// <s> + the target (without </s>) that hands `sink` every selected layer's blocks in order:
+/// encoder self (stack "encoder"), then per decoder layer self (causal) and cross (queries the
+/// target tokens, keys the source tokens). Returns the run's tokens and text; model.architecture
+/// is "transformer". Throws UsageError when neither or both of source_tokens and text are given,
+/// for --text on a vocabulary that is not character-level, or for an empty source; InputError
+/// as load_ct2_model.
+ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std::vector<std::string>& warnings);
+
+}  // namespace attnviz
