@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-dev libstb-dev catch2
-          libsimdjson-dev
+          libsimdjson-dev libpcre2-dev libicu-dev
           libpng-dev fonts-dejavu-core)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-numpy python3-torch clang libclang-rt-14-dev libomp-dev)

@@ -175,7 +175,7 @@ TEST_CASE("rope: apply_rope at position 0 is the identity", "[rope]") {
   INFO(rope_style_name(style) << ", rope_dim " << rope_dim);
   const Matrix x = Matrix::Random(3, 12);  // 2 heads of d_k 6
   Matrix rotated = x;
-  apply_rope(rotated, 6, RopeSettings{style, 10000.0, rope_dim}, {0, 0, 0});
+  apply_rope(rotated, 6, RopeSettings{style, 10000.0, rope_dim, 1.0, {}}, {0, 0, 0});
   CHECK(max_abs_diff(rotated, x) == 0.0);
 }
 
@@ -185,7 +185,7 @@ TEST_CASE("rope: apply_rope turns pair 0 by p radians and leaves dimensions past
   Matrix x = Matrix::Zero(1, 6);
   x(0, 0) = 1;
   x(0, 5) = 3;
-  apply_rope(x, 6, RopeSettings{style, 10000.0, 4}, {2});
+  apply_rope(x, 6, RopeSettings{style, 10000.0, 4, 1.0, {}}, {2});
   CHECK_THAT(x(0, 0), Catch::Matchers::WithinAbs(std::cos(2.0), 1e-6));
   CHECK_THAT(x(0, partner), Catch::Matchers::WithinAbs(std::sin(2.0), 1e-6));
   CHECK(x(0, 4) == 0.0f);
@@ -290,4 +290,45 @@ TEST_CASE("rope: an invalid rope dim in the weights file is an InputError naming
   CHECK_THROWS_AS(compute_record(options, warnings), InputError);
   CHECK_THAT(error_message([&] { compute_record(options, warnings); }),
              Contains(path) && Contains("/rope/dim") && Contains(detail));
+}
+
+TEST_CASE("RoPE scaling: linear factor f at position f·p equals no scaling at p", "[rope]") {
+  Matrix scaled(1, 8), plain(1, 8);
+  scaled << 1, 2, 3, 4, 5, 6, 7, 8;
+  plain = scaled;
+  RopeSettings settings;
+  apply_rope(plain, 8, settings, {3});
+  settings.linear_factor = 4.0;
+  apply_rope(scaled, 8, settings, {12});
+  CHECK(max_abs_diff(scaled, plain) < 1e-6);
+}
+
+TEST_CASE("RoPE scaling: frequency factors divide each pair's frequency", "[rope]") {
+  Matrix scaled(1, 4), plain(1, 4);
+  scaled << 1, 2, 3, 4;
+  plain = scaled;
+  RopeSettings settings;
+  settings.theta = 100.0;
+  apply_rope(plain, 4, settings, {5});  // pair 0 turns by 5, pair 1 by 5/10
+  settings.frequency_factors = {1.0, 10.0};
+  apply_rope(scaled, 4, settings, {5});  // pair 1 now by 5/100
+  CHECK(scaled(0, 0) == Approx(plain(0, 0)));
+  CHECK(scaled(0, 2) == Approx(3 * std::cos(0.05) - 4 * std::sin(0.05)));
+  CHECK(scaled(0, 3) == Approx(3 * std::sin(0.05) + 4 * std::cos(0.05)));
+}
+
+TEST_CASE("RoPE scaling: LLaMA 3's frequency factors keep short wavelengths and divide long ones", "[rope]") {
+  // Llama 3.1's settings: theta 500000, head dim 128, factor 8, low 1, high 4, context 8192.
+  const std::vector<double> f = llama3_frequency_factors(500000.0, 128, 8.0, 1.0, 4.0, 8192.0);
+  REQUIRE(f.size() == 64);
+  CHECK(f[0] == 1.0);    // wavelength 2π, far below 8192 / 4
+  CHECK(f[63] == 8.0);   // wavelength ~2.9e6, beyond 8192 / 1
+  // pair 40: wavelength 2π·500000^(80/128) ≈ 23 411 > 8192: divided fully
+  CHECK(f[40] == 8.0);
+  // pair 30: wavelength 2π·500000^(60/128) ≈ 2923, between 2048 and 8192: blended
+  const double wavelength = 2 * 3.14159265358979323846 * std::pow(500000.0, 60.0 / 128.0);
+  const double smooth = (8192.0 / wavelength - 1.0) / (4.0 - 1.0);
+  CHECK(f[30] == Approx(1.0 / ((1 - smooth) / 8.0 + smooth)));
+  CHECK(f[30] > 1.0);
+  CHECK(f[30] < 8.0);
 }

@@ -14,6 +14,7 @@ void apply_rope(Matrix& x, long d_k, const RopeSettings& settings,
   const long rope_dim = settings.dim == 0 ? d_k : settings.dim;
   assert(rope_dim % 2 == 0 && rope_dim <= d_k);
   assert(static_cast<long>(positions.size()) == x.rows());
+  assert(settings.frequency_factors.empty() || static_cast<long>(settings.frequency_factors.size()) == rope_dim / 2);
   const long n_pairs = rope_dim / 2;
   const long n_heads = x.cols() / d_k;
   // Partner offset of pair i: interleaved pairs are adjacent, half pairs are rope_dim/2 apart.
@@ -21,8 +22,9 @@ void apply_rope(Matrix& x, long d_k, const RopeSettings& settings,
   const long partner_offset = settings.style == RopeStyle::Interleaved ? 1 : n_pairs;
   for (long i = 0; i < n_pairs; ++i) {
     // Angles in double: float32 angles drift by ~1e-7·p radians at large positions.
-    const double frequency = std::pow(settings.theta, -2.0 * static_cast<double>(i) /
-                                                          static_cast<double>(rope_dim));
+    double frequency = std::pow(settings.theta, -2.0 * static_cast<double>(i) / static_cast<double>(rope_dim)) /
+                       settings.linear_factor;
+    if (!settings.frequency_factors.empty()) frequency /= settings.frequency_factors[static_cast<std::size_t>(i)];
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
       const double angle = static_cast<double>(positions[r]) * frequency;
       const Scalar c = static_cast<Scalar>(std::cos(angle));
@@ -37,6 +39,28 @@ void apply_rope(Matrix& x, long d_k, const RopeSettings& settings,
       }
     }
   }
+}
+
+std::vector<double> llama3_frequency_factors(double theta, long rope_dim, double factor, double low_freq_factor,
+                                             double high_freq_factor, double original_context) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double low_freq_wavelength = original_context / low_freq_factor;
+  const double high_freq_wavelength = original_context / high_freq_factor;
+  std::vector<double> factors;
+  for (long i = 0; i < rope_dim / 2; ++i) {
+    const double frequency = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(rope_dim));
+    const double wavelength = 2 * kPi / frequency;
+    if (wavelength < high_freq_wavelength) {
+      factors.push_back(1.0);
+    } else if (wavelength > low_freq_wavelength) {
+      factors.push_back(factor);
+    } else {
+      const double smooth = (original_context / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor);
+      // scaled frequency = (1 - smooth)·f/factor + smooth·f, as a divisor of f
+      factors.push_back(1.0 / ((1 - smooth) / factor + smooth));
+    }
+  }
+  return factors;
 }
 
 }  // namespace attnviz

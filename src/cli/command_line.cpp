@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,47 @@ std::vector<int> parse_heads(const std::string& text) {
   return heads;
 }
 
+// "L0H3,L4H1": heads of a whole model, each (layer, head) once.
+std::vector<std::pair<int, int>> parse_layer_heads(const std::string& text) {
+  std::vector<std::pair<int, int>> heads;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    int layer = -1, head = -1, used = 0;
+    if (std::sscanf(item.c_str(), "L%7dH%7d%n", &layer, &head, &used) != 2 || used != static_cast<int>(item.size()) ||
+        layer < 0 || head < 0 || item.find_first_of("+- ") != std::string::npos) {
+      throw CLI::ValidationError("--heads", "expected heads named L<layer>H<head> separated by commas, e.g. L0H3,L4H1; got \"" +
+                                                text + "\"");
+    }
+    if (std::find(heads.begin(), heads.end(), std::pair{layer, head}) != heads.end()) {
+      throw CLI::ValidationError("--heads", item + " is named twice in \"" + text + "\"");
+    }
+    heads.emplace_back(layer, head);
+    start = comma + 1;
+  }
+  return heads;
+}
+
+// "1,403,407": token ids ≥ 0.
+std::vector<int> parse_token_ids(const std::string& text) {
+  std::vector<int> ids;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const bool digits = !item.empty() && item.size() <= 9 &&
+                        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) {
+      throw CLI::ValidationError("--token-ids", "expected token ids from 0 separated by commas, e.g. 1,403,407; got \"" +
+                                                    text + "\"");
+    }
+    ids.push_back(std::stoi(item));
+    start = comma + 1;
+  }
+  return ids;
+}
+
 // One line, like every other attnviz error.
 std::string failure_line(const CLI::App* /*app*/, const CLI::Error& e) {
   return "attnviz: error: " + std::string(e.what()) + " (see attnviz --help, or attnviz COMMAND --help)\n";
@@ -60,8 +102,7 @@ std::string failure_line(const CLI::App* /*app*/, const CLI::Error& e) {
 void add_attention_inputs(CLI::App& sub, Options& o) {
   sub.add_option("SENTENCE", o.sentence,
                  "Sentence file (JSON): tokens, embeddings [n x d_model], optional attention_mask and "
-                 "positions. Its queries are the rows of every matrix.")
-      ->required();
+                 "positions. Its queries are the rows of every matrix. Not with --model.");
   sub.add_option("WEIGHTS", o.weights,
                  "Weights file (JSON): num_heads, W_Q, W_K, W_V, optional biases, W_O, scale, rope. "
                  "Default: the sentence file itself (the bundled examples hold both).");
@@ -83,6 +124,31 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
   sub.add_option("--rope-dim", o.rope_dim,
                  "Rotate only the first N dimensions of each head (partial rotary; even, <= d_k). Default d_k.")
       ->check(CLI::Range(2L, 1L << 20));
+}
+
+void add_model_options(CLI::App& sub, Options& o) {
+  sub.add_option("--model", o.model,
+                 "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), or a CTranslate2 "
+                 "model folder (model.bin + vocabularies). Every layer's attention is computed from the "
+                 "model's real forward pass.");
+  sub.add_option("--text", o.text,
+                 "With --model: the text to run (UTF-8), tokenized as the model file says; BOS is added when "
+                 "the file asks for it. For CTranslate2 character-level models: the source text.");
+  sub.add_option_function<std::string>(
+      "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
+      "With --model: token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
+  sub.add_flag("--no-bos", o.no_bos, "With --text: do not add BOS (or CLS/SEP).");
+  sub.add_option("--generate", o.generate,
+                 "With --model: continue the text greedily by N tokens (stopping at EOS) and show the attention "
+                 "over prompt + continuation, as the model saw it when it wrote the last token. "
+                 "CTranslate2: the most target tokens to decode (default 256).")
+      ->check(CLI::Range(0, 1 << 20));
+  sub.add_option("--layers", o.layers, "With --model: layers to show: all (default), 2, 0,3 or 1-4 (from 0).");
+  sub.add_option("--source-tokens", o.source_tokens,
+                 "CTranslate2 models: the source as space-separated tokens, as translate_batch takes them.");
+  sub.add_option("--target-tokens", o.target_tokens,
+                 "CTranslate2 models: force this translation (space-separated target tokens) instead of greedy "
+                 "decoding, to see the attention the model would use for it.");
 }
 
 void add_resource_options(CLI::App& sub, Options& o) {
@@ -131,13 +197,18 @@ void add_options(CLI::App& app, Options& o) {
       ->required();
   dump->add_flag("--scores", o.scores, "Also write the pre-softmax scaled logits (null where masked).");
   dump->add_flag("--outputs", o.outputs, "Also write each head's output rows and, with W_O, the layer output.");
+  add_model_options(*dump, o);
+  dump->add_flag("--logits", o.logits, "With --model: also write the last position's logits (n_vocab values).");
   add_resource_options(*dump, o);
   dump->callback([&o] { o.command = Command::Dump; });
 
   CLI::App* heatmaps = app.add_subcommand(
       "heatmaps", "Compute every head and draw one labelled heatmap per head plus a grid of all heads (PNG).");
   add_attention_inputs(*heatmaps, o);
-  heatmaps->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
+  heatmaps->add_option("-o,--output", o.output,
+                       "The folder to write grid.png and head_<h>.png into (with --model: layer_<l>/ per layer).")
+      ->required();
+  add_model_options(*heatmaps, o);
   add_picture_options(*heatmaps, o);
   add_resource_options(*heatmaps, o);
   heatmaps->callback([&o] { o.command = Command::Heatmaps; });
@@ -156,14 +227,27 @@ void add_options(CLI::App& app, Options& o) {
       "[WEIGHTS] as for heatmaps, or two attention JSON files (e.g. two dumps) to compare runs.");
   add_attention_inputs(*compare, o);
   compare->add_option("-o,--output", o.output, "The PNG file to write.")->required();
+  add_model_options(*compare, o);
   compare->add_option_function<std::string>(
-      "--heads", [&o](const std::string& text) { o.heads = parse_heads(text); },
-      "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all).");
+      "--heads",
+      [&o](const std::string& text) {
+        if (text.find('L') != std::string::npos) o.layer_heads = parse_layer_heads(text);
+        else o.heads = parse_heads(text);
+      },
+      "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all); with --model, heads of any layers: L0H3,L4H1.");
   compare->add_flag("--average", o.average, "Add the mean over the chosen heads (mean of probabilities), labelled.");
   compare->add_option("--stats", o.stats, "Also save the statistics as FILE.json or FILE.csv.");
   add_picture_options(*compare, o);
   add_resource_options(*compare, o);
   compare->callback([&o] { o.command = Command::Compare; });
+
+  CLI::App* tokenize = app.add_subcommand(
+      "tokenize", "Print how a model's tokenizer splits a text: {\"tokens\": [...], \"token_ids\": [...]} and one line "
+                  "per token.");
+  tokenize->add_option("--model", o.model, "The GGUF model (or vocabulary-only GGUF) file.")->required();
+  tokenize->add_option("--text", o.text, "The text to split (UTF-8).")->required();
+  tokenize->add_flag("--no-bos", o.no_bos, "Do not add BOS (or CLS/SEP).");
+  tokenize->callback([&o] { o.command = Command::Tokenize; });
 }
 
 }  // namespace attnviz

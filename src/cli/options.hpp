@@ -3,13 +3,14 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
 namespace attnviz {
 
 /// The subcommands.
-enum class Command { Dump, Heatmaps, Render, Compare };
+enum class Command { Dump, Heatmaps, Render, Compare, Tokenize };
 
 /// Options of every subcommand; each field's meaning is its --help text (command_line.cpp).
 struct Options {
@@ -20,6 +21,18 @@ struct Options {
   std::string weights;   ///< WEIGHTS.json; empty = the sentence file (compare: a second attention JSON)
   std::string source;    ///< --source: keys/values for cross-attention
   std::string output;    ///< -o: a file (dump, compare) or a folder (heatmaps, render)
+
+  // Whole models (--model replaces SENTENCE/WEIGHTS).
+  std::string model;                 ///< --model FILE.gguf, or a folder (CTranslate2, safetensors)
+  std::optional<std::string> text;   ///< --text (UTF-8)
+  std::optional<std::vector<int>> token_ids;  ///< --token-ids, used as given
+  bool no_bos = false;
+  int generate = -1;                 ///< --generate N; -1 = not given
+  std::string layers = "all";        ///< --layers all|2|0,3|1-4
+  bool logits = false;               ///< dump: last_logits
+  std::optional<std::string> source_tokens;  ///< CTranslate2: space-separated source tokens
+  std::optional<std::string> target_tokens;  ///< CTranslate2: forced target tokens
+  std::vector<std::pair<int, int>> layer_heads;  ///< compare --heads L0H3,L4H1: (layer, head)
 
   // Attention.
   bool causal = false;

@@ -1,15 +1,20 @@
 #include "cli/run.hpp"
 
 #include <Eigen/Core>
+#include <filesystem>
 #include <cstdio>
 #include <ostream>
 
 #include "cli/attention_job.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/heatmap_job.hpp"
+#include "cli/model_job.hpp"
 #include "cli/profile.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
+#include "io/file_text.hpp"
+#include "io/json_file.hpp"
+#include "io/model_dump.hpp"
 #include "io/record_json.hpp"
 
 namespace attnviz {
@@ -47,6 +52,75 @@ void require_output(const Options& options, const char* what) {
   if (options.output.empty()) throw UsageError::bad_option("-o", std::string("required: ") + what);
 }
 
+std::string plural(std::size_t count, const char* one, const char* many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  require_output(options, "the dump file to write");
+  ModelDumpWriter writer;
+  const BlockSink sink = [&](AttentionBlock&& block) { writer.add(block); };
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options));
+  timer.lap("compute");
+  OutputSet files;
+  files.protect(input_files(options));
+  files.add(options.output, writer.finish(info, options.logits));
+  timer.lap("render");
+  files.commit();
+  timer.lap("write");
+  out << "wrote " << options.output << ": " << plural(writer.layer_count(), "attention block", "attention blocks") << " of "
+      << info.model.name << " over " << plural(info.token_ids.size(), "token", "tokens") << "\n";
+}
+
+// Each block's pictures go to their own folder below -o; all are written together at the end.
+OutputSet render_blocks(const std::vector<AttentionBlock>& blocks, bool encoder_decoder, const Options& options,
+                        std::vector<std::string>& warnings) {
+  OutputSet files;
+  for (const AttentionBlock& block : blocks) {
+    Options per_block = options;
+    per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
+    files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
+  }
+  return files;
+}
+
+void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  require_output(options, "the folder for the PNG files");
+  const bool encoder_decoder = is_encoder_decoder_model(options);
+  OutputSet files;
+  std::size_t blocks = 0;
+  // Each layer is drawn as soon as it is computed and then let go: only the PNGs stay.
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    Options per_block = options;
+    per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
+    files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
+    ++blocks;
+  };
+  run_model(options, sink, warnings, memory_budget_bytes(options));
+  timer.lap("compute");
+  timer.lap("render");
+  files.protect(input_files(options));
+  files.commit();
+  timer.lap("write");
+  out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ (" << plural(blocks, "attention block", "attention blocks")
+      << ", one folder each: grid.png and one per head)\n";
+}
+
+void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
+                           std::vector<std::string>& warnings) {
+  const ModelDump dump = read_model_dump(text, options.sentence);
+  timer.lap("load");
+  timer.lap("compute");
+  const bool encoder_decoder = !dump.info.source_tokens.empty();
+  OutputSet files = render_blocks(dump.blocks, encoder_decoder, options, warnings);
+  files.protect(input_files(options));
+  timer.lap("render");
+  files.commit();
+  timer.lap("write");
+  out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ ("
+      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each)\n";
+}
+
 void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   const AttentionRecord record = compute_record(options, warnings, &timer);
@@ -64,9 +138,13 @@ void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std:
 
 void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the folder for the PNG files");
+  FileText text;
+  if (options.command == Command::Render) {
+    text = read_input_text(options.sentence, memory_budget_bytes(options));
+    if (is_model_dump_text(text)) return run_render_model_dump(text, options, timer, out, warnings);
+  }
   const AttentionRecord record =
-      options.command == Command::Render ? read_record(options.sentence, memory_budget_bytes(options))
-                                          : compute_record(options, warnings, &timer);
+      options.command == Command::Render ? read_record(text, options.sentence) : compute_record(options, warnings, &timer);
   if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
   timer.lap("compute");                                       // printed so every command has the phases
   OutputSet files = render_heatmaps(record, options, warnings, memory_budget_bytes(options));
@@ -78,11 +156,24 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
 }
 
 void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  if (options.command == Command::Tokenize) {
+    out << tokenize_report(options);
+    return;
+  }
+  if (options.command != Command::Render) {
+    if (is_model_run(options)) {
+      if (options.command == Command::Dump) return run_model_dump(options, timer, out, warnings);
+      if (options.command == Command::Heatmaps) return run_model_pictures(options, timer, out, warnings);
+      throw UsageError::bad_option("--model", "compare of whole models is not available yet");
+    }
+    check_layer_run_options(options);
+  }
   switch (options.command) {
     case Command::Dump: return run_dump(options, timer, out, warnings);
     case Command::Heatmaps:
     case Command::Render: return run_pictures(options, timer, out, warnings);
     case Command::Compare: return run_compare(options, timer, out, warnings);
+    case Command::Tokenize: return;
   }
 }
 

@@ -55,6 +55,11 @@ InputError InputError::inconsistent(const std::string& file, const std::string& 
   return InputError(file + ": " + detail);
 }
 
+InputError InputError::unsupported_tokenizer(const std::string& file, const std::string& what,
+                                             const std::string& supported) {
+  return InputError(file + ": " + what + " is not supported (supported: " + supported + "); pass --token-ids");
+}
+
 OutputError OutputError::cannot_write(const std::string& path, const std::string& reason) {
   return OutputError(path + ": cannot write: " + reason);
 }

@@ -35,6 +35,10 @@ class InputError : public Error {
                                    const std::string& expected, const std::string& found);
   /// "FILE: DETAIL" for inconsistencies between fields (counts, divisibility).
   static InputError inconsistent(const std::string& file, const std::string& detail);
+  /// "FILE: WHAT is not supported (supported: SUPPORTED); pass --token-ids" for a tokenizer
+  /// this build does not implement (WHAT names it, e.g. `tokenizer model "t5"`).
+  static InputError unsupported_tokenizer(const std::string& file, const std::string& what,
+                                          const std::string& supported);
 };
 
 /// An output could not be written (exit code 2).

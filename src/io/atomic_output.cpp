@@ -86,7 +86,13 @@ void OutputSet::add(std::string path, std::string bytes) {
   contents_.push_back(std::move(bytes));
 }
 
-void OutputSet::create_directory(std::string directory) { directory_ = std::move(directory); }
+void OutputSet::create_directory(std::string directory) { directories_.push_back(std::move(directory)); }
+
+void OutputSet::append(OutputSet&& other) {
+  for (std::size_t i = 0; i < other.paths_.size(); ++i) add(std::move(other.paths_[i]), std::move(other.contents_[i]));
+  for (std::string& directory : other.directories_) directories_.push_back(std::move(directory));
+  other = OutputSet();
+}
 
 void OutputSet::protect(std::vector<std::string> inputs) { protected_ = std::move(inputs); }
 
@@ -119,22 +125,27 @@ void check_targets(const std::vector<std::string>& paths, const std::vector<std:
 void OutputSet::commit() {
   check_targets(paths_, protected_);
   install_handlers_once();
-  bool created_directory = false;
-  if (!directory_.empty()) {
-    std::error_code ec;
-    created_directory = !fs::exists(directory_, ec);
-    fs::create_directories(directory_, ec);
-    if (ec) throw OutputError::cannot_write(directory_, "cannot create the folder: " + ec.message());
-    if (!fs::is_directory(directory_)) throw OutputError::cannot_write(directory_, "exists and is not a folder");
-  }
   std::vector<std::string> temporaries;
+  std::vector<fs::path> created;  // folders this commit made, parents first
   auto remove_all = [&] {
     for (const std::string& t : temporaries) ::unlink(t.c_str());
     forget_temporaries();
     std::error_code ec;
-    if (created_directory) fs::remove(directory_, ec);  // only if still empty
+    for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);  // only if still empty
   };
   try {
+    for (const std::string& directory : directories_) {
+      std::error_code ec;
+      std::vector<fs::path> missing;
+      for (fs::path p = fs::path(directory); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+        missing.insert(missing.begin(), p);
+        if (p == p.parent_path()) break;
+      }
+      fs::create_directories(directory, ec);
+      created.insert(created.end(), missing.begin(), missing.end());
+      if (ec) throw OutputError::cannot_write(directory, "cannot create the folder: " + ec.message());
+      if (!fs::is_directory(directory)) throw OutputError::cannot_write(directory, "exists and is not a folder");
+    }
     for (std::size_t i = 0; i < paths_.size(); ++i) {
       temporaries.push_back(temporary_name(paths_[i], i));
       register_temporary(temporaries.back());

@@ -18,6 +18,10 @@ class OutputSet {
   /// Creates `directory` (and missing parents) at commit time, before the files.
   void create_directory(std::string directory);
 
+  /// Moves every file and folder of `other` into this set (a model run's layers, each
+  /// rendered into a set of its own, are written together).
+  void append(OutputSet&& other);
+
   /// Files that must not be replaced (the run's inputs): commit() refuses an output that is
   /// one of them, before writing anything.
   void protect(std::vector<std::string> inputs);
@@ -35,7 +39,7 @@ class OutputSet {
   std::vector<std::string> paths_;
   std::vector<std::string> contents_;
   std::vector<std::string> protected_;
-  std::string directory_;
+  std::vector<std::string> directories_;
 };
 
 }  // namespace attnviz

@@ -247,7 +247,12 @@ AttentionRecord read_record(const std::string& path, double memory_budget_bytes)
 }
 
 AttentionRecord read_record(const FileText& text, const std::string& path) {
-  const json root = parse_json_file(text, path);
+  AttentionRecord record = record_from_json(parse_json_file(text, path), path);
+  record.inputs = {path};
+  return record;
+}
+
+AttentionRecord record_from_json(const nlohmann::json& root, const std::string& path) {
   const JsonSource source{root, path};
   require_object(source);
   AttentionRecord record;

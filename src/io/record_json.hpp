@@ -3,6 +3,8 @@
 // validation as every input. Does not compute or draw anything.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 
 #include "io/attention_record.hpp"
@@ -34,6 +36,10 @@ AttentionRecord read_record(const std::string& path, double memory_budget_bytes 
 
 /// read_record on text already read from `path` (see json_file.hpp's InputTexts).
 AttentionRecord read_record(const FileText& text, const std::string& path);
+
+/// read_record on a JSON object already parsed (one layer of a model dump); `path` names it
+/// in messages, e.g. "dump.json: /layers/3".
+AttentionRecord record_from_json(const nlohmann::json& object, const std::string& path);
 
 /// True when `text` (read from `path`) holds attention weights (a `weights` field and no
 /// `embeddings`) rather than a sentence or weights file. Throws InputError when it is not JSON.

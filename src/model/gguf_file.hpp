@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "io/file_text.hpp"
 #include "model/ggml_types.hpp"
 
 namespace attnviz {
@@ -53,11 +54,8 @@ class GgufFile {
   /// product overflows, a tensor whose data runs past the end of the file or overlaps another,
   /// an unknown type id, or a misaligned offset.
   explicit GgufFile(const std::string& path);
-  ~GgufFile();
-  GgufFile(GgufFile&&) noexcept;
-  GgufFile& operator=(GgufFile&&) noexcept;
-  GgufFile(const GgufFile&) = delete;
-  GgufFile& operator=(const GgufFile&) = delete;
+  GgufFile(GgufFile&&) noexcept = default;
+  GgufFile& operator=(GgufFile&&) noexcept = default;
 
   const std::string& path() const { return path_; }
   std::uint32_t version() const { return version_; }
@@ -83,6 +81,10 @@ class GgufFile {
   const GgufTensorInfo* find_tensor(std::string_view name) const;
   /// Throws InputError "FILE: missing tensor NAME (ROLE)" when absent.
   const GgufTensorInfo& tensor(std::string_view name, std::string_view role) const;
+  /// Like tensor(), and checks its dims (ggml order) equal `dims`; throws InputError
+  /// "FILE: tensor NAME: expected dims [a, b] (MEANING), got [c, d]".
+  const GgufTensorInfo& tensor(std::string_view name, const std::vector<std::int64_t>& dims,
+                               std::string_view meaning) const;
 
   /// The tensor decoded to float32 as a row-major [num_rows, row_length] matrix (for a weight
   /// [out, in], as nn.Linear stores it). Throws InputError naming the tensor and its type when
@@ -92,10 +94,13 @@ class GgufFile {
   Vector vector(const GgufTensorInfo& tensor) const;
 
  private:
+  const GgufValue* find(std::string_view key) const;
+  [[noreturn]] void wrong_type(std::string_view key, const char* expected) const;
+
   std::string path_;
   std::uint32_t version_ = 0;
   std::uint64_t file_bytes_ = 0;
-  void* mapping_ = nullptr;
+  FileText bytes_;  // the mapped file
   std::map<std::string, GgufValue, std::less<>> metadata_;
   std::vector<GgufTensorInfo> tensors_;
   std::map<std::string, std::size_t, std::less<>> tensor_index_;

@@ -7,60 +7,44 @@
 
 namespace attnviz {
 
-namespace {
-
-// Highest layer index accepted before the model's layer count is known: no model has more, and
-// a range up to it stays a small list.
-constexpr int kMaxLayerIndex = 9999;
-
-// One whole number of a --layers item, all of `text`; nullopt for anything else ("", "-1", "2x").
-std::optional<int> parse_index(std::string_view text) {
-  int value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
-std::string AttentionBlock::head_name(int head) const {
-  const std::string name = "L" + std::to_string(layer) + "H" + std::to_string(head);
-  if (!encoder_decoder) return name;
-  return (stack == "encoder" ? "enc." : "dec.") + name;
-}
+std::string AttentionBlock::head_name(int head) const { return record.head_name(head); }
 
 bool LayerSelection::contains(int layer) const {
   return layers.empty() || std::binary_search(layers.begin(), layers.end(), layer);
 }
 
+namespace {
+
+// A whole number ≥ 0 spelled with digits only ("07" is 7; "+1", "1.0", "" are not numbers).
+bool parse_index(std::string_view text, int& value) {
+  if (text.empty() || text.size() > 9) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && value >= 0;
+}
+
+}  // namespace
+
 LayerSelection parse_layer_selection(const std::string& text, int num_layers) {
-  const std::string option = "--layers";
-  const std::string forms = "expected all, a layer (2), a list (0,3) or a range (1-4)";
-  if (text == "all") return {};
   LayerSelection selection;
+  if (text.empty() || text == "all") return selection;
+  const std::string range = num_layers > 0 ? " (this model has layers 0-" + std::to_string(num_layers - 1) + ")" : "";
   std::string_view rest = text;
   while (true) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
     const std::size_t dash = item.find('-');
-    const auto first = parse_index(item.substr(0, dash));
-    const auto last = dash == std::string_view::npos ? first : parse_index(item.substr(dash + 1));
-    if (!first || !last || *last < *first) {
-      throw UsageError::bad_option(option, forms + ", got '" + text + "'");
-    }
-    if (num_layers <= 0 && *last > kMaxLayerIndex) {
-      throw UsageError::bad_option(option, "layer " + std::to_string(*last) + " is beyond any model (at most " +
-                                               std::to_string(kMaxLayerIndex) + ")");
-    }
-    if (num_layers > 0 && *last >= num_layers) {
-      throw UsageError::bad_option(option, "layer " + std::to_string(*last) + " does not exist: the model has " +
-                                               std::to_string(num_layers) + " layers, 0 to " +
-                                               std::to_string(num_layers - 1));
-    }
-    for (int layer = *first; layer <= *last; ++layer) selection.layers.push_back(layer);
+    int first = 0, last = 0;
+    const bool ok = dash == std::string_view::npos
+                        ? parse_index(item, first) && (last = first, true)
+                        : parse_index(item.substr(0, dash), first) && parse_index(item.substr(dash + 1), last);
+    if (!ok || last < first)
+      throw UsageError::bad_option("--layers", "expected all, a layer (2), a list (0,3) or a range (1-4), got \"" +
+                                                   std::string(item) + "\"" + range);
+    if (num_layers > 0 && last >= num_layers)
+      throw UsageError::bad_option("--layers", "layer " + std::to_string(last) + " does not exist" + range);
+    for (int layer = first; layer <= last; ++layer) selection.layers.push_back(layer);
     if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
+    rest.remove_prefix(comma + 1);
   }
   std::sort(selection.layers.begin(), selection.layers.end());
   selection.layers.erase(std::unique(selection.layers.begin(), selection.layers.end()), selection.layers.end());

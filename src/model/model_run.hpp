@@ -36,7 +36,6 @@ struct AttentionBlock {
   int layer = 0;
   std::string stack = "decoder";  ///< "encoder" or "decoder"
   std::string kind = "self";      ///< "self" or "cross"
-  bool encoder_decoder = false;   ///< the model has both stacks (head names say which)
   AttentionRecord record;
   /// "L2H5" (decoder-only and encoder models), "dec.L2H5", "enc.L2H5" where a model has both.
   std::string head_name(int head) const;

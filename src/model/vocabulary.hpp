@@ -31,9 +31,15 @@ struct Vocabulary {
   bool add_bos = true;                ///< tokenizer.ggml.add_bos_token (llama default true)
   bool add_eos = false;               ///< tokenizer.ggml.add_eos_token
   bool add_space_prefix = true;       ///< tokenizer.ggml.add_space_prefix (llama default true)
+  bool lowercase = true;              ///< bert: tokenizer.ggml.normalizer.lowercase
+  bool strip_accents = true;          ///< bert: tokenizer.ggml.normalizer.strip_accents
+  std::string source;                 ///< the file it was read from, for messages ("" if built in code)
 
   std::size_t size() const { return pieces.size(); }
 };
+
+/// vocab.source, or "vocabulary" when it is empty: the FILE that error messages name.
+std::string vocabulary_name(const Vocabulary& vocab);
 
 /// Reads tokenizer.ggml.* from `file`. Throws InputError naming the key for a missing token
 /// list, arrays of different lengths, or a special-token id outside the vocabulary.
@@ -42,15 +48,38 @@ Vocabulary vocabulary_from_gguf(const GgufFile& file);
 /// Token ids of `text` (UTF-8). With add_special, BOS (and EOS, CLS/SEP for bert) are added as
 /// the vocabulary says; without it, none. Throws InputError for a tokenizer model this build
 /// does not implement (the message names it and says to pass --token-ids).
+/// Supported: "llama" (any text; bytes missing from the vocabulary become <0xXX> tokens, or
+/// the unknown token without them), "gpt2" with tokenizer.ggml.pre one of gpt2_pre_tokenizers()
+/// (text must be valid UTF-8, else InputError), "bert" (WordPiece; CLS = the BOS id).
+/// Special tokens written in the text ("<s>") are tokenized as text, not recognised.
 std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view text, bool add_special);
 
 /// The text a token stands for when decoded: "▁" becomes a space (llama), <0xXX> the byte,
 /// GPT-2's byte-to-unicode mapping is undone, "##" continuations join (bert); control tokens
-/// give "". May be a partial UTF-8 sequence (byte tokens).
+/// give "". May be a partial UTF-8 sequence (byte tokens). A bert GGUF stores a word's first
+/// piece with a leading "▁" and its continuations bare (llama.cpp's converter drops "##"), so
+/// there "▁" becomes a space as for llama. Unknown and user-defined tokens give their piece.
+/// Throws InputError for an id outside [0, size()).
 std::string token_text(const Vocabulary& vocab, std::int32_t id);
 
 /// The decoded text of `ids` (token_text of each, concatenated; for llama, the leading space
-/// of the first piece after BOS is dropped as SentencePiece does).
+/// of the first piece after BOS is dropped as SentencePiece does, and for bert the space of
+/// the first word). No other clean-up: decode(tokenize(text)) is text for llama and gpt2.
+/// Throws InputError for an id outside [0, size()).
 std::string decode(const Vocabulary& vocab, const std::vector<std::int32_t>& ids);
+
+/// The type of token `id` (Normal when the file gives no types). Throws InputError for an id
+/// outside the vocabulary.
+TokenType token_type(const Vocabulary& vocab, std::int32_t id);
+
+/// How a `tokenize` listing shows token `id`, on one line: control, unknown and user-defined
+/// tokens as their piece ("<s>", "[CLS]"), byte tokens as "<0xE7>", other tokens as their
+/// token_text with every byte that is not part of valid UTF-8 written "<0xXX>" (a GPT-2 token
+/// holding part of a character), and '\n', '\r', '\t' written as those two-character escapes
+/// (other control bytes as "<0xXX>"). Throws InputError for an id outside the vocabulary.
+std::string piece_display(const Vocabulary& vocab, std::int32_t id);
+
+/// The tokenizer.ggml.pre values the "gpt2" tokenizer accepts, for messages and --help.
+std::vector<std::string> gpt2_pre_tokenizers();
 
 }  // namespace attnviz

@@ -1,0 +1,173 @@
+#include "cli/model_job.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "model/gguf_decoder.hpp"
+#include "model/vocabulary.hpp"
+
+namespace attnviz {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Options of the single-layer path that mean nothing for a whole model.
+void refuse_layer_options(const Options& o) {
+  if (!o.sentence.empty())
+    throw UsageError::bad_option("--model", "replaces SENTENCE and WEIGHTS; give one or the other (got " + o.sentence + ")");
+  if (!o.source.empty()) throw UsageError::bad_option("--source", "is for single layers; with --model the model's own inputs are used");
+  if (o.causal) throw UsageError::bad_option("--causal", "is for single layers; a decoder model applies its own causal mask");
+  if (!o.rope.empty() || o.rope_theta || o.rope_dim)
+    throw UsageError::bad_option("--rope", "is for single layers; a model file carries its own RoPE settings");
+  if (o.positional != "none") throw UsageError::bad_option("--positional", "is for single layers");
+  if (o.scores || o.outputs) throw UsageError::bad_option(o.scores ? "--scores" : "--outputs", "is not available with --model yet");
+}
+
+void refuse_model_options(const Options& o) {
+  const char* given = o.text ? "--text" : o.token_ids ? "--token-ids" : o.generate >= 0 ? "--generate"
+                      : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
+                      : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens" : nullptr;
+  if (given) throw UsageError::bad_option(given, "needs --model");
+}
+
+std::vector<std::int32_t> input_ids(const Options& o, const Vocabulary* vocab) {
+  if (o.text && o.token_ids) throw UsageError::bad_option("--text", "give --text or --token-ids, not both");
+  if (o.token_ids) {
+    if (o.no_bos) throw UsageError::bad_option("--no-bos", "goes with --text (--token-ids are used exactly as given)");
+    return std::vector<std::int32_t>(o.token_ids->begin(), o.token_ids->end());
+  }
+  if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 1,403,407");
+  if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
+  return tokenize(*vocab, *o.text, !o.no_bos);
+}
+
+ModelSummary summary_of(const DecoderConfig& c, const std::string& file) {
+  ModelSummary m;
+  m.file = file;
+  m.architecture = c.architecture;
+  m.name = c.name;
+  m.num_layers = c.num_layers;
+  m.num_heads = c.num_heads;
+  m.num_kv_heads = c.num_kv_heads;
+  m.d_model = c.d_model;
+  m.d_k = c.d_k;
+  m.context_length = c.context_length;
+  m.rope = c.rope;
+  m.rope_scaling = c.rope_scaling;
+  return m;
+}
+
+// Bytes the forward pass holds at once: the embedding table (and the output table), one
+// layer's weights in float32, the activations, and one layer's attention weights (h·n²)
+// together with its scores.
+double forward_bytes(const DecoderModel& model, double n) {
+  const DecoderConfig& c = model.config();
+  const double activations = 4.0 * n * (6.0 * static_cast<double>(c.d_model) + 3.0 * static_cast<double>(c.d_ff));
+  const double attention = 4.0 * 3.0 * c.num_heads * n * n;
+  return model.layer_float_bytes() + activations + attention;
+}
+
+ModelRunInfo run_gguf(const Options& o, const BlockSink& sink, double memory_budget) {
+  auto file = std::make_shared<const GgufFile>(o.model);
+  const DecoderModel model = decoder_from_gguf(file);
+  const DecoderConfig& c = model.config();
+  std::unique_ptr<Vocabulary> vocab;
+  if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+  const LayerSelection layers = parse_layer_selection(o.layers, c.num_layers);
+
+  ModelRunInfo info;
+  info.model = summary_of(c, o.model);
+  info.token_ids = input_ids(o, vocab.get());
+  if (info.token_ids.empty())
+    throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
+  for (const std::int32_t id : info.token_ids)
+    if (id < 0 || id >= c.n_vocab)
+      throw UsageError::bad_option("--token-ids", "token id " + std::to_string(id) + " is outside the vocabulary (0-" +
+                                                      std::to_string(c.n_vocab - 1) + ")");
+  info.prompt_length = static_cast<int>(info.token_ids.size());
+  const long total = static_cast<long>(info.token_ids.size()) + std::max(o.generate, 0);
+  if (c.context_length > 0 && total > c.context_length)
+    throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
+                                 std::to_string(total) + " tokens" + (o.generate > 0 ? " with the continuation" : "") +
+                                     " exceed the model's context length of " + std::to_string(c.context_length));
+  const double needed = forward_bytes(model, static_cast<double>(total));
+  if (needed > memory_budget)
+    throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens", needed, memory_budget, "--max-memory MIB");
+
+  if (o.generate > 0) {
+    const std::int32_t eos = vocab && vocab->eos ? *vocab->eos : -1;
+    model.generate(info.token_ids, o.generate, eos);
+  }
+  for (const std::int32_t id : info.token_ids)
+    info.tokens.push_back(vocab ? vocab->pieces[static_cast<std::size_t>(id)] : std::to_string(id));
+  if (vocab) {
+    const bool starts_with_bos = vocab->bos && !info.token_ids.empty() && info.token_ids.front() == *vocab->bos;
+    info.text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
+    info.generated_text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + info.prompt_length, info.token_ids.end()));
+  }
+  ForwardRequest request;
+  request.token_ids = info.token_ids;
+  request.tokens = info.tokens;
+  request.layers = layers;
+  request.sink = &sink;
+  request.threads = o.threads;
+  info.last_logits = model.forward(request);
+  return info;
+}
+
+}  // namespace
+
+bool is_model_run(const Options& options) { return !options.model.empty(); }
+
+bool is_encoder_decoder_model(const Options& options) {
+  std::error_code ec;
+  return fs::is_directory(options.model, ec) && fs::exists(fs::path(options.model) / "model.bin", ec);
+}
+
+void check_layer_run_options(const Options& options) {
+  refuse_model_options(options);
+  if (options.sentence.empty()) throw UsageError::bad_option("SENTENCE", "required (or --model FILE with --text)");
+}
+
+ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& /*warnings*/,
+                       double memory_budget) {
+  refuse_layer_options(options);
+  std::error_code ec;
+  if (fs::is_directory(options.model, ec)) {
+    throw InputError::inconsistent(options.model, "is a folder, but no CTranslate2 model.bin is in it (GGUF models are single files)");
+  }
+  return run_gguf(options, sink, memory_budget);
+}
+
+std::string tokenize_report(const Options& options) {
+  const GgufFile file(options.model);
+  const Vocabulary vocab = vocabulary_from_gguf(file);
+  const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
+  Tokens pieces;
+  for (const std::int32_t id : ids) pieces.push_back(vocab.pieces[static_cast<std::size_t>(id)]);
+  std::string out = nlohmann::json({{"tokens", pieces}, {"token_ids", ids}}).dump(-1, ' ', false,
+                                                                                   nlohmann::json::error_handler_t::replace) + "\n";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto id = static_cast<std::size_t>(ids[i]);
+    const TokenType type = id < vocab.types.size() ? vocab.types[id] : TokenType::Normal;
+    const char* mark = type == TokenType::Byte ? "  [byte]"
+                       : type == TokenType::Control || type == TokenType::UserDefined ? "  [special]"
+                       : type == TokenType::Unknown ? "  [unknown]" : "";
+    out += std::to_string(i) + "\t" + std::to_string(ids[i]) + "\t" +
+           nlohmann::json(token_text(vocab, ids[i])).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\t" +
+           nlohmann::json(vocab.pieces[id]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + mark + "\n";
+  }
+  return out;
+}
+
+std::string block_folder(const AttentionBlock& block, bool encoder_decoder) {
+  const std::string layer = "layer_" + std::to_string(block.layer);
+  if (!encoder_decoder) return layer;
+  if (block.stack == "encoder") return "encoder/" + layer;
+  return "decoder/" + layer + "/" + block.kind;
+}
+
+}  // namespace attnviz

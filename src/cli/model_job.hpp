@@ -1,0 +1,42 @@
+// `--model`: from a model file (GGUF) or folder (CTranslate2) and a text to the model's
+// attention blocks, handed one at a time to a sink: the options checked, the text tokenized,
+// the continuation generated, the memory estimated, the forward pass run. Draws and writes
+// nothing (run.cpp and the jobs do).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "model/model_run.hpp"
+
+namespace attnviz {
+
+/// True when the options name a whole model (--model).
+bool is_model_run(const Options& options);
+
+/// For runs without --model: throws UsageError naming a model-only option that was given
+/// (--text, --layers…), or saying SENTENCE is required when it is missing.
+void check_layer_run_options(const Options& options);
+
+/// True when --model names an encoder-decoder folder (CTranslate2: model.bin inside).
+bool is_encoder_decoder_model(const Options& options);
+
+/// Runs the model named by options.model on options.text / token_ids, handing every selected
+/// block to `sink`; returns everything else about the run. Appends user-facing warnings.
+/// Throws UsageError (options that do not fit: SENTENCE with --model, neither --text nor
+/// --token-ids…), InputError (the model file, a token id outside the vocabulary, a text longer
+/// than the context), LimitError (over `memory_budget` bytes, estimated before computing).
+ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
+                       double memory_budget);
+
+/// `attnviz tokenize`: the JSON line {"tokens": […], "token_ids": […]} and one line per token
+/// (index, id, piece, and [byte] / [special] marks).
+std::string tokenize_report(const Options& options);
+
+/// The folder of a block's pictures below the output folder: "layer_<l>" for decoder-only
+/// models, "encoder/layer_<l>", "decoder/layer_<l>/self" and "decoder/layer_<l>/cross" for
+/// encoder-decoders.
+std::string block_folder(const AttentionBlock& block, bool encoder_decoder);
+
+}  // namespace attnviz

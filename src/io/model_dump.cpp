@@ -1,0 +1,141 @@
+#include "io/model_dump.hpp"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "io/json_file.hpp"
+#include "io/record_json.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kFormatName = "attnviz.model_attention";
+constexpr int kFormatVersion = 1;
+
+json model_json(const ModelSummary& m) {
+  json rope = nullptr;
+  if (m.rope)
+    rope = {{"style", rope_style_name(m.rope->style)}, {"theta", m.rope->theta}, {"dim", m.rope->dim},
+            {"scaling", m.rope_scaling}};
+  return {{"file", m.file},
+          {"architecture", m.architecture},
+          {"name", m.name},
+          {"num_layers", m.num_layers},
+          {"num_heads", m.num_heads},
+          {"num_kv_heads", m.num_kv_heads},
+          {"d_model", m.d_model},
+          {"d_k", m.d_k},
+          {"context_length", m.context_length},
+          {"rope", rope}};
+}
+
+std::string float_text(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+
+template <typename T>
+T field_or(const json& root, const char* key, T fallback) {
+  const auto it = root.find(key);
+  return it == root.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+}  // namespace
+
+void ModelDumpWriter::add(const AttentionBlock& block) {
+  const std::string record = record_to_json(block.record);  // "{\n  \"format\": …"
+  layers_text_ += layers_ == 0 ? "\n" : ",\n";
+  layers_text_ += "{\"stack\": " + json(block.stack).dump() + ", \"kind\": " + json(block.kind).dump() + ",";
+  layers_text_.append(record, 1, record.size() - 2);  // without its braces' outer "{" and final "\n"
+  ++layers_;
+}
+
+std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
+  json head = {{"format", kFormatName},
+               {"version", kFormatVersion},
+               {"model", model_json(info.model)},
+               {"tokens", info.tokens},
+               {"token_ids", info.token_ids},
+               {"text", info.text},
+               {"prompt_length", info.prompt_length},
+               {"generated_text", info.generated_text}};
+  if (!info.source_tokens.empty()) {
+    head["source_tokens"] = info.source_tokens;
+    head["target_tokens"] = info.target_tokens;
+  }
+  std::string out = head.dump(2);
+  out.pop_back();  // the closing brace
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  if (logits) {
+    out += ",\n  \"last_logits\": [";
+    for (std::size_t i = 0; i < info.last_logits.size(); ++i) out += (i ? ", " : "") + float_text(info.last_logits[i]);
+    out += "]";
+  }
+  out += ",\n  \"layers\": [";
+  out += layers_text_;
+  out += "\n  ]\n}\n";
+  return out;
+}
+
+bool is_model_dump_text(const FileText& text) {
+  // The format name sits in the first lines of every dump attnviz writes; a full parse is not
+  // needed to tell the two kinds apart.
+  const std::string_view head = text.view().substr(0, 256);
+  return head.find(std::string("\"") + kFormatName + "\"") != std::string_view::npos;
+}
+
+ModelDump read_model_dump(const FileText& text, const std::string& path) {
+  const json root = parse_json_file(text, path);
+  if (!root.is_object() || field_or<std::string>(root, "format", "") != kFormatName)
+    throw InputError::bad_value(path, "/format", std::string("\"") + kFormatName + "\"", "something else");
+  const auto layers = root.find("layers");
+  if (layers == root.end() || !layers->is_array())
+    throw InputError::missing_field(path, "/layers", "one object per attention block");
+  ModelDump dump;
+  try {
+    const json& model = root.at("model");
+    ModelSummary& m = dump.info.model;
+    m.file = field_or<std::string>(model, "file", "");
+    m.architecture = field_or<std::string>(model, "architecture", "");
+    m.name = field_or<std::string>(model, "name", "");
+    m.num_layers = field_or<int>(model, "num_layers", 0);
+    m.num_heads = field_or<int>(model, "num_heads", 0);
+    m.num_kv_heads = field_or<int>(model, "num_kv_heads", 0);
+    m.d_model = field_or<long>(model, "d_model", 0);
+    m.d_k = field_or<long>(model, "d_k", 0);
+    m.context_length = field_or<long>(model, "context_length", 0);
+    dump.info.tokens = field_or<Tokens>(root, "tokens", {});
+    dump.info.token_ids = field_or<std::vector<std::int32_t>>(root, "token_ids", {});
+    dump.info.text = field_or<std::string>(root, "text", "");
+    dump.info.prompt_length = field_or<int>(root, "prompt_length", 0);
+    dump.info.generated_text = field_or<std::string>(root, "generated_text", "");
+    dump.info.source_tokens = field_or<Tokens>(root, "source_tokens", {});
+    dump.info.target_tokens = field_or<Tokens>(root, "target_tokens", {});
+  } catch (const json::exception& e) {
+    throw InputError::inconsistent(path, std::string("the model dump's header is malformed: ") + e.what());
+  }
+  for (std::size_t i = 0; i < layers->size(); ++i) {
+    const json& layer = (*layers)[i];
+    const std::string where = path + ": /layers/" + std::to_string(i);
+    AttentionBlock block;
+    block.stack = layer.is_object() ? field_or<std::string>(layer, "stack", "decoder") : "decoder";
+    block.kind = layer.is_object() ? field_or<std::string>(layer, "kind", "self") : "self";
+    if (block.stack != "encoder" && block.stack != "decoder")
+      throw InputError::bad_value(where, "/stack", "\"encoder\" or \"decoder\"", block.stack);
+    if (block.kind != "self" && block.kind != "cross")
+      throw InputError::bad_value(where, "/kind", "\"self\" or \"cross\"", block.kind);
+    block.record = record_from_json(layer, where);
+    block.record.inputs = {path};
+    if (!block.record.layer) throw InputError::missing_field(where, "/layer", "the layer number");
+    block.layer = *block.record.layer;
+    dump.blocks.push_back(std::move(block));
+  }
+  return dump;
+}
+
+}  // namespace attnviz

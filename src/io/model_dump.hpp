@@ -1,0 +1,44 @@
+// The model dump ("attnviz.model_attention" v1, README "Model dumps"): a whole model's run —
+// the model's shape, the tokens, the text — and one object per attention block under
+// `layers`, each a complete single-layer dump ("attnviz.attention") plus `stack` and `kind`,
+// so a layer can be read by anything that reads single-layer dumps. Written layer by layer
+// (the run hands blocks over one at a time) and read back by `render` and `compare`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/file_text.hpp"
+#include "model/model_run.hpp"
+
+namespace attnviz {
+
+/// Builds a model dump's text one block at a time.
+class ModelDumpWriter {
+ public:
+  /// Appends `block` as the next entry of `layers`.
+  void add(const AttentionBlock& block);
+  /// The whole document: `info`'s fields, then the layers added so far. With `logits`, writes
+  /// info.last_logits as `last_logits`.
+  std::string finish(const ModelRunInfo& info, bool logits);
+  std::size_t layer_count() const { return layers_; }
+
+ private:
+  std::string layers_text_;
+  std::size_t layers_ = 0;
+};
+
+/// A model dump read back.
+struct ModelDump {
+  ModelRunInfo info;
+  std::vector<AttentionBlock> blocks;
+};
+
+/// True when `text` is a model dump (its `format` is "attnviz.model_attention").
+bool is_model_dump_text(const FileText& text);
+
+/// Reads a model dump, validating each layer as read_record does (messages name the file and
+/// "/layers/<i>"). Throws InputError.
+ModelDump read_model_dump(const FileText& text, const std::string& path);
+
+}  // namespace attnviz

@@ -1,0 +1,160 @@
+#include "model/decoder_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attention/mask.hpp"
+#include "core/error.hpp"
+
+namespace attnviz {
+
+namespace {
+
+std::string block_name(int layer, const char* tensor) { return "blk." + std::to_string(layer) + "." + tensor; }
+
+// SiLU(x) = x·σ(x) (Elfwing et al. 2018), the gate of SwiGLU (Shazeer 2020).
+Matrix swiglu(const Matrix& gate, const Matrix& up) {
+  Matrix out(gate.rows(), gate.cols());
+  for (Eigen::Index i = 0; i < gate.size(); ++i) {
+    const Scalar g = gate.data()[i];
+    out.data()[i] = g / (1.0f + std::exp(-g)) * up.data()[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
+  Matrix out(x.rows(), x.cols());
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const Scalar mean_square = x.row(r).squaredNorm() / static_cast<Scalar>(x.cols());
+    const Scalar inverse = 1.0f / std::sqrt(mean_square + static_cast<Scalar>(epsilon));
+    out.row(r) = (x.row(r) * inverse).cwiseProduct(gain.transpose());
+  }
+  return out;
+}
+
+DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {
+  const DecoderConfig& c = config_;
+  const long q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
+  auto check = [&](const std::string& name, long rows, long cols) {
+    if (cols == 0) weights_->vector(name, rows);  // throws when missing or misshapen; decodes one small vector
+    else if (!weights_->has(name)) weights_->matrix(name, rows, cols);  // throws naming it
+  };
+  check("token_embd.weight", c.n_vocab, c.d_model);
+  check("output_norm.weight", c.d_model, 0);
+  for (int l = 0; l < c.num_layers; ++l) {
+    check(block_name(l, "attn_norm.weight"), c.d_model, 0);
+    check(block_name(l, "attn_q.weight"), q_width, c.d_model);
+    check(block_name(l, "attn_k.weight"), kv_width, c.d_model);
+    check(block_name(l, "attn_v.weight"), kv_width, c.d_model);
+    check(block_name(l, "attn_output.weight"), c.d_model, q_width);
+    check(block_name(l, "ffn_norm.weight"), c.d_model, 0);
+    check(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model);
+    check(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model);
+    check(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff);
+  }
+}
+
+AttentionLayer DecoderModel::attention_layer(int layer) const {
+  const DecoderConfig& c = config_;
+  const long q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
+  AttentionLayer a;
+  a.num_heads = c.num_heads;
+  a.num_kv_heads = c.num_kv_heads;
+  // Stored as nn.Linear's [out, in]; the engine's convention is Q = X·W_Q, so W is [in, out].
+  a.w_q = weights_->matrix(block_name(layer, "attn_q.weight"), q_width, c.d_model).transpose();
+  a.w_k = weights_->matrix(block_name(layer, "attn_k.weight"), kv_width, c.d_model).transpose();
+  a.w_v = weights_->matrix(block_name(layer, "attn_v.weight"), kv_width, c.d_model).transpose();
+  a.w_o = weights_->matrix(block_name(layer, "attn_output.weight"), c.d_model, q_width).transpose();
+  if (c.qkv_bias) {
+    a.b_q = weights_->vector(block_name(layer, "attn_q.bias"), q_width);
+    a.b_k = weights_->vector(block_name(layer, "attn_k.bias"), kv_width);
+    a.b_v = weights_->vector(block_name(layer, "attn_v.bias"), kv_width);
+  }
+  return a;
+}
+
+std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
+  const DecoderConfig& c = config_;
+  const long n = static_cast<long>(request.token_ids.size());
+  const Matrix embedding = weights_->matrix("token_embd.weight", c.n_vocab, c.d_model);
+  Matrix x(n, c.d_model);
+  for (long t = 0; t < n; ++t) {
+    const std::int32_t id = request.token_ids[static_cast<std::size_t>(t)];
+    if (id < 0 || id >= c.n_vocab)
+      throw InputError("token id " + std::to_string(id) + " (position " + std::to_string(t) +
+                       ") is outside the vocabulary of " + std::to_string(c.n_vocab) + " tokens");
+    x.row(t) = embedding.row(id);
+  }
+  const MaskMatrix causal = build_mask(n, n, /*causal=*/true, {});
+  RopeRequest rope{c.rope, {}, {}};
+  rope.query_positions.resize(static_cast<std::size_t>(n));
+  std::iota(rope.query_positions.begin(), rope.query_positions.end(), 0LL);
+  rope.key_positions = rope.query_positions;
+  const AttentionWants wants{false, true};
+
+  for (int l = 0; l < c.num_layers; ++l) {
+    const AttentionLayer layer = attention_layer(l);
+    const Matrix attention_input = rms_norm(x, weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), c.rms_epsilon);
+    AttentionResult result = multi_head_attention(layer, attention_input, attention_input, causal, wants, rope);
+    if (!result.overflow.empty())
+      throw InputError("layer " + std::to_string(l) + ": " + result.overflow + " overflow float32");
+    x += result.output;
+    const Matrix ffn_input = rms_norm(x, weights_->vector(block_name(l, "ffn_norm.weight"), c.d_model), c.rms_epsilon);
+    const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
+    const Matrix up = ffn_input * weights_->matrix(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();
+    x += swiglu(gate, up) * weights_->matrix(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
+
+    if (request.sink && request.layers.contains(l)) {
+      AttentionBlock block;
+      block.layer = l;
+      AttentionRecord& r = block.record;
+      r.mode = "self";
+      r.model = c.name;
+      r.layer = l;
+      r.query_tokens = request.tokens;
+      r.key_tokens = request.tokens;
+      r.num_heads = c.num_heads;
+      r.num_kv_heads = c.num_kv_heads;
+      r.d_model = c.d_model;
+      r.d_k = c.d_k;
+      r.d_v = c.d_k;
+      r.scale = layer.logit_scale();
+      r.causal = true;
+      r.rope = c.rope;
+      r.weights = std::move(result.weights);
+      (*request.sink)(std::move(block));
+    }
+  }
+  const Matrix last = rms_norm(x.bottomRows(1), weights_->vector("output_norm.weight", c.d_model), c.rms_epsilon);
+  const Matrix output = c.tied_output ? embedding : weights_->matrix("output.weight", c.n_vocab, c.d_model);
+  const Matrix logits = last * output.transpose();
+  return std::vector<float>(logits.data(), logits.data() + logits.size());
+}
+
+int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const {
+  int added = 0;
+  while (added < count) {
+    if (config_.context_length > 0 && static_cast<long>(ids.size()) >= config_.context_length) break;
+    ForwardRequest request;
+    request.token_ids = ids;
+    const std::vector<float> logits = forward(request);
+    const auto next = static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    ids.push_back(next);
+    ++added;
+    if (next == eos) break;
+  }
+  return added;
+}
+
+double DecoderModel::layer_float_bytes() const {
+  const DecoderConfig& c = config_;
+  const double q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
+  const double per_layer = 2.0 * q_width * c.d_model + 2.0 * kv_width * c.d_model + 3.0 * c.d_ff * c.d_model;
+  return 4.0 * (per_layer + 2.0 * c.n_vocab * c.d_model);
+}
+
+}  // namespace attnviz

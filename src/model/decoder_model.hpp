@@ -1,0 +1,99 @@
+// A pre-norm decoder-only Transformer (LLaMA and its family: RMSNorm, RoPE, grouped-query
+// attention, SwiGLU) run from its real weights, layer by layer, handing each layer's
+// attention to a sink. The weights come from any WeightSource (a GGUF file, a safetensors
+// folder); the architecture's settings from a DecoderConfig. Every attention layer is the
+// engine's multi_head_attention on that layer's real input.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attention/attention.hpp"
+#include "attention/rope.hpp"
+#include "core/types.hpp"
+#include "model/model_run.hpp"
+
+namespace attnviz {
+
+/// Shapes and settings of a decoder. Tensor names follow GGUF's (llama.cpp's) naming:
+/// token_embd.weight, blk.L.attn_norm.weight, blk.L.attn_{q,k,v,output}.weight, blk.L.ffn_norm.weight,
+/// blk.L.ffn_{gate,up,down}.weight, output_norm.weight, output.weight; a WeightSource maps its
+/// own names onto these.
+struct DecoderConfig {
+  std::string architecture;   ///< "llama"
+  std::string name;
+  int num_layers = 0;
+  long d_model = 0;
+  int num_heads = 0;
+  int num_kv_heads = 0;
+  long d_k = 0;               ///< per head (d_model / num_heads unless the file says otherwise)
+  long d_ff = 0;              ///< feed-forward width
+  long n_vocab = 0;
+  long context_length = 0;    ///< 0 = unknown
+  double rms_epsilon = 1e-5;
+  RopeSettings rope;          ///< style, theta, dim, scaling as the architecture applies them
+  std::string rope_scaling = "none";  ///< description for the dump: "none", "linear x4", "llama3"
+  bool qkv_bias = false;      ///< blk.L.attn_{q,k,v}.bias present (Qwen2)
+  bool tied_output = false;   ///< output.weight absent: logits use token_embd.weight
+};
+
+/// Where a model's tensors come from. Each call decodes one tensor to float32 (nothing is kept).
+class WeightSource {
+ public:
+  virtual ~WeightSource() = default;
+  /// Tensor `name` as a row-major [rows, cols] matrix (a Linear weight as [out, in]). Throws
+  /// InputError naming the file and the tensor when it is missing, of another shape, or of a
+  /// type that cannot be decoded.
+  virtual Matrix matrix(const std::string& name, long rows, long cols) const = 0;
+  /// A 1-D tensor of n values.
+  virtual Vector vector(const std::string& name, long n) const = 0;
+  virtual bool has(const std::string& name) const = 0;
+  /// Bytes of the named tensor as stored (for the memory estimate).
+  virtual double stored_bytes(const std::string& name) const = 0;
+};
+
+/// What one forward pass keeps.
+struct ForwardRequest {
+  std::vector<std::int32_t> token_ids;  ///< the decoder input (BOS included when wanted)
+  Tokens tokens;                        ///< their labels, for the records
+  LayerSelection layers;                ///< which layers' attention go to the sink
+  const BlockSink* sink = nullptr;      ///< nullptr: no attention kept (greedy decoding)
+  int threads = 0;                      ///< 0 = all cores
+};
+
+/// The decoder with its config and weights; layers are decoded from the source as they run.
+class DecoderModel {
+ public:
+  /// Checks that every tensor the config needs exists with its shape (without decoding any).
+  /// Throws InputError naming the first missing or misshapen tensor.
+  DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> weights);
+
+  const DecoderConfig& config() const { return config_; }
+
+  /// Runs every layer on request.token_ids (positions 0 … n−1, causal mask) and returns the
+  /// logits of the last position (n_vocab). Each selected layer's attention weights
+  /// [head][query][key] go to the sink as an AttentionBlock when one is given.
+  /// Throws InputError for an id outside [0, n_vocab).
+  std::vector<float> forward(const ForwardRequest& request) const;
+
+  /// Greedy continuation: appends argmax tokens to `ids` (at most `count`, stopping after
+  /// `eos` when it is ≥ 0) and returns how many were added.
+  int generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const;
+
+  /// Bytes of float32 weights of one layer and of the embedding table: the memory estimate.
+  double layer_float_bytes() const;
+
+ private:
+  /// One layer's attention parameters (W as [in, out] for Q = X·W).
+  AttentionLayer attention_layer(int layer) const;
+
+  DecoderConfig config_;
+  std::unique_ptr<WeightSource> weights_;
+};
+
+/// RMSNorm (Zhang & Sennrich 2019) of each row of x [n, d]: x / sqrt(mean(x²) + ε) · gain.
+Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon);
+
+}  // namespace attnviz

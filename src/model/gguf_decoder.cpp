@@ -1,0 +1,123 @@
+#include "model/gguf_decoder.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+
+namespace attnviz {
+
+namespace {
+
+std::string dims_text(long rows, long cols) {
+  return cols == 0 ? "[" + std::to_string(rows) + "]" : "[" + std::to_string(cols) + ", " + std::to_string(rows) + "]";
+}
+
+// GGUF tensors as DecoderModel asks for them: names are already llama.cpp's.
+class GgufWeights : public WeightSource {
+ public:
+  explicit GgufWeights(std::shared_ptr<const GgufFile> file) : file_(std::move(file)) {}
+
+  Matrix matrix(const std::string& name, long rows, long cols) const override {
+    // GGUF lists dims fastest first: a [rows, cols] row-major matrix is dims [cols, rows].
+    return file_->matrix(file_->tensor(name, {cols, rows}, "expected " + dims_text(rows, cols)));
+  }
+  Vector vector(const std::string& name, long n) const override {
+    return file_->vector(file_->tensor(name, {n}, "expected " + dims_text(n, 0)));
+  }
+  bool has(const std::string& name) const override { return file_->find_tensor(name) != nullptr; }
+  double stored_bytes(const std::string& name) const override {
+    const GgufTensorInfo* info = file_->find_tensor(name);
+    return info ? static_cast<double>(info->bytes) : 0.0;
+  }
+
+ private:
+  std::shared_ptr<const GgufFile> file_;
+};
+
+long required_integer(const GgufFile& file, const std::string& key) {
+  const auto value = file.integer(key);
+  if (!value) throw InputError::inconsistent(file.path(), "missing metadata " + key);
+  if (*value <= 0 || *value > (1LL << 31))
+    throw InputError::inconsistent(file.path(), "metadata " + key + ": expected a positive count, got " + std::to_string(*value));
+  return static_cast<long>(*value);
+}
+
+DecoderConfig llama_config(const GgufFile& file) {
+  const std::string a = "llama";
+  DecoderConfig c;
+  c.architecture = a;
+  c.name = file.string("general.name").value_or(std::filesystem::path(file.path()).stem().string());
+  c.num_layers = static_cast<int>(required_integer(file, a + ".block_count"));
+  c.d_model = required_integer(file, a + ".embedding_length");
+  c.num_heads = static_cast<int>(required_integer(file, a + ".attention.head_count"));
+  c.num_kv_heads = file.has(a + ".attention.head_count_kv")
+                       ? static_cast<int>(required_integer(file, a + ".attention.head_count_kv"))
+                       : c.num_heads;
+  c.d_ff = required_integer(file, a + ".feed_forward_length");
+  c.context_length = file.integer(a + ".context_length").value_or(0);
+  c.rms_epsilon = file.number(a + ".attention.layer_norm_rms_epsilon").value_or(1e-5);
+  if (c.d_model % c.num_heads != 0 && !file.has(a + ".attention.key_length"))
+    throw InputError::inconsistent(file.path(), a + ".attention.head_count " + std::to_string(c.num_heads) +
+                                                    " does not divide " + a + ".embedding_length " + std::to_string(c.d_model));
+  c.d_k = file.has(a + ".attention.key_length") ? required_integer(file, a + ".attention.key_length") : c.d_model / c.num_heads;
+  if (c.num_heads % c.num_kv_heads != 0)
+    throw InputError::inconsistent(file.path(), a + ".attention.head_count_kv " + std::to_string(c.num_kv_heads) +
+                                                    " does not divide " + a + ".attention.head_count " + std::to_string(c.num_heads));
+  const GgufTensorInfo* embedding = file.find_tensor("token_embd.weight");
+  if (!embedding) throw InputError::inconsistent(file.path(), "missing tensor token_embd.weight (the token embedding)");
+  c.n_vocab = embedding->num_rows();
+  if (const auto* tokens = file.string_array("tokenizer.ggml.tokens"); tokens && static_cast<long>(tokens->size()) != c.n_vocab)
+    throw InputError::inconsistent(file.path(), "tokenizer.ggml.tokens has " + std::to_string(tokens->size()) +
+                                                    " pieces but token_embd.weight has " + std::to_string(c.n_vocab) + " rows");
+  // llama.cpp's LLM_ARCH_LLAMA uses rope type NORM: adjacent pairs (the converter permutes
+  // Hugging Face's rotate-half rows of W_Q and W_K into this order).
+  c.rope.style = RopeStyle::Interleaved;
+  c.rope.theta = file.number(a + ".rope.freq_base").value_or(10000.0);
+  c.rope.dim = file.integer(a + ".rope.dimension_count").value_or(c.d_k);
+  if (c.rope.dim <= 0 || c.rope.dim > c.d_k || c.rope.dim % 2 != 0)
+    throw InputError::inconsistent(file.path(), a + ".rope.dimension_count " + std::to_string(c.rope.dim) +
+                                                    " must be even and at most the head width " + std::to_string(c.d_k));
+  const std::string scaling = file.string(a + ".rope.scaling.type").value_or("none");
+  if (scaling == "linear") {
+    const double factor = file.number(a + ".rope.scaling.factor").value_or(1.0);
+    if (!(factor > 0)) throw InputError::inconsistent(file.path(), a + ".rope.scaling.factor must be positive");
+    c.rope.linear_factor = factor;
+    c.rope_scaling = "linear x" + std::to_string(factor);
+  } else if (scaling != "none" && scaling != "yarn") {
+    throw InputError::inconsistent(file.path(), a + ".rope.scaling.type \"" + scaling + "\" is not supported (none, linear)");
+  } else if (scaling == "yarn") {
+    throw InputError::inconsistent(file.path(), a + ".rope.scaling.type \"yarn\" is not supported (none, linear)");
+  } else if (const auto factor = file.number(a + ".rope.scale_linear")) {  // older files
+    c.rope.linear_factor = *factor;
+    if (*factor != 1.0) c.rope_scaling = "linear x" + std::to_string(*factor);
+  }
+  if (const GgufTensorInfo* freqs = file.find_tensor("rope_freqs.weight")) {  // LLaMA 3.1's per-frequency factors
+    if (freqs->num_elements() != c.rope.dim / 2)
+      throw InputError::inconsistent(file.path(), "tensor rope_freqs.weight has " + std::to_string(freqs->num_elements()) +
+                                                      " values, expected rope dim / 2 = " + std::to_string(c.rope.dim / 2));
+    const Vector factors = file.vector(*freqs);
+    c.rope.frequency_factors.assign(factors.data(), factors.data() + factors.size());
+    c.rope_scaling = c.rope_scaling == "none" ? "llama3" : c.rope_scaling + ", llama3";
+  }
+  c.tied_output = file.find_tensor("output.weight") == nullptr;
+  return c;
+}
+
+}  // namespace
+
+std::string supported_gguf_architectures() { return "llama"; }
+
+DecoderConfig decoder_config_from_gguf(const GgufFile& file) {
+  const auto architecture = file.string("general.architecture");
+  if (!architecture) throw InputError::inconsistent(file.path(), "missing metadata general.architecture");
+  if (*architecture == "llama") return llama_config(file);
+  throw InputError::inconsistent(file.path(), "architecture \"" + *architecture + "\" is not supported (supported: " +
+                                                  supported_gguf_architectures() + ")");
+}
+
+DecoderModel decoder_from_gguf(std::shared_ptr<const GgufFile> file) {
+  DecoderConfig config = decoder_config_from_gguf(*file);
+  return DecoderModel(std::move(config), std::make_unique<GgufWeights>(std::move(file)));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,26 @@
+// From a GGUF file to a runnable decoder: the architecture's settings read from its metadata
+// (`<arch>.block_count`, `<arch>.attention.head_count`, …), and its tensors served to
+// DecoderModel straight from the mapping, decoded one at a time. Architectures: "llama"
+// (LLaMA 1/2/3, Mistral, TinyLlama, SmolLM…). Another one is a new config function here.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/decoder_model.hpp"
+#include "model/gguf_file.hpp"
+
+namespace attnviz {
+
+/// Architectures this build runs, for messages: "llama".
+std::string supported_gguf_architectures();
+
+/// Reads the decoder settings of `file`'s general.architecture. Throws InputError naming the
+/// architecture and the supported ones when it is not supported, or naming a missing or
+/// inconsistent metadata key (heads not dividing d_model, kv heads not dividing heads…).
+DecoderConfig decoder_config_from_gguf(const GgufFile& file);
+
+/// A DecoderModel over `file` (kept alive by the model through a shared pointer).
+DecoderModel decoder_from_gguf(std::shared_ptr<const GgufFile> file);
+
+}  // namespace attnviz

@@ -1,0 +1,142 @@
+// vocabulary_from_gguf: the tokenizer.ggml.* keys of a GGUF file, with llama.cpp's defaults
+// (llama_vocab::impl::load) for what a file leaves out.
+#include "model/vocabulary.hpp"
+
+#include <limits>
+
+#include "core/error.hpp"
+#include "model/bpe_pre_tokenizer.hpp"
+#include "model/gguf_file.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// A special-token id key holding this (uint32 -1, as llama.cpp's converter writes "none")
+// leaves the default in place.
+constexpr std::int64_t kUnsetTokenId = std::numeric_limits<std::uint32_t>::max();
+
+// llama.cpp's defaults per tokenizer model, before the file's own keys.
+void set_model_defaults(Vocabulary& vocab) {
+  vocab.add_space_prefix = false;
+  vocab.add_bos = false;
+  vocab.add_eos = false;
+  if (vocab.model == "llama") {
+    vocab.bos = 1;
+    vocab.eos = 2;
+    vocab.unk = 0;
+    vocab.add_space_prefix = true;
+    vocab.add_bos = true;
+  } else if (vocab.model == "bert") {
+    vocab.bos = vocab.cls = 101;
+    vocab.unk = 100;
+    vocab.sep = 102;
+    vocab.pad = 0;
+    vocab.mask = 103;
+    vocab.add_bos = true;
+  } else if (vocab.model == "gpt2") {
+    vocab.bos = vocab.eos = 11;
+    const BpePreTokenizer* pre_tokenizer = find_bpe_pre_tokenizer(vocab.pre);
+    vocab.add_bos = pre_tokenizer && pre_tokenizer->add_bos;
+  }
+  // A default beyond a small vocabulary is dropped, as llama.cpp does.
+  for (std::optional<std::int32_t>* id : {&vocab.bos, &vocab.eos, &vocab.unk, &vocab.sep, &vocab.pad, &vocab.cls, &vocab.mask}) {
+    if (*id && static_cast<std::size_t>(**id) >= vocab.size()) id->reset();
+  }
+}
+
+void read_pieces(const GgufFile& file, Vocabulary& vocab) {
+  const std::string key = "tokenizer.ggml.tokens";
+  const std::vector<std::string>* tokens = file.string_array(key);
+  if (!tokens) throw InputError::missing_field(file.path(), key, "the token list");
+  if (tokens->empty()) throw InputError::bad_value(file.path(), key, "at least one token", "none");
+  vocab.pieces = *tokens;
+}
+
+void check_length(const GgufFile& file, const std::string& key, std::size_t length, std::size_t n_vocab) {
+  if (length != n_vocab) {
+    throw InputError::bad_value(file.path(), key, std::to_string(n_vocab) + " entries (one per token)",
+                                std::to_string(length));
+  }
+}
+
+void read_scores_and_types(const GgufFile& file, Vocabulary& vocab) {
+  if (const auto scores = file.number_array("tokenizer.ggml.scores")) {
+    check_length(file, "tokenizer.ggml.scores", scores->size(), vocab.size());
+    vocab.scores.assign(scores->begin(), scores->end());
+  }
+  vocab.types.assign(vocab.size(), TokenType::Normal);
+  if (const auto types = file.integer_array("tokenizer.ggml.token_type")) {
+    check_length(file, "tokenizer.ggml.token_type", types->size(), vocab.size());
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const std::int64_t type = (*types)[i];
+      vocab.types[i] = type >= 0 && type <= static_cast<std::int64_t>(TokenType::Byte) ? static_cast<TokenType>(type)
+                                                                                      : TokenType::Undefined;
+    }
+  }
+}
+
+void read_special_id(const GgufFile& file, const std::string& key, std::size_t n_vocab,
+                     std::optional<std::int32_t>& id) {
+  const std::optional<std::int64_t> value = file.integer(key);
+  if (!value || *value == kUnsetTokenId || *value == -1) return;
+  if (*value < 0 || static_cast<std::uint64_t>(*value) >= n_vocab) {
+    throw InputError::bad_value(file.path(), key, "a token id below " + std::to_string(n_vocab),
+                                std::to_string(*value));
+  }
+  id = static_cast<std::int32_t>(*value);
+}
+
+void read_special_tokens(const GgufFile& file, Vocabulary& vocab) {
+  const std::pair<const char*, std::optional<std::int32_t>*> keys[] = {
+      {"tokenizer.ggml.bos_token_id", &vocab.bos},        {"tokenizer.ggml.eos_token_id", &vocab.eos},
+      {"tokenizer.ggml.unknown_token_id", &vocab.unk},    {"tokenizer.ggml.seperator_token_id", &vocab.sep},
+      {"tokenizer.ggml.padding_token_id", &vocab.pad},    {"tokenizer.ggml.cls_token_id", &vocab.cls},
+      {"tokenizer.ggml.mask_token_id", &vocab.mask},
+  };
+  for (const auto& [key, id] : keys) read_special_id(file, key, vocab.size(), *id);
+}
+
+void read_flags(const GgufFile& file, Vocabulary& vocab) {
+  vocab.add_bos = file.boolean("tokenizer.ggml.add_bos_token").value_or(vocab.add_bos);
+  vocab.add_eos = file.boolean("tokenizer.ggml.add_eos_token").value_or(vocab.add_eos);
+  vocab.add_space_prefix = file.boolean("tokenizer.ggml.add_space_prefix").value_or(vocab.add_space_prefix);
+  // BERT's normaliser: strip_accents follows lowercase unless given (Hugging Face's None).
+  vocab.lowercase = file.boolean("tokenizer.ggml.normalizer.lowercase").value_or(true);
+  vocab.strip_accents = file.boolean("tokenizer.ggml.normalizer.strip_accents").value_or(vocab.lowercase);
+  if (vocab.add_bos && !vocab.bos) {
+    throw InputError::inconsistent(file.path(), "tokenizer.ggml.add_bos_token is true but there is no BOS token");
+  }
+  if (vocab.add_eos && !vocab.eos) {
+    throw InputError::inconsistent(file.path(), "tokenizer.ggml.add_eos_token is true but there is no EOS token");
+  }
+}
+
+void read_merges(const GgufFile& file, Vocabulary& vocab) {
+  const std::string key = "tokenizer.ggml.merges";
+  if (const std::vector<std::string>* merges = file.string_array(key)) {
+    vocab.merges = *merges;
+  } else if (vocab.model == "gpt2") {
+    throw InputError::missing_field(file.path(), key, "the BPE merges a gpt2 tokenizer needs");
+  }
+}
+
+}  // namespace
+
+Vocabulary vocabulary_from_gguf(const GgufFile& file) {
+  Vocabulary vocab;
+  vocab.source = file.path();
+  const std::optional<std::string> model = file.string("tokenizer.ggml.model");
+  if (!model) throw InputError::missing_field(file.path(), "tokenizer.ggml.model", "the tokenizer model");
+  vocab.model = *model;
+  vocab.pre = file.string("tokenizer.ggml.pre").value_or("default");
+  read_pieces(file, vocab);
+  read_scores_and_types(file, vocab);
+  read_merges(file, vocab);
+  set_model_defaults(vocab);
+  read_special_tokens(file, vocab);
+  read_flags(file, vocab);
+  return vocab;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,132 @@
+// The GGUF reader on the real stories260K file and on hand-made broken files.
+#include <cstring>
+#include <fstream>
+
+#include "core/error.hpp"
+#include <nlohmann/json.hpp>
+#include "model/gguf_file.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::data_file;
+using attnviz::test::TempDir;
+
+namespace {
+
+// Writes GGUF files byte by byte: just enough of the format to break it on purpose.
+struct GgufBytes {
+  std::string bytes;
+  template <typename T>
+  GgufBytes& put(T value) {
+    bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
+  }
+  GgufBytes& str(const std::string& text) {
+    put<std::uint64_t>(text.size());
+    bytes += text;
+    return *this;
+  }
+  GgufBytes& header(std::uint32_t version, std::uint64_t tensors, std::uint64_t keys) {
+    bytes += "GGUF";
+    return put(version).put(tensors).put(keys);
+  }
+  // A tensor entry: name, dims, type, offset.
+  GgufBytes& tensor(const std::string& name, std::vector<std::int64_t> dims, std::uint32_t type, std::uint64_t offset) {
+    str(name).put<std::uint32_t>(static_cast<std::uint32_t>(dims.size()));
+    for (auto d : dims) put(d);
+    return put(type).put(offset);
+  }
+  GgufBytes& pad_to(std::size_t alignment) {
+    while (bytes.size() % alignment) bytes += '\0';
+    return *this;
+  }
+  std::string write(const TempDir& dir) const {
+    const std::string path = dir.file("m.gguf");
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+};
+
+std::string error_of(const std::string& path) {
+  try {
+    GgufFile file(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("GGUF reader: stories260K metadata and tensors", "[gguf]") {
+  const GgufFile file(data_file("stories260k/stories260K.gguf"));
+  CHECK(file.version() == 3);
+  CHECK(file.tensors().size() == 48);
+  CHECK(file.string("general.architecture") == "llama");
+  CHECK(file.integer("llama.block_count") == 5);
+  CHECK(file.integer("llama.attention.head_count_kv") == 4);
+  CHECK(file.number("llama.attention.layer_norm_rms_epsilon").value() == Approx(1e-5));
+  REQUIRE(file.string_array("tokenizer.ggml.tokens") != nullptr);
+  CHECK(file.string_array("tokenizer.ggml.tokens")->size() == 512);
+  CHECK(file.string_array("tokenizer.ggml.tokens")->at(403) == "\xE2\x96\x81Once");
+  CHECK(!file.has("no.such.key"));
+  CHECK_THROWS_WITH(file.integer("general.architecture"),
+                    Catch::Contains("metadata general.architecture: expected an integer, got GGUF value type 8"));
+  const GgufTensorInfo& embedding = file.tensor("token_embd.weight", {64, 512}, "token embedding");
+  CHECK(embedding.num_rows() == 512);
+  CHECK_THROWS_WITH(file.tensor("token_embd.weight", {512, 64}, "token embedding"),
+                    Catch::EndsWith("tensor token_embd.weight: expected dims [512, 64] (token embedding), got [64, 512]"));
+  CHECK_THROWS_WITH(file.tensor("blk.9.attn_q.weight", "W_Q of layer 9"),
+                    Catch::EndsWith("missing tensor blk.9.attn_q.weight (W_Q of layer 9)"));
+}
+
+TEST_CASE("GGUF reader: layer 0's W_Q read from the file is the transpose of the bundled JSON's", "[gguf]") {
+  const GgufFile file(data_file("stories260k/stories260K.gguf"));
+  const Matrix w_q_out_in = file.matrix(file.tensor("blk.0.attn_q.weight", "W_Q"));
+  const nlohmann::json layer = nlohmann::json::parse(attnviz::test::read_file(data_file("stories260k/layer0.json")));
+  REQUIRE(w_q_out_in.rows() == 64);
+  double worst = 0;
+  for (int in = 0; in < 64; ++in)
+    for (int out = 0; out < 64; ++out)
+      worst = std::max(worst, std::abs(layer["W_Q"][in][out].get<double>() - w_q_out_in(out, in)));
+  CHECK(worst < 1e-7);  // the JSON has 9 significant digits
+}
+
+TEST_CASE("GGUF reader: broken files are refused with one line naming the fault", "[gguf]") {
+  TempDir dir;
+  GgufBytes magic;
+  magic.bytes = "GGML1234567890123456789012";
+  CHECK_THAT(error_of(magic.write(dir)), Catch::Contains("not a GGUF file"));
+
+  CHECK_THAT(error_of(GgufBytes().header(4, 0, 0).write(dir)), Catch::Contains("GGUF version 4 is not supported"));
+  CHECK_THAT(error_of(GgufBytes().header(3, 0, 1).str("general.name").write(dir)),
+             Catch::Contains("truncated: the type of metadata general.name at byte"));
+  CHECK_THAT(error_of(GgufBytes().header(3, 0, 1000000).write(dir)),
+             Catch::Contains("1000000 metadata keys and 0 tensors cannot fit in a file of 24 bytes"));
+  GgufBytes absurd;
+  absurd.header(3, 0, 1).str("tokenizer.ggml.tokens").put<std::uint32_t>(9).put<std::uint32_t>(8).put<std::uint64_t>(1ULL << 60);
+  CHECK_THAT(error_of(absurd.write(dir)), Catch::Contains("metadata tokenizer.ggml.tokens: an array of 1152921504606846976 elements cannot fit"));
+  GgufBytes twice;
+  twice.header(3, 0, 2).str("a").put<std::uint32_t>(4).put<std::uint32_t>(1).str("a").put<std::uint32_t>(4).put<std::uint32_t>(2);
+  CHECK_THAT(error_of(twice.write(dir)), Catch::Contains("metadata key a appears twice"));
+
+  GgufBytes overflow;
+  overflow.header(3, 1, 0).tensor("w", {1LL << 40, 1LL << 40}, 0, 0).pad_to(32);
+  CHECK_THAT(error_of(overflow.write(dir)), Catch::Contains("tensor w: the product of its dimensions overflows"));
+  GgufBytes past_end;
+  past_end.header(3, 1, 0).tensor("w", {4, 4}, 0, 0).pad_to(32).put<float>(1.0f);
+  CHECK_THAT(error_of(past_end.write(dir)),
+             Catch::Contains("tensor w (64 bytes at offset 0) runs past the end of the file (4 bytes of tensor data)"));
+  GgufBytes unknown;
+  unknown.header(3, 1, 0).tensor("w", {4}, 99, 0).pad_to(32);
+  CHECK_THAT(error_of(unknown.write(dir)), Catch::Contains("tensor w: unknown tensor type id 99"));
+  GgufBytes overlap;
+  overlap.header(3, 2, 0).tensor("a", {16}, 0, 0).tensor("b", {16}, 0, 32).pad_to(32);
+  overlap.bytes.append(96, '\0');
+  CHECK_THAT(error_of(overlap.write(dir)), Catch::Contains("tensors a and b overlap"));
+  GgufBytes misaligned;
+  misaligned.header(3, 1, 0).tensor("a", {4}, 0, 4).pad_to(32);
+  misaligned.bytes.append(64, '\0');
+  CHECK_THAT(error_of(misaligned.write(dir)), Catch::Contains("tensor a: offset 4 is not a multiple of the alignment 32"));
+  CHECK_THAT(error_of(dir.file("missing.gguf")), Catch::Contains("missing.gguf: cannot read"));
+}
