@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
+#include "model/utf8_chars.hpp"
 
 namespace attnviz {
 
@@ -18,15 +19,13 @@ constexpr std::string_view kSentencePieceSpace = "\xE2\x96\x81";
 // BPE's (subword-nmt) continuation mark as it appears once tokens are joined with spaces.
 constexpr std::string_view kBpeJoiner = "@@ ";
 
-bool is_continuation_byte(unsigned char c) { return (c & 0xC0) == 0x80; }
-
 bool is_special(const std::string& token) {
   return token.size() > 2 && token.front() == '<' && token.back() == '>';
 }
 
 std::size_t code_points(std::string_view text) {
   std::size_t n = 0;
-  for (unsigned char c : text) n += is_continuation_byte(c) ? 0 : 1;
+  for (std::size_t at = 0; at < text.size(); at += utf8_char_length_at(text, at)) ++n;
   return n;
 }
 
@@ -112,9 +111,8 @@ Tokens split_on_spaces(std::string_view text) {
 
 Tokens split_characters(std::string_view text) {
   Tokens characters;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (characters.empty() || !is_continuation_byte(static_cast<unsigned char>(text[i]))) characters.emplace_back();
-    characters.back() += text[i];
+  for (std::size_t at = 0; at < text.size(); at += characters.back().size()) {
+    characters.emplace_back(text.substr(at, utf8_char_length_at(text, at)));
   }
   return characters;
 }
