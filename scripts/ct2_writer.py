@@ -7,7 +7,8 @@ What is written follows CTranslate2's python/ctranslate2/specs/model_spec.py
 (ModelSpec._serialize, LayerSpec._quantize) and transformer_spec.py (TransformerSpec, revision 7):
 
 * binary version 4, 5 or 6: type ids (0 float32, 1 int8, 2 int16, 3 int32, 4 float16,
-  5 bfloat16) and byte counts, then the alias table;
+  5 bfloat16) and byte counts, then the alias table; version 3: item sizes (4, 2, 1) and item
+  counts, then the alias table (float32, int8 and int16 only);
 * spec "TransformerSpec", revision 7, with the spec configuration as scalar variables:
   encoder/num_heads and decoder/num_heads (int16), pre_norm, scale_embeddings, alibi… (int8),
   activation (int8, 0 = ReLU), alignment_layer and alignment_heads (int16);
@@ -149,8 +150,12 @@ def write_model(path, version, variables):
             for dim in value.shape:
                 f.write(struct.pack("<I", dim))
             raw = np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<")).tobytes()
-            f.write(struct.pack("<B", TYPE_IDS[value.dtype]))
-            f.write(struct.pack("<I", len(raw)))
+            if version >= 4:
+                f.write(struct.pack("<BI", TYPE_IDS[value.dtype], len(raw)))
+            else:
+                if value.dtype not in (np.float32, np.int16, np.int8):
+                    sys.exit("ct2_writer.py: binary version 3 cannot hold %s (%s)" % (name, value.dtype))
+                f.write(struct.pack("<BI", value.itemsize, value.size))
             f.write(raw)
         f.write(struct.pack("<I", len(aliases)))
         for alias, target in aliases:
@@ -170,7 +175,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source_dir")
     parser.add_argument("output_dir")
-    parser.add_argument("--version", type=int, default=6, choices=(4, 5, 6))
+    parser.add_argument("--version", type=int, default=6, choices=(3, 4, 5, 6))
     parser.add_argument("--dtype", default="float32", choices=("float32", "float16", "int8", "int16"))
     parser.add_argument("--txt-vocabularies", action="store_true")
     args = parser.parse_args()

@@ -1,6 +1,6 @@
 // The model.bin reader on the layouts of later CTranslate2 versions: small files built here
 // (aliases, quantized weights) and the real aren-transliteration model rewritten by
-// scripts/ct2_writer.py as binary versions 4–6 with the spec configuration, in float32,
+// scripts/ct2_writer.py as binary versions 3–6 with the spec configuration, in float32,
 // float16, int8 and int16, each run and compared with the original.
 #include <algorithm>
 #include <cmath>
@@ -63,7 +63,7 @@ class ModelBytes {
   std::string bytes_;
 };
 
-constexpr std::uint8_t kFloat32 = 0, kInt8 = 1, kInt16 = 2, kFloat16 = 4;
+constexpr std::uint8_t kFloat32 = 0, kInt8 = 1, kInt16 = 2, kFloat16 = 4, kBFloat16 = 5;
 
 struct Captured {
   ModelRunInfo info;
@@ -96,12 +96,13 @@ double worst_block_diff(const Captured& a, const Captured& b) {
 
 }  // namespace
 
-TEST_CASE("ct2_file: aliases resolve to their variable, and to its scale", "[ct2]") {
+TEST_CASE("ct2_file: aliases resolve to their variable and its scale, float16 and bfloat16 widen exactly", "[ct2]") {
   ModelBytes m;
-  m.header(6, 3);
+  m.header(6, 4);
   m.variable("a/weight", {2, 2}, kInt8, ModelBytes::raw<std::int8_t>({1, 2, 3, 4}));
   m.variable("a/weight_scale", {2}, kFloat32, ModelBytes::raw<float>({2.0f, 4.0f}));
   m.variable("h/bias", {2}, kFloat16, ModelBytes::raw<std::uint16_t>({0x3C00, 0xC000}));  // 1, -2
+  m.variable("h/gamma", {2}, kBFloat16, ModelBytes::raw<std::uint16_t>({0x3FC0, 0xBE80}));  // 1.5, -0.25
   m.u32(1);
   m.string("b/weight");
   m.string("a/weight");
@@ -114,6 +115,7 @@ TEST_CASE("ct2_file: aliases resolve to their variable, and to its scale", "[ct2
   CHECK(b == test::matrix({{0.5, 1.0}, {0.75, 1.0}}));
   CHECK(file.find("b/weight_scale") == file.find("a/weight_scale"));
   CHECK(file.vector("h/bias", "test") == (Vector(2) << 1.0f, -2.0f).finished());
+  CHECK(file.vector("h/gamma", "test") == (Vector(2) << 1.5f, -0.25f).finished());
 }
 
 TEST_CASE("ct2_file: int16 weights are divided by their one scale", "[ct2]") {
@@ -176,8 +178,9 @@ TEST_CASE("ct2_file: the model rewritten by ct2_writer.py as later versions runs
   };
   // float32 is the same numbers in another layout: identical results. float16 rounds each
   // weight to 11 significant bits (relative 2^-11); int8 to 1/127 of a row's largest weight.
-  const Variant variant = GENERATE(Variant{6, "float32", 0.0}, Variant{5, "float16", 5e-3},
-                                   Variant{4, "int16", 2e-2}, Variant{6, "int8", 5e-2});
+  const Variant variant = GENERATE(Variant{6, "float32", 0.0}, Variant{3, "float32", 0.0},
+                                   Variant{5, "float16", 5e-3}, Variant{4, "int16", 2e-2},
+                                   Variant{6, "int8", 5e-2});
   const std::string script = std::string(ATTNVIZ_TESTS_DIR) + "/../scripts/ct2_writer.py";
   const std::string original = test::data_file("aren-translit/model");
   const test::TempDir dir;
