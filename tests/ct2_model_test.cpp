@@ -301,6 +301,11 @@ TEST_CASE("ct2_model: damaged model directories are refused with one line naming
     CHECK_THROWS_WITH(load_ct2_model(copy.path()),
                       Contains("target_vocabulary.txt: 44 tokens") && Contains("43 target embedding rows"));
   }
+  SECTION("a memory budget the weights do not fit in") {
+    CHECK_THROWS_AS(load_ct2_model(copy.path(), 100e3), LimitError);
+    CHECK_THROWS_WITH(load_ct2_model(copy.path(), 1e6), Contains("the weights of") && Contains("--max-memory"));
+    CHECK(load_ct2_model(copy.path(), 10e6).transformer.decoder.size() == 6);
+  }
   SECTION("a missing vocabulary") {
     fs::remove(copy.file("source_vocabulary.txt"));
     CHECK_THROWS_WITH(load_ct2_model(copy.path()), Contains("source_vocabulary.txt: cannot read"));

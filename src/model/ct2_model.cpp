@@ -156,11 +156,24 @@ ModelSummary summary_of(const Ct2Model& model) {
 
 }  // namespace
 
-Ct2Model load_ct2_model(const std::string& dir) {
+Ct2Model load_ct2_model(const std::string& dir, double memory_budget_bytes) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError::unreadable(dir, "not a directory (a CTranslate2 model directory)");
   const Ct2Config config = read_config(dir);
-  const Ct2File file((fs::path(dir) / "model.bin").string());
+  const std::string path = (fs::path(dir) / "model.bin").string();
+  const auto file_bytes = static_cast<double>(fs::file_size(path, ec));
+  if (memory_budget_bytes > 0 && !ec && file_bytes > memory_budget_bytes) {
+    throw LimitError::memory("reading " + path, file_bytes, memory_budget_bytes, "--max-memory MIB");
+  }
+  const Ct2File file(path);
+  if (memory_budget_bytes > 0) {
+    double numbers = 0;
+    for (const Ct2Variable& v : file.variables()) numbers += static_cast<double>(v.num_elements());
+    const double needed = file_bytes + numbers * static_cast<double>(sizeof(double));
+    if (needed > memory_budget_bytes) {
+      throw LimitError::memory("the weights of " + path, needed, memory_budget_bytes, "--max-memory MIB");
+    }
+  }
   Ct2Model model;
   model.dir = dir;
   model.transformer = load_ct2_transformer(file, config.layer_norm_epsilon);
@@ -174,7 +187,7 @@ Ct2Model load_ct2_model(const std::string& dir) {
 }
 
 ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std::vector<std::string>& warnings) {
-  const Ct2Model model = load_ct2_model(request.model_dir);
+  const Ct2Model model = load_ct2_model(request.model_dir, request.memory_budget_bytes);
   const Ct2Transformer& t = model.transformer;
   const int layers = static_cast<int>(std::max(t.encoder.size(), t.decoder.size()));
   if (!request.layers.layers.empty() && request.layers.layers.back() >= layers) {

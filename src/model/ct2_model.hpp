@@ -26,6 +26,8 @@ struct Ct2Request {
   int max_generate = 256;                    ///< greedy decoding stops after this many tokens
   LayerSelection layers;                     ///< layers captured (all are computed)
   bool want_last_logits = false;             ///< fill ModelRunInfo::last_logits
+  double memory_budget_bytes = 0;            ///< refuse a model whose file and decoded weights
+                                             ///< would need more (0 = no limit; --max-memory)
 };
 
 /// A loaded model directory.
@@ -40,8 +42,10 @@ struct Ct2Model {
 /// (or shared_vocabulary), .txt or .json. Throws InputError naming the file for anything
 /// model.bin's reader refuses, a missing vocabulary (naming the names tried), a vocabulary whose
 /// size (with <unk>) differs from its embedding rows, or a start/end token not in the target
-/// vocabulary.
-Ct2Model load_ct2_model(const std::string& dir);
+/// vocabulary. With memory_budget_bytes > 0, throws LimitError before reading model.bin when
+/// the file alone exceeds it, and before decoding when the file plus its weights decoded (at
+/// most 8 bytes per number: float32, float64 for the feed-forward and output layers) would.
+Ct2Model load_ct2_model(const std::string& dir, double memory_budget_bytes = 0);
 
 /// Runs `request`: source ids (unknown tokens become <unk>, with a warning appended to
 /// `warnings`), the encoder, then greedy decoding from <s> until </s> or max_generate tokens (a
