@@ -17,11 +17,16 @@ What is written follows CTranslate2's python/ctranslate2/specs/model_spec.py
 * --dtype float16: every float variable as float16; int8: each weight (names ending in
   "weight") as int8 rows with NAME_scale = 127 / max|row| (float32), the rest float32; int16:
   each weight times NAME_scale = 2^10 / max|weight|, rounded;
+* --post-norm and --activation N change the spec configuration (pre_norm 0, without the final
+  layer norms, as a post-norm spec has none; activation N of common_spec.Activation) while
+  keeping the weights: a different model, for checking those code paths against
+  scripts/ct2_reference.py, not a translator;
 * config.json (SequenceToSequenceModelConfig's fields) and the vocabularies as JSON lists
   (source_vocabulary.json, target_vocabulary.json), as CTranslate2 3.x writes them; with
   --txt-vocabularies the .txt files are copied instead.
 
 Usage: ct2_writer.py SOURCE_DIR OUTPUT_DIR [--version 6] [--dtype float32] [--txt-vocabularies]
+                     [--post-norm] [--activation N]
 Exit code 77 when numpy is missing (the test reports that).
 """
 
@@ -81,14 +86,14 @@ def read_model(path):
     return spec, variables
 
 
-def spec_configuration(num_heads):
-    """TransformerEncoderSpec / TransformerDecoderSpec scalars for a pre-norm ReLU model."""
+def spec_configuration(num_heads, pre_norm, activation):
+    """TransformerEncoderSpec / TransformerDecoderSpec scalars."""
     int8, int16 = np.int8, np.int16
     config = {}
     for stack in ("encoder", "decoder"):
         config[stack + "/num_heads"] = np.array(num_heads, dtype=int16)
-        config[stack + "/pre_norm"] = np.array(1, dtype=int8)
-        config[stack + "/activation"] = np.array(0, dtype=int8)
+        config[stack + "/pre_norm"] = np.array(1 if pre_norm else 0, dtype=int8)
+        config[stack + "/activation"] = np.array(activation, dtype=int8)
         config[stack + "/scale_embeddings"] = np.array(1, dtype=int8)
     config["encoder/embeddings_merge"] = np.array(0, dtype=int8)
     config["decoder/alignment_layer"] = np.array(-1, dtype=int16)
@@ -178,13 +183,18 @@ def main():
     parser.add_argument("--version", type=int, default=6, choices=(3, 4, 5, 6))
     parser.add_argument("--dtype", default="float32", choices=("float32", "float16", "int8", "int16"))
     parser.add_argument("--txt-vocabularies", action="store_true")
+    parser.add_argument("--post-norm", action="store_true")
+    parser.add_argument("--activation", type=int, default=0, choices=range(6))
     args = parser.parse_args()
 
     spec, variables = read_model(os.path.join(args.source_dir, "model.bin"))
     if spec not in HEADS:
         sys.exit("ct2_writer.py: spec %s: expected TransformerBase or TransformerBig" % spec)
     variables["encoder/embeddings_0/weight"] = variables.pop("encoder/embeddings/weight")
-    variables.update(spec_configuration(HEADS[spec]))
+    if args.post_norm:
+        for stack in ("encoder", "decoder"):
+            del variables[stack + "/layer_norm/gamma"], variables[stack + "/layer_norm/beta"]
+    variables.update(spec_configuration(HEADS[spec], not args.post_norm, args.activation))
     variables = convert(variables, args.dtype)
 
     os.makedirs(args.output_dir, exist_ok=True)

@@ -4,22 +4,18 @@
 // float16, int8 and int16, each run and compared with the original.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
-#include <sys/wait.h>
 
 #include "core/error.hpp"
 #include "model/ct2_file.hpp"
 #include "model/ct2_model.hpp"
+#include "support/scripts.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
 using Catch::Matchers::Contains;
 
 namespace {
-
-// Exit code of ct2_writer.py when numpy is missing.
-constexpr int kMissingNumpy = 77;
 
 // Little-endian model.bin bytes, written the way model_spec.py's _serialize does.
 class ModelBytes {
@@ -181,16 +177,10 @@ TEST_CASE("ct2_file: the model rewritten by ct2_writer.py as later versions runs
   const Variant variant = GENERATE(Variant{6, "float32", 0.0}, Variant{3, "float32", 0.0},
                                    Variant{5, "float16", 5e-3}, Variant{4, "int16", 2e-2},
                                    Variant{6, "int8", 5e-2});
-  const std::string script = std::string(ATTNVIZ_TESTS_DIR) + "/../scripts/ct2_writer.py";
   const std::string original = test::data_file("aren-translit/model");
   const test::TempDir dir;
   const std::string out = dir.file("model");
-  const std::string command = "/usr/bin/python3 '" + script + "' '" + original + "' '" + out + "' --version " +
-                              std::to_string(variant.version) + " --dtype " + variant.dtype + " > /dev/null";
-  const int status = std::system(command.c_str());
-  REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == kMissingNumpy) FAIL("ct2_writer.py needs python3-numpy (scripts/install_deps.sh --test)");
-  REQUIRE(WEXITSTATUS(status) == 0);
+  test::run_script("ct2_writer.py", {original, out, "--version", std::to_string(variant.version), "--dtype", variant.dtype});
 
   const std::string source = "م ا ك د و ن ا ل د";
   const Captured expected = run_dir(original, source);

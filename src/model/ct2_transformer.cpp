@@ -23,8 +23,8 @@ constexpr const char* kUnsupportedFlags[] = {"alibi", "start_from_zero_embedding
 // Heads implied by the spec name before revision 3 stored them (transformer.cc RegisterModel).
 constexpr int kBaseHeads = 8;
 constexpr int kBigHeads = 16;
-// common_spec.Activation.RELU.
-constexpr std::int64_t kReluActivation = 0;
+// The last common_spec.Activation id implemented (Tanh; 6, Sigmoid, is newer and unused here).
+constexpr std::int64_t kLastActivation = static_cast<std::int64_t>(Ct2Activation::Tanh);
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   Ct2Variable v;
@@ -179,13 +179,10 @@ void refuse_unsupported(const Ct2File& file) {
     }
   }
   for (const std::string stack : {"encoder", "decoder"}) {
-    if (setting(file, stack, "pre_norm").value_or(1) == 0) {
-      throw InputError::inconsistent(file.path(), stack + "/pre_norm is 0: post-norm Transformers are not supported");
-    }
-    const auto activation = setting(file, stack, "activation").value_or(kReluActivation);
-    if (activation != kReluActivation) {
+    const auto activation = setting(file, stack, "activation").value_or(0);
+    if (activation < 0 || activation > kLastActivation) {
       throw InputError::inconsistent(file.path(), stack + "/activation is " + std::to_string(activation) +
-                                                      ": only ReLU (0) is supported");
+                                                      ": expected 0 (ReLU) to 5 (tanh)");
     }
     for (const char* flag : kUnsupportedFlags) {
       if (setting(file, stack, flag).value_or(0) != 0) {
@@ -233,14 +230,47 @@ WideMatrix layer_norm(const WideMatrix& x, const Ct2LayerNorm& norm, double epsi
 // The float32 input of an attention block.
 Matrix narrow(const WideMatrix& x) { return x.cast<Scalar>(); }
 
-// FFN(LN(x)) = relu(LN(x)·W1 + b1)·W2 + b2.
-WideMatrix feed_forward(const WideMatrix& x, const Ct2FeedForward& f, double epsilon) {
-  WideMatrix h = layer_norm(x, f.norm, epsilon) * f.w1;  // [n, d_ff]
+// act(h) element-wise (CTranslate2 ops/activation.cc).
+void activate(WideMatrix& h, Ct2Activation activation) {
+  constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2/π), GELU's tanh approximation
+  constexpr double kGeluCubic = 0.044715;
+  constexpr double kGeluSigmoidScale = 1.702;          // x·sigmoid(1.702x) ≈ GELU
+  const auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  switch (activation) {
+    case Ct2Activation::Relu: h = h.cwiseMax(0.0); return;
+    case Ct2Activation::GeluTanh:
+      h = h.unaryExpr([&](double v) { return 0.5 * v * (1.0 + std::tanh(kSqrt2OverPi * (v + kGeluCubic * v * v * v))); });
+      return;
+    case Ct2Activation::Swish: h = h.unaryExpr([&](double v) { return v * sigmoid(v); }); return;
+    case Ct2Activation::Gelu: h = h.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }); return;
+    case Ct2Activation::GeluSigmoid: h = h.unaryExpr([&](double v) { return v * sigmoid(kGeluSigmoidScale * v); }); return;
+    case Ct2Activation::Tanh: h = h.unaryExpr([](double v) { return std::tanh(v); }); return;
+  }
+}
+
+// FFN(h) = act(h·W1 + b1)·W2 + b2 (h is LN(x) in a pre-norm model, x in a post-norm one).
+WideMatrix feed_forward(const WideMatrix& x, const Ct2FeedForward& f, Ct2Activation activation) {
+  WideMatrix h = x * f.w1;  // [n, d_ff]
   h.rowwise() += f.b1.transpose();
-  h = h.cwiseMax(0.0);
+  activate(h, activation);
   WideMatrix out = h * f.w2;  // [n, d_model]
   out.rowwise() += f.b2.transpose();
   return out;
+}
+
+// One residual sublayer f with its layer norm: x += f(LN(x)) (pre-norm) or x = LN(x + f(x))
+// (post-norm), as CTranslate2's MultiHeadAttention and FeedForwardNetwork apply theirs.
+template <typename Sublayer>
+void residual(const Ct2Transformer& model, WideMatrix& x, const Ct2LayerNorm& norm, Sublayer&& f) {
+  if (model.pre_norm) {
+    x += f(layer_norm(x, norm, model.layer_norm_epsilon));
+  } else {
+    x = layer_norm(x + f(x), norm, model.layer_norm_epsilon);
+  }
+}
+
+void feed_forward_sublayer(const Ct2Transformer& model, WideMatrix& x, const Ct2FeedForward& f) {
+  residual(model, x, f.norm, [&](const WideMatrix& h) { return feed_forward(h, f, model.activation); });
 }
 
 // E[ids] · sqrt(d_model) + PE(first + 1 …): CTranslate2's position table starts at 1.
@@ -277,7 +307,8 @@ std::string block_name(const std::string& stack, int layer, const std::string& k
 }
 
 WideMatrix project_logits(const Ct2Transformer& model, const WideMatrix& y) {
-  WideMatrix logits = layer_norm(y, model.decoder_norm, model.layer_norm_epsilon) * model.projection;
+  WideMatrix logits = (model.decoder_norm ? layer_norm(y, *model.decoder_norm, model.layer_norm_epsilon) : y) *
+                      model.projection;
   logits.rowwise() += model.projection_bias.transpose();
   return logits;
 }
@@ -300,6 +331,15 @@ Ct2Transformer load_ct2_transformer(const Ct2File& file, double layer_norm_epsil
   }
   model.num_heads = encoder_heads;
   model.scale_embeddings = scales_embeddings(file, "encoder");
+  for (const char* key : {"pre_norm", "activation"}) {
+    const auto encoder_value = setting(file, "encoder", key), decoder_value = setting(file, "decoder", key);
+    if (encoder_value.value_or(-1) != decoder_value.value_or(-1)) {
+      throw InputError::inconsistent(file.path(), std::string("encoder/") + key + " and decoder/" + key +
+                                                      " differ: one setting for both stacks is supported");
+    }
+  }
+  model.pre_norm = setting(file, "encoder", "pre_norm").value_or(1) != 0;
+  model.activation = static_cast<Ct2Activation>(setting(file, "encoder", "activation").value_or(0));
 
   Loader load(file);
   const std::string source_name = embeddings_name(file, "encoder");
@@ -331,7 +371,7 @@ Ct2Transformer load_ct2_transformer(const Ct2File& file, double layer_norm_epsil
     layer.ffn = load.ffn(scope + "/ffn");
     model.encoder.push_back(std::move(layer));
   }
-  model.encoder_norm = load.norm("encoder/layer_norm");
+  if (file.find("encoder/layer_norm/gamma") != nullptr) model.encoder_norm = load.norm("encoder/layer_norm");
 
   const int decoder_layers = count_layers(file, "decoder");
   for (int i = 0; i < decoder_layers; ++i) {
@@ -344,7 +384,7 @@ Ct2Transformer load_ct2_transformer(const Ct2File& file, double layer_norm_epsil
     layer.ffn = load.ffn(scope + "/ffn");
     model.decoder.push_back(std::move(layer));
   }
-  model.decoder_norm = load.norm("decoder/layer_norm");
+  if (file.find("decoder/layer_norm/gamma") != nullptr) model.decoder_norm = load.norm("decoder/layer_norm");
   model.projection = load.matrix("decoder/projection/weight", target_vocabulary, model.d_model, "output projection")
                          .transpose()
                          .cast<double>();
@@ -356,43 +396,47 @@ Ct2Transformer load_ct2_transformer(const Ct2File& file, double layer_norm_epsil
 Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& source_ids,
                   const Ct2AttentionHook& hook) {
   WideMatrix x = embed(model, model.source_embeddings, model.source_positions, source_ids, 0);  // [S, d]
-  const double eps = model.layer_norm_epsilon;
   for (int i = 0; i < static_cast<int>(model.encoder.size()); ++i) {
     const Ct2EncoderLayer& layer = model.encoder[static_cast<std::size_t>(i)];
-    const Matrix h = narrow(layer_norm(x, layer.self_norm, eps));
-    AttentionResult self = attend(model, layer.self_attention, h, h, MaskMatrix(), block_name("encoder", i, "self"));
-    x += self.output.cast<double>();
-    if (hook) hook("encoder", "self", i, self);
-    x += feed_forward(x, layer.ffn, eps);
+    residual(model, x, layer.self_norm, [&](const WideMatrix& h) {
+      const Matrix input = narrow(h);
+      AttentionResult self = attend(model, layer.self_attention, input, input, MaskMatrix(), block_name("encoder", i, "self"));
+      if (hook) hook("encoder", "self", i, self);
+      return WideMatrix(self.output.cast<double>());
+    });
+    feed_forward_sublayer(model, x, layer.ffn);
   }
-  return narrow(layer_norm(x, model.encoder_norm, eps));
+  return narrow(model.encoder_norm ? layer_norm(x, *model.encoder_norm, model.layer_norm_epsilon) : x);
 }
 
 WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
                               const std::vector<std::int32_t>& input_ids, const Ct2AttentionHook& hook) {
   WideMatrix y = embed(model, model.target_embeddings, model.target_positions, input_ids, 0);  // [T, d]
-  const double eps = model.layer_norm_epsilon;
   const MaskMatrix causal = build_mask(y.rows(), y.rows(), true, {});
   for (int i = 0; i < static_cast<int>(model.decoder.size()); ++i) {
     const Ct2DecoderLayer& layer = model.decoder[static_cast<std::size_t>(i)];
-    const Matrix h = narrow(layer_norm(y, layer.self_norm, eps));
-    AttentionResult self = attend(model, layer.self_attention, h, h, causal, block_name("decoder", i, "self"));
-    y += self.output.cast<double>();
-    if (hook) hook("decoder", "self", i, self);
-    const Matrix q = narrow(layer_norm(y, layer.cross_norm, eps));
-    AttentionResult cross = attend(model, layer.cross_attention, q, memory, MaskMatrix(), block_name("decoder", i, "cross"));
-    y += cross.output.cast<double>();
-    if (hook) hook("decoder", "cross", i, cross);
-    y += feed_forward(y, layer.ffn, eps);
+    residual(model, y, layer.self_norm, [&](const WideMatrix& h) {
+      const Matrix input = narrow(h);
+      AttentionResult self = attend(model, layer.self_attention, input, input, causal, block_name("decoder", i, "self"));
+      if (hook) hook("decoder", "self", i, self);
+      return WideMatrix(self.output.cast<double>());
+    });
+    residual(model, y, layer.cross_norm, [&](const WideMatrix& h) {
+      AttentionResult cross =
+          attend(model, layer.cross_attention, narrow(h), memory, MaskMatrix(), block_name("decoder", i, "cross"));
+      if (hook) hook("decoder", "cross", i, cross);
+      return WideMatrix(cross.output.cast<double>());
+    });
+    feed_forward_sublayer(model, y, layer.ffn);
   }
   return project_logits(model, y);
 }
 
 std::vector<std::int32_t> ct2_greedy_decode(const Ct2Transformer& model, const Matrix& memory,
                                             std::int32_t start_id, std::int32_t end_id, int max_steps) {
-  const double eps = model.layer_norm_epsilon;
-  // Per layer, LN(y) of every position so far: the keys and values of the next position's
-  // self-attention (a query sees itself and the past, so no mask is needed).
+  // Per layer, the self-attention input of every position so far (LN(y) pre-norm, y post-norm):
+  // the keys and values of the next position's self-attention, which needs no mask since a
+  // query sees itself and the past.
   std::vector<Matrix> past(model.decoder.size(), Matrix(0, model.d_model));
   std::vector<std::int32_t> generated;
   std::int32_t token = start_id;
@@ -400,16 +444,20 @@ std::vector<std::int32_t> ct2_greedy_decode(const Ct2Transformer& model, const M
     WideMatrix y = embed(model, model.target_embeddings, model.target_positions, {token}, step);  // [1, d]
     for (std::size_t i = 0; i < model.decoder.size(); ++i) {
       const Ct2DecoderLayer& layer = model.decoder[i];
-      const Matrix h = narrow(layer_norm(y, layer.self_norm, eps));
-      past[i].conservativeResize(step + 1, Eigen::NoChange);
-      past[i].row(step) = h.row(0);
       const int index = static_cast<int>(i);
-      y += attend(model, layer.self_attention, h, past[i], MaskMatrix(), block_name("decoder", index, "self"))
-               .output.cast<double>();
-      const Matrix q = narrow(layer_norm(y, layer.cross_norm, eps));
-      y += attend(model, layer.cross_attention, q, memory, MaskMatrix(), block_name("decoder", index, "cross"))
-               .output.cast<double>();
-      y += feed_forward(y, layer.ffn, eps);
+      residual(model, y, layer.self_norm, [&](const WideMatrix& h) {
+        past[i].conservativeResize(step + 1, Eigen::NoChange);
+        past[i].row(step) = narrow(h).row(0);
+        return WideMatrix(attend(model, layer.self_attention, narrow(h), past[i], MaskMatrix(),
+                                 block_name("decoder", index, "self"))
+                              .output.cast<double>());
+      });
+      residual(model, y, layer.cross_norm, [&](const WideMatrix& h) {
+        return WideMatrix(attend(model, layer.cross_attention, narrow(h), memory, MaskMatrix(),
+                                 block_name("decoder", index, "cross"))
+                              .output.cast<double>());
+      });
+      feed_forward_sublayer(model, y, layer.ffn);
     }
     Eigen::Index best = 0;
     project_logits(model, y).row(0).maxCoeff(&best);
