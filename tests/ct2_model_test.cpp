@@ -265,6 +265,17 @@ TEST_CASE("ct2_model: source tokens from text, unknown tokens and bad requests",
     request.text = "x";
     CHECK_THROWS_AS(run(request), UsageError);
   }
+  SECTION("config.json's add_source_bos and add_source_eos frame the source") {
+    const ModelCopy copy;
+    copy.write("config.json", R"({"add_source_bos": true, "add_source_eos": true, "layer_norm_epsilon": null})");
+    Ct2Request request = request_for(source_tokens_of("atzmon"));
+    request.model_dir = copy.path();
+    const Run r = run(request);
+    REQUIRE(r.info.source_tokens.size() == 8);
+    CHECK(r.info.source_tokens.front() == "<s>");
+    CHECK(r.info.source_tokens.back() == "</s>");
+    CHECK(r.blocks.front().record.key_tokens == r.info.source_tokens);
+  }
   SECTION("the cap on greedy decoding stops it with a warning") {
     Ct2Request request = request_for(source_tokens_of("mcdonald"));
     request.max_generate = 3;

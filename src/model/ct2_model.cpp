@@ -21,8 +21,17 @@ struct Ct2Config {
   std::string bos_token = "<s>";
   std::string eos_token = "</s>";
   std::string decoder_start_token = "<s>";
+  bool add_source_bos = false;       // the source gets bos_token before it
+  bool add_source_eos = false;       // and eos_token after it (sequence_to_sequence.cc)
   double layer_norm_epsilon = 1e-5;  // CTranslate2's LayerNorm default
 };
+
+bool config_flag(const nlohmann::json& config, const std::string& path, const char* key) {
+  const auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return false;
+  if (!it->is_boolean()) throw InputError::bad_value(path, std::string("/") + key, "true or false", it->dump());
+  return it->get<bool>();
+}
 
 std::string config_string(const nlohmann::json& config, const std::string& path, const char* key,
                           const std::string& fallback) {
@@ -43,6 +52,8 @@ Ct2Config read_config(const std::string& dir) {
   config.bos_token = config_string(json, path, "bos_token", config.bos_token);
   config.eos_token = config_string(json, path, "eos_token", config.eos_token);
   config.decoder_start_token = config_string(json, path, "decoder_start_token", config.bos_token);
+  config.add_source_bos = config_flag(json, path, "add_source_bos");
+  config.add_source_eos = config_flag(json, path, "add_source_eos");
   const auto eps = json.find("layer_norm_epsilon");
   if (eps != json.end() && !eps->is_null()) {
     if (!eps->is_number() || !(eps->get<double>() > 0)) {
@@ -183,6 +194,8 @@ Ct2Model load_ct2_model(const std::string& dir, double memory_budget_bytes) {
   require_rows(model.target, model.transformer.target_embeddings, file.path(), "target");
   model.bos = special_id(model.target, config.decoder_start_token, "decoder start");
   model.eos = special_id(model.target, config.eos_token, "end");
+  if (config.add_source_bos) model.source_prefix = config.bos_token;
+  if (config.add_source_eos) model.source_suffix = config.eos_token;
   return model;
 }
 
@@ -199,6 +212,8 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
   ModelRunInfo info;
   info.model = summary_of(model);
   info.source_tokens = source_tokens_of(request, model.source);
+  if (!model.source_prefix.empty()) info.source_tokens.insert(info.source_tokens.begin(), model.source_prefix);
+  if (!model.source_suffix.empty()) info.source_tokens.push_back(model.source_suffix);
   const std::vector<std::int32_t> source_ids = ct2_token_ids(model.source, info.source_tokens, "source", warnings);
   info.source_tokens = tokens_of(model.source, source_ids);
 

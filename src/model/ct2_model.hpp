@@ -36,9 +36,13 @@ struct Ct2Model {
   Ct2Transformer transformer;
   Ct2Vocabulary source, target;
   std::int32_t bos = 0, eos = 0;  ///< target ids of the decoder start token and </s>
+  std::string source_prefix;      ///< added before the source tokens (config add_source_bos), or ""
+  std::string source_suffix;      ///< added after them (config add_source_eos), or ""
 };
 
-/// Loads `dir`: model.bin, config.json if present, and source_vocabulary / target_vocabulary
+/// Loads `dir`: model.bin, config.json if present (unk_token, bos_token, eos_token,
+/// decoder_start_token, add_source_bos, add_source_eos, layer_norm_epsilon; CTranslate2's
+/// defaults otherwise), and source_vocabulary / target_vocabulary
 /// (or shared_vocabulary), .txt or .json. Throws InputError naming the file for anything
 /// model.bin's reader refuses, a missing vocabulary (naming the names tried), a vocabulary whose
 /// size (with <unk>) differs from its embedding rows, or a start/end token not in the target
@@ -47,7 +51,8 @@ struct Ct2Model {
 /// most 8 bytes per number: float32, float64 for the feed-forward and output layers) would.
 Ct2Model load_ct2_model(const std::string& dir, double memory_budget_bytes = 0);
 
-/// Runs `request`: source ids (unknown tokens become <unk>, with a warning appended to
+/// Runs `request`: source ids (with the config's source prefix and suffix; unknown tokens
+/// become <unk>, with a warning appended to
 /// `warnings`), the encoder, then greedy decoding from <s> until </s> or max_generate tokens (a
 /// warning when the cap is hit), or the given target tokens; then one teacher-forced pass over
 /// <s> + the target (without </s>) that hands `sink` every selected layer's blocks in order:
