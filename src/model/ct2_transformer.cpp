@@ -11,15 +11,16 @@ namespace attnviz {
 
 namespace {
 
-// Parts of CTranslate2 specs that change the computation above (transformer_spec.py,
-// attention_spec.py); a file that has any of them is refused rather than run wrongly.
+// Parts of CTranslate2 specs that change the computation of ct2_transformer.hpp
+// (transformer_spec.py, attention_spec.py); a file that has any of them is refused rather than
+// run wrongly.
 constexpr const char* kUnsupportedParts[] = {
     "relative_position_keys", "relative_attention_bias", "layernorm_embedding", "project_in",
     "embeddings_1/", "linear_0_noact", "input_layer_norm", "post_attention_layer_norm",
     "pre_feedforward_layer_norm", "shared_layer_norm", "q_norm", "k_norm", "rotary_",
 };
 // Boolean settings that must be off (model.bin scalars of TransformerDecoderSpec).
-constexpr const char* kUnsupportedFlags[] = {"alibi", "start_from_zero_embedding", "multi_query_attention"};
+constexpr const char* kUnsupportedFlags[] = {"alibi", "start_from_zero_embedding"};
 // Heads implied by the spec name before revision 3 stored them (transformer.cc RegisterModel).
 constexpr int kBaseHeads = 8;
 constexpr int kBigHeads = 16;
@@ -331,7 +332,7 @@ Ct2Transformer load_ct2_transformer(const Ct2File& file, double layer_norm_epsil
   }
   model.num_heads = encoder_heads;
   model.scale_embeddings = scales_embeddings(file, "encoder");
-  for (const char* key : {"pre_norm", "activation"}) {
+  for (const char* key : {"pre_norm", "activation", "scale_embeddings"}) {
     const auto encoder_value = setting(file, "encoder", key), decoder_value = setting(file, "decoder", key);
     if (encoder_value.value_or(-1) != decoder_value.value_or(-1)) {
       throw InputError::inconsistent(file.path(), std::string("encoder/") + key + " and decoder/" + key +
