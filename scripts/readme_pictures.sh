@@ -10,6 +10,9 @@ trap 'rm -rf "$tmp"' EXIT
 ./build/attnviz heatmaps data/aren-translit/mcdonald/decoder_layer2.json \
   --source data/aren-translit/mcdonald/source.json -o "$tmp/aren"
 ./build/attnviz heatmaps data/use-lite/layer0.json -o "$tmp/use-lite"
+./build/attnviz heatmaps --model data/stories260k/stories260K.gguf \
+  --text "Once upon a time, there was a little girl named Lily. She loved to play outside in the park." -o "$tmp/model"
+cp "$tmp/model/layer_1/grid.png" data/pictures/stories260k_model_layer1.png
 cp "$tmp/aren/grid.png" data/pictures/aren_translit_layer2.png
 cp "$tmp/use-lite/grid.png" data/pictures/use_lite_layer0.png
 # The previous-token head (L0H3) against the head that looks at the token itself (L0H1).

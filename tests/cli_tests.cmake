@@ -73,3 +73,21 @@ add_test(NAME pipes COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/pipes_t
 set_tests_properties(limits interrupt pipes PROPERTIES
   PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed"
   RUN_SERIAL TRUE)
+
+# The whole-model path against an independent float64 forward pass (scripts/reference_forward.py),
+# on the bundled stories260K GGUF and its F16/BF16 copies in ../shared/realdata.
+add_test(NAME model_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/model_reference_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(model_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+
+set(ATTNVIZ_STORIES_GGUF ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf)
+add_test(NAME cli_model_heatmaps
+         COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" -o ${ATTNVIZ_CLI_OUT}/model)
+set_tests_properties(cli_model_heatmaps PROPERTIES
+  PASS_REGULAR_EXPRESSION "wrote 45 PNG files to .*model/ \\(5 attention blocks")
+add_test(NAME cli_tokenize COMMAND attnviz tokenize --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time")
+set_tests_properties(cli_tokenize PROPERTIES
+  PASS_REGULAR_EXPRESSION "\"token_ids\":\\[1,403,407,261,378\\]")
+# A GGUF that is not one, and a sentence file given as a model.
+attnviz_bad_run(cli_model_not_gguf "attnviz: error: .*layer0\\.json: not a GGUF file"
+  dump --model ${ATTNVIZ_STORIES} --text "a" -o ${ATTNVIZ_CLI_OUT}/never_written.json)

@@ -97,3 +97,31 @@ TEST_CASE("decoder: a token id outside the vocabulary is refused", "[model]") {
   request.token_ids = {1, 512};
   CHECK_THROWS_WITH(model.forward(request), "token id 512 (position 1) is outside the vocabulary of 512 tokens");
 }
+
+// Quantized copies: dequantized exactly, then computed in float — the float64 reference
+// pyref-attn-<T> does the same; llama.cpp also quantizes the activations in its products.
+TEST_CASE("stories260K quantized GGUF copies: attention against the float64 reference and llama.cpp", "[model][realdata]") {
+  struct Case {
+    const char* type;
+    bool has_pyref;
+  };
+  for (const Case& c : {Case{"Q8_0", true}, Case{"Q4_0", true}, Case{"Q4_K_M", false}}) {
+    const auto blocks = run_all_layers(realdata_file(std::string("stories260k/quantized/stories260K-") + c.type + ".gguf"));
+    REQUIRE(blocks.size() == 5);
+    const double vs_llamacpp = worst_attention_difference(blocks, reference(std::string("llamacpp-attn-") + c.type + ".json"));
+    INFO(c.type << ": max |attnviz - llama.cpp| = " << vs_llamacpp);
+    CHECK(vs_llamacpp < 0.05);
+    if (c.has_pyref) {
+      const double vs_pyref = worst_attention_difference(blocks, reference(std::string("pyref-attn-") + c.type + ".json"));
+      INFO(c.type << ": max |attnviz - float64 reference| = " << vs_pyref);
+      CHECK(vs_pyref < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("stories260K Q8_0: greedy decoding from BOS starts as the F32 model's does", "[model][realdata]") {
+  const DecoderModel q8 = decoder_from_gguf(std::make_shared<const GgufFile>(realdata_file("stories260k/quantized/stories260K-Q8_0.gguf")));
+  std::vector<std::int32_t> ids = {1};
+  q8.generate(ids, 10, 2);
+  CHECK(ids == std::vector<std::int32_t>(kSentenceIds.begin(), kSentenceIds.begin() + 11));
+}

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include <nlohmann/json.hpp>
+#include "model/gguf_decoder.hpp"
 #include "model/gguf_file.hpp"
 #include "support/test_support.hpp"
 
@@ -129,4 +130,12 @@ TEST_CASE("GGUF reader: broken files are refused with one line naming the fault"
   misaligned.bytes.append(64, '\0');
   CHECK_THAT(error_of(misaligned.write(dir)), Catch::Contains("tensor a: offset 4 is not a multiple of the alignment 32"));
   CHECK_THAT(error_of(dir.file("missing.gguf")), Catch::Contains("missing.gguf: cannot read"));
+}
+
+TEST_CASE("GGUF decoder: an unknown architecture is named with the supported ones", "[gguf]") {
+  TempDir dir;
+  GgufBytes mamba;
+  mamba.header(3, 0, 1).str("general.architecture").put<std::uint32_t>(8).str("mamba");
+  const GgufFile file(mamba.write(dir));
+  CHECK_THROWS_WITH(decoder_config_from_gguf(file), Catch::EndsWith("architecture \"mamba\" is not supported (supported: llama)"));
 }

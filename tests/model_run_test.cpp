@@ -1,12 +1,195 @@
-// --layers parsing and block head names of model runs (model/model_run).
+// The --model path in process, as the command line runs it: dump, heatmaps, render of a model
+// dump, tokenize, --layers, --generate, and the options that do not fit.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/run.hpp"
 #include "core/error.hpp"
 #include "model/model_run.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
+using attnviz::test::data_file;
 using Catch::Matchers::Contains;
 
-TEST_CASE("model_run: --layers accepts all, single layers, lists and ranges", "[model]") {
+namespace {
+
+const std::vector<int> kSentenceIds = {1,   403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426,
+                                       338, 401, 396, 267, 337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426};
+
+struct RunResult {
+  int code;
+  std::string out, err;
+};
+
+RunResult run_with(const Options& options) {
+  std::ostringstream out, err;
+  const int code = run(options, out, err);
+  return {code, out.str(), err.str()};
+}
+
+Options model_options(Command command, const std::string& output) {
+  Options options;
+  options.command = command;
+  options.model = data_file("stories260k/stories260K.gguf");
+  options.output = output;
+  return options;
+}
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(attnviz::test::read_file(path)); }
+
+}  // namespace
+
+TEST_CASE("model run: layer 0 of the model equals the single-layer path on its bundled input", "[model][cli]") {
+  test::TempDir dir;
+  Options model = model_options(Command::Dump, dir.file("model.json"));
+  model.token_ids = kSentenceIds;
+  model.layers = "0";
+  REQUIRE(run_with(model).code == 0);
+  Options layer;
+  layer.command = Command::Dump;
+  layer.sentence = data_file("stories260k/layer0.json");
+  layer.causal = true;  // RoPE comes from the file's rope block
+  layer.output = dir.file("layer.json");
+  REQUIRE(run_with(layer).code == 0);
+  const nlohmann::json from_model = read_json(model.output), from_layer = read_json(layer.output);
+  REQUIRE(from_model["layers"].size() == 1);
+  const nlohmann::json& l0 = from_model["layers"][0];
+  CHECK(l0["layer"] == 0);
+  CHECK(l0["stack"] == "decoder");
+  CHECK(l0["kind"] == "self");
+  CHECK(l0["query_tokens"] == from_layer["query_tokens"]);
+  double worst = 0;
+  for (int h = 0; h < 8; ++h)
+    for (int q = 0; q < 32; ++q)
+      for (int k = 0; k < 32; ++k)
+        worst = std::max(worst, std::abs(l0["weights"][h][q][k].get<double>() - from_layer["weights"][h][q][k].get<double>()));
+  INFO("max |model path - JSON path| = " << worst);
+  CHECK(worst < 1e-6);
+}
+
+TEST_CASE("model run: the dump's header fields", "[model][cli]") {
+  test::TempDir dir;
+  Options options = model_options(Command::Dump, dir.file("d.json"));
+  options.text = "Once upon a time";
+  options.generate = 3;
+  options.logits = true;
+  options.layers = "1-2,4";
+  const RunResult result = run_with(options);
+  REQUIRE(result.code == 0);
+  CHECK_THAT(result.out, Contains("3 attention blocks of stories260K over 8 tokens"));
+  const nlohmann::json dump = read_json(options.output);
+  CHECK(dump["format"] == "attnviz.model_attention");
+  CHECK(dump["version"] == 1);
+  CHECK(dump["model"]["architecture"] == "llama");
+  CHECK(dump["model"]["num_layers"] == 5);
+  CHECK(dump["model"]["num_kv_heads"] == 4);
+  CHECK(dump["model"]["rope"]["dim"] == 8);
+  CHECK(dump["token_ids"] == std::vector<int>{1, 403, 407, 261, 378, 432, 383, 286});
+  CHECK(dump["tokens"][1] == "\xE2\x96\x81Once");
+  CHECK(dump["prompt_length"] == 5);
+  CHECK(dump["text"] == "Once upon a time, there was");
+  CHECK(dump["generated_text"] == ", there was");
+  CHECK(dump["last_logits"].size() == 512);
+  REQUIRE(dump["layers"].size() == 3);
+  CHECK(dump["layers"][0]["layer"] == 1);
+  CHECK(dump["layers"][2]["layer"] == 4);
+  CHECK(dump["layers"][2]["weights"].size() == 8);
+  CHECK(dump["layers"][2]["causal"] == true);
+}
+
+TEST_CASE("model run: heatmaps writes one folder per layer, and render of the dump draws the same files", "[model][cli]") {
+  test::TempDir dir;
+  Options pictures = model_options(Command::Heatmaps, dir.file("pictures"));
+  pictures.text = "Lily";
+  REQUIRE(run_with(pictures).code == 0);
+  for (int l = 0; l < 5; ++l) {
+    CHECK(std::filesystem::exists(dir.path() / "pictures" / ("layer_" + std::to_string(l)) / "grid.png"));
+    CHECK(std::filesystem::exists(dir.path() / "pictures" / ("layer_" + std::to_string(l)) / "head_7.png"));
+  }
+  Options dump = model_options(Command::Dump, dir.file("d.json"));
+  dump.text = "Lily";
+  REQUIRE(run_with(dump).code == 0);
+  Options render;
+  render.command = Command::Render;
+  render.sentence = dump.output;
+  render.output = dir.file("rendered");
+  REQUIRE(run_with(render).code == 0);
+  for (const char* file : {"layer_0/grid.png", "layer_3/head_2.png"})
+    CHECK(test::read_file(dir.file(std::string("rendered/") + file)) == test::read_file(dir.file(std::string("pictures/") + file)));
+}
+
+TEST_CASE("model run: options that do not fit are refused before anything is written", "[model][cli]") {
+  test::TempDir dir;
+  struct Case {
+    std::function<void(Options&)> change;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](Options&) {}, "--model: needs the text to run: --text \"...\" or --token-ids 1,403,407"},
+      {[](Options& o) { o.text = "a"; o.token_ids = std::vector<int>{1}; }, "--text: give --text or --token-ids, not both"},
+      {[](Options& o) { o.token_ids = std::vector<int>{1, 512}; }, "--token-ids: token id 512 is outside the vocabulary (0-511)"},
+      {[](Options& o) { o.text = "a"; o.layers = "5"; }, "--layers: layer 5 does not exist (this model has layers 0-4)"},
+      {[](Options& o) { o.text = "a"; o.layers = "x"; }, "--layers: expected all, a layer (2), a list (0,3) or a range (1-4), got \"x\""},
+      {[](Options& o) { o.text = "a"; o.generate = 2048; }, "2050 tokens with the continuation exceed the model's context length of 2048"},
+      {[](Options& o) { o.text = "a"; o.sentence = "s.json"; }, "--model: replaces SENTENCE and WEIGHTS"},
+      {[](Options& o) { o.text = "a"; o.causal = true; }, "--causal: is for single layers"},
+      {[](Options& o) { o.text = ""; o.no_bos = true; }, "--text: gives no tokens"},
+      {[](Options& o) { o.text = "a"; o.max_memory_mib = 0.01; }, "the forward pass over 2 tokens needs about"},
+      {[&](Options& o) { o.text = "a"; o.model = dir.file("none.gguf"); }, "none.gguf: cannot read"},
+  };
+  for (const Case& c : cases) {
+    Options options = model_options(Command::Dump, dir.file("never.json"));
+    c.change(options);
+    const RunResult result = run_with(options);
+    INFO(c.message);
+    CHECK(result.code != 0);
+    CHECK_THAT(result.err, Contains(c.message));
+    CHECK(!std::filesystem::exists(dir.file("never.json")));
+  }
+  Options layer;
+  layer.command = Command::Dump;
+  layer.output = dir.file("never.json");
+  layer.text = "a";
+  CHECK_THAT(run_with(layer).err, Contains("--text: needs --model"));
+  layer.text.reset();
+  CHECK_THAT(run_with(layer).err, Contains("SENTENCE: required (or --model FILE with --text)"));
+}
+
+TEST_CASE("tokenize: ids, pieces and marks", "[model][cli]") {
+  Options options;
+  options.command = Command::Tokenize;
+  options.model = data_file("stories260k/stories260K.gguf");
+  options.text = "Lily\xE7\x8C\xAB";  // 猫 is not in the vocabulary: three byte tokens
+  const RunResult result = run_with(options);
+  REQUIRE(result.code == 0);
+  const std::string first_line = result.out.substr(0, result.out.find('\n'));
+  const nlohmann::json split = nlohmann::json::parse(first_line);
+  CHECK(split["token_ids"] == std::vector<int>{1, 317, 234, 143, 174});
+  CHECK(split["tokens"][0] == "<s>");
+  CHECK(split["tokens"][2] == "<0xE7>");
+  CHECK_THAT(result.out, Contains("0\t1\t\"<s>\"\t\"<s>\"  [special]\n"));
+  CHECK_THAT(result.out, Contains("1\t317\t\"\xE2\x96\x81Lily\"\t\" Lily\"\n"));
+  CHECK_THAT(result.out, Contains("2\t234\t\"<0xE7>\"\t\"<0xE7>\"  [byte]\n"));
+}
+
+TEST_CASE("model run: greedy writing from BOS gives llama2.c's expected opening for stories260K", "[model][cli]") {
+  test::TempDir dir;
+  Options options = model_options(Command::Dump, dir.file("g.json"));
+  options.text = "";
+  options.generate = 45;
+  options.layers = "4";
+  REQUIRE(run_with(options).code == 0);
+  const nlohmann::json dump = read_json(options.output);
+  // llama2.c's doc/stories260K.md, `run stories260K.bin -z tok512.bin -t 0.0`
+  CHECK(dump["generated_text"] ==
+        "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big, red ball. She");
+  CHECK(dump["prompt_length"] == 1);
+  CHECK(dump["layers"][0]["query_tokens"].size() == 46);
+}
+
+TEST_CASE("model run: --layers accepts all, single layers, lists and ranges", "[model]") {
   CHECK(parse_layer_selection("all", 6).layers.empty());
   CHECK(parse_layer_selection("2", 6).layers == std::vector<int>{2});
   CHECK(parse_layer_selection("3,0", 6).layers == std::vector<int>{0, 3});
@@ -18,14 +201,14 @@ TEST_CASE("model_run: --layers accepts all, single layers, lists and ranges", "[
   CHECK(LayerSelection{}.contains(17));
 }
 
-TEST_CASE("model_run: --layers refuses malformed items and layers beyond the model", "[model][errors]") {
+TEST_CASE("model run: --layers refuses malformed items and layers beyond the model", "[model][errors]") {
   const std::string bad = GENERATE(std::string("x"), std::string("1,"), std::string("-1"), std::string("3-1"),
                                    std::string("1-"), std::string("2 "));
   CHECK_THROWS_AS(parse_layer_selection(bad, 6), UsageError);
   CHECK_THROWS_WITH(parse_layer_selection("6", 6), Contains("--layers") && Contains("0-5"));
 }
 
-TEST_CASE("model_run: a block's head names are its record's", "[model]") {
+TEST_CASE("model run: a block's head names are its record's", "[model]") {
   AttentionBlock block;
   block.layer = 2;
   block.record.layer = 2;

@@ -1,6 +1,7 @@
 // model/tokenizer_*: the three tokenizers on small vocabularies built here, where the expected
 // ids follow by hand from llama.cpp's algorithms (llama-vocab.cpp), and the way back to text.
 // The real GGUF vocabularies and their reference ids are in tokenizer_gguf_test.cpp.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,16 @@ TEST_CASE("tokenize llama: without byte tokens an unknown character is one unkno
   CHECK_THROWS_WITH(tokenize(vocab, "\xE7\x8C\xAB", false), Catch::Contains("no unknown token"));
 }
 
+TEST_CASE("tokenize llama: a user-defined token stands for itself, the dummy space follows it", "[tokenizer]") {
+  Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}, {"b", -2}, {kSpace + "a", -3}});
+  const std::int32_t tag = add(vocab, "<tag>", 0, TokenType::UserDefined);
+  const std::int32_t control = add(vocab, "<ctl>", 0, TokenType::Control);
+  CHECK(tokenize(vocab, "a<tag>a", false) == Ids{id_of(vocab, kSpace + "a"), tag, id_of(vocab, kSpace + "a")});
+  CHECK(tokenize(vocab, "<tag><tag>", true) == Ids{1, tag, tag});
+  CHECK(tokenize(vocab, "<ctl>", false) != Ids{control});  // control tokens are not read from text
+  CHECK(token_text(vocab, tag) == "<tag>");
+}
+
 TEST_CASE("decode llama: round trip, leading space dropped, bytes joined", "[tokenizer]") {
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}, {"b", -2}, {kSpace + "a", -3}});
   for (const std::string text : {"a b", "ab  a", "\xE7\x8C\xAB a", " a", ""}) {
@@ -178,6 +189,21 @@ TEST_CASE("gpt2 pre-tokenizer: the GPT-2 regex splits words, contractions and sp
   CHECK(words("123", "qwen2") == W{"1", "2", "3"});
 }
 
+// scripts/pre_tokenizer_reference.py splits the same strings (llama.cpp's 46 test strings and
+// a few more) with Python's `regex` module and Hugging Face's original patterns.
+TEST_CASE("gpt2 pre-tokenizers: the words of Python's regex module, for six pre-tokenizers", "[tokenizer][golden]") {
+  const nlohmann::json golden =
+      nlohmann::json::parse(test::read_file(test::fixture("bpe_pre_tokenizer_golden.json")));
+  const auto strings = golden.at("strings").get<std::vector<std::string>>();
+  REQUIRE(strings.size() == 48);
+  for (const auto& [pre, expected] : golden.at("words").items()) {
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+      CAPTURE(pre, i, strings[i]);
+      CHECK(words(strings[i], pre) == expected.at(i).get<std::vector<std::string>>());
+    }
+  }
+}
+
 TEST_CASE("tokenize gpt2: merges by rank, bytes spelt with GPT-2's alphabet", "[tokenizer]") {
   const Vocabulary vocab = gpt2_vocabulary({kG + " t", "h e", kG + "t he", "t h"});
   CHECK(gpt2_byte_piece(' ') == kG);
@@ -211,6 +237,13 @@ TEST_CASE("tokenize gpt2: an unknown tokenizer.ggml.pre is named in the error", 
                         Catch::EndsWith("; pass --token-ids"));
   vocab.pre = "";  // absent: llama.cpp's "default"
   CHECK(tokenize(vocab, "a", false) == Ids{'a'});
+}
+
+TEST_CASE("tokenize gpt2: user-defined tokens split the text before the pre-tokenizer", "[tokenizer]") {
+  Vocabulary vocab = gpt2_vocabulary({kG + " t"});
+  const std::int32_t two_spaces = add(vocab, "  ", 0, TokenType::UserDefined);  // as GPT-NeoX's added tokens
+  const std::int32_t space_t = id_of(vocab, kG + "t");
+  CHECK(tokenize(vocab, "a   t", false) == Ids{'a', two_spaces, space_t});
 }
 
 TEST_CASE("decode gpt2: the byte alphabet undone, exact round trip", "[tokenizer]") {
@@ -247,9 +280,17 @@ TEST_CASE("wordpiece_words: BERT's normaliser lower-cases, strips accents, split
   using W = std::vector<std::string>;
   CHECK(wordpiece_words("Hello, WORLD!  \xC3\x87" "a\tva", true, true) == W{"hello", ",", "world", "!", "ca", "va"});
   CHECK(wordpiece_words("\xC3\x87" "a", false, false) == W{"\xC3\x87" "a"});
-  CHECK(wordpiece_words("\xE4\xBD\xA0\xE5\xA5\xBD" "ab", true, true) == W{"\xE4\xBD\xA0", "\xE5\xA5\xBD", "ab"});  // 你好
+  // 你好: each ideograph is a word.
+  CHECK(wordpiece_words("\xE4\xBD\xA0\xE5\xA5\xBD" "ab", true, true) == W{"\xE4\xBD\xA0", "\xE5\xA5\xBD", "ab"});
   CHECK(wordpiece_words("a$b\x01" "c", true, true) == W{"a", "$", "bc"});  // ASCII symbol split, control dropped
   CHECK(wordpiece_words(" \n ", true, true).empty());
+}
+
+TEST_CASE("tokenize bert: a user-defined token is kept out of the normaliser", "[tokenizer]") {
+  Vocabulary vocab = bert_vocabulary({kSpace + "hello"});
+  const std::int32_t tag = add(vocab, "<Tag>", 0, TokenType::UserDefined);
+  const std::int32_t hello = id_of(vocab, kSpace + "hello");
+  CHECK(tokenize(vocab, "Hello<Tag>hello", false) == Ids{hello, tag, hello});
 }
 
 TEST_CASE("tokenize bert: longest pieces left to right, unknown words, CLS and SEP", "[tokenizer]") {

@@ -6,6 +6,8 @@
 
 #include "core/error.hpp"
 #include "model/gguf_decoder.hpp"
+#include "model/hf_decoder.hpp"
+#include "io/json_file.hpp"
 #include "model/vocabulary.hpp"
 
 namespace attnviz {
@@ -70,17 +72,66 @@ double forward_bytes(const DecoderModel& model, double n) {
   return model.layer_float_bytes() + activations + attention;
 }
 
-ModelRunInfo run_gguf(const Options& o, const BlockSink& sink, double memory_budget) {
+// Token labels of a Hugging Face folder's tokenizer.json (model.vocab and added_tokens), or
+// empty when it has none: the ids are shown then.
+std::vector<std::string> hf_token_labels(const std::string& folder, long n_vocab) {
+  const fs::path path = fs::path(folder) / "tokenizer.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return {};
+  const FileText text = read_input_text(path.string(), 0);
+  nlohmann::json tokenizer;
+  try {
+    tokenizer = nlohmann::json::parse(text.view());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError::inconsistent(path.string(), std::string("not valid JSON: ") + e.what());
+  }
+  std::vector<std::string> labels(static_cast<std::size_t>(n_vocab));
+  auto put = [&](const std::string& piece, long id) {
+    if (id >= 0 && id < n_vocab) labels[static_cast<std::size_t>(id)] = piece;
+  };
+  if (tokenizer.contains("model") && tokenizer["model"].contains("vocab") && tokenizer["model"]["vocab"].is_object())
+    for (const auto& [piece, id] : tokenizer["model"]["vocab"].items())
+      if (id.is_number_integer()) put(piece, id.get<long>());
+  if (tokenizer.contains("added_tokens") && tokenizer["added_tokens"].is_array())
+    for (const auto& added : tokenizer["added_tokens"])
+      if (added.is_object() && added.contains("content") && added.contains("id") && added["content"].is_string() && added["id"].is_number_integer())
+        put(added["content"].get<std::string>(), added["id"].get<long>());
+  return labels;
+}
+
+// The decoder of --model: a GGUF file (with its vocabulary) or a Hugging Face folder.
+struct LoadedDecoder {
+  std::unique_ptr<DecoderModel> model;
+  std::unique_ptr<Vocabulary> vocab;     // GGUF files with tokenizer.ggml.tokens
+  std::vector<std::string> labels;       // Hugging Face folders: pieces from tokenizer.json
+};
+
+LoadedDecoder load_decoder(const Options& o) {
+  LoadedDecoder loaded;
+  if (is_hf_model_folder(o.model)) {
+    loaded.model = std::make_unique<DecoderModel>(decoder_from_hf_folder(o.model));
+    if (o.text)
+      throw UsageError::bad_option("--text", "is not available for Hugging Face folders yet (their tokenizer.json is not read); "
+                                             "pass --token-ids");
+    loaded.labels = hf_token_labels(o.model, loaded.model->config().n_vocab);
+    return loaded;
+  }
   auto file = std::make_shared<const GgufFile>(o.model);
-  const DecoderModel model = decoder_from_gguf(file);
+  loaded.model = std::make_unique<DecoderModel>(decoder_from_gguf(file));
+  if (file->has("tokenizer.ggml.tokens")) loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+  return loaded;
+}
+
+ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_budget) {
+  const LoadedDecoder loaded = load_decoder(o);
+  const DecoderModel& model = *loaded.model;
+  const Vocabulary* vocab = loaded.vocab.get();
   const DecoderConfig& c = model.config();
-  std::unique_ptr<Vocabulary> vocab;
-  if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
   const LayerSelection layers = parse_layer_selection(o.layers, c.num_layers);
 
   ModelRunInfo info;
   info.model = summary_of(c, o.model);
-  info.token_ids = input_ids(o, vocab.get());
+  info.token_ids = input_ids(o, vocab);
   if (info.token_ids.empty())
     throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
   for (const std::int32_t id : info.token_ids)
@@ -101,8 +152,12 @@ ModelRunInfo run_gguf(const Options& o, const BlockSink& sink, double memory_bud
     const std::int32_t eos = vocab && vocab->eos ? *vocab->eos : -1;
     model.generate(info.token_ids, o.generate, eos);
   }
-  for (const std::int32_t id : info.token_ids)
-    info.tokens.push_back(vocab ? vocab->pieces[static_cast<std::size_t>(id)] : std::to_string(id));
+  for (const std::int32_t id : info.token_ids) {
+    const auto index = static_cast<std::size_t>(id);
+    info.tokens.push_back(vocab ? vocab->pieces[index]
+                          : index < loaded.labels.size() && !loaded.labels[index].empty() ? loaded.labels[index]
+                          : std::to_string(id));
+  }
   if (vocab) {
     const bool starts_with_bos = vocab->bos && !info.token_ids.empty() && info.token_ids.front() == *vocab->bos;
     info.text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
@@ -136,10 +191,11 @@ ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vecto
                        double memory_budget) {
   refuse_layer_options(options);
   std::error_code ec;
-  if (fs::is_directory(options.model, ec)) {
-    throw InputError::inconsistent(options.model, "is a folder, but no CTranslate2 model.bin is in it (GGUF models are single files)");
+  if (fs::is_directory(options.model, ec) && !is_hf_model_folder(options.model)) {
+    throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
+                                                  "model.safetensors (GGUF models are single files)");
   }
-  return run_gguf(options, sink, memory_budget);
+  return run_decoder(options, sink, memory_budget);
 }
 
 std::string tokenize_report(const Options& options) {
@@ -156,9 +212,10 @@ std::string tokenize_report(const Options& options) {
     const char* mark = type == TokenType::Byte ? "  [byte]"
                        : type == TokenType::Control || type == TokenType::UserDefined ? "  [special]"
                        : type == TokenType::Unknown ? "  [unknown]" : "";
+    // index, id, the piece as the file stores it, the text it decodes to (bytes shown as <0xXX>)
     out += std::to_string(i) + "\t" + std::to_string(ids[i]) + "\t" +
-           nlohmann::json(token_text(vocab, ids[i])).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\t" +
-           nlohmann::json(vocab.pieces[id]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + mark + "\n";
+           nlohmann::json(vocab.pieces[id]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\t\"" +
+           piece_display(vocab, ids[i]) + "\"" + mark + "\n";
   }
   return out;
 }

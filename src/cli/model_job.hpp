@@ -30,8 +30,9 @@ bool is_encoder_decoder_model(const Options& options);
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget);
 
-/// `attnviz tokenize`: the JSON line {"tokens": […], "token_ids": […]} and one line per token
-/// (index, id, piece, and [byte] / [special] marks).
+/// `attnviz tokenize`: the JSON line {"tokens": […], "token_ids": […]} and one line per token:
+/// index, id, the piece (JSON-quoted), the text it stands for in quotes, and a [byte],
+/// [special] or [unknown] mark.
 std::string tokenize_report(const Options& options);
 
 /// The folder of a block's pictures below the output folder: "layer_<l>" for decoder-only

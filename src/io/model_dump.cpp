@@ -12,12 +12,13 @@ namespace attnviz {
 namespace {
 
 using json = nlohmann::json;
+using ordered_json = nlohmann::ordered_json;  // the dump's fields in the README's order
 
 constexpr const char* kFormatName = "attnviz.model_attention";
 constexpr int kFormatVersion = 1;
 
-json model_json(const ModelSummary& m) {
-  json rope = nullptr;
+ordered_json model_json(const ModelSummary& m) {
+  ordered_json rope = nullptr;
   if (m.rope)
     rope = {{"style", rope_style_name(m.rope->style)}, {"theta", m.rope->theta}, {"dim", m.rope->dim},
             {"scaling", m.rope_scaling}};
@@ -56,7 +57,7 @@ void ModelDumpWriter::add(const AttentionBlock& block) {
 }
 
 std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
-  json head = {{"format", kFormatName},
+  ordered_json head = {{"format", kFormatName},
                {"version", kFormatVersion},
                {"model", model_json(info.model)},
                {"tokens", info.tokens},

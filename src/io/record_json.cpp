@@ -283,6 +283,16 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
     record.causal = causal->get<bool>();
   }
   if (const json* scale = source.find("scale"); scale && scale->is_number()) record.scale = scale->get<double>();
+  if (const json* rope = source.find("rope"); rope && rope->is_object()) {  // what was applied: for titles
+    const auto style = rope->find("style");
+    if (style == rope->end() || !style->is_string() || (*style != "interleaved" && *style != "half"))
+      throw InputError::bad_value(path, "/rope/style", "\"interleaved\" or \"half\"", style == rope->end() ? "nothing" : describe_json(*style));
+    RopeSettings settings;
+    settings.style = *style == "half" ? RopeStyle::Half : RopeStyle::Interleaved;
+    if (const auto theta = rope->find("theta"); theta != rope->end() && theta->is_number()) settings.theta = theta->get<double>();
+    if (const auto dim = rope->find("dim"); dim != rope->end() && dim->is_number_integer()) settings.dim = dim->get<long>();
+    record.rope = settings;
+  }
   record.key_mask = optional_mask(source, "key_mask", record.key_tokens.size());
   record.query_mask = optional_mask(source, "query_mask", record.query_tokens.size());
   validate_distributions(record, path);

@@ -82,7 +82,7 @@ class Regex {
     match_data_.reset(pcre2_match_data_create_from_pattern(code_.get(), nullptr));
   }
 
-  // The first match in `subject` at or after `start`, as [begin, end), or nullopt-like {npos}.
+  // The first match in `subject` at or after `start` as [begin, end); {npos, npos} if none.
   std::pair<std::size_t, std::size_t> find(std::string_view subject, std::size_t start) const {
     const int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), start,
                                PCRE2_NO_UTF_CHECK, match_data_.get(), nullptr);
@@ -111,7 +111,8 @@ void split_piece(const Regex& regex, std::string_view piece, std::vector<std::st
       done = end;
       search = end;
     } else {
-      search = begin + 1;  // an empty match splits nothing; move on (UTF-8 safe: see below)
+      // An empty match splits nothing: search again from the next character.
+      search = begin + 1;
       while (search < piece.size() && (static_cast<unsigned char>(piece[search]) & 0xC0) == 0x80) ++search;
     }
   }

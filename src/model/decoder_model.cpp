@@ -28,9 +28,10 @@ Matrix swiglu(const Matrix& gate, const Matrix& up) {
 Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
   Matrix out(x.rows(), x.cols());
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    const Scalar mean_square = x.row(r).squaredNorm() / static_cast<Scalar>(x.cols());
-    const Scalar inverse = 1.0f / std::sqrt(mean_square + static_cast<Scalar>(epsilon));
-    out.row(r) = (x.row(r) * inverse).cwiseProduct(gain.transpose());
+    // The mean square summed in double (as ggml does), then x / rms · gain in float32.
+    const double mean_square = x.row(r).cast<double>().squaredNorm() / static_cast<double>(x.cols());
+    const Scalar rms = std::sqrt(static_cast<Scalar>(mean_square) + static_cast<Scalar>(epsilon));
+    out.row(r) = (x.row(r) / rms).cwiseProduct(gain.transpose());
   }
   return out;
 }
@@ -40,11 +41,20 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
   const DecoderConfig& c = config_;
   const long q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
   auto check = [&](const std::string& name, long rows, long cols) {
-    if (cols == 0) weights_->vector(name, rows);  // throws when missing or misshapen; decodes one small vector
-    else if (!weights_->has(name)) weights_->matrix(name, rows, cols);  // throws naming it
+    const std::vector<std::int64_t> expected = cols == 0 ? std::vector<std::int64_t>{rows} : std::vector<std::int64_t>{rows, cols};
+    const std::vector<std::int64_t> found = weights_->shape(name);
+    auto text = [](const std::vector<std::int64_t>& shape) {
+      std::string t = "[";
+      for (std::size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
+      return t + "]";
+    };
+    if (found.empty()) throw InputError(weights_->describe(name) + " is missing");
+    if (found != expected)
+      throw InputError(weights_->describe(name) + ": expected shape " + text(expected) + " (from the model's settings), got " + text(found));
   };
   check("token_embd.weight", c.n_vocab, c.d_model);
   check("output_norm.weight", c.d_model, 0);
+  if (!c.tied_output) check("output.weight", c.n_vocab, c.d_model);
   for (int l = 0; l < c.num_layers; ++l) {
     check(block_name(l, "attn_norm.weight"), c.d_model, 0);
     check(block_name(l, "attn_q.weight"), q_width, c.d_model);

@@ -50,6 +50,12 @@ class WeightSource {
   /// A 1-D tensor of n values.
   virtual Vector vector(const std::string& name, long n) const = 0;
   virtual bool has(const std::string& name) const = 0;
+  /// Row-major shape of the named tensor ([out, in] for a Linear weight), without decoding it;
+  /// empty when it is missing.
+  virtual std::vector<std::int64_t> shape(const std::string& name) const = 0;
+  /// Where the named tensor is looked for and what the source calls it, for messages:
+  /// "model.gguf: tensor blk.0.attn_q.weight".
+  virtual std::string describe(const std::string& name) const = 0;
   /// Bytes of the named tensor as stored (for the memory estimate).
   virtual double stored_bytes(const std::string& name) const = 0;
 };

@@ -25,6 +25,11 @@ class GgufWeights : public WeightSource {
     return file_->vector(file_->tensor(name, {n}, "expected " + dims_text(n, 0)));
   }
   bool has(const std::string& name) const override { return file_->find_tensor(name) != nullptr; }
+  std::vector<std::int64_t> shape(const std::string& name) const override {
+    const GgufTensorInfo* info = file_->find_tensor(name);
+    return info ? std::vector<std::int64_t>(info->dims.rbegin(), info->dims.rend()) : std::vector<std::int64_t>{};
+  }
+  std::string describe(const std::string& name) const override { return file_->path() + ": tensor " + name; }
   double stored_bytes(const std::string& name) const override {
     const GgufTensorInfo* info = file_->find_tensor(name);
     return info ? static_cast<double>(info->bytes) : 0.0;
@@ -46,7 +51,9 @@ DecoderConfig llama_config(const GgufFile& file) {
   const std::string a = "llama";
   DecoderConfig c;
   c.architecture = a;
-  c.name = file.string("general.name").value_or(std::filesystem::path(file.path()).stem().string());
+  // general.name is often just the architecture ("llama"); the file's name says more then.
+  c.name = file.string("general.name").value_or(a);
+  if (c.name == a) c.name = std::filesystem::path(file.path()).stem().string();
   c.num_layers = static_cast<int>(required_integer(file, a + ".block_count"));
   c.d_model = required_integer(file, a + ".embedding_length");
   c.num_heads = static_cast<int>(required_integer(file, a + ".attention.head_count"));

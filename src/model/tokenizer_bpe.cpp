@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "model/bpe_pre_tokenizer.hpp"
 #include "model/piece_index.hpp"
+#include "model/text_fragments.hpp"
 #include "model/utf8_chars.hpp"
 #include "render/utf8.hpp"
 
@@ -148,6 +149,9 @@ class WordMerger {
 };
 
 // A merged symbol's id, or (not a piece) one id per byte, skipping bytes without a token.
+// Where a symbol is not a piece llama.cpp looks up each byte of its UTF-8 spelling instead;
+// with all 256 byte spellings in the vocabulary, as byte-level ones have, every symbol is a
+// piece and neither fallback runs.
 void emit(const PieceIndex& index, std::string_view part, std::vector<std::int32_t>& ids) {
   if (const auto id = index.find(part)) {
     ids.push_back(*id);
@@ -164,7 +168,8 @@ const BpePreTokenizer& pre_tokenizer_of(const Vocabulary& vocab) {
   if (!pre_tokenizer) {
     std::string supported;
     for (const std::string& name : gpt2_pre_tokenizers()) supported += (supported.empty() ? "" : ", ") + name;
-    throw InputError::unsupported_tokenizer(vocabulary_name(vocab), "pre-tokenizer \"" + pre + "\" (tokenizer.ggml.pre)", supported);
+    throw InputError::unsupported_tokenizer(vocabulary_name(vocab),
+                                            "pre-tokenizer \"" + pre + "\" (tokenizer.ggml.pre)", supported);
   }
   return *pre_tokenizer;
 }
@@ -192,16 +197,21 @@ std::vector<std::int32_t> tokenize_bpe(const Vocabulary& vocab, std::string_view
   if (add_special && vocab.add_bos && vocab.bos) ids.push_back(*vocab.bos);
   const PieceIndex index(vocab);
   const MergeRanks ranks(vocab.merges);
-  const std::string valid_text = encode_utf8(decode_utf8(text));  // bad bytes -> U+FFFD
-  for (const std::string& word : split_words(valid_text, pre_tokenizer)) {
-    const std::string encoded = byte_encode(word);
-    if (pre_tokenizer.ignore_merges) {
-      if (const auto id = index.find(encoded)) {
-        ids.push_back(*id);
+  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text)) {
+    if (fragment.token) {
+      ids.push_back(*fragment.token);
+      continue;
+    }
+    const std::string valid_text = encode_utf8(decode_utf8(fragment.text));  // bad bytes -> U+FFFD
+    for (const std::string& word : split_words(valid_text, pre_tokenizer)) {
+      const std::string encoded = byte_encode(word);
+      const std::optional<std::int32_t> whole = pre_tokenizer.ignore_merges ? index.find(encoded) : std::nullopt;
+      if (whole) {
+        ids.push_back(*whole);
         continue;
       }
+      for (const std::string_view part : WordMerger(ranks, encoded).run()) emit(index, part, ids);
     }
-    for (const std::string_view part : WordMerger(ranks, encoded).run()) emit(index, part, ids);
   }
   if (add_special && vocab.add_eos && vocab.eos) ids.push_back(*vocab.eos);
   return ids;

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "model/piece_index.hpp"
+#include "model/text_fragments.hpp"
 #include "model/utf8_chars.hpp"
 
 namespace attnviz {
@@ -129,8 +130,9 @@ class SpmMerger {
 
   void emit_unknown(std::string_view text, std::vector<std::int32_t>& ids) const {
     if (!vocab_.unk) {
-      throw InputError::inconsistent(vocabulary_name(vocab_),
-                                     "\"" + std::string(text) + "\" has no token, no byte tokens and there is no unknown token");
+      throw InputError::inconsistent(
+          vocabulary_name(vocab_),
+          "\"" + std::string(text) + "\" has no token, no byte tokens and there is no unknown token");
     }
     ids.push_back(*vocab_.unk);
   }
@@ -151,10 +153,16 @@ class SpmMerger {
 std::vector<std::int32_t> tokenize_spm(const Vocabulary& vocab, std::string_view text, bool add_special) {
   std::vector<std::int32_t> ids;
   if (add_special && vocab.add_bos && vocab.bos) ids.push_back(*vocab.bos);
-  if (!text.empty()) {
-    const PieceIndex index(vocab);
-    const std::string prefixed = (vocab.add_space_prefix ? " " : "") + std::string(text);
-    SpmMerger(vocab, index, escape_spaces(prefixed)).run(ids);
+  const PieceIndex index(vocab);
+  bool after_token = true;  // the dummy space goes before the text and after each user-defined token
+  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text)) {
+    if (fragment.token) {
+      ids.push_back(*fragment.token);
+    } else {
+      const std::string prefixed = (vocab.add_space_prefix && after_token ? " " : "") + std::string(fragment.text);
+      SpmMerger(vocab, index, escape_spaces(prefixed)).run(ids);
+    }
+    after_token = fragment.token.has_value();
   }
   if (add_special && vocab.add_eos && vocab.eos) ids.push_back(*vocab.eos);
   return ids;

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "model/piece_index.hpp"
+#include "model/text_fragments.hpp"
 #include "render/utf8.hpp"
 
 namespace attnviz {
@@ -66,7 +67,8 @@ void tokenize_word(const Vocabulary& vocab, const PieceIndex& index, const std::
   }
   if (ids.size() > start) return;
   if (!vocab.unk) {
-    throw InputError::inconsistent(vocabulary_name(vocab), "word \"" + word + "\" has no pieces and there is no unknown token");
+    throw InputError::inconsistent(vocabulary_name(vocab),
+                                   "word \"" + word + "\" has no pieces and there is no unknown token");
   }
   ids.push_back(*vocab.unk);
 }
@@ -103,8 +105,14 @@ std::vector<std::int32_t> tokenize_wordpiece(const Vocabulary& vocab, std::strin
   const std::optional<std::int32_t> cls = vocab.bos ? vocab.bos : vocab.cls;
   if (add_special && cls) ids.push_back(*cls);
   const PieceIndex index(vocab);
-  for (const std::string& word : wordpiece_words(text, vocab.lowercase, vocab.strip_accents)) {
-    tokenize_word(vocab, index, word, ids);
+  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text)) {
+    if (fragment.token) {
+      ids.push_back(*fragment.token);
+      continue;
+    }
+    for (const std::string& word : wordpiece_words(fragment.text, vocab.lowercase, vocab.strip_accents)) {
+      tokenize_word(vocab, index, word, ids);
+    }
   }
   if (add_special && vocab.sep) ids.push_back(*vocab.sep);
   return ids;

@@ -40,7 +40,8 @@ void set_model_defaults(Vocabulary& vocab) {
     vocab.add_bos = pre_tokenizer && pre_tokenizer->add_bos;
   }
   // A default beyond a small vocabulary is dropped, as llama.cpp does.
-  for (std::optional<std::int32_t>* id : {&vocab.bos, &vocab.eos, &vocab.unk, &vocab.sep, &vocab.pad, &vocab.cls, &vocab.mask}) {
+  for (std::optional<std::int32_t>* id :
+       {&vocab.bos, &vocab.eos, &vocab.unk, &vocab.sep, &vocab.pad, &vocab.cls, &vocab.mask}) {
     if (*id && static_cast<std::size_t>(**id) >= vocab.size()) id->reset();
   }
 }

@@ -3,7 +3,7 @@
 //   "llama": SentencePiece-style BPE by piece scores, dummy space prefix, <0xXX> byte fallback;
 //   "gpt2":  byte-level BPE with the merges list, pre-tokenized by the regex named by
 //            tokenizer.ggml.pre (PCRE2);
-//   "bert":  WordPiece with ## continuations.
+//   "bert":  WordPiece, longest pieces first, after BERT's normaliser.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +41,13 @@ struct Vocabulary {
 /// vocab.source, or "vocabulary" when it is empty: the FILE that error messages name.
 std::string vocabulary_name(const Vocabulary& vocab);
 
-/// Reads tokenizer.ggml.* from `file`. Throws InputError naming the key for a missing token
-/// list, arrays of different lengths, or a special-token id outside the vocabulary.
+/// Reads tokenizer.ggml.* from `file`; keys it leaves out take llama.cpp's defaults for the
+/// model (llama: BOS 1, EOS 2, UNK 0, add_bos, space prefix; bert: [CLS] 101, [UNK] 100,
+/// [SEP] 102; gpt2: add_bos only for the llama3 pre-tokenizers). A special-token id of
+/// 4294967295 (uint32 -1) means "none". Throws InputError naming the key for a missing model
+/// or token list, arrays of different lengths, a special-token id outside the vocabulary, a
+/// gpt2 file without merges, or add_bos/add_eos set with no such token. Another tokenizer
+/// model loads (token_text works), and tokenize() refuses it.
 Vocabulary vocabulary_from_gguf(const GgufFile& file);
 
 /// Token ids of `text` (UTF-8). With add_special, BOS (and EOS, CLS/SEP for bert) are added as
@@ -50,8 +55,10 @@ Vocabulary vocabulary_from_gguf(const GgufFile& file);
 /// does not implement (the message names it and says to pass --token-ids).
 /// Supported: "llama" (any text; bytes missing from the vocabulary become <0xXX> tokens, or
 /// the unknown token without them), "gpt2" with tokenizer.ggml.pre one of gpt2_pre_tokenizers()
-/// (text must be valid UTF-8, else InputError), "bert" (WordPiece; CLS = the BOS id).
-/// Special tokens written in the text ("<s>") are tokenized as text, not recognised.
+/// (bytes that are not UTF-8 are read as U+FFFD, as llama.cpp does), "bert" (WordPiece; CLS is
+/// the BOS id, as llama.cpp has it).
+/// User-defined tokens (TokenType::UserDefined) are recognised wherever they occur in the text,
+/// as llama.cpp does; control tokens written in the text ("<s>") are tokenized as plain text.
 std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view text, bool add_special);
 
 /// The text a token stands for when decoded: "▁" becomes a space (llama), <0xXX> the byte,
@@ -64,7 +71,8 @@ std::string token_text(const Vocabulary& vocab, std::int32_t id);
 
 /// The decoded text of `ids` (token_text of each, concatenated; for llama, the leading space
 /// of the first piece after BOS is dropped as SentencePiece does, and for bert the space of
-/// the first word). No other clean-up: decode(tokenize(text)) is text for llama and gpt2.
+/// the first word). No other clean-up (llama.cpp's clean_spaces is not applied), so
+/// decode(tokenize(text)) is text for gpt2 and for llama vocabularies with byte tokens.
 /// Throws InputError for an id outside [0, size()).
 std::string decode(const Vocabulary& vocab, const std::vector<std::int32_t>& ids);
 

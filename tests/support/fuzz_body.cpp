@@ -5,6 +5,8 @@
 #include "core/error.hpp"
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
+#include "model/gguf_decoder.hpp"
+#include "model/vocabulary.hpp"
 
 namespace attnviz::test {
 
@@ -38,6 +40,23 @@ void draw_record(const std::string& path) {
   (void)render_heatmaps(record, options, warnings, kFuzzMemoryMiB * 1024 * 1024);
 }
 
+// The GGUF reader, the tokenizer and (for small models) the forward pass on a mutated file.
+void run_gguf(const std::string& path) {
+  auto file = std::make_shared<const GgufFile>(path);
+  for (const GgufTensorInfo& tensor : file->tensors())
+    if (ggml_type_supported(tensor.type) && tensor.num_elements() <= (1 << 16)) (void)file->matrix(tensor);
+  if (file->has("tokenizer.ggml.tokens")) {
+    const Vocabulary vocab = vocabulary_from_gguf(*file);
+    const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon a time, \xE7\x8C\xAB 12", true);
+    (void)decode(vocab, ids);
+  }
+  const DecoderModel model = decoder_from_gguf(file);
+  if (model.layer_float_bytes() > kFuzzMemoryMiB * 1024 * 1024 / 4) return;
+  ForwardRequest request;
+  request.token_ids = {0, static_cast<std::int32_t>(model.config().n_vocab - 1)};
+  (void)model.forward(request);
+}
+
 template <typename Step>
 void expect_only_attnviz_errors(Step step) {
   try {
@@ -53,6 +72,7 @@ void exercise_input_file(const std::string& path) {
   expect_only_attnviz_errors([&] { compute_and_draw(path, ""); });
   expect_only_attnviz_errors([&] { compute_and_draw(path, path); });
   expect_only_attnviz_errors([&] { draw_record(path); });
+  expect_only_attnviz_errors([&] { run_gguf(path); });
 }
 
 }  // namespace attnviz::test

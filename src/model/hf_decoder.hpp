@@ -1,0 +1,22 @@
+// From a Hugging Face model folder (config.json + model.safetensors, or the sharded
+// model.safetensors.index.json) to a runnable decoder: LlamaForCausalLM's settings read from
+// config.json, and its tensors (model.layers.L.self_attn.q_proj.weight…) served to
+// DecoderModel under llama.cpp's names. Hugging Face keeps W_Q and W_K rows in rotate-half
+// order, so RoPE is applied in the "half" style here (GGUF files hold them interleaved).
+#pragma once
+
+#include <string>
+
+#include "model/decoder_model.hpp"
+
+namespace attnviz {
+
+/// True when `folder` holds config.json and model.safetensors or model.safetensors.index.json.
+bool is_hf_model_folder(const std::string& folder);
+
+/// Reads config.json and maps the safetensors files. Throws InputError naming the file and the
+/// key or tensor: an architecture other than LlamaForCausalLM, a missing setting, a rope_scaling
+/// type other than linear or llama3, a config that disagrees with the tensors' shapes.
+DecoderModel decoder_from_hf_folder(const std::string& folder);
+
+}  // namespace attnviz

@@ -1,0 +1,120 @@
+#include "model/safetensors_file.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "model/ggml_types.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// Bytes per element of a safetensors dtype; 0 for one this reader does not know.
+std::uint64_t dtype_bytes(const std::string& dtype) {
+  if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
+  if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
+  if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
+  if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" || dtype == "F8_E5M2") return 1;
+  return 0;
+}
+
+constexpr std::uint64_t kMaxHeaderBytes = 100 * 1024 * 1024;  // the format's own limit
+
+}  // namespace
+
+std::int64_t SafetensorsTensor::num_elements() const {
+  std::int64_t n = 1;
+  for (const std::int64_t d : shape) n *= d;
+  return n;
+}
+
+SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
+  struct stat status {};
+  if (stat(path.c_str(), &status) != 0) throw InputError::unreadable(path, std::strerror(errno));
+  if (!S_ISREG(status.st_mode)) throw InputError::unreadable(path, "not a regular file");
+  const auto file_bytes = static_cast<std::uint64_t>(status.st_size);
+  if (file_bytes < 8) throw InputError::inconsistent(path, "not a safetensors file (" + std::to_string(file_bytes) + " bytes)");
+  bytes_ = FileText::map(path, file_bytes, 0);
+  if (!bytes_.mapped()) throw InputError::unreadable(path, "the file could not be mapped");
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes_.view().data());
+  std::uint64_t header_bytes = 0;
+  std::memcpy(&header_bytes, data, 8);
+  if (header_bytes > file_bytes - 8 || header_bytes > kMaxHeaderBytes)
+    throw InputError::inconsistent(path, "the header length " + std::to_string(header_bytes) + " runs past the end of the file (" +
+                                             std::to_string(file_bytes) + " bytes)");
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes_.view().substr(8, header_bytes));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError::inconsistent(path, std::string("the header is not JSON: ") + e.what());
+  }
+  if (!header.is_object()) throw InputError::inconsistent(path, "the header is not a JSON object");
+  const std::uint64_t data_start = 8 + header_bytes;
+  const std::uint64_t data_bytes = file_bytes - data_start;
+  std::vector<const SafetensorsTensor*> by_offset;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") continue;
+    const std::string what = "tensor " + name;
+    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets") ||
+        !entry["dtype"].is_string() || !entry["shape"].is_array() || !entry["data_offsets"].is_array() ||
+        entry["data_offsets"].size() != 2)
+      throw InputError::inconsistent(path, what + ": expected {\"dtype\", \"shape\", \"data_offsets\": [begin, end]}");
+    SafetensorsTensor tensor;
+    tensor.name = name;
+    tensor.dtype = entry["dtype"].get<std::string>();
+    std::uint64_t elements = 1;
+    for (const auto& dim : entry["shape"]) {
+      if (!dim.is_number_unsigned()) throw InputError::inconsistent(path, what + ": shape entries must be whole numbers");
+      const auto d = dim.get<std::uint64_t>();
+      if (d != 0 && elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / d)
+        throw InputError::inconsistent(path, what + ": the product of its shape overflows");
+      elements *= d;
+      tensor.shape.push_back(static_cast<std::int64_t>(d));
+    }
+    const auto& offsets = entry["data_offsets"];
+    if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+      throw InputError::inconsistent(path, what + ": data_offsets must be whole numbers");
+    const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
+    if (begin > end || end > data_bytes)
+      throw InputError::inconsistent(path, what + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                               "] lie outside the " + std::to_string(data_bytes) + " bytes of data");
+    const std::uint64_t element_bytes = dtype_bytes(tensor.dtype);
+    if (element_bytes == 0) throw InputError::inconsistent(path, what + ": unknown dtype \"" + tensor.dtype + "\"");
+    if (end - begin != elements * element_bytes)
+      throw InputError::inconsistent(path, what + ": " + std::to_string(end - begin) + " bytes, but dtype " + tensor.dtype +
+                                               " and its shape need " + std::to_string(elements * element_bytes));
+    tensor.data = data + data_start + begin;
+    tensor.bytes = end - begin;
+    by_offset.push_back(&tensors_.emplace(name, std::move(tensor)).first->second);
+  }
+  std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->data < b->data; });
+  for (std::size_t i = 1; i < by_offset.size(); ++i)
+    if (by_offset[i - 1]->data + by_offset[i - 1]->bytes > by_offset[i]->data)
+      throw InputError::inconsistent(path, "tensors " + by_offset[i - 1]->name + " and " + by_offset[i]->name + " overlap");
+}
+
+const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const {
+  const auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
+}
+
+Matrix SafetensorsFile::matrix(const SafetensorsTensor& tensor) const {
+  GgmlType type;
+  if (tensor.dtype == "F32") type = GgmlType::F32;
+  else if (tensor.dtype == "F16") type = GgmlType::F16;
+  else if (tensor.dtype == "BF16") type = GgmlType::BF16;
+  else throw InputError::inconsistent(path_, "tensor " + tensor.name + ": dtype " + tensor.dtype + " is not supported (F32, F16, BF16 are)");
+  const std::int64_t rows = tensor.shape.empty() ? 1 : tensor.shape[0];
+  const std::int64_t cols = rows == 0 ? 0 : tensor.num_elements() / rows;
+  Matrix values(rows, cols);
+  dequantize_row(type, tensor.data, values.data(), tensor.num_elements());
+  return values;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,51 @@
+// A Hugging Face safetensors file, mapped read-only: the JSON header (read with nlohmann/json)
+// and the tensors it lists, validated against the file before any is touched. Format:
+// 8-byte little-endian header length, the header (name -> {dtype, shape, data_offsets}), then
+// the data; offsets are relative to the end of the header (huggingface/safetensors docs).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/types.hpp"
+#include "io/file_text.hpp"
+
+namespace attnviz {
+
+/// One tensor of a safetensors file. shape is row-major (PyTorch's): a Linear weight is [out, in].
+struct SafetensorsTensor {
+  std::string name;
+  std::string dtype;                 ///< "F32", "F16", "BF16" (decodable); others are listed but refused when used
+  std::vector<std::int64_t> shape;
+  const std::uint8_t* data = nullptr;
+  std::uint64_t bytes = 0;
+  std::int64_t num_elements() const;
+};
+
+/// The mapped file and its tensor table.
+class SafetensorsFile {
+ public:
+  /// Maps and validates `path`. Throws InputError (one line naming the file and the tensor) for
+  /// a header length past the end, a header that is not a JSON object, a tensor without dtype,
+  /// shape or data_offsets, offsets out of range or overlapping, or a byte count that disagrees
+  /// with dtype × shape.
+  explicit SafetensorsFile(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const std::map<std::string, SafetensorsTensor, std::less<>>& tensors() const { return tensors_; }
+  const SafetensorsTensor* find(std::string_view name) const;
+
+  /// The tensor decoded to float32 as [rows, cols] = [shape[0], product of the rest] (a vector
+  /// is [n, 1]). Throws InputError for a dtype other than F32, F16, BF16.
+  Matrix matrix(const SafetensorsTensor& tensor) const;
+
+ private:
+  std::string path_;
+  FileText bytes_;
+  std::map<std::string, SafetensorsTensor, std::less<>> tensors_;
+};
+
+}  // namespace attnviz
