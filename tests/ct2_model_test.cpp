@@ -213,7 +213,7 @@ TEST_CASE("ct2_model: blocks come in order with their tokens, masks and layer se
   SECTION("a layer the model does not have is refused") {
     Ct2Request request = request_for(source_tokens_of("mcdonald"));
     request.layers = parse_layer_selection("6", 0);
-    CHECK_THROWS_WITH(run(request), Contains("--layers") && Contains("6 layers"));
+    CHECK_THROWS_WITH(run(request), Contains("--layers: layer 6 does not exist (this model has layers 0-5)"));
   }
 }
 
@@ -283,7 +283,7 @@ TEST_CASE("ct2_model: source tokens from text, unknown tokens and bad requests",
     const Run r = run(request);
     CHECK(r.info.generated_text == "mcd");
     REQUIRE(r.warnings.size() == 1);
-    CHECK_THAT(r.warnings[0], Contains("stopped after 3 tokens"));
+    CHECK_THAT(r.warnings[0], Contains("stopped at its limit of 3 tokens without </s>"));
   }
 }
 

@@ -205,8 +205,8 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
   const int layers = static_cast<int>(std::max(t.encoder.size(), t.decoder.size()));
   if (!request.layers.layers.empty() && request.layers.layers.back() >= layers) {
     throw UsageError::bad_option("--layers", "layer " + std::to_string(request.layers.layers.back()) +
-                                                 " does not exist: the model has " + std::to_string(layers) +
-                                                 " layers, 0 to " + std::to_string(layers - 1));
+                                                 " does not exist (this model has layers 0-" +
+                                                 std::to_string(layers - 1) + ")");
   }
 
   ModelRunInfo info;
@@ -227,12 +227,15 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
     target_ids = ct2_token_ids(model.target, split_on_spaces(*request.target_tokens), "target", warnings);
     if (!target_ids.empty() && target_ids.back() == model.eos) target_ids.pop_back();
   } else {
-    target_ids = ct2_greedy_decode(t, memory, model.bos, model.eos, request.max_generate);
+    // A learned position table bounds the decoder's length as well.
+    const long positions = t.target_positions.rows();
+    const int cap = positions > 0 ? static_cast<int>(std::min<long>(request.max_generate, positions)) : request.max_generate;
+    target_ids = ct2_greedy_decode(t, memory, model.bos, model.eos, cap);
     if (!target_ids.empty() && target_ids.back() == model.eos) {
       target_ids.pop_back();
     } else {
-      warnings.push_back("greedy decoding stopped after " + std::to_string(target_ids.size()) + " tokens without " +
-                         model.target.tokens[static_cast<std::size_t>(model.eos)] + " (the limit)");
+      warnings.push_back("greedy decoding stopped at its limit of " + std::to_string(cap) + " tokens without " +
+                         model.target.tokens[static_cast<std::size_t>(model.eos)]);
     }
   }
   std::vector<std::int32_t> input_ids{model.bos};

@@ -24,6 +24,7 @@ struct Ct2Request {
   std::optional<std::string> target_tokens;  ///< space-separated decoder tokens after <s>: teacher
                                              ///< forcing; absent = greedy decoding
   int max_generate = 256;                    ///< greedy decoding stops after this many tokens
+                                             ///< (or the learned position table's length)
   LayerSelection layers;                     ///< layers captured (all are computed)
   bool want_last_logits = false;             ///< fill ModelRunInfo::last_logits
   double memory_budget_bytes = 0;            ///< refuse a model whose file and decoded weights
