@@ -53,12 +53,14 @@ struct Ct2FeedForward {
   WideVector b1, b2;
 };
 
+/// One encoder layer: encoder/layer_N/{self_attention, ffn}.
 struct Ct2EncoderLayer {
   Ct2LayerNorm self_norm;
   AttentionLayer self_attention;  ///< from self_attention/linear_0 (fused Q,K,V) and linear_1 (W_O)
   Ct2FeedForward ffn;
 };
 
+/// One decoder layer: decoder/layer_N/{self_attention, attention, ffn}.
 struct Ct2DecoderLayer {
   Ct2LayerNorm self_norm;
   AttentionLayer self_attention;   ///< causal
