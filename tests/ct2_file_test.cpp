@@ -4,6 +4,7 @@
 // float16, int8 and int16, each run and compared with the original.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -171,16 +172,21 @@ TEST_CASE("ct2_file: the model rewritten by ct2_writer.py as later versions runs
     int version;
     std::string dtype;
     double tolerance;  // on every attention weight of every block, against the original file
+    bool txt_vocabularies = false;  // .txt vocabularies as CTranslate2 2.x wrote them, else .json
   };
   // float32 is the same numbers in another layout: identical results. float16 rounds each
-  // weight to 11 significant bits (relative 2^-11); int8 to 1/127 of a row's largest weight.
-  const Variant variant = GENERATE(Variant{6, "float32", 0.0}, Variant{3, "float32", 0.0},
+  // weight to 11 significant bits (relative 2^-11); int16 to 2^-10 of the largest weight; int8
+  // to 1/127 of a row's largest weight.
+  const Variant variant = GENERATE(Variant{6, "float32", 0.0}, Variant{3, "float32", 0.0, true},
                                    Variant{5, "float16", 5e-3}, Variant{4, "int16", 2e-2},
                                    Variant{6, "int8", 5e-2});
   const std::string original = test::data_file("aren-translit/model");
   const test::TempDir dir;
   const std::string out = dir.file("model");
-  test::run_script("ct2_writer.py", {original, out, "--version", std::to_string(variant.version), "--dtype", variant.dtype});
+  std::vector<std::string> args{original, out, "--version", std::to_string(variant.version), "--dtype", variant.dtype};
+  if (variant.txt_vocabularies) args.push_back("--txt-vocabularies");
+  test::run_script("ct2_writer.py", args);
+  CHECK(std::filesystem::exists(out + (variant.txt_vocabularies ? "/target_vocabulary.txt" : "/target_vocabulary.json")));
 
   const std::string source = "م ا ك د و ن ا ل د";
   const Captured expected = run_dir(original, source);
