@@ -9,6 +9,11 @@ namespace attnviz::test {
 
 std::string run_script(const std::string& name, const std::vector<std::string>& args) {
   const std::string script = std::string(ATTNVIZ_TESTS_DIR) + "/../scripts/" + name;
+  // argv is built before fork: between fork and exec the child calls only async-signal-safe
+  // functions (the test process may have OpenMP threads holding the allocator's lock).
+  std::vector<char*> argv{const_cast<char*>("/usr/bin/python3"), const_cast<char*>(script.c_str())};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   int out[2];
   REQUIRE(pipe(out) == 0);
   const pid_t child = fork();
@@ -17,9 +22,6 @@ std::string run_script(const std::string& name, const std::vector<std::string>& 
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
-    std::vector<char*> argv{const_cast<char*>("/usr/bin/python3"), const_cast<char*>(script.c_str())};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
     execv(argv[0], argv.data());
     _exit(127);
   }
