@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/hf_tokenizer.hpp"
@@ -194,6 +195,26 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   return info;
 }
 
+// A CTranslate2 encoder-decoder: the source from --source-tokens or --text, the target decoded
+// greedily (at most --generate tokens, default 256) or forced by --target-tokens.
+ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings,
+                                 double memory_budget) {
+  if (o.token_ids) throw UsageError::bad_option("--token-ids", "is for decoder-only models; give --source-tokens or --text");
+  if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
+  if (o.target_tokens && o.generate >= 0)
+    throw UsageError::bad_option("--generate", "caps greedy decoding; --target-tokens forces the translation instead");
+  Ct2Request request;
+  request.model_dir = o.model;
+  request.source_tokens = o.source_tokens;
+  request.text = o.text;
+  request.target_tokens = o.target_tokens;
+  if (o.generate >= 0) request.max_generate = o.generate;
+  request.layers = parse_layer_selection(o.layers, 0);
+  request.want_last_logits = o.logits;
+  request.memory_budget_bytes = memory_budget;
+  return run_ct2_model(request, sink, warnings);
+}
+
 }  // namespace
 
 bool is_model_run(const Options& options) { return !options.model.empty(); }
@@ -208,9 +229,14 @@ void check_layer_run_options(const Options& options) {
   if (options.sentence.empty()) throw UsageError::bad_option("SENTENCE", "required (or --model FILE with --text)");
 }
 
-ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& /*warnings*/,
+
+ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept) {
   refuse_layer_options(options);
+  if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget);
+  if (options.source_tokens || options.target_tokens)
+    throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
+                                 "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
   std::error_code ec;
   if (fs::is_directory(options.model, ec) && !is_hf_model_folder(options.model)) {
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
