@@ -31,7 +31,8 @@ cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWith
   -DATTNVIZ_BUILD_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_inputs
 mkdir -p build-fuzz/corpus build-fuzz/crashes
-if ! build-fuzz/tests/fuzz/fuzz_inputs build-fuzz/corpus tests/fuzz/regressions tests/fuzz/seeds tests/invalid tests/fixtures \
+if ! LSAN_OPTIONS=suppressions="$(pwd)/tests/fuzz/lsan_suppressions.txt" \
+    build-fuzz/tests/fuzz/fuzz_inputs build-fuzz/corpus tests/fuzz/regressions tests/fuzz/seeds tests/invalid tests/fixtures \
     data/aren-translit/atzmon -seed=1 -runs="$fuzz_runs" -max_total_time="$fuzz_seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix=build-fuzz/crashes/ -print_final_stats=1 >build-fuzz/fuzz.log 2>&1; then
   tail -n 60 build-fuzz/fuzz.log

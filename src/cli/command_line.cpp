@@ -264,8 +264,9 @@ void add_picture_options(CLI::App& sub, Options& o) {
   // One value per --font (allow_extra_args(false)): "--font F.ttf SENTENCE" must not take
   // SENTENCE as a second font.
   sub.add_option("--font", o.fonts,
-                 "TrueType font for labels (repeatable: later fonts are fallbacks for glyphs the first lacks, "
-                 "e.g. a CJK font). Default: DejaVu Sans.")
+                 "TrueType/OpenType font for labels, one file per --font (repeatable: later fonts are fallbacks "
+                 "for glyphs the first lacks). DejaVu Sans follows them; installed fonts that fontconfig finds "
+                 "supply characters none of them has (CJK once fonts-noto-cjk is installed).")
       ->allow_extra_args(false);
 }
 

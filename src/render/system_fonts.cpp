@@ -2,6 +2,7 @@
 
 #include <fontconfig/fontconfig.h>
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -9,10 +10,18 @@ namespace attnviz {
 
 namespace {
 
-// fontconfig's configuration, loaded once; calls into it are serialised (older fontconfig
-// versions are not thread-safe everywhere).
+// fontconfig's configuration, loaded once and released at exit with fontconfig's own state
+// (FcFini), so that leak checkers see nothing left; calls into it are serialised (older
+// fontconfig versions are not thread-safe everywhere).
 FcConfig* config() {
-  static FcConfig* const loaded = FcInitLoadConfigAndFonts();
+  static FcConfig* const loaded = [] {
+    FcConfig* const created = FcInitLoadConfigAndFonts();
+    std::atexit([] {
+      if (config() != nullptr) FcConfigDestroy(config());
+      FcFini();
+    });
+    return created;
+  }();
   return loaded;
 }
 
