@@ -163,6 +163,33 @@ void add_resource_options(CLI::App& sub, Options& o) {
       ->check(kPositive);
 }
 
+// "png,svg,html": picture formats, each once, in any order.
+std::vector<std::string> parse_formats(const std::string& text) {
+  std::vector<std::string> formats;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    if (item != "png" && item != "svg" && item != "html") {
+      throw CLI::ValidationError("--format", "expected png, svg or html separated by commas, e.g. png,html; got \"" +
+                                                 text + "\"");
+    }
+    if (std::find(formats.begin(), formats.end(), item) != formats.end()) {
+      throw CLI::ValidationError("--format", item + " is named twice in \"" + text + "\"");
+    }
+    formats.push_back(item);
+    start = comma + 1;
+  }
+  return formats;
+}
+
+void add_format_option(CLI::App& sub, Options& o) {
+  sub.add_option_function<std::string>(
+      "--format", [&o](const std::string& text) { o.formats = parse_formats(text); },
+      "Picture formats, comma-separated (default png): png, svg (vector pictures beside the PNGs: grid.svg, "
+      "head_<h>.svg) and html (index.html: one self-contained interactive page, works offline).");
+}
+
 void add_picture_options(CLI::App& sub, Options& o) {
   sub.add_option("--cmap", o.cmap,
                  "Colour map (matplotlib's tables): viridis (default), magma, inferno, plasma, cividis, "
@@ -182,6 +209,7 @@ void add_picture_options(CLI::App& sub, Options& o) {
   sub.add_option("--font", o.fonts,
                  "TrueType font for labels (repeatable: later fonts are fallbacks for glyphs the first lacks, "
                  "e.g. a CJK font). Default: DejaVu Sans.");
+  add_format_option(sub, o);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "attention/head_stats.hpp"
 #include "cli/attention_job.hpp"
+#include "cli/picture_formats.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -14,7 +15,10 @@
 #include "io/stats_output.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
+#include "render/html_report.hpp"
 #include "render/png.hpp"
+#include "render/svg_document.hpp"
+#include "render/svg_grid.hpp"
 
 namespace attnviz {
 
@@ -307,8 +311,7 @@ class PictureBudget {
   double used_ = 0;
 };
 
-Image render_divergence(const StatsReport& report, const Options& options, const FontSet& fonts, double budget,
-                        std::vector<std::string>& warnings) {
+GridRequest divergence_request(const StatsReport& report, const Options& options, double budget) {
   GridRequest request;
   request.query_tokens = report.head_names;
   request.key_tokens = report.head_names;
@@ -323,9 +326,25 @@ Image render_divergence(const StatsReport& report, const Options& options, const
   request.max_size_px = options.max_size_px;
   request.max_memory_bytes = budget;
   request.memory_note = PictureBudget::kNote;
-  RenderedGrid grid = render_grid(request, fonts);
-  warnings.insert(warnings.end(), grid.warnings.begin(), grid.warnings.end());
-  return std::move(grid.image);
+  return request;
+}
+
+// compare.svg and compare.html beside the PNG: the same requests, stacked in one SVG or shown as
+// the views of one page.
+void add_other_formats(const std::vector<GridRequest>& requests, const std::vector<std::string>& names,
+                       const Options& options, const FontSet& fonts, OutputSet& files) {
+  if (wants_format(options, "svg")) {
+    std::vector<SvgPicture> parts;
+    for (std::size_t i = 0; i < requests.size(); ++i) parts.push_back(grid_svg(requests[i], fonts, "p" + std::to_string(i)));
+    files.add(with_extension(options.output, ".svg"), svg_document(parts));
+  }
+  if (wants_format(options, "html")) {
+    ReportPage page{requests.front().figure_title, {}, false};
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      page.views.push_back(report_view(requests[i], fonts, names[i], requests[i].panel_titles));
+    }
+    files.add(with_extension(options.output, ".html"), html_report(page));
+  }
 }
 
 }  // namespace
@@ -350,6 +369,9 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
 
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
   std::vector<Image> parts;
+  std::vector<GridRequest> requests;
+  std::vector<std::string> names;
+  const bool png = wants_format(options, "png");
   PictureBudget pictures(runs, panels, budget);
   GridRequest weights = grid_request(runs.front(), options, allowed, pictures.next());
   weights.panels = panels.weights;
@@ -357,10 +379,14 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   if (weights.cols == 0 && runs.size() == 2) weights.cols = 2;
   weights.figure_title = figure_title(runs, heads);
   weights.memory_note = PictureBudget::kNote;
-  RenderedGrid top = render_grid(weights, fonts);
-  warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
-  pictures.keep(top.image);
-  parts.push_back(std::move(top.image));
+  requests.push_back(weights);
+  names.push_back("weights");
+  if (png) {
+    RenderedGrid top = render_grid(weights, fonts);
+    warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
+    pictures.keep(top.image);
+    parts.push_back(std::move(top.image));
+  }
   if (!panels.differences.empty()) {
     GridRequest differences = grid_request(runs.front(), options, allowed, pictures.next());
     differences.memory_note = PictureBudget::kNote;
@@ -370,23 +396,36 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
     differences.cmap = "rdbu";
     differences.colorbar_label = "difference of weights";
     differences.figure_title = "differences (blue: first lower, red: first higher)";
-    RenderedGrid diff = render_grid(differences, fonts);
-    pictures.keep(diff.image);
-    parts.push_back(std::move(diff.image));
+    requests.push_back(differences);
+    names.push_back("differences");
+    if (png) {
+      RenderedGrid diff = render_grid(differences, fonts);
+      pictures.keep(diff.image);
+      parts.push_back(std::move(diff.image));
+    }
   }
   if (report.head_names.size() >= 2) {
-    parts.push_back(render_divergence(report, options, fonts, pictures.next(), warnings));
+    requests.push_back(divergence_request(report, options, pictures.next()));
+    names.push_back("divergence");
+    if (png) {
+      RenderedGrid grid = render_grid(requests.back(), fonts);
+      warnings.insert(warnings.end(), grid.warnings.begin(), grid.warnings.end());
+      parts.push_back(std::move(grid.image));
+    }
   }
   OutputSet files;
   files.protect(input_files(options));
-  files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
+  if (png) files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
+  add_other_formats(requests, names, options, fonts, files);
   if (!options.stats.empty()) files.add(options.stats, stats_format(options.stats) == ".csv" ? stats_to_csv(report)
                                                                                             : stats_to_json(report));
   timer.lap("render");
   files.commit();
   timer.lap("write");
   print_table(report, out);
-  out << "wrote " << options.output << (options.stats.empty() ? "" : " and " + options.stats) << "\n";
+  std::string written;
+  for (const std::string& path : files.paths()) written += (written.empty() ? "" : " and ") + path;
+  out << "wrote " << written << "\n";
 }
 
 }  // namespace attnviz
