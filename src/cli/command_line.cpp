@@ -254,7 +254,9 @@ void add_options(CLI::App& app, Options& o) {
       "Chosen heads side by side on one colour scale, difference maps, and per-head statistics. Give SENTENCE "
       "[WEIGHTS] as for heatmaps, or two attention JSON files (e.g. two dumps) to compare runs.");
   add_attention_inputs(*compare, o);
-  compare->add_option("-o,--output", o.output, "The PNG file to write.")->required();
+  compare->add_option("-o,--output", o.output,
+                      "The PNG file to write (with --format svg/html: .svg and .html beside it, same name).")
+      ->required();
   add_model_options(*compare, o);
   compare->add_option_function<std::string>(
       "--heads",

@@ -390,7 +390,7 @@ const char* const kReportScript = R"page("use strict";
     const compact = data.views.some((view) => view.encoding === "u16");
     $("note").textContent = compact
       ? "Values are stored as 16-bit steps over each view's range (step = (max \u2212 min) / 65535, so at most half a step off); tooltips show 4 significant digits of the stored value."
-      : "Values are the exact float32 weights; tooltips show them rounded to 4 significant digits.";
+      : "Values are stored as exact float32 (as in the dump); tooltips show them rounded to 4 significant digits.";
     if (data.views.length > 1) {
       $("view-label").hidden = false;
       $("view-kind").textContent = data.layered ? "layer" : "view";
