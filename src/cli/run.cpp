@@ -123,7 +123,9 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   files.commit();
   timer.lap("write");
   out << "wrote " << files.paths().size() << " " << files_written(options) << " to " << options.output << "/ ("
-      << plural(blocks, "attention block", "attention blocks") << ", one folder each: " << pictures_written(options) << ")\n";
+      << plural(blocks, "attention block", "attention blocks")
+      << (pictures_written(options) == "index.html" ? " in index.html" : ", one folder each: " + pictures_written(options))
+      << ")\n";
 }
 
 void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,

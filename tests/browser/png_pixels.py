@@ -1,7 +1,9 @@
 """Reads 8-bit RGB/RGBA PNG files (non-interlaced) into rows of (r, g, b) pixels: enough for the
-browser and SVG tests to compare colours, with nothing but the standard library."""
+browser and SVG tests to compare colours (the standard library and NumPy, python3-numpy)."""
 import struct
 import zlib
+
+import numpy
 
 
 def read_png(data):
@@ -26,14 +28,21 @@ def read_png(data):
     for y in range(height):
         start = y * (stride + 1)
         kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-        for i in range(stride):  # PNG spec §9: filter types 0-4
+        if kind == 0:
+            rows.append(line)
+            previous = line
+            continue
+        if kind == 2:  # "up", attnviz's own filter: a whole row at once (uint8 wraps mod 256)
+            line = bytearray((numpy.frombuffer(line, numpy.uint8) + numpy.frombuffer(previous, numpy.uint8)).tobytes())
+            rows.append(line)
+            previous = line
+            continue
+        for i in range(stride):  # PNG spec §9: filter types 1, 3 and 4
             a = line[i - channels] if i >= channels else 0
             b = previous[i]
             c = previous[i - channels] if i >= channels else 0
             if kind == 1:
                 line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
             elif kind == 3:
                 line[i] = (line[i] + (a + b) // 2) & 255
             elif kind == 4:
