@@ -95,7 +95,9 @@ TEST_CASE("picture_formats: file names and messages", "[cli]") {
   CHECK(with_extension("compare", ".html") == "compare.html");
   CHECK(view_name("decoder/layer_2/cross") == "decoder layer 2 cross");
   Options options;
-  CHECK(files_written(options) == "PNG files");
+  CHECK(files_written(options, 9) == "9 PNG files");
   options.formats = {"svg", "png"};
-  CHECK(files_written(options) == "files (svg, png)");
+  CHECK(files_written(options, 18) == "18 files (svg, png)");
+  options.formats = {"html"};
+  CHECK(files_written(options, 1) == "1 file (html)");
 }

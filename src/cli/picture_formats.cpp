@@ -23,11 +23,12 @@ void add_svg_pictures(const std::vector<GridRequest>& requests, const std::vecto
   }
 }
 
-std::string files_written(const Options& options) {
-  if (options.formats == std::vector<std::string>{"png"}) return "PNG files";
+std::string files_written(const Options& options, std::size_t count) {
+  const std::string files = std::to_string(count) + (count == 1 ? " file" : " files");
+  if (options.formats == std::vector<std::string>{"png"}) return std::to_string(count) + (count == 1 ? " PNG file" : " PNG files");
   std::string names;
   for (const std::string& format : options.formats) names += (names.empty() ? "" : ", ") + format;
-  return "files (" + names + ")";
+  return files + " (" + names + ")";
 }
 
 std::string pictures_written(const Options& options) {

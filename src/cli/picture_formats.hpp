@@ -25,8 +25,8 @@ std::string with_extension(const std::string& path, const std::string& extension
 void add_svg_pictures(const std::vector<GridRequest>& requests, const std::vector<std::string>& png_paths,
                       const FontSet& fonts, OutputSet& files);
 
-/// "PNG files" when only PNGs are written, else "files (png, svg, html)" naming the formats.
-std::string files_written(const Options& options);
+/// "12 PNG files" when only PNGs are written, else e.g. "19 files (png, svg, html)".
+std::string files_written(const Options& options, std::size_t count);
 
 /// What each folder holds: "grid.png and one per head" for PNGs alone; with other formats
 /// e.g. "grid.png, grid.svg, one of each per head, and index.html".

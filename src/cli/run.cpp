@@ -122,7 +122,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   files.protect(input_files(options));
   files.commit();
   timer.lap("write");
-  out << "wrote " << files.paths().size() << " " << files_written(options) << " to " << options.output << "/ ("
+  out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << plural(blocks, "attention block", "attention blocks")
       << (pictures_written(options) == "index.html" ? " in index.html" : ", one folder each: " + pictures_written(options))
       << ")\n";
@@ -142,7 +142,7 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   timer.lap("render");
   files.commit();
   timer.lap("write");
-  out << "wrote " << files.paths().size() << " " << files_written(options) << " to " << options.output << "/ ("
+  out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each)\n";
 }
 
@@ -186,7 +186,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   timer.lap("render");
   files.commit();
   timer.lap("write");
-  out << "wrote " << files.paths().size() << " " << files_written(options) << " to " << options.output << "/ ("
+  out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << pictures_written(options) << ")\n";
 }
 

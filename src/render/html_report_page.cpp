@@ -38,8 +38,9 @@ canvas { image-rendering: pixelated; display: block; }
 .label { position: absolute; white-space: pre; font-size: 12px; line-height: 14px; cursor: default; }
 .qlabels .label { right: 0; }
 .klabels .label { transform-origin: 0 0; transform: rotate(-90deg) translate(-100%, -50%); }
+.klabels.upright .label { transform: translateX(-50%); }
 .label:hover { color: #ff00ff; }
-#colorbar { position: relative; display: flex; gap: 4px; font-size: 12px; }
+#colorbar { position: relative; display: flex; align-items: flex-start; gap: 4px; font-size: 12px; }
 #colorbar canvas { outline: 1px solid #404040; }
 .ticks { position: relative; width: 48px; }
 .ticks span { position: absolute; left: 7px; white-space: nowrap; line-height: 14px; }
@@ -68,7 +69,7 @@ const char* const kReportScript = R"page("use strict";
   const data = JSON.parse(document.getElementById("attnviz-data").textContent);
   const MASKED_FILL = [191, 191, 191], MASKED_HATCH = [235, 235, 235], HATCH_PERIOD = 6;
   const LARGE_PX = 640, THUMB_PX = 160, OVERVIEW_PX = 48, MAX_CELL_PX = 32, LABEL_PITCH_PX = 14;
-  const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256;
+  const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256, MIN_LABEL_SPACING_PX = 4;
   const $ = (id) => document.getElementById(id);
   const state = { view: 0, head: 0, maps: [] };
 
@@ -258,13 +259,16 @@ const char* const kReportScript = R"page("use strict";
     return { map: map, root: root, qbox: qbox, kbox: kbox };
   }
 
-  // Labels are positioned absolutely: their boxes take the widest label's size once shown.
+  // Labels are positioned absolutely: their boxes take the widest label's size once shown. Key
+  // labels stay upright when every one fits its cell, as in the PNG (short tokens, characters).
   function fitLabels(large) {
     let widest = 0, tallest = 0;
     for (const label of large.qbox.children) widest = Math.max(widest, label.offsetWidth);
     for (const label of large.kbox.children) tallest = Math.max(tallest, label.offsetWidth);
     large.qbox.style.width = widest + "px";
-    large.kbox.style.height = tallest + "px";
+    const upright = large.map.block === 1 && tallest + MIN_LABEL_SPACING_PX <= large.map.cellPx;
+    large.kbox.classList.toggle("upright", upright);
+    large.kbox.style.height = (upright ? LABEL_PITCH_PX : tallest) + "px";
   }
 
   function drawColorbar(view, height) {
