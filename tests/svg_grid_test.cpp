@@ -83,6 +83,16 @@ TEST_CASE("svg_grid: masked cells use the PNG's 1-px hatch, labels are escaped t
   CHECK(svg.find(">fixed scale 0–1</text>") != std::string::npos);
 }
 
+TEST_CASE("svg_grid: --annotate prints each allowed value in its cell in black or white", "[render]") {
+  GridRequest request = causal_request();
+  request.annotate = true;
+  const std::string svg = svg_document({grid_svg(request, fonts(), "g")});
+  // Dark viridis (0.25) takes white text, bright viridis (1.00) black; masked cells none.
+  CHECK(svg.find("fill=\"#ffffff\" text-anchor=\"middle\">0.25</text>") != std::string::npos);
+  CHECK(svg.find("fill=\"#000000\" text-anchor=\"middle\">1.00</text>") != std::string::npos);
+  CHECK(svg.find(">0.00</text>") == std::string::npos);
+}
+
 TEST_CASE("svg_grid: the same request gives the same bytes", "[render]") {
   CHECK(svg_document({grid_svg(causal_request(), fonts(), "g")}) == svg_document({grid_svg(causal_request(), fonts(), "g")}));
 }

@@ -79,7 +79,7 @@ def main():
         compare = os.path.join(out, "compare.png")
         run(attnviz, "compare", STORIES, "--causal", "--heads", "0,3", "--format", "png,svg", "-o", compare)
         # Weights of heads 0 and 3 and their difference; the divergence map prints its values in
-        # the PNG's cells, which the SVG does not.
+        # its cells, drawn by two different text rasterisers.
         compared = check_svg(os.path.join(out, "compare.svg"), compare, out, panels=3)
         print(f"compare: stacked SVG valid, {compared} cell colours of 3 panels equal the PNG's")
 

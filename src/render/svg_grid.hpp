@@ -1,7 +1,7 @@
 // The attention picture as SVG: the same GridLayout as the PNG (layout_grid), so every cell,
 // label, title, the colour bar and the legend sit at the PNG's pixel positions; cells are
 // <rect>s in the colour-map colour (masked cells grey with the PNG's 1-px hatch, as a pattern),
-// labels are <text> in DejaVu Sans. A picture with more than kMaxVectorCells drawn cells embeds
+// labels are <text> in DejaVu Sans, and --annotate's values <text> in the cells. A picture with more than kMaxVectorCells drawn cells embeds
 // each panel's cells as one PNG raster instead (labels and axes stay vector). Never writes files.
 #pragma once
 
