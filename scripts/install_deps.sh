@@ -2,7 +2,8 @@
 # Installs the Debian packages attnviz needs, only those missing (quick when all are present).
 #   scripts/install_deps.sh          build and run
 #   scripts/install_deps.sh --test   also what the test suite needs (PyTorch cross-check, fuzzer,
-#                                    chromium for the HTML report, xmllint and rsvg-convert for SVG)
+#                                    chromium and firefox-esr for the HTML report, xmllint and
+#                                    rsvg-convert for SVG)
 #   scripts/install_deps.sh --bench  also what scripts/bench/run.sh needs (the Python peers, hyperfine)
 set -euo pipefail
 
@@ -11,8 +12,9 @@ packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-de
           libpng-dev fonts-dejavu-core)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-numpy python3-torch clang libclang-rt-14-dev libomp-dev)
-  # The HTML report in a real browser (driven over the DevTools pipe by tests/browser/), SVG checks.
-  packages+=(chromium libxml2-utils librsvg2-bin)
+  # The HTML report in real browsers (tests/browser/: chromium over the DevTools pipe, firefox-esr's
+  # headless screenshot), SVG checks.
+  packages+=(chromium firefox-esr libxml2-utils librsvg2-bin)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time)
