@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
+#include "render/html_report.hpp"
 
 namespace attnviz::test {
 
@@ -34,8 +35,10 @@ void draw_record(const std::string& path) {
   Options options;
   options.max_size_px = kFuzzImagePx;
   options.output = "/nonexistent-attnviz-fuzz";
+  options.formats = {"png", "svg"};  // issue 14: the SVG and HTML writers see every token too
   std::vector<std::string> warnings;
   (void)render_heatmaps(record, options, warnings, kFuzzMemoryMiB * 1024 * 1024);
+  (void)html_report({"fuzz", {heatmap_report_view(record, options, "layer")}, false});
 }
 
 template <typename Step>
