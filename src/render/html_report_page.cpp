@@ -203,14 +203,17 @@ const char* const kReportScript = R"page("use strict";
       tip.querySelector(".tip-value").textContent = Number.isNaN(v) ? "masked" : view.colorbar.label + " " + formatValue(v);
     } else {
       const i1 = Math.min(nq, i0 + map.block) - 1, j1 = Math.min(nk, j0 + map.block) - 1;
+      // The block's value as drawn: its max, or for signed data the value of largest magnitude.
       let best = NaN;
       for (let i = i0; i <= i1; i++) for (let j = j0; j <= j1; j++) {
         const v = m[i * nk + j];
-        if (!Number.isNaN(v) && (Number.isNaN(best) || v > best)) best = v;
+        if (Number.isNaN(v)) continue;
+        if (Number.isNaN(best) || (view.symmetric ? Math.abs(v) > Math.abs(best) : v > best)) best = v;
       }
+      const rule = view.symmetric ? "largest-magnitude " : "max ";
       tip.querySelector(".tip-query").textContent = "queries " + i0 + "\u2013" + i1;
       tip.querySelector(".tip-key").textContent = "keys " + j0 + "\u2013" + j1;
-      tip.querySelector(".tip-value").textContent = Number.isNaN(best) ? "masked" : "max " + view.colorbar.label + " " + formatValue(best);
+      tip.querySelector(".tip-value").textContent = Number.isNaN(best) ? "masked" : rule + view.colorbar.label + " " + formatValue(best);
     }
     tip.hidden = false;
     tip.style.left = (event.clientX + 14) + "px";
