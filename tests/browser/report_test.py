@@ -6,7 +6,9 @@ DevTools protocol with the network off. Checks, against attnviz's own dumps:
   - arrow keys switch heads and layers; hovering a token label outlines its row or column on
     every map shown;
   - a screenshot of the large map has, at every cell centre, the PNG's colour at that cell;
-  - tokens that are markup or script show as text and run nothing.
+  - tokens that are markup or script show as text and run nothing;
+  - past 2^20 values the page stores 16-bit steps and says so; a block's tooltip is within half
+    a step of the dump's maximum.
 Usage: report_test.py ATTNVIZ"""
 import json
 import os
@@ -229,18 +231,60 @@ def injection_report(browser, attnviz, out):
     print(f"injection report: {n} markup tokens shown as text, nothing ran")
 
 
+def long_report(browser, attnviz, out):
+    """Past 2^20 values the page stores 16-bit steps and says so; past 640 tokens each map pixel
+    is a block of cells, and the tooltip names the block and its max."""
+    with open(os.path.join(ROOT, "tests", "fixtures", "fa.json"), encoding="utf-8") as f:
+        sentence = json.load(f)
+    n = 730  # 2 heads x 730 x 730 = 1 065 800 values > 2^20
+    sentence["tokens"] = [f"t{i}" for i in range(n)]
+    sentence["embeddings"] = [[((i * 7 + k * 3) % 11) / 5 - 1 for k in range(4)] for i in range(n)]
+    source = os.path.join(out, "long_sentence.json")
+    with open(source, "w", encoding="utf-8") as f:
+        json.dump(sentence, f)
+    folder = os.path.join(out, "long")
+    run(attnviz, "heatmaps", source, "--format", "html", "-o", folder)
+    run(attnviz, "dump", source, "-o", os.path.join(out, "long.json"))
+    with open(os.path.join(out, "long.json"), encoding="utf-8") as f:
+        weights = json.load(f)["weights"]
+    page = Page(browser, os.path.join(folder, "index.html"))
+    note = page.b.evaluate("document.getElementById('note').textContent")
+    assert "16-bit steps" in note, note
+    box = page.large_map()
+    assert box["width"] == 365, box  # 730 tokens in blocks of 2, one pixel each
+    half_step = 0.5 / 65535  # this run's weights span about 0..1
+    for bi, bj in ((0, 0), (100, 37), (364, 364)):
+        page.hover(box["x"] + bj + 0.5, box["y"] + bi + 0.5)
+        tip = page.b.evaluate("""[...document.querySelectorAll('#tip > div')].map(d => d.textContent)""")
+        assert tip[1] == f"queries {2 * bi}–{2 * bi + 1}" and tip[2] == f"keys {2 * bj}–{2 * bj + 1}", tip
+        block_max = max(weights[0][i][j] for i in (2 * bi, 2 * bi + 1) for j in (2 * bj, 2 * bj + 1))
+        label, _, shown = tip[3].rpartition(" ")
+        assert label == "max attention weight", tip
+        assert abs(float(shown) - block_max) <= half_step + 5e-4 * block_max, (tip, block_max)
+    print(f"long report: {n} tokens, {os.path.getsize(os.path.join(folder, 'index.html'))} bytes (16-bit), "
+          f"interactive after {page.ready_ms:.0f} ms, block tooltips within half a 16-bit step of the dump")
+    page.check_quiet()
+
+
+def new_page(browser):
+    """Detaches from the current page and attaches to a fresh one."""
+    browser.send("Target.detachFromTarget", {"sessionId": browser.session}, session=False)
+    target = browser.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+    browser.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                   session=False)["sessionId"]
+    browser.events.clear()
+
+
 def main():
     attnviz = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="attnviz-report-") as out:
         browser = Browser()
         try:
             model_report(browser, attnviz, out)
-            browser.send("Target.detachFromTarget", {"sessionId": browser.session}, session=False)
-            target = browser.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-            browser.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True},
-                                           session=False)["sessionId"]
-            browser.events.clear()
+            new_page(browser)
             injection_report(browser, attnviz, out)
+            new_page(browser)
+            long_report(browser, attnviz, out)
         finally:
             browser.close()
     print("report_test: all checks passed")
