@@ -3,6 +3,7 @@
 #include "cli/picture_formats.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "cli/run.hpp"
@@ -88,6 +89,30 @@ TEST_CASE("picture_formats: a failed run writes none of the formats", "[cli][err
   options.cmap = "nope";
   CHECK(run_quietly(options) == kExitInputError);
   CHECK_FALSE(std::filesystem::exists(dir.file("out")));
+}
+
+TEST_CASE("picture_formats: an HTML report over the memory budget is refused before any file is written",
+          "[cli][errors]") {
+  test::TempDir dir;
+  // 300 tokens of width 4 over fixture F-A's 2 heads: 0.7 MiB of weights, about 1.9 MiB of page.
+  const int n = 300;
+  std::ofstream sentence(dir.file("long.json"));
+  sentence << "{\"tokens\": [";
+  for (int i = 0; i < n; ++i) sentence << (i ? ",\"t" : "\"t") << i << "\"";
+  sentence << "], \"embeddings\": [";
+  for (int i = 0; i < n; ++i) sentence << (i ? "," : "") << "[" << i % 3 << ", 1, " << i % 5 << ", -1]";
+  sentence << "]}";
+  sentence.close();
+  Options options = heatmaps(dir.file("out"), {"html"});
+  options.sentence = dir.file("long.json");
+  options.weights = fixture("fa.json");
+  options.max_memory_mib = 1.5;
+  std::ostringstream out, err;
+  CHECK(run(options, out, err) == kExitLimitError);
+  CHECK_THAT(err.str(), Contains("the HTML report of 2 heads x 300 x 300 weights"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("out")));
+  options.max_memory_mib = 8;
+  CHECK(run(options, out, err) == kExitOk);
 }
 
 TEST_CASE("picture_formats: file names and messages", "[cli]") {

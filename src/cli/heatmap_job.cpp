@@ -179,7 +179,16 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   return files;
 }
 
-ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name) {
+ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name,
+                               double memory_budget) {
+  const double values = static_cast<double>(record.num_heads) * static_cast<double>(record.query_tokens.size()) *
+                        static_cast<double>(record.key_tokens.size());
+  if (record.memory_bytes() + values * kReportBytesPerValue > memory_budget) {
+    throw LimitError::memory("the HTML report of " + std::to_string(record.num_heads) + " heads x " +
+                                 std::to_string(record.query_tokens.size()) + " x " + std::to_string(record.key_tokens.size()) +
+                                 " weights beside the weights themselves",
+                             record.memory_bytes() + values * kReportBytesPerValue, memory_budget, "--max-memory MIB");
+  }
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
   GridRequest grid = base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity());
   std::vector<std::string> names;

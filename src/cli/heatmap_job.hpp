@@ -22,7 +22,10 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
                           std::vector<std::string>& warnings, double memory_budget);
 
 /// The HTML report's view of `record`: the grid that grid.png shows (same titles, head names,
-/// colour map and scale), named `name` in the page's selector. Throws UsageError (bad --cmap).
-ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name);
+/// colour map and scale), named `name` in the page's selector. Throws UsageError (bad --cmap),
+/// LimitError when the view's values need more than `memory_budget` bytes beside the record
+/// (kReportBytesPerValue each).
+ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name,
+                               double memory_budget);
 
 }  // namespace attnviz

@@ -86,7 +86,7 @@ void render_block(const AttentionBlock& block, bool encoder_decoder, const Optio
     per_block.output = (std::filesystem::path(options.output) / folder).string();
     files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
   }
-  if (wants_format(options, "html")) page.views.push_back(heatmap_report_view(block.record, options, view_name(folder)));
+  if (wants_format(options, "html")) page.views.push_back(heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options)));
 }
 
 // The model page's title: the model, the number of tokens and the blocks shown.
@@ -178,7 +178,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
     files.append(render_heatmaps(record, options, warnings, memory_budget_bytes(options)));
   }
   if (wants_format(options, "html")) {
-    ReportView view = heatmap_report_view(record, options, "layer");
+    ReportView view = heatmap_report_view(record, options, "layer", memory_budget_bytes(options));
     const std::string title = view.figure_title;
     files.add(report_path(options), html_report(ReportPage{title, {std::move(view)}, false}));
   }

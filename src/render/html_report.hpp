@@ -18,6 +18,10 @@ namespace attnviz {
 /// instead of float32 (about 5.3 MB of base64 at float32); the page says so.
 inline constexpr double kMaxExactReportValues = 1 << 20;
 
+/// Memory a page needs per stored value, at most: the float32 kept until the page is written,
+/// its base64 text (4/3 of 4 bytes) and that text again inside the page.
+inline constexpr double kReportBytesPerValue = 4 + 2 * (4.0 * 4 / 3);
+
 /// One grid of the page (a layer of a model run, or one part of a comparison): what the PNG
 /// grid of the same request shows, with the values kept for tooltips.
 struct ReportView {

@@ -38,7 +38,7 @@ void draw_record(const std::string& path) {
   options.formats = {"png", "svg"};  // issue 14: the SVG and HTML writers see every token too
   std::vector<std::string> warnings;
   (void)render_heatmaps(record, options, warnings, kFuzzMemoryMiB * 1024 * 1024);
-  (void)html_report({"fuzz", {heatmap_report_view(record, options, "layer")}, false});
+  (void)html_report({"fuzz", {heatmap_report_view(record, options, "layer", kFuzzMemoryMiB * 1024 * 1024)}, false});
 }
 
 template <typename Step>
