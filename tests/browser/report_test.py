@@ -3,7 +3,7 @@ DevTools protocol with the network off. Checks, against attnviz's own dumps:
   - the page loads from file:// and makes no other request; it is interactive in under 1 s;
   - hovering cells shows query/key index and token and the weight rounded to 4 significant digits
     (exactly the dump's float32, rounded), or "masked";
-  - arrow keys switch heads and layers; hovering a token label outlines its row or column on
+  - arrow keys and clicks on thumbnails switch heads and layers; hovering a token label outlines its row or column on
     every map shown;
   - a screenshot of the large map has, at every cell centre, the PNG's colour at that cell;
   - tokens that are markup or script show as text and run nothing;
@@ -100,6 +100,13 @@ class Page:
                   value: t.querySelector('.tip-value').textContent};
         })()""")
 
+    def click(self, selector):
+        x, y = self.b.evaluate(f"""(() => {{
+          const r = document.querySelector("{selector}").getBoundingClientRect();
+          return [r.left + r.width / 2, r.top + r.height / 2]; }})()""")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.b.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
     def key(self, name, code):
         for kind in ("keyDown", "keyUp"):
             self.b.send("Input.dispatchKeyEvent", {"type": kind, "key": name, "code": name,
@@ -185,8 +192,11 @@ def model_report(browser, attnviz, out):
     page.key("ArrowUp", 38)
     page.key("ArrowUp", 38)
     assert page.state() == {"view": 0, "head": 0}, page.state()
-    page.b.evaluate("window.attnviz.show(4, 7)")
-    assert page.state() == {"view": 4, "head": 7}
+    # Clicks: a thumbnail of the current layer, then a cell of the layers x heads overview.
+    page.click("#thumbs .thumb[data-head='3'] canvas")
+    assert page.state() == {"view": 0, "head": 3}, page.state()
+    page.click("#overview td[data-view='4'][data-head='7'] canvas")
+    assert page.state() == {"view": 4, "head": 7}, page.state()
     check_tooltips(page, layers[4], 7, [(20, 19), (63, 62)])
 
     # Hovering query label 6 outlines row 6 on the 8 thumbnails and the large map; key label 12
