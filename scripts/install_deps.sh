@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages attnviz needs, only those missing (quick when all are present).
 #   scripts/install_deps.sh          build and run
-#   scripts/install_deps.sh --test   also what the test suite needs (PyTorch cross-check, fuzzer)
+#   scripts/install_deps.sh --test   also what the test suite needs (PyTorch cross-check, fuzzer,
+#                                    chromium and firefox-esr for the HTML report, xmllint and
+#                                    rsvg-convert for SVG)
 #   scripts/install_deps.sh --bench  also what scripts/bench/run.sh needs (the Python peers, hyperfine)
 set -euo pipefail
 
@@ -11,6 +13,9 @@ packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-de
           libharfbuzz-dev libfribidi-dev libutf8proc-dev libfontconfig-dev)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-numpy python3-torch clang libclang-rt-14-dev libomp-dev)
+  # The HTML report in real browsers (tests/browser/: chromium over the DevTools pipe, firefox-esr's
+  # headless screenshot), SVG checks.
+  packages+=(chromium firefox-esr libxml2-utils librsvg2-bin)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time)

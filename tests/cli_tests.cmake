@@ -162,3 +162,15 @@ add_test(NAME cli_model_rollout_residual_range
                  -o ${ATTNVIZ_CLI_OUT}/never)
 set_tests_properties(cli_model_rollout_residual_range PROPERTIES
   PASS_REGULAR_EXPRESSION "--rollout-residual: expected a number from 0 to 1, got \"1.5\"")
+# Issue 14: the SVG pictures against the PNGs (xmllint, rsvg-convert) and the HTML report in
+# headless chromium (tests/browser/). Both run the real executable.
+add_test(NAME svg_pictures COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/svg_test.py $<TARGET_FILE:attnviz>)
+add_test(NAME html_report_browser
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_test.py $<TARGET_FILE:attnviz>)
+add_test(NAME html_report_firefox
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/firefox_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(html_report_browser html_report_firefox PROPERTIES TIMEOUT 300)
+attnviz_bad_run(cli_format_unknown "attnviz: error: .*--format.*expected png, svg or html.*png,pdf"
+  heatmaps ${ATTNVIZ_USE_LITE} --format png,pdf -o ${ATTNVIZ_CLI_OUT}/format_unknown)
+attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice"
+  render ${ATTNVIZ_USE_LITE} --format svg,html,svg -o ${ATTNVIZ_CLI_OUT}/format_twice)

@@ -245,6 +245,33 @@ void add_resource_options(CLI::App& sub, Options& o) {
       ->check(kPositive);
 }
 
+// "png,svg,html": picture formats, each once, in any order.
+std::vector<std::string> parse_formats(const std::string& text) {
+  std::vector<std::string> formats;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    if (item != "png" && item != "svg" && item != "html") {
+      throw CLI::ValidationError("--format", "expected png, svg or html separated by commas, e.g. png,html; got \"" +
+                                                 text + "\"");
+    }
+    if (std::find(formats.begin(), formats.end(), item) != formats.end()) {
+      throw CLI::ValidationError("--format", item + " is named twice in \"" + text + "\"");
+    }
+    formats.push_back(item);
+    start = comma + 1;
+  }
+  return formats;
+}
+
+void add_format_option(CLI::App& sub, Options& o) {
+  sub.add_option_function<std::string>(
+      "--format", [&o](const std::string& text) { o.formats = parse_formats(text); },
+      "Picture formats, comma-separated (default png): png, svg (vector pictures beside the PNGs: grid.svg, "
+      "head_<h>.svg) and html (index.html: one self-contained interactive page, works offline).");
+}
+
 void add_picture_options(CLI::App& sub, Options& o) {
   sub.add_option("--cmap", o.cmap,
                  "Colour map (matplotlib's tables): viridis (default), magma, inferno, plasma, cividis, "
@@ -268,6 +295,7 @@ void add_picture_options(CLI::App& sub, Options& o) {
                  "for glyphs the first lacks). DejaVu Sans follows them; installed fonts that fontconfig finds "
                  "supply characters none of them has (CJK once fonts-noto-cjk is installed).")
       ->allow_extra_args(false);
+  add_format_option(sub, o);
 }
 
 }  // namespace
@@ -321,7 +349,9 @@ void add_options(CLI::App& app, Options& o) {
       "Chosen heads side by side on one colour scale, difference maps, and per-head statistics. Give SENTENCE "
       "[WEIGHTS] as for heatmaps, or two attention JSON files (e.g. two dumps) to compare runs.");
   add_attention_inputs(*compare, o);
-  compare->add_option("-o,--output", o.output, "The PNG file to write.")->required();
+  compare->add_option("-o,--output", o.output,
+                      "The PNG file to write (with --format svg/html: .svg and .html beside it, same name).")
+      ->required();
   add_model_options(*compare, o);
   compare->add_option_function<std::string>(
       "--heads",

@@ -8,6 +8,7 @@
 
 #include "attention/head_stats.hpp"
 #include "cli/attention_job.hpp"
+#include "cli/picture_formats.hpp"
 #include "cli/run.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
@@ -16,8 +17,12 @@
 #include "io/stats_output.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
+#include "render/html_report.hpp"
 #include "render/png.hpp"
 #include "render/text_table.hpp"
+#include "render/base64.hpp"
+#include "render/svg_document.hpp"
+#include "render/svg_grid.hpp"
 
 namespace attnviz {
 
@@ -357,8 +362,7 @@ class PictureBudget {
   double used_ = 0;
 };
 
-Image render_divergence(const StatsReport& report, const Options& options, int max_height_px, const FontSet& fonts,
-                        double budget, std::vector<std::string>& warnings) {
+GridRequest divergence_request(const StatsReport& report, const Options& options, int max_height_px, double budget) {
   GridRequest request;
   request.query_tokens = report.head_names;
   request.key_tokens = report.head_names;
@@ -374,9 +378,37 @@ Image render_divergence(const StatsReport& report, const Options& options, int m
   request.max_height_px = max_height_px;
   request.max_memory_bytes = budget;
   request.memory_note = PictureBudget::kNote;
-  RenderedGrid grid = render_grid(request, fonts);
-  warnings.insert(warnings.end(), grid.warnings.begin(), grid.warnings.end());
-  return std::move(grid.image);
+  return request;
+}
+
+// compare.svg and compare.html beside the PNG: the same requests, stacked in one SVG or shown as
+// the views of one page.
+// The statistics table under the SVG's pictures, as the PNG has it: embedded as the same PNG
+// raster (its numbers, in text, are what --stats writes).
+SvgPicture table_picture(const Image& table) {
+  SvgPicture picture;
+  picture.width_px = table.width_px();
+  picture.height_px = table.height_px();
+  picture.body = "<image class=\"table\" x=\"0\" y=\"0\" width=\"" + std::to_string(table.width_px()) + "\" height=\"" +
+                 std::to_string(table.height_px()) + "\" image-rendering=\"optimizeSpeed\" preserveAspectRatio=\"none\" "
+                 "xlink:href=\"data:image/png;base64," + base64_encode(encode_png(table, "the statistics table")) + "\"/>\n";
+  return picture;
+}
+
+void add_other_formats(const std::vector<std::pair<std::string, GridRequest>>& requests, const Image& table,
+                       const Options& options, const FontSet& fonts, OutputSet& files) {
+  if (wants_format(options, "svg")) {
+    std::vector<SvgPicture> parts;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      parts.push_back(grid_svg(requests[i].second, fonts, "p" + std::to_string(i)));
+    parts.push_back(table_picture(table));
+    files.add(with_extension(options.output, ".svg"), svg_document(parts));
+  }
+  if (wants_format(options, "html")) {
+    ReportPage page{requests.front().second.figure_title, {}, false};
+    for (const auto& [name, request] : requests) page.views.push_back(report_view(request, fonts, name, request.panel_titles));
+    files.add(with_extension(options.output, ".html"), html_report(page));
+  }
 }
 
 // The statistics table as drawn in the figure: the same numbers as printed.
@@ -408,12 +440,19 @@ struct Figure {
   const Masks& masks;
 };
 
+// The figure's pictures as requests, named as the HTML report's views ("weights",
+// "differences", "divergence"): compare.svg and compare.html draw the same requests.
+using NamedRequests = std::vector<std::pair<std::string, GridRequest>>;
+
 // The figure's parts, top to bottom: the weights, the differences, the divergence matrix (each
 // within --max-size wide and heights[k] tall) and the statistics table. Appends the parts'
-// warnings. Requires: heights has one entry per picture part (kMaxPictureParts).
+// warnings; `requests` receives the pictures' requests. Requires: heights has one entry per
+// picture part (kMaxPictureParts).
 std::vector<Image> draw_figure(const Figure& figure, const Options& options, const FontSet& fonts, double budget,
-                               const std::vector<int>& heights, std::vector<std::string>& warnings) {
+                               const std::vector<int>& heights, std::vector<std::string>& warnings,
+                               NamedRequests& requests) {
   std::vector<Image> parts;
+  requests.clear();
   PictureBudget pictures(figure.runs, figure.panels, budget);
   GridRequest weights = grid_request(figure.runs.front(), options, figure.masks.both, pictures.next());
   weights.max_height_px = heights[0];
@@ -425,6 +464,7 @@ std::vector<Image> draw_figure(const Figure& figure, const Options& options, con
   if (figure.runs.size() == 2) weights.col_multiple = 2;  // A and B of a head side by side
   weights.figure_title = figure_title(figure.runs, figure.heads);
   weights.memory_note = PictureBudget::kNote;
+  requests.push_back({"weights", weights});
   RenderedGrid top = render_grid(weights, fonts);
   warnings.insert(warnings.end(), top.warnings.begin(), top.warnings.end());
   pictures.keep(top.image);
@@ -441,13 +481,18 @@ std::vector<Image> draw_figure(const Figure& figure, const Options& options, con
     differences.cmap = "rdbu";
     differences.colorbar_label = "difference of weights";
     differences.figure_title = "differences (blue: first lower, red: first higher)";
+    requests.push_back({"differences", differences});
     RenderedGrid diff = render_grid(differences, fonts);
     pictures.keep(diff.image);
     parts.push_back(std::move(diff.image));
   }
   if (figure.report.head_names.size() >= 2) {
-    parts.push_back(render_divergence(figure.report, options, heights[2], fonts, pictures.next(), warnings));
-    pictures.keep(parts.back());
+    const GridRequest divergence = divergence_request(figure.report, options, heights[2], pictures.next());
+    requests.push_back({"divergence", divergence});
+    RenderedGrid grid = render_grid(divergence, fonts);
+    warnings.insert(warnings.end(), grid.warnings.begin(), grid.warnings.end());
+    pictures.keep(grid.image);
+    parts.push_back(std::move(grid.image));
   }
   parts.push_back(render_text_table(stats_table(figure.report), fonts, options.max_size_px));
   return parts;
@@ -458,7 +503,7 @@ std::vector<Image> draw_figure(const Figure& figure, const Options& options, con
 // to its height (a few times at most: a grid does not shrink exactly in proportion). Refuses
 // (LimitError) only a figure that still does not fit.
 std::vector<Image> fit_figure(const Figure& figure, const Options& options, const FontSet& fonts, double budget,
-                              std::vector<std::string>& warnings) {
+                              std::vector<std::string>& warnings, NamedRequests& requests) {
   constexpr int kMaxAttempts = 6;
   const int limit = options.max_size_px;
   std::vector<int> heights(kMaxPictureParts, limit);
@@ -466,7 +511,7 @@ std::vector<Image> fit_figure(const Figure& figure, const Options& options, cons
     std::vector<std::string> found;
     std::vector<Image> parts;
     try {
-      parts = draw_figure(figure, options, fonts, budget, heights, found);
+      parts = draw_figure(figure, options, fonts, budget, heights, found, requests);
     } catch (const LimitError& e) {
       if (attempt == 1) throw;
       throw LimitError("the comparison's pictures, stacked, do not fit in " + std::to_string(limit) +
@@ -515,17 +560,22 @@ void compare_runs(const std::vector<Run>& runs, const std::vector<int>& heads, c
 
   const FontSet fonts(label_font_paths(options.fonts));
   const Figure figure{runs, heads, panels, report, masks};
-  std::vector<Image> parts = fit_figure(figure, options, fonts, budget, warnings);
+  NamedRequests requests;
+  std::vector<Image> parts = fit_figure(figure, options, fonts, budget, warnings, requests);
   OutputSet files = std::move(extra_files);
   files.protect(input_files(options));
-  files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
+  if (wants_format(options, "png"))
+    files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
+  add_other_formats(requests, parts.back(), options, fonts, files);
   if (!options.stats.empty()) files.add(options.stats, stats_format(options.stats) == ".csv" ? stats_to_csv(report)
                                                                                             : stats_to_json(report));
   timer.lap("render");
   files.commit();
   timer.lap("write");
   print_table(report, out);
-  out << "wrote " << options.output << (options.stats.empty() ? "" : " and " + options.stats) << "\n";
+  std::string written;
+  for (const std::string& path : files.paths()) written += (written.empty() ? "" : " and ") + path;
+  out << "wrote " << written << "\n";
 }
 
 }  // namespace

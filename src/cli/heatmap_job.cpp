@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "core/counted.hpp"
+#include "cli/picture_formats.hpp"
 #include "core/error.hpp"
 #include "render/color_scale.hpp"
 #include "render/font.hpp"
@@ -164,12 +166,43 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
     single.panel_titles = {panel_title(record, h)};
     jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
   }
+  if (wants_format(options, "svg")) {
+    std::vector<GridRequest> requests;
+    std::vector<std::string> paths;
+    for (const PngJob& job : jobs) {
+      requests.push_back(job.request);
+      paths.push_back(job.destination);
+    }
+    add_svg_pictures(requests, paths, fonts, files);
+  }
+  if (!wants_format(options, "png")) return files;
   std::vector<RenderedPng> pictures = render_pngs(jobs, fonts, options.threads);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     keep_new_warnings(pictures[i].warnings, warnings);
     files.add(jobs[i].destination, std::move(pictures[i].bytes));
   }
   return files;
+}
+
+ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name,
+                               double memory_budget) {
+  const double values = static_cast<double>(record.num_heads) * static_cast<double>(record.query_tokens.size()) *
+                        static_cast<double>(record.key_tokens.size());
+  if (record.memory_bytes() + values * kReportBytesPerValue > memory_budget) {
+    throw LimitError::memory("the HTML report of " + std::to_string(record.num_heads) + " heads x " +
+                                 std::to_string(record.query_tokens.size()) + " x " + std::to_string(record.key_tokens.size()) +
+                                 " weights beside the weights themselves",
+                             record.memory_bytes() + values * kReportBytesPerValue, memory_budget, "--max-memory MIB");
+  }
+  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  GridRequest grid = base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity());
+  std::vector<std::string> names;
+  for (int h = 0; h < record.num_heads; ++h) {
+    grid.panels.push_back(borrow(record.weights[h]));
+    grid.panel_titles.push_back(panel_title(record, h));
+    names.push_back(record.head_name(h));
+  }
+  return report_view(grid, fonts, std::move(name), names);
 }
 
 }  // namespace attnviz

@@ -53,6 +53,7 @@ struct Options {
   int max_size_px = 4096;
   bool annotate = false;
   std::vector<std::string> fonts;    ///< empty = the default font
+  std::vector<std::string> formats = {"png"};  ///< --format: any of png, svg, html, each once
 
   // Compare.
   std::vector<int> heads;            ///< empty = all heads

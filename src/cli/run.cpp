@@ -13,6 +13,7 @@
 #include "cli/model_job.hpp"
 #include "cli/model_pictures.hpp"
 #include "cli/rollout_job.hpp"
+#include "cli/picture_formats.hpp"
 #include "cli/profile.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
@@ -21,6 +22,7 @@
 #include "io/json_file.hpp"
 #include "io/model_dump.hpp"
 #include "io/record_json.hpp"
+#include "render/html_report.hpp"
 
 namespace attnviz {
 
@@ -88,29 +90,46 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
       << info.model.name << " over " << plural(info.token_ids.size(), "token", "tokens") << "\n";
 }
 
-// Each block's pictures go to their own folder below -o; all are written together at the end.
-OutputSet render_blocks(const std::vector<AttentionBlock>& blocks, bool encoder_decoder, const Options& options,
-                        std::vector<std::string>& warnings) {
-  OutputSet files;
-  for (const AttentionBlock& block : blocks) {
+std::string report_path(const Options& options) { return (std::filesystem::path(options.output) / "index.html").string(); }
+
+// A block's PNG and SVG files go to their own folder below -o; with --format html its view joins
+// `page` (index.html in -o shows every block). Nothing is written until the set is committed.
+void render_block(const AttentionBlock& block, bool encoder_decoder, const Options& options, OutputSet& files,
+                  ReportPage& page, std::vector<std::string>& warnings) {
+  const std::string folder = block_folder(block, encoder_decoder);
+  if (wants_format(options, "png") || wants_format(options, "svg")) {
     Options per_block = options;
-    per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
+    per_block.output = (std::filesystem::path(options.output) / folder).string();
     files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
   }
-  return files;
+  if (wants_format(options, "html")) page.views.push_back(heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options)));
+}
+
+// The model page's title: the model, the number of tokens and the blocks shown.
+std::string model_report_title(const ModelRunInfo& info, std::size_t blocks) {
+  return info.model.name + " \u00B7 " + plural(info.tokens.size(), "token", "tokens") + " \u00B7 " +
+         plural(blocks, "attention block", "attention blocks");
+}
+
+void add_model_report(const ModelRunInfo& info, ReportPage& page, const Options& options, OutputSet& files) {
+  files.create_directory(options.output);
+  if (!wants_format(options, "html")) return;
+  page.title = model_report_title(info, page.views.size());
+  page.layered = true;
+  files.add(report_path(options), html_report(page));
 }
 
 void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the folder for the PNG files");
   const bool encoder_decoder = is_encoder_decoder_model(options);
   OutputSet files;
+  ReportPage page;
   std::size_t blocks = 0;
   ModelPictures model_pictures(options);
-  // Each layer is drawn as soon as it is computed and then let go: only the PNGs stay.
+  // Each layer is drawn as soon as it is computed and then let go: only the pictures stay (and,
+  // for the HTML report, the weights as float32), with what the overview and rollout keep.
   const BlockSink sink = [&](AttentionBlock&& block) {
-    Options per_block = options;
-    per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
-    files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
+    render_block(block, encoder_decoder, options, files, page, warnings);
     model_pictures.add(block);
     ++blocks;
   };
@@ -120,12 +139,15 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   model_pictures.render(info, files, warnings);
   timer.lap("compute");
+  add_model_report(info, page, options, files);
   timer.lap("render");
   files.protect(input_files(options));
   files.commit();
   timer.lap("write");
-  out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ (" << plural(blocks, "attention block", "attention blocks")
-      << ", one folder each: grid.png and one per head; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
+  out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
+      << plural(blocks, "attention block", "attention blocks")
+      << (pictures_written(options) == "index.html" ? " in index.html" : ", one folder each: " + pictures_written(options))
+      << "; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
 void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
@@ -134,17 +156,21 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   timer.lap("load");
   timer.lap("compute");
   const bool encoder_decoder = !dump.info.source_tokens.empty();
-  OutputSet files = render_blocks(dump.blocks, encoder_decoder, options, warnings);
+  OutputSet files;
+  ReportPage page;
   ModelPictures model_pictures(options);
-  for (const AttentionBlock& block : dump.blocks) model_pictures.add(block);
+  for (const AttentionBlock& block : dump.blocks) {
+    render_block(block, encoder_decoder, options, files, page, warnings);
+    model_pictures.add(block);
+  }
   model_pictures.render(dump.info, files, warnings);
+  add_model_report(dump.info, page, options, files);
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
   timer.lap("write");
-  out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ ("
-      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each; overview.png"
-      << (options.rollout ? ", rollout.png" : "") << ")\n";
+  out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
+      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each" << "; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
 // The extension of `path`, lower case ("" when none).
@@ -216,12 +242,22 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
       options.command == Command::Render ? read_record(text, options.sentence) : compute_record(options, warnings, &timer);
   if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
   timer.lap("compute");                                       // printed so every command has the phases
-  OutputSet files = render_heatmaps(record, options, warnings, memory_budget_bytes(options));
+  OutputSet files;
+  files.create_directory(options.output);
+  if (wants_format(options, "png") || wants_format(options, "svg")) {
+    files.append(render_heatmaps(record, options, warnings, memory_budget_bytes(options)));
+  }
+  if (wants_format(options, "html")) {
+    ReportView view = heatmap_report_view(record, options, "layer", memory_budget_bytes(options));
+    const std::string title = view.figure_title;
+    files.add(report_path(options), html_report(ReportPage{title, {std::move(view)}, false}));
+  }
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
   timer.lap("write");
-  out << "wrote " << files.paths().size() << " PNG files to " << options.output << "/ (grid.png and one per head)\n";
+  out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
+      << pictures_written(options) << ")\n";
 }
 
 // --cmap colours attention weights (compare's differences always use rdbu). rdbu is diverging,

@@ -26,14 +26,6 @@ double linear(std::uint8_t channel) {
                                : std::pow((c + kGammaOffset) / (1 + kGammaOffset), kGamma);
 }
 
-Rgb contrasting_text(Rgb background) {
-  const double luminance =
-      kLumaR * linear(background.r) + kLumaG * linear(background.g) + kLumaB * linear(background.b);
-  const double with_black = (luminance + kContrastFlare) / kContrastFlare;
-  const double with_white = (1 + kContrastFlare) / (luminance + kContrastFlare);
-  return with_black >= with_white ? kBlackText : kWhiteText;
-}
-
 // Folds v into the block's aggregate: max, or largest magnitude (keeping the sign).
 double fold(double aggregate, double v, bool signed_data) {
   if (signed_data) return std::abs(v) > std::abs(aggregate) ? v : aggregate;
@@ -41,6 +33,14 @@ double fold(double aggregate, double v, bool signed_data) {
 }
 
 }  // namespace
+
+Rgb contrasting_text(Rgb background) {
+  const double luminance =
+      kLumaR * linear(background.r) + kLumaG * linear(background.g) + kLumaB * linear(background.b);
+  const double with_black = (luminance + kContrastFlare) / kContrastFlare;
+  const double with_white = (1 + kContrastFlare) / (luminance + kContrastFlare);
+  return with_black >= with_white ? kBlackText : kWhiteText;
+}
 
 DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int block,
                            bool signed_data, const MaskMatrix& one_run) {

@@ -48,6 +48,10 @@ DrawnCells aggregate_cells(const Matrix& values, const MaskMatrix& allowed, int 
 void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px,
                 const ValueRange& range, const Colormap& colormap);
 
+/// Black or white, whichever contrasts more with `background` (WCAG 2.1 contrast ratio): the
+/// colour of a value printed in a cell.
+Rgb contrasting_text(Rgb background);
+
 /// Prints each allowed value with 2 decimals, centred in its cell, in black or white, whichever
 /// contrasts more with the cell colour (WCAG contrast ratio).
 void draw_values(Image& image, const DrawnCells& cells, Point origin, int cell_px, int font_px,

@@ -7,6 +7,7 @@
 #include "io/record_json.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/vocabulary.hpp"
+#include "render/html_report.hpp"
 
 namespace attnviz::test {
 
@@ -36,8 +37,10 @@ void draw_record(const std::string& path) {
   Options options;
   options.max_size_px = kFuzzImagePx;
   options.output = "/nonexistent-attnviz-fuzz";
+  options.formats = {"png", "svg"};  // issue 14: the SVG and HTML writers see every token too
   std::vector<std::string> warnings;
   (void)render_heatmaps(record, options, warnings, kFuzzMemoryMiB * 1024 * 1024);
+  (void)html_report({"fuzz", {heatmap_report_view(record, options, "layer", kFuzzMemoryMiB * 1024 * 1024)}, false});
 }
 
 // The GGUF reader, the tokenizer and (for small models) the forward pass on a mutated file.

@@ -1,0 +1,105 @@
+// The HTML report's text (issue 14): self-contained (no URL, no request), the data block cannot
+// be ended by a token, the exact float32 weights are embedded, large pages switch to 16 bits,
+// and the same input gives the same bytes. The page's behaviour is tested in a real browser by
+// tests/browser/report_test.py.
+#include <catch2/catch.hpp>
+
+#include "render/colormap.hpp"
+#include "render/html_report.hpp"
+
+using namespace attnviz;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const FontSet& fonts() {
+  static const FontSet set;
+  return set;
+}
+
+GridRequest request_with(const Tokens& tokens, const Matrix& weights) {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = tokens;
+  request.panels = {share(weights)};
+  request.panel_titles = {"L0H0 · head 0 of 1"};
+  request.figure_title = "attention · layer 0";
+  return request;
+}
+
+std::string data_block(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"attnviz-data\">";
+  const std::size_t start = page.find(open) + open.size();
+  return page.substr(start, page.find("</script>", start) - start);
+}
+
+}  // namespace
+
+TEST_CASE("html_report: a token that is markup stays inside the data block as text", "[render]") {
+  Matrix w(2, 2);
+  w << 0.5f, 0.5f, 0.25f, 0.75f;
+  const ReportView view =
+      report_view(request_with({"</script><script>alert(1)</script>", "<img src=x onerror=alert(2)>"}, w), fonts(), "layer", {"L0H0"});
+  const std::string page = html_report({"a </script> title", {view}, false});
+  const std::string data = data_block(page);
+  CHECK(data.find('<') == std::string::npos);
+  CHECK(data.find('>') == std::string::npos);
+  CHECK_THAT(data, Contains("\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"));
+  CHECK_THAT(page, Contains("<title>a &lt;/script&gt; title</title>"));
+  // The script element count: the data block and the page's own script, nothing else.
+  std::size_t scripts = 0;
+  for (std::size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1)) ++scripts;
+  CHECK(scripts == 2);
+}
+
+TEST_CASE("html_report: the page requests nothing", "[render]") {
+  const ReportView view = report_view(request_with({"a", "b"}, Matrix::Constant(2, 2, 0.5f)), fonts(), "layer", {"L0H0"});
+  const std::string page = html_report({"t", {view}, false});
+  CHECK(page.find("http:") == std::string::npos);
+  CHECK(page.find("https:") == std::string::npos);
+  CHECK(page.find("<link") == std::string::npos);
+  CHECK(page.find("@import") == std::string::npos);
+  CHECK(page.find("url(") == std::string::npos);
+  CHECK_THAT(page, Contains("Content-Security-Policy\" content=\"default-src 'none';"));
+  CHECK(page == html_report({"t", {view}, false}));
+}
+
+TEST_CASE("html_report: weights are the exact float32 values, masked cells left out", "[render]") {
+  Matrix w(2, 2);
+  w << 1, 0, 0.25f, 0.75f;
+  GridRequest request = request_with({"a", "b"}, w);
+  MaskMatrix allowed(2, 2);
+  allowed << 1, 0, 1, 1;
+  request.allowed = share(allowed);
+  const ReportView view = report_view(request, fonts(), "layer", {"L0H0"});
+  CHECK(view.values == std::vector<float>{1, 0.25f, 0.75f});
+  CHECK(view.allowed == std::vector<std::uint8_t>{1, 0, 1, 1});
+  const std::string data = data_block(html_report({"t", {view}, false}));
+  // 1.0f, 0.25f, 0.75f little-endian: 00 00 80 3f, 00 00 80 3e, 00 00 40 3f.
+  CHECK_THAT(data, Contains("\"encoding\":\"f32\",\"values\":\"AACAPwAAgD4AAEA/\""));
+  CHECK_THAT(data, Contains("\"allowed\":\"AQABAQ==\""));
+  CHECK_THAT(data, Contains("\"panels\":[{\"name\":\"L0H0\",\"title\":\"L0H0 · head 0 of 1\",\"range\":[0,1]}]"));
+  CHECK_THAT(data, Contains("\"ticks\":[[0,\"0\"],[0.25,\"0.25\"],[0.5,\"0.5\"],[0.75,\"0.75\"],[1,\"1\"]]"));
+}
+
+TEST_CASE("html_report: the colour map is matplotlib's table, entry by entry", "[render]") {
+  const ReportView view = report_view(request_with({"a"}, Matrix::Constant(1, 1, 1.0f)), fonts(), "layer", {"L0H0"});
+  const std::string data = data_block(html_report({"t", {view}, false}));
+  // viridis entry 0 is #440154 and entry 255 #fde725 (matplotlib _cm_listed.py).
+  CHECK_THAT(data, Contains("\"colormaps\":{\"viridis\":\"440154"));
+  CHECK_THAT(data, Contains("fde725\"}"));
+}
+
+TEST_CASE("html_report: past kMaxExactReportValues values are 16-bit steps and the page says so", "[render]") {
+  const int n = 1025;  // 1025 x 1025 > 2^20 values
+  Tokens tokens;
+  for (int i = 0; i < n; ++i) tokens.push_back("t");
+  Matrix w = Matrix::Constant(n, n, 0.0f);
+  w(0, 0) = 1;
+  w(0, 1) = 0.5f;
+  const ReportView view = report_view(request_with(tokens, w), fonts(), "layer", {"L0H0"});
+  const std::string page = html_report({"t", {view}, false});
+  const std::string data = data_block(page);
+  // 0 -> 0, 1 -> 65535 (ff ff), 0.5 -> round(32767.5) = 32768 (00 80): "//8AgAAA" starts the values.
+  CHECK_THAT(data, Contains("\"encoding\":\"u16\",\"lo\":0,\"hi\":1,\"values\":\"//8AgAAA"));
+  CHECK_THAT(page, Contains("16-bit steps"));
+}
