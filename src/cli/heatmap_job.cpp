@@ -49,8 +49,12 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
   request.allowed = allowed;
   request.query_mask = record.query_mask;
   if (record.mode == "cross") {
-    request.query_axis_title = "queries: target (" + std::filesystem::path(record.inputs.front()).filename().string() + ")";
-    request.key_axis_title = "keys: source (" + std::filesystem::path(record.inputs.back()).filename().string() + ")";
+    // The two files' names when queries and keys came from two (SENTENCE and --source); a
+    // model run's come from one model, which the title names already.
+    const bool two_files = record.inputs.size() >= 2 && record.inputs.front() != record.inputs.back();
+    auto file = [](const std::string& path) { return " (" + std::filesystem::path(path).filename().string() + ")"; };
+    request.query_axis_title = "queries: target" + (two_files ? file(record.inputs.front()) : std::string());
+    request.key_axis_title = "keys: source" + (two_files ? file(record.inputs.back()) : std::string());
   }
   request.figure_title = heatmap_figure_title(record);
   request.scale = scale_mode(options.scale);

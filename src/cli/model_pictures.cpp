@@ -6,10 +6,11 @@
 
 namespace attnviz {
 
-ModelPictures::ModelPictures(const Options& options) : options_(options), overview_(options), rollout_(options, false) {}
+ModelPictures::ModelPictures(const Options& options, bool encoder_decoder)
+    : options_(options), encoder_decoder_(encoder_decoder), overview_(options), rollout_(options, false) {}
 
 void ModelPictures::add(const AttentionBlock& block) {
-  overview_.add(block);
+  if (!encoder_decoder_ || block.kind == "cross") overview_.add(block);
   if (options_.rollout) rollout_.add(block);
 }
 

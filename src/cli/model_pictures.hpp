@@ -14,8 +14,9 @@ namespace attnviz {
 
 class ModelPictures {
  public:
-  /// Keeps a reference to `options`, which must outlive this.
-  explicit ModelPictures(const Options& options);
+  /// Keeps a reference to `options`, which must outlive this. For an encoder-decoder the
+  /// overview shows the decoder's cross-attention of every layer (the translation picture).
+  ModelPictures(const Options& options, bool encoder_decoder);
   /// Throws as RolloutCollector::add (--rollout over cross-attention or missing layers).
   void add(const AttentionBlock& block);
   /// Adds DIR/overview.png (and DIR/rollout.png) to `files`; nothing when no block came.
@@ -25,6 +26,7 @@ class ModelPictures {
 
  private:
   const Options& options_;
+  bool encoder_decoder_;
   OverviewCollector overview_;
   RolloutCollector rollout_;
 };

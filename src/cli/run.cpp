@@ -125,7 +125,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   OutputSet files;
   ReportPage page;
   std::size_t blocks = 0;
-  ModelPictures model_pictures(options);
+  ModelPictures model_pictures(options, encoder_decoder);
   // Each layer is drawn as soon as it is computed and then let go: only the pictures stay (and,
   // for the HTML report, the weights as float32), with what the overview and rollout keep.
   const BlockSink sink = [&](AttentionBlock&& block) {
@@ -158,7 +158,7 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   const bool encoder_decoder = !dump.info.source_tokens.empty();
   OutputSet files;
   ReportPage page;
-  ModelPictures model_pictures(options);
+  ModelPictures model_pictures(options, encoder_decoder);
   for (const AttentionBlock& block : dump.blocks) {
     render_block(block, encoder_decoder, options, files, page, warnings);
     model_pictures.add(block);

@@ -94,9 +94,13 @@ std::int32_t special_id(const Ct2Vocabulary& vocab, const std::string& token, co
   return id;
 }
 
+// The folder's name, or its parent's when the folder is just called "model" (as in
+// data/aren-translit/model): a title should say which model.
 std::string model_name(const std::string& dir) {
   fs::path path(dir);
   if (path.filename().empty()) path = path.parent_path();
+  if (path.filename() == "model" && path.has_parent_path() && !path.parent_path().filename().empty())
+    return path.parent_path().filename().string();
   return path.filename().string();
 }
 
