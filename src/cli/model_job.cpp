@@ -169,6 +169,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   request.layers = layers;
   request.sink = &sink;
   request.threads = o.threads;
+  request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
   info.last_logits = model.forward(request);
   return info;
 }
