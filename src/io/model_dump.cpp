@@ -78,9 +78,14 @@ std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
     out += "]";
   }
   out += ",\n  \"layers\": [";
-  out += layers_text_;
-  out += "\n  ]\n}\n";
-  return out;
+  // The layers' text (most of the document) is not copied behind the header: the header goes in
+  // front of it, in place when the string has room, and the writer's text is left empty.
+  std::string document = std::move(layers_text_);
+  layers_text_.clear();
+  document.reserve(document.size() + out.size() + 8);  // no-op when the growth left room (usual)
+  document.insert(0, out);
+  document += "\n  ]\n}\n";
+  return document;
 }
 
 bool is_model_dump_text(const FileText& text) {
