@@ -2,11 +2,14 @@
 """A small GGUF v3 writer for synthetic LLaMA-architecture models (benchmarks, fuzz seeds).
 
     /usr/bin/python3 scripts/gguf_writer.py OUT.gguf --layers 2 --d-model 16 --heads 4 --kv-heads 2 \
-        --ff 32 --vocab 32 [--seed 0] [--type f32|f16]
+        --ff 32 --vocab 32 [--seed 0] [--type f32|f16|q8_0]
 
 Weights are random normal / sqrt(fan_in) (fixed seed); the vocabulary is a SentencePiece-style
 one ("<unk>", "<s>", "</s>", the 256 byte tokens when the vocabulary is large enough, then
-"▁a", "▁b"…), enough for `attnviz tokenize` and `--text`.
+"▁a", "▁b"…), enough for `attnviz tokenize` and `--text`. With --type q8_0 every matrix is
+stored in ggml's Q8_0 blocks (quantize_row_q8_0_ref: per 32 values d = max|x| / 127 as f16,
+q = round(x / d) as int8); norms stay f32. Tensors are drawn one at a time and streamed to the
+file, so a model of several GB needs little more memory than its largest tensor.
 """
 import argparse
 import struct
@@ -43,26 +46,71 @@ def put_value(out, value):
             out += struct.pack("<IQ", 5, len(value)) + struct.pack("<%di" % len(value), *value)
 
 
+F32, F16, Q8_0 = 0, 1, 8
+
+
+def quantize_q8_0(array):
+    """ggml's quantize_row_q8_0_ref on each row: blocks of a float16 scale then 32 int8 values."""
+    x = np.asarray(array, dtype=np.float32).reshape(-1, 32)
+    amax = np.abs(x).max(axis=1)
+    d = amax / np.float32(127)
+    inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
+    v = x * inv[:, None]
+    q = (np.sign(v) * np.floor(np.abs(v) + np.float32(0.5))).astype(np.int8)  # roundf: half away from zero
+    blocks = np.empty(x.shape[0], dtype=[("d", "<f2"), ("qs", "i1", 32)])
+    blocks["d"] = d.astype(np.float16)
+    blocks["qs"] = q
+    return blocks.tobytes()
+
+
+def tensor_bytes(array, kind):
+    if kind == Q8_0:
+        return quantize_q8_0(array)
+    return np.asarray(array).astype(np.float32 if kind == F32 else np.float16).tobytes()
+
+
+def stored_size(shape, kind):
+    count = int(np.prod(shape))
+    return count * 4 if kind == F32 else count * 2 if kind == F16 else count // 32 * 34
+
+
 def write_gguf(path, metadata, tensors):
-    """tensors: list of (name, numpy array in row-major [out, in] order, ggml type 0=f32 / 1=f16)."""
+    """tensors: list of (name, shape [out, in] row-major, ggml type 0=f32 / 1=f16 / 8=q8_0, array or
+    a function returning the array); functions are called in list order while writing."""
     out = bytearray(b"GGUF") + struct.pack("<IQQ", 3, len(tensors), len(metadata))
     for key, value in metadata.items():
         put_string(out, key)
         put_value(out, value)
-    blobs, offset = [], 0
-    for name, array, kind in tensors:
-        data = array.astype(np.float32 if kind == 0 else np.float16).tobytes()
+    offset = 0
+    for name, shape, kind, _ in tensors:
+        if kind == Q8_0 and shape[-1] % 32:
+            raise SystemExit("%s: rows of %d values do not split into Q8_0 blocks of 32" % (name, shape[-1]))
         put_string(out, name)
-        dims = list(reversed(array.shape))
+        dims = list(reversed(shape))
         out += struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
         out += struct.pack("<IQ", kind, offset)
-        blobs.append(data)
-        offset += (len(data) + ALIGN - 1) // ALIGN * ALIGN
+        size = stored_size(shape, kind)
+        offset += (size + ALIGN - 1) // ALIGN * ALIGN
     out += b"\0" * (-len(out) % ALIGN)
-    for data in blobs:
-        out += data + b"\0" * (-len(data) % ALIGN)
     with open(path, "wb") as f:
         f.write(out)
+        for name, shape, kind, array in tensors:
+            data = tensor_bytes(array() if callable(array) else array, kind)
+            assert len(data) == stored_size(shape, kind), name
+            f.write(data + b"\0" * (-len(data) % ALIGN))
+
+
+def letters(i):
+    """A distinct lower-case name for every i ≥ 0: a…z, then two letters (first letter fastest), then
+    three, four… (llama.cpp refuses a vocabulary with two equal pieces)."""
+    if i < 26 + 26 * 26:
+        return "".join(chr(ord("a") + (i // 26 ** k) % 26) for k in range(1 + (i >= 26)))
+    i -= 26 + 26 * 26
+    length = 3
+    while i >= 26 ** length:
+        i -= 26 ** length
+        length += 1
+    return "".join(chr(ord("a") + (i // 26 ** k) % 26) for k in range(length))
 
 
 def vocabulary(size):
@@ -73,7 +121,7 @@ def vocabulary(size):
         types += [6] * 256
     i = 0
     while len(pieces) < size:
-        pieces.append("\u2581" + "".join(chr(ord("a") + (i // 26 ** k) % 26) for k in range(1 + (i >= 26))))
+        pieces.append("\u2581" + letters(i))
         types.append(1)
         i += 1
     return pieces, [float(-i) for i in range(size)], types
@@ -90,15 +138,16 @@ def main():
     p.add_argument("--vocab", type=int, default=32)
     p.add_argument("--context", type=int, default=2048)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--type", choices=["f32", "f16"], default="f32")
+    p.add_argument("--type", choices=["f32", "f16", "q8_0"], default="f32")
     a = p.parse_args()
     rng = np.random.default_rng(a.seed)
-    kind = 0 if a.type == "f32" else 1
+    kind = {"f32": F32, "f16": F16, "q8_0": Q8_0}[a.type]
     d, h, kv, ff = a.d_model, a.heads, a.kv_heads, a.ff
     dk = d // h
 
-    def linear(out_dim, in_dim):
-        return rng.standard_normal((out_dim, in_dim)) / np.sqrt(in_dim)
+    def linear(out_dim, in_dim):  # drawn when written, in list order (same values as drawing up front)
+        return (out_dim, in_dim), lambda: rng.standard_normal((out_dim, in_dim)) / np.sqrt(in_dim)
+
 
     pieces, scores, types = vocabulary(a.vocab)
     metadata = {
@@ -111,15 +160,17 @@ def main():
         "tokenizer.ggml.token_type": types, "tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.eos_token_id": 2,
         "tokenizer.ggml.unknown_token_id": 0,
     }
-    tensors = [("token_embd.weight", rng.standard_normal((a.vocab, d)), kind),
-               ("output_norm.weight", np.ones(d), 0)]
+    tensors = [("token_embd.weight", (a.vocab, d), kind, lambda: rng.standard_normal((a.vocab, d))),
+               ("output_norm.weight", (d,), F32, np.ones(d))]
     for l in range(a.layers):
         b = "blk.%d." % l
-        tensors += [(b + "attn_norm.weight", np.ones(d), 0), (b + "attn_q.weight", linear(h * dk, d), kind),
-                    (b + "attn_k.weight", linear(kv * dk, d), kind), (b + "attn_v.weight", linear(kv * dk, d), kind),
-                    (b + "attn_output.weight", linear(d, h * dk), kind), (b + "ffn_norm.weight", np.ones(d), 0),
-                    (b + "ffn_gate.weight", linear(ff, d), kind), (b + "ffn_up.weight", linear(ff, d), kind),
-                    (b + "ffn_down.weight", linear(d, ff), kind)]
+        norm = lambda name: (b + name, (d,), F32, np.ones(d))
+        mat = lambda name, shape_and_draw: (b + name, shape_and_draw[0], kind, shape_and_draw[1])
+        tensors += [norm("attn_norm.weight"), mat("attn_q.weight", linear(h * dk, d)),
+                    mat("attn_k.weight", linear(kv * dk, d)), mat("attn_v.weight", linear(kv * dk, d)),
+                    mat("attn_output.weight", linear(d, h * dk)), norm("ffn_norm.weight"),
+                    mat("ffn_gate.weight", linear(ff, d)), mat("ffn_up.weight", linear(ff, d)),
+                    mat("ffn_down.weight", linear(d, ff))]
     write_gguf(a.out, metadata, tensors)
 
 

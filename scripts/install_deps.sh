@@ -5,6 +5,8 @@
 #                                    chromium and firefox-esr for the HTML report, xmllint and
 #                                    rsvg-convert for SVG)
 #   scripts/install_deps.sh --bench  also what scripts/bench/run.sh needs (the Python peers, hyperfine)
+#                                    and model_run.sh's llama.cpp peer: node-llama-cpp's prebuilt CPU
+#                                    libraries from npm into scripts/bench/node/node_modules (ignored by git)
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-dev libstb-dev catch2
@@ -18,7 +20,7 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(chromium firefox-esr libxml2-utils librsvg2-bin)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time)
+  packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time nodejs npm)
 fi
 
 missing=()
@@ -30,4 +32,13 @@ if ((${#missing[@]})); then
   if [[ $(id -u) -ne 0 ]]; then sudo=sudo; else sudo=; fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [[ "${1:-}" == "--bench" ]]; then
+  bench_node="$(cd "$(dirname "$0")" && pwd)/bench/node"
+  if [[ ! -d "$bench_node/node_modules/@node-llama-cpp/linux-x64" ]]; then
+    echo "installing node-llama-cpp (prebuilt llama.cpp, benchmarks only) into $bench_node"
+    # Its postinstall step (which could download or build llama.cpp) is not run: the prebuilt
+    # linux-x64 package carries the libraries.
+    (cd "$bench_node" && npm install --no-audit --no-fund --ignore-scripts)
+  fi
 fi

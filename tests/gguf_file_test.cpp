@@ -93,6 +93,18 @@ TEST_CASE("GGUF reader: layer 0's W_Q read from the file is the transpose of the
   CHECK(worst < 1e-7);  // the JSON has 9 significant digits
 }
 
+TEST_CASE("GGUF reader: rows picked from a tensor equal the same rows of the whole matrix", "[gguf]") {
+  const GgufFile file(data_file("stories260k/stories260K.gguf"));
+  const GgufTensorInfo& embedding = file.tensor("token_embd.weight", "token embedding");
+  const Matrix all = file.matrix(embedding);
+  const std::vector<std::int32_t> ids = {1, 403, 0, 511, 403};
+  const Matrix picked = file.matrix_rows(embedding, ids);
+  REQUIRE(picked.rows() == 5);
+  REQUIRE(picked.cols() == 64);
+  for (std::size_t i = 0; i < ids.size(); ++i) CHECK(picked.row(static_cast<Eigen::Index>(i)) == all.row(ids[i]));
+  CHECK_THROWS_WITH(file.matrix_rows(embedding, {512}), Catch::EndsWith("tensor token_embd.weight: row 512 of 512 requested"));
+}
+
 TEST_CASE("GGUF reader: broken files are refused with one line naming the fault", "[gguf]") {
   TempDir dir;
   GgufBytes magic;

@@ -214,3 +214,16 @@ TEST_CASE("model run: a block's head names are its record's", "[model]") {
   block.record.layer = 2;
   CHECK(block.head_name(5) == "L2H5");
 }
+
+TEST_CASE("model run: a text that ends inside a UTF-8 character is dumped with U+FFFD there", "[model][cli]") {
+  test::TempDir dir;
+  Options options = model_options(Command::Dump, dir.file("bytes.json"));
+  options.token_ids = std::vector<int>{1, 317, 234};  // <s> ▁Lily <0xE7>: the first byte of 猫 alone
+  options.layers = "0";
+  const RunResult result = run_with(options);
+  INFO(result.err);
+  REQUIRE(result.code == 0);
+  const nlohmann::json dump = read_json(options.output);
+  CHECK(dump["text"] == "Lily\xEF\xBF\xBD");
+  CHECK(dump["tokens"][2] == "<0xE7>");
+}

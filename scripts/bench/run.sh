@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # attnviz vs the Python pipeline it replaces (issue 7): generates the cases with fixed seeds,
 # runs both side by side and writes scripts/bench/RESULTS.md (medians, ratios, versions, machine).
+# The whole-model benchmarks (attnviz --model against llama.cpp and a torch peer) are
+# scripts/bench/model_run.sh, which writes the "## Whole models" section that this script keeps.
 #   scripts/bench/run.sh            (after building build/attnviz; takes ~5 minutes and, for
 #                                   one row, half of the machine's memory)
 # Needs hyperfine, time, and Debian's python3-torch, python3-matplotlib, python3-numpy,
@@ -149,6 +151,8 @@ nmax_sentence_mb=$(/usr/bin/python3 -c "import os, sys; print(f'{os.path.getsize
 rm -rf "$work/nmax"
 
 echo "writing $out"
+# The "## Whole models" section at the end is model_run.sh's: kept as it is.
+models_section=$(sed -n '/^## Whole models/,$p' "$out" 2>/dev/null || true)
 cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
 cores=$(nproc)
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -234,5 +238,6 @@ unavoidable=$((inputs_b + weights_b + images_b))
   echo "  level 1 38 ms against zlib's 18 ms (long zero runs), and PNG chunks written by hand over zlib only ~10%"
   echo "  faster than libpng, so libpng stays. Pictures share the weights (no copy per picture), and long inputs are"
   echo "  folded into blocks without a division per cell."
+  if [[ -n "$models_section" ]]; then echo; echo "$models_section"; fi
 } >"$out"
 cat "$out"

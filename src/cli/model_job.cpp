@@ -191,6 +191,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   request.tokens = info.tokens;
   request.layers = layers;
   request.sink = &sink;
+  request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
   info.last_logits = model.forward(request);
   return info;
 }

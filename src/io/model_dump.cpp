@@ -73,7 +73,8 @@ std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
     head["source_tokens"] = info.source_tokens;
     head["target_tokens"] = info.target_tokens;
   }
-  std::string out = head.dump(2);
+  // A text that ends inside a UTF-8 character (a byte token such as <0xE7>) shows U+FFFD there.
+  std::string out = head.dump(2, ' ', false, ordered_json::error_handler_t::replace);
   out.pop_back();  // the closing brace
   while (!out.empty() && out.back() == '\n') out.pop_back();
   if (logits) {
@@ -83,9 +84,14 @@ std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
   }
   for (const auto& [name, value] : fields_) out += ",\n  " + json(name).dump() + ": " + value;
   out += ",\n  \"layers\": [";
-  out += layers_text_;
-  out += "\n  ]\n}\n";
-  return out;
+  // The layers' text (most of the document) is not copied behind the header: the header goes in
+  // front of it, in place when the string has room, and the writer's text is left empty.
+  std::string document = std::move(layers_text_);
+  layers_text_.clear();
+  document.reserve(document.size() + out.size() + 8);  // no-op when the growth left room (usual)
+  document.insert(0, out);
+  document += "\n  ]\n}\n";
+  return document;
 }
 
 bool is_model_dump_text(const FileText& text) {

@@ -20,7 +20,7 @@ class ModelDumpWriter {
   /// Appends `block` as the next entry of `layers`.
   void add(const AttentionBlock& block);
   /// The whole document: `info`'s fields, then the layers added so far. With `logits`, writes
-  /// info.last_logits as `last_logits`.
+  /// info.last_logits as `last_logits`. Hands over the layers' text (call it once).
   std::string finish(const ModelRunInfo& info, bool logits);
   std::size_t layer_count() const { return layers_; }
   /// Adds a top-level field, written after the run's fields and before `layers` (the rollout:

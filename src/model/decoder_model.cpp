@@ -90,15 +90,14 @@ AttentionLayer DecoderModel::attention_layer(int layer) const {
 std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   const DecoderConfig& c = config_;
   const long n = static_cast<long>(request.token_ids.size());
-  const Matrix embedding = weights_->matrix("token_embd.weight", c.n_vocab, c.d_model);
-  Matrix x(n, c.d_model);
   for (long t = 0; t < n; ++t) {
     const std::int32_t id = request.token_ids[static_cast<std::size_t>(t)];
     if (id < 0 || id >= c.n_vocab)
       throw InputError("token id " + std::to_string(id) + " (position " + std::to_string(t) +
                        ") is outside the vocabulary of " + std::to_string(c.n_vocab) + " tokens");
-    x.row(t) = embedding.row(id);
   }
+  // Only the n rows in use are decoded, not the whole [n_vocab, d_model] table.
+  Matrix x = weights_->gather_rows("token_embd.weight", c.n_vocab, c.d_model, request.token_ids);
   const MaskMatrix causal = build_mask(n, n, /*causal=*/true, {});
   RopeRequest rope{c.rope, {}, {}};
   rope.query_positions.resize(static_cast<std::size_t>(n));
@@ -139,8 +138,9 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
       (*request.sink)(std::move(block));
     }
   }
+  if (!request.logits) return {};
   const Matrix last = rms_norm(x.bottomRows(1), weights_->vector("output_norm.weight", c.d_model), c.rms_epsilon);
-  const Matrix output = c.tied_output ? embedding : weights_->matrix("output.weight", c.n_vocab, c.d_model);
+  const Matrix output = weights_->matrix(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model);
   const Matrix logits = last * output.transpose();
   return std::vector<float>(logits.data(), logits.data() + logits.size());
 }

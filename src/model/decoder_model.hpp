@@ -47,6 +47,14 @@ class WeightSource {
   /// InputError naming the file and the tensor when it is missing, of another shape, or of a
   /// type that cannot be decoded.
   virtual Matrix matrix(const std::string& name, long rows, long cols) const = 0;
+  /// Rows `ids` of the [rows, cols] tensor `name`, in that order (an embedding lookup). This
+  /// default decodes the whole tensor; sources that can decode single rows override it.
+  virtual Matrix gather_rows(const std::string& name, long rows, long cols, const std::vector<std::int32_t>& ids) const {
+    const Matrix all = matrix(name, rows, cols);
+    Matrix out(static_cast<Eigen::Index>(ids.size()), cols);
+    for (std::size_t i = 0; i < ids.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = all.row(ids[i]);
+    return out;
+  }
   /// A 1-D tensor of n values.
   virtual Vector vector(const std::string& name, long n) const = 0;
   virtual bool has(const std::string& name) const = 0;
@@ -66,6 +74,7 @@ struct ForwardRequest {
   Tokens tokens;                        ///< their labels, for the records
   LayerSelection layers;                ///< which layers' attention go to the sink
   const BlockSink* sink = nullptr;      ///< nullptr: no attention kept (greedy decoding)
+  bool logits = true;                   ///< false: skip the output layer (forward returns no logits)
 };
 
 /// The decoder with its config and weights; layers are decoded from the source as they run.
@@ -78,7 +87,7 @@ class DecoderModel {
   const DecoderConfig& config() const { return config_; }
 
   /// Runs every layer on request.token_ids (positions 0 … n−1, causal mask) and returns the
-  /// logits of the last position (n_vocab). Each selected layer's attention weights
+  /// logits of the last position (n_vocab; none when request.logits is false). Each selected layer's attention weights
   /// [head][query][key] go to the sink as an AttentionBlock when one is given.
   /// Throws InputError for an id outside [0, n_vocab).
   std::vector<float> forward(const ForwardRequest& request) const;

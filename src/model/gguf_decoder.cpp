@@ -21,6 +21,9 @@ class GgufWeights : public WeightSource {
     // GGUF lists dims fastest first: a [rows, cols] row-major matrix is dims [cols, rows].
     return file_->matrix(file_->tensor(name, {cols, rows}, "expected " + dims_text(rows, cols)));
   }
+  Matrix gather_rows(const std::string& name, long rows, long cols, const std::vector<std::int32_t>& ids) const override {
+    return file_->matrix_rows(file_->tensor(name, {cols, rows}, "expected " + dims_text(rows, cols)), ids);
+  }
   Vector vector(const std::string& name, long n) const override {
     return file_->vector(file_->tensor(name, {n}, "expected " + dims_text(n, 0)));
   }

@@ -365,6 +365,24 @@ Matrix GgufFile::matrix(const GgufTensorInfo& tensor) const {
   return values;
 }
 
+Matrix GgufFile::matrix_rows(const GgufTensorInfo& tensor, const std::vector<std::int32_t>& ids) const {
+  if (!ggml_type_supported(tensor.type))
+    throw InputError::inconsistent(path_, "tensor " + tensor.name + ": type " + ggml_type_name(tensor.type) +
+                                              " is not supported (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, "
+                                              "q2_K, q3_K, q4_K, q5_K, q6_K are)");
+  const std::int64_t rows = tensor.num_rows(), cols = tensor.row_length();
+  Matrix values(static_cast<Eigen::Index>(ids.size()), cols);
+  const std::uint64_t row_bytes = tensor.bytes / static_cast<std::uint64_t>(rows);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= rows)
+      throw InputError::inconsistent(path_, "tensor " + tensor.name + ": row " + std::to_string(ids[i]) + " of " +
+                                                std::to_string(rows) + " requested");
+    dequantize_row(static_cast<GgmlType>(tensor.type), tensor.data + static_cast<std::uint64_t>(ids[i]) * row_bytes,
+                   values.row(static_cast<Eigen::Index>(i)).data(), cols);
+  }
+  return values;
+}
+
 Vector GgufFile::vector(const GgufTensorInfo& tensor) const {
   const Matrix values = matrix(tensor);
   return Eigen::Map<const Vector>(values.data(), values.size());

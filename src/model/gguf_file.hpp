@@ -90,6 +90,9 @@ class GgufFile {
   /// [out, in], as nn.Linear stores it). Throws InputError naming the tensor and its type when
   /// the type is not supported.
   Matrix matrix(const GgufTensorInfo& tensor) const;
+  /// Rows `ids` of the tensor decoded as matrix() would, in that order ([ids.size(), row_length]);
+  /// each id must be in [0, num_rows).
+  Matrix matrix_rows(const GgufTensorInfo& tensor, const std::vector<std::int32_t>& ids) const;
   /// A 1-D tensor (or any tensor, flattened) decoded to float32.
   Vector vector(const GgufTensorInfo& tensor) const;
 
