@@ -7,24 +7,16 @@
 #include "cli/overview_job.hpp"
 #include "cli/rollout_job.hpp"
 #include "cli/run.hpp"
+#include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
+using attnviz::test::RunResult;
+using attnviz::test::run_with;
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
 
 namespace {
-
-struct RunResult {
-  int code;
-  std::string out, err;
-};
-
-RunResult run_with(const Options& options) {
-  std::ostringstream out, err;
-  const int code = run(options, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // A text that repeats a phrase, so the induction score has rows to measure.
 Options model_options(Command command, const std::string& output) {

@@ -7,9 +7,12 @@
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "model/model_run.hpp"
+#include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
+using attnviz::test::RunResult;
+using attnviz::test::run_with;
 using attnviz::test::data_file;
 using Catch::Matchers::Contains;
 
@@ -17,17 +20,6 @@ namespace {
 
 const std::vector<int> kSentenceIds = {1,   403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426,
                                        338, 401, 396, 267, 337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426};
-
-struct RunResult {
-  int code;
-  std::string out, err;
-};
-
-RunResult run_with(const Options& options) {
-  std::ostringstream out, err;
-  const int code = run(options, out, err);
-  return {code, out.str(), err.str()};
-}
 
 Options model_options(Command command, const std::string& output) {
   Options options;

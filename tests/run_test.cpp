@@ -6,25 +6,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
+using attnviz::test::RunResult;
+using attnviz::test::run_with;
 using attnviz::test::fixture;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
 namespace {
-
-struct RunResult {
-  int code;
-  std::string out, err;
-};
-
-RunResult run_with(const Options& options) {
-  std::ostringstream out, err;
-  const int code = run(options, out, err);
-  return {code, out.str(), err.str()};
-}
 
 Options dump_options(const std::string& sentence, const std::string& output) {
   Options options;
