@@ -59,10 +59,6 @@ void require_output(const Options& options, const char* what) {
   if (options.output.empty()) throw UsageError::bad_option("-o", std::string("required: ") + what);
 }
 
-std::string plural(std::size_t count, const char* one, const char* many) {
-  return std::to_string(count) + " " + (count == 1 ? one : many);
-}
-
 void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   ModelDumpWriter writer;
@@ -86,8 +82,8 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
   timer.lap("render");
   files.commit();
   timer.lap("write");
-  out << "wrote " << options.output << ": " << plural(writer.layer_count(), "attention block", "attention blocks") << " of "
-      << info.model.name << " over " << plural(info.token_ids.size(), "token", "tokens") << "\n";
+  out << "wrote " << options.output << ": " << counted(static_cast<long long>(writer.layer_count()), "attention block") << " of "
+      << info.model.name << " over " << counted(static_cast<long long>(info.token_ids.size()), "token") << "\n";
 }
 
 std::string report_path(const Options& options) { return (std::filesystem::path(options.output) / "index.html").string(); }
@@ -107,8 +103,8 @@ void render_block(const AttentionBlock& block, bool encoder_decoder, const Optio
 
 // The model page's title: the model, the number of tokens and the blocks shown.
 std::string model_report_title(const ModelRunInfo& info, std::size_t blocks) {
-  return info.model.name + " \u00B7 " + plural(info.tokens.size(), "token", "tokens") + " \u00B7 " +
-         plural(blocks, "attention block", "attention blocks");
+  return info.model.name + " \u00B7 " + counted(static_cast<long long>(info.tokens.size()), "token") + " \u00B7 " +
+         counted(static_cast<long long>(blocks), "attention block");
 }
 
 void add_model_report(const ModelRunInfo& info, ReportPage& page, const Options& options, OutputSet& files) {
@@ -145,7 +141,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   files.commit();
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
-      << plural(blocks, "attention block", "attention blocks")
+      << counted(static_cast<long long>(blocks), "attention block")
       << (pictures_written(options) == "index.html" ? " in index.html" : ", one folder each: " + pictures_written(options))
       << "; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
@@ -170,7 +166,7 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   files.commit();
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
-      << plural(dump.blocks.size(), "attention block", "attention blocks") << ", one folder each" << "; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
+      << counted(static_cast<long long>(dump.blocks.size()), "attention block") << ", one folder each; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
 // The extension of `path`, lower case ("" when none).

@@ -64,8 +64,6 @@ class WeightSource {
   /// Where the named tensor is looked for and what the source calls it, for messages:
   /// "model.gguf: tensor blk.0.attn_q.weight".
   virtual std::string describe(const std::string& name) const = 0;
-  /// Bytes of the named tensor as stored (for the memory estimate).
-  virtual double stored_bytes(const std::string& name) const = 0;
 };
 
 /// What one forward pass keeps.

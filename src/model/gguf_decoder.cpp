@@ -33,10 +33,6 @@ class GgufWeights : public WeightSource {
     return info ? std::vector<std::int64_t>(info->dims.rbegin(), info->dims.rend()) : std::vector<std::int64_t>{};
   }
   std::string describe(const std::string& name) const override { return file_->path() + ": tensor " + name; }
-  double stored_bytes(const std::string& name) const override {
-    const GgufTensorInfo* info = file_->find_tensor(name);
-    return info ? static_cast<double>(info->bytes) : 0.0;
-  }
 
  private:
   std::shared_ptr<const GgufFile> file_;

@@ -97,10 +97,6 @@ class SafetensorsWeights : public WeightSource {
     const auto found = find(hf_name(name));
     return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + hf_name(name);
   }
-  double stored_bytes(const std::string& name) const override {
-    const auto found = find(hf_name(name));
-    return found.second ? static_cast<double>(found.second->bytes) : 0.0;
-  }
 
  private:
   static std::string shape_text(const std::vector<std::int64_t>& shape) {
