@@ -27,8 +27,8 @@ Image gradient(int width_px, int height_px) {
   return image;
 }
 
-// A heatmap-like picture: flat cells of many pixels, so most rows repeat the row above (what the
-// "up" filter turns into zeros), with a few lines of noise like anti-aliased text.
+// A heatmap-like picture: flat cells of many pixels, so most rows repeat the row above, with a
+// few lines of noise like anti-aliased text.
 Image cells_and_noise(int width_px, int height_px) {
   constexpr int kCellPx = 20;
   Image image(width_px, height_px, Rgb{255, 255, 255});
@@ -43,6 +43,20 @@ Image cells_and_noise(int width_px, int height_px) {
     for (int x = 0; x < width_px; ++x) {
       image.set(x, y, Rgb{static_cast<std::uint8_t>(x * x), static_cast<std::uint8_t>(x ^ y), 9});
     }
+  }
+  return image;
+}
+
+// One row of noise (nothing to compress within it), repeated: compresses only through the
+// repetition.
+Image repeated_noise_row(int width_px, int height_px) {
+  Image image(width_px, height_px, Rgb{});
+  std::uint32_t state = 12345;
+  for (int x = 0; x < width_px; ++x) {
+    state = state * 1664525u + 1013904223u;  // Numerical Recipes' LCG
+    const Rgb pixel{static_cast<std::uint8_t>(state >> 24), static_cast<std::uint8_t>(state >> 16),
+                    static_cast<std::uint8_t>(state >> 8)};
+    for (int y = 0; y < height_px; ++y) image.set(x, y, pixel);
   }
   return image;
 }
@@ -95,6 +109,19 @@ TEST_CASE("png: flat runs compress well (issue 7: heatmaps are mostly repeated r
   const Image image = cells_and_noise(640, 640);
   const std::size_t raw_bytes = 640 * 640 * 3;
   CHECK(attnviz::encode_png(image).size() < raw_bytes / 10);
+}
+
+TEST_CASE("png: repeated rows compress at every width (issue 11: no filter within deflate's window, "
+          "\"up\" beyond it)", "[render]") {
+  // 10 835 px is the widest row (3 bytes a pixel + the filter byte) that deflate can still match
+  // one row back; one pixel more must not lose the repetition.
+  for (const int width_px : {300, 10835, 10836, 12000}) {
+    CAPTURE(width_px);
+    const Image image = repeated_noise_row(width_px, 40);
+    const std::string bytes = attnviz::encode_png(image);
+    CHECK(bytes.size() < static_cast<std::size_t>(width_px) * 40 * 3 / 10);
+    require_decodes_to(bytes, image);
+  }
 }
 
 TEST_CASE("png: encoding on several threads at once gives the same bytes as one at a time",

@@ -13,13 +13,27 @@ namespace attnviz {
 namespace {
 
 // Issue 7, measured on the 32-token, 8-head case (grid 3130 x 1589 px, head 874 x 813 px), best
-// of 9 on an idle core; the table is in the commit that chose this. zlib level 1 with the PNG "up"
-// filter: heatmaps are runs of identical rows (every cell is many pixels tall), which "up" turns
-// into zeros, and level 1 skips through long matches without hashing them. Grid 27 ms / 216 KB,
-// head 4.3 ms / 58 KB, against stb_image_write (level 5, filter none) 65 ms / 350 KB and 10 ms /
-// 66 KB. Z_RLE was slower and 3x larger; other window and memory levels were no faster.
+// of 9 on an idle core; the table is in the commit that chose this. zlib level 1: heatmaps are
+// runs of identical rows (every cell is many pixels tall) and level 1 skips through long matches
+// without hashing them. Grid 27 ms / 216 KB, head 4.3 ms / 58 KB, against stb_image_write (level
+// 5, filter none) 65 ms / 350 KB and 10 ms / 66 KB. Z_RLE was slower and 3x larger; other window
+// and memory levels were no faster; libdeflate (levels 1-6, one whole-image call) was 15-45%
+// slower than libpng + zlib level 1 on the same filtered rows (issue 11 measurement).
 constexpr int kCompressionLevel = 1;
-constexpr int kRowFilter = PNG_FILTER_UP;
+// Row filter (issue 11, stories260K 32-token pictures, 10 encodes each, one core): with no
+// filter a repeated row is one long match at distance = the row's length, found as cheaply as
+// the zeros the "up" filter would make of it, and libpng skips computing the filter: grid 2466 x
+// 1285 px 15.9 ms / 236 KB against 19.3 ms / 203 KB with "up", head 743 x 675 px 2.9 / 3.5 ms
+// (62 KB both), 128 tokens 3586 x 1861 px 32.7 / 39.1 ms (500 / 400 KB). The match needs the
+// previous row inside deflate's 32 KiB window (minus its 262-byte lookahead), so wider images
+// keep "up", which makes a repeated row zeros whatever its length.
+constexpr std::size_t kDeflateReach = (std::size_t{1} << 15) - 262;
+
+int row_filter(const Image& image) {
+  const std::size_t row_bytes = static_cast<std::size_t>(image.width_px()) * 3 + 1;  // + filter byte
+  return row_bytes <= kDeflateReach ? PNG_FILTER_NONE : PNG_FILTER_UP;
+}
+
 constexpr std::size_t kIdatBytes = std::size_t{1} << 16;  // zlib output buffer = IDAT chunk size
 constexpr std::size_t kMessageBytes = 200;
 
@@ -69,7 +83,7 @@ bool write_rows(const PngWriter& writer, const Image& image, Output& out) {
   png_set_IHDR(png, writer.info, static_cast<png_uint_32>(image.width_px()),
                static_cast<png_uint_32>(image.height_px()), 8, PNG_COLOR_TYPE_RGB,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_set_filter(png, PNG_FILTER_TYPE_BASE, kRowFilter);
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, row_filter(image));
   png_set_compression_level(png, kCompressionLevel);
   png_set_compression_buffer_size(png, kIdatBytes);
   png_write_info(png, writer.info);

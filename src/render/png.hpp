@@ -1,6 +1,7 @@
 // Encodes an Image as PNG bytes in memory (8-bit RGB, no metadata), so that the caller can write
-// every output file atomically at the end of a run, via libpng (zlib level 1, "up" row filter:
-// fast for heatmaps, whose rows repeat; see png.cpp for the measurements). Never writes files.
+// every output file atomically at the end of a run, via libpng (zlib level 1, no row filter
+// up to ~10 800 px wide, "up" beyond: fast for heatmaps, whose rows repeat; see png.cpp for the
+// measurements). Never writes files.
 #pragma once
 
 #include <string>
