@@ -111,6 +111,29 @@ TEST_CASE("font: glyphs are cached, drawing twice gives identical pixels", "[ren
   CHECK(first == second);
 }
 
+TEST_CASE("font: shaped lines are cached per size, and stay right after the cache is emptied (issue 11)",
+          "[render]") {
+  const FontSet fresh(std::vector<std::string>{attnviz::default_font_path()}, attnviz::FallbackFonts::None);
+  const FontSet busy(std::vector<std::string>{attnviz::default_font_path()}, attnviz::FallbackFonts::None);
+  const std::vector<attnviz::ShapedGlyph> first = busy.shape("attention", kSizePx);
+  const int small = busy.text_width_px("attention", kSizePx);
+  const int large = busy.text_width_px("attention", 2 * kSizePx);
+  CHECK(large >= 2 * small - 2);  // not the 16 px line served for 32 px
+  CHECK(large <= 2 * small + 2);
+  // More distinct lines than the cache keeps (65 536), so it is emptied on the way.
+  for (int i = 0; i < 70000; ++i) (void)busy.text_width_px(std::to_string(i), kSizePx);
+  const std::vector<attnviz::ShapedGlyph> again = busy.shape("attention", kSizePx);
+  const std::vector<attnviz::ShapedGlyph> expected = fresh.shape("attention", kSizePx);
+  REQUIRE(again.size() == expected.size());
+  REQUIRE(first.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(again[i].glyph == expected[i].glyph);
+    CHECK(again[i].pen_x_px == expected[i].pen_x_px);
+    CHECK(first[i].pen_x_px == expected[i].pen_x_px);
+  }
+  CHECK(busy.text_width_px("attention", kSizePx) == fresh.text_width_px("attention", kSizePx));
+}
+
 TEST_CASE("utf8: decoding is exact for valid text and defensive for bad bytes", "[render]") {
   CHECK(attnviz::decode_utf8("\xE2\x96\x81\xE6\x88\x91") == std::u32string{0x2581, 0x6211});
   CHECK(attnviz::decode_utf8("a\xFF" "b") == std::u32string{U'a', 0xFFFD, U'b'});

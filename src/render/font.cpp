@@ -99,6 +99,16 @@ struct FontSet::Impl {
   // Code point -> index of the first font that has it (kNoFont if none, after fallback).
   mutable std::unordered_map<char32_t, int> resolved;
   mutable std::unordered_map<std::uint64_t, Glyph> glyphs;
+  // Laid-out lines by size and text: a model run draws the same token labels in every picture
+  // of every layer (issue 11: shaping them again was 8% of `heatmaps --model`'s time). Valid for
+  // good: a code point's font, once resolved, never changes. Emptied when it grows past
+  // kMaxCachedLines (long titles are measured prefix by prefix while wrapping).
+  struct Line {
+    std::vector<PlacedGlyph> placed;
+    int width_px = 0;
+  };
+  static constexpr std::size_t kMaxCachedLines = 1 << 16;
+  mutable std::unordered_map<std::string, Line> lines;
 
   float scale(int font, int size_px) const {
     return stbtt_ScaleForMappingEmToPixels(&fonts[static_cast<std::size_t>(font)]->info,
@@ -229,6 +239,18 @@ struct FontSet::Impl {
     return runs;
   }
 
+  // layout() of `utf8` at `size_px`, from the cache when it was laid out before. The reference
+  // is valid until the next call. Requires: mutex held.
+  const Line& cached_layout(std::string_view utf8, int size_px) const {
+    std::string key(reinterpret_cast<const char*>(&size_px), sizeof size_px);
+    key += utf8;
+    if (const auto found = lines.find(key); found != lines.end()) return found->second;
+    if (lines.size() >= kMaxCachedLines) lines.clear();
+    Line line;
+    line.placed = layout(utf8, size_px, line.width_px);
+    return lines.emplace(std::move(key), std::move(line)).first->second;
+  }
+
   // Shapes each run with HarfBuzz in its direction and places the runs in visual order (UAX #9
   // rule L2). Returns the glyphs left to right; `width_px` is the total advance.
   // Requires: mutex held.
@@ -315,28 +337,24 @@ std::vector<char32_t> FontSet::missing_code_points(std::string_view utf8) const 
 }
 
 int FontSet::text_width_px(std::string_view utf8, int size_px) const {
-  int width_px = 0;
   const std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->layout(utf8, size_px, width_px);
-  return width_px;
+  return impl_->cached_layout(utf8, size_px).width_px;
 }
 
 std::vector<ShapedGlyph> FontSet::shape(std::string_view utf8, int size_px) const {
-  int width_px = 0;
   std::vector<ShapedGlyph> shaped;
   const std::lock_guard<std::mutex> lock(impl_->mutex);
-  for (const PlacedGlyph& placed : impl_->layout(utf8, size_px, width_px)) shaped.push_back(placed.shaped);
+  for (const PlacedGlyph& placed : impl_->cached_layout(utf8, size_px).placed) shaped.push_back(placed.shaped);
   return shaped;
 }
 
 void FontSet::draw(Image& image, std::string_view utf8, int left_px, int top_px, int size_px,
                    Rgb colour) const {
-  int width_px = 0;
   const int baseline_px = top_px + line_metrics(size_px).ascent_px;
   std::vector<PlacedGlyph> placed;
   {
     const std::lock_guard<std::mutex> lock(impl_->mutex);
-    placed = impl_->layout(utf8, size_px, width_px);
+    placed = impl_->cached_layout(utf8, size_px).placed;
   }
   for (const PlacedGlyph& p : placed) {
     const Glyph& g = *p.glyph;
@@ -353,12 +371,11 @@ void FontSet::draw_vertical(Image& image, std::string_view utf8, int left_px, in
                             int size_px, Rgb colour) const {
   // In the unrotated line, pixel (u, v) (u along the text, v down from the line top) lands on
   // image pixel (left_px + v, bottom_px - 1 - u): a 90° counter-clockwise turn.
-  int width_px = 0;
   const int ascent_px = line_metrics(size_px).ascent_px;
   std::vector<PlacedGlyph> placed;
   {
     const std::lock_guard<std::mutex> lock(impl_->mutex);
-    placed = impl_->layout(utf8, size_px, width_px);
+    placed = impl_->cached_layout(utf8, size_px).placed;
   }
   for (const PlacedGlyph& p : placed) {
     const Glyph& g = *p.glyph;

@@ -3,8 +3,8 @@
 // (Unicode BiDi, bidi.hpp) and shaped by HarfBuzz (Arabic joining, marks, ligatures); glyphs
 // rasterised by stb_truetype and drawn anti-aliased, horizontally or rotated 90° reading bottom
 // to top. A user-perceived character (grapheme cluster) no font has is drawn as one U+FFFD and
-// reported. Caches each rasterised (font, glyph, size). Does not lay out labels or decide what a
-// token displays as (see head_grid.hpp).
+// reported. Caches each rasterised (font, glyph, size) and each shaped line. Does not lay out
+// labels or decide what a token displays as (see head_grid.hpp).
 #pragma once
 
 #include <memory>
