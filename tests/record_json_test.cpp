@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cli/attention_job.hpp"
@@ -119,4 +120,35 @@ TEST_CASE("record_json: a declared head count is counted in words that agree wit
   CHECK(read_error(one) == one + ": /num_heads: 1 head declared, but /weights holds 2");
   const std::string two = fixture("one_head_declared_two.json");
   CHECK(read_error(two) == two + ": /num_heads: 2 heads declared, but /weights holds 1");
+}
+
+TEST_CASE("record_json: the longest float32 texts, in every cell, and masked scores, are written whole "
+          "(issue 11: numbers go through a pointer into room made per matrix)", "[io]") {
+  AttentionRecord record = fa_record(true);
+  // 15 characters each, the most a shortest-round-trip float32 takes (checked over all 2^32
+  // floats with std::to_chars), in every score cell.
+  const float longest[] = {-1.00211145e-36f, -1.00282165e-36f, -1.00353185e-36f, -1.00424205e-36f};
+  for (Matrix& scores : record.scores) {
+    for (Eigen::Index i = 0; i < scores.size(); ++i) scores.data()[i] = longest[i % 4];
+    scores(0, 1) = -std::numeric_limits<float>::infinity();
+  }
+  const std::string text = record_to_json(record);
+  const nlohmann::json dump = nlohmann::json::parse(text);
+  const nlohmann::json& first = dump["scores"][0];
+  for (std::size_t r = 0; r < first.size(); ++r) {
+    for (std::size_t c = 0; c < first[r].size(); ++c) {
+      CAPTURE(r, c);
+      if (r == 0 && c == 1) {
+        CHECK(first[r][c].is_null());
+      } else {
+        CHECK(static_cast<float>(first[r][c].get<double>()) == record.scores[0](r, c));
+      }
+    }
+  }
+  CHECK(text.find("-1.00282165e-36") != std::string::npos);
+
+  // The append form: the same text, with the prefix right after the opening brace.
+  std::string appended = "before";
+  append_record_json(record, "\"stack\": \"decoder\",", appended);
+  CHECK(appended == "before{\"stack\": \"decoder\"," + text.substr(1, text.size() - 2));
 }

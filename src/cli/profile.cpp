@@ -7,11 +7,13 @@ namespace attnviz {
 
 PhaseTimer::PhaseTimer(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
 
-void PhaseTimer::lap(const std::string& phase) {
+void PhaseTimer::lap(const std::string& phase, double set_aside_seconds) {
   const auto now = std::chrono::steady_clock::now();
-  phases_.emplace_back(phase, std::chrono::duration<double>(now - start_).count());
+  phases_.emplace_back(phase, std::chrono::duration<double>(now - start_).count() - set_aside_seconds);
   start_ = now;
 }
+
+void PhaseTimer::add(const std::string& phase, double seconds) { phases_.emplace_back(phase, seconds); }
 
 void PhaseTimer::print(std::ostream& err) const {
   if (!enabled_) return;

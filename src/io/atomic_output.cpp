@@ -63,19 +63,21 @@ std::string temporary_name(const std::string& path, std::size_t index) {
   return (target.parent_path() / name).string();
 }
 
-void write_whole_file(const std::string& temporary, const std::string& bytes, const std::string& target) {
+void write_whole_file(const std::string& temporary, const std::vector<std::string>& pieces, const std::string& target) {
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw OutputError::cannot_write(target, std::strerror(errno));
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      throw OutputError::cannot_write(target, reason);
+  for (const std::string& bytes : pieces) {
+    std::size_t written = 0;
+    while (written < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const std::string reason = std::strerror(errno);
+        ::close(fd);
+        throw OutputError::cannot_write(target, reason);
+      }
+      written += static_cast<std::size_t>(n);
     }
-    written += static_cast<std::size_t>(n);
   }
   if (::close(fd) != 0) throw OutputError::cannot_write(target, std::strerror(errno));
 }
@@ -83,8 +85,14 @@ void write_whole_file(const std::string& temporary, const std::string& bytes, co
 }  // namespace
 
 void OutputSet::add(std::string path, std::string bytes) {
+  std::vector<std::string> pieces;
+  pieces.push_back(std::move(bytes));
+  add(std::move(path), std::move(pieces));
+}
+
+void OutputSet::add(std::string path, std::vector<std::string> pieces) {
   paths_.push_back(std::move(path));
-  contents_.push_back(std::move(bytes));
+  contents_.push_back(std::move(pieces));
 }
 
 void OutputSet::create_directory(std::string directory) { directories_.push_back(std::move(directory)); }

@@ -14,6 +14,9 @@ class OutputSet {
  public:
   /// Queues `bytes` for `path`. Nothing touches the disk before commit().
   void add(std::string path, std::string bytes);
+  /// Queues the file whose bytes are `pieces` one after another (a model dump, its layers each
+  /// formatted as it was computed), without joining them in memory.
+  void add(std::string path, std::vector<std::string> pieces);
 
   /// Creates `directory` (and missing parents) at commit time, before the files, even if no
   /// file is added to it.
@@ -40,7 +43,7 @@ class OutputSet {
 
  private:
   std::vector<std::string> paths_;
-  std::vector<std::string> contents_;
+  std::vector<std::vector<std::string>> contents_;  // each file's pieces
   std::vector<std::string> protected_;
   std::vector<std::string> directories_;
 };

@@ -49,18 +49,18 @@ T field_or(const json& root, const char* key, T fallback) {
 }  // namespace
 
 void ModelDumpWriter::add(const AttentionBlock& block) {
-  const std::string record = record_to_json(block.record);  // "{\n  \"format\": …"
-  layers_text_ += layers_ == 0 ? "\n" : ",\n";
-  layers_text_ += "{\"stack\": " + json(block.stack).dump() + ", \"kind\": " + json(block.kind).dump() + ",";
-  layers_text_.append(record, 1, record.size() - 2);  // without its braces' outer "{" and final "\n"
-  ++layers_;
+  std::string text = layer_count_ == 0 ? "\n" : ",\n";
+  append_record_json(block.record, "\"stack\": " + json(block.stack).dump() + ", \"kind\": " + json(block.kind).dump() + ",",
+                     text);
+  layers_.push_back(std::move(text));
+  ++layer_count_;
 }
 
 void ModelDumpWriter::add_field(const std::string& name, std::string json_text) {
   fields_.emplace_back(name, std::move(json_text));
 }
 
-std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
+std::vector<std::string> ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
   ordered_json head = {{"format", kFormatName},
                {"version", kFormatVersion},
                {"model", model_json(info.model)},
@@ -84,13 +84,12 @@ std::string ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
   }
   for (const auto& [name, value] : fields_) out += ",\n  " + json(name).dump() + ": " + value;
   out += ",\n  \"layers\": [";
-  // The layers' text (most of the document) is not copied behind the header: the header goes in
-  // front of it, in place when the string has room, and the writer's text is left empty.
-  std::string document = std::move(layers_text_);
-  layers_text_.clear();
-  document.reserve(document.size() + out.size() + 8);  // no-op when the growth left room (usual)
-  document.insert(0, out);
-  document += "\n  ]\n}\n";
+  std::vector<std::string> document;
+  document.reserve(layers_.size() + 2);
+  document.push_back(std::move(out));
+  for (std::string& layer : layers_) document.push_back(std::move(layer));
+  layers_.clear();
+  document.push_back("\n  ]\n}\n");
   return document;
 }
 

@@ -19,18 +19,20 @@ class ModelDumpWriter {
  public:
   /// Appends `block` as the next entry of `layers`.
   void add(const AttentionBlock& block);
-  /// The whole document: `info`'s fields, then the layers added so far. With `logits`, writes
-  /// info.last_logits as `last_logits`. Hands over the layers' text (call it once).
-  std::string finish(const ModelRunInfo& info, bool logits);
-  std::size_t layer_count() const { return layers_; }
+  /// The whole document in pieces, to be written one after another: `info`'s fields, then the
+  /// layers added so far (each layer's text as add() made it: a dump of hundreds of MB is
+  /// never copied into one string). With `logits`, writes info.last_logits as `last_logits`.
+  /// Hands over the layers' text (call it once).
+  std::vector<std::string> finish(const ModelRunInfo& info, bool logits);
+  std::size_t layer_count() const { return layer_count_; }
   /// Adds a top-level field, written after the run's fields and before `layers` (the rollout:
   /// issue 13). `json_text` is its value as JSON text.
   void add_field(const std::string& name, std::string json_text);
 
  private:
   std::vector<std::pair<std::string, std::string>> fields_;
-  std::string layers_text_;
-  std::size_t layers_ = 0;
+  std::vector<std::string> layers_;  // "\n{…}" then ",\n{…}" for each block, until finish()
+  std::size_t layer_count_ = 0;
 };
 
 /// A model dump read back.

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
+#include <string_view>
 
 #include "io/attention_record.hpp"
 #include "io/file_text.hpp"
@@ -17,8 +18,13 @@ namespace attnviz {
 /// (-inf) are written as null, as documented; weights never contain null, NaN or infinity.
 std::string record_to_json(const AttentionRecord& record);
 
+/// Appends record_to_json(record) to `out` without its final line break, with `prefix` (JSON
+/// members and their commas, e.g. a model dump's "stack" and "kind") right after the opening
+/// brace. Reserves the room the text can take first, so `out` grows at most once.
+void append_record_json(const AttentionRecord& record, std::string_view prefix, std::string& out);
+
 /// Most bytes of dump text per number: the longest shortest-round-trip float32
-/// ("-1.17549435e-38", 15 characters) and its comma. The memory guard counts this much text
+/// ("-1.00211145e-36", 15 characters) and its comma. The memory guard counts this much text
 /// per number for `dump`; record_to_json reserves it (with the lines and header) up front.
 inline constexpr double kMaxDumpBytesPerNumber = 16.0;
 
