@@ -57,6 +57,7 @@ speed() {
     compute=$(phase compute "$work/profile.txt")
     echo "$load" >>"$work/$name.av_load"; echo "$compute" >>"$work/$name.av_compute"
     phase write "$work/profile.txt" >>"$work/$name.av_write"
+    phase format "$work/profile.txt" >>"$work/$name.av_format"
     /usr/bin/python3 -c "import sys; print(float(sys.argv[1]) + float(sys.argv[2]))" "$load" "$compute" >>"$work/$name.av_total"
     awk '{print $1}' "$work/time.txt" >>"$work/$name.av_wall"
     awk '{print $2 + $3}' "$work/time.txt" >>"$work/$name.av_cpu"
@@ -161,9 +162,9 @@ echo "writing $out"
 get() { stats "$work/$1" | awk -v f="$2" '{print $f}'; }  # get FILE FIELD(1 median, 2 min, 3 max, 4 count)
 spread() { echo "$(ms "$(get "$1" 2)")–$(ms "$(get "$1" 3)")"; }
 row() {  # row NAME LABEL
-  local n=$1 label=$2 av ll avc llc
-  av=$(get "$n.av_total" 1); ll=$(get "$n.ll_total" 1); avc=$(get "$n.av0_cpu" 1); llc=$(get "$n.ll_cpu" 1)
-  echo "| $label | $(ms "$av") ms ($(spread "$n.av_total")) | $(ms "$ll") ms (load $(ms "$(get "$n.ll_load" 1)") + context $(ms "$(get "$n.ll_context" 1)") + eval $(ms "$(get "$n.ll_eval" 1)"); $(spread "$n.ll_total")) | **$(ratio "$av" "$ll")** | $(met "$(ratio "$av" "$ll")" "<=" 1.0) | $(ms "$avc") ms ($(spread "$n.av0_cpu")) | $(ms "$llc") ms ($(spread "$n.ll_cpu")) | **$(ratio "$avc" "$llc")** | $(met "$(ratio "$avc" "$llc")" "<=" 1.0) |"
+  local n=$1 label=$2 av ll avc llc avw
+  av=$(get "$n.av_total" 1); ll=$(get "$n.ll_total" 1); avc=$(get "$n.av0_cpu" 1); llc=$(get "$n.ll_cpu" 1); avw=$(get "$n.av_wall" 1)
+  echo "| $label | $(ms "$av") ms ($(spread "$n.av_total")) | $(ms "$ll") ms (load $(ms "$(get "$n.ll_load" 1)") + context $(ms "$(get "$n.ll_context" 1)") + eval $(ms "$(get "$n.ll_eval" 1)"); $(spread "$n.ll_total")) | **$(ratio "$av" "$ll")** | $(met "$(ratio "$av" "$ll")" "<=" 1.0) | $(ms "$avc") ms ($(spread "$n.av0_cpu")) | $(ms "$llc") ms ($(spread "$n.ll_cpu")) | **$(ratio "$avc" "$llc")** | $(met "$(ratio "$avc" "$llc")" "<=" 1.0) | $(ms "$avw") ms ($(spread "$n.av_wall")): $(ratio "$avw" "$ll") |"
 }
 section=$(
   echo "## Whole models"
@@ -178,19 +179,21 @@ section=$(
   echo "(@node-llama-cpp/linux-x64, llama.cpp release $(node -p "require('$here/node/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/_nlcBuildMetadata.json').buildOptions.llamaCpp.release" 2>/dev/null || echo unknown)), driven by scripts/bench/node/llama_eval.mjs: loadModel"
   echo "(gpuLayers 0, mmap), createContext (threads 1, context and batch size 512, one sequence, its default"
   echo "flash-attention setting), then evaluateWithoutGeneratingNewTokens on the ids: one batch, no sampling."
-  echo "attnviz: \`attnviz dump --model M --token-ids … --threads 1 --profile\`, the load and compute phases"
-  echo "(compute = the forward pass with every layer's h·n·n attention weights kept for the dump). Both read the same file."
+  echo "attnviz: \`attnviz dump --model M --token-ids … --threads 1 --profile\`, its compute phase: the model's load"
+  echo "and the forward pass with every layer's h·n·n attention weights captured. Turning those weights into JSON"
+  echo "text, done as each layer finishes, is timed apart (\`format\`); the last column is the whole \`dump\` process,"
+  echo "the JSON file written, against the same llama.cpp time (which keeps no weights and writes nothing). Both read the same file."
   echo "Load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores — the machine is shared, so"
   echo "$rounds interleaved pairs per row (attnviz run, then llama.cpp run); medians, with min–max."
   echo
-  echo "Speed goal: attnviz / llama.cpp ≤ 1.0. Wall: attnviz \`dump\`'s compute phase (with --model it holds the"
-  echo "load too) vs llama.cpp's load + context + prompt evaluation. CPU: user + system CPU seconds of the whole"
+  echo "Speed goal: attnviz / llama.cpp ≤ 1.0. Wall: attnviz \`dump\`'s compute phase (load + forward + capture)"
+  echo "vs llama.cpp's load + context + prompt evaluation. CPU: user + system CPU seconds of the whole"
   echo "attnviz process for \`dump --layers 0\` (the same forward pass and attention of every layer, one layer"
   echo "formatted as JSON) vs node's CPU seconds over llama.cpp's load + context + evaluation. On this loaded"
   echo "machine wall times are several times the CPU times and swing from run to run; CPU times are the steadier comparison."
   echo
-  echo "| Target | attnviz wall, median (min–max) | llama.cpp wall, median (min–max) | Ratio wall | Met | attnviz CPU | llama.cpp CPU | Ratio CPU | Met |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| Target | attnviz wall, median (min–max) | llama.cpp wall, median (min–max) | Ratio wall | Met | attnviz CPU | llama.cpp CPU | Ratio CPU | Met | whole \`dump\` process wall (JSON written): ratio |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   row stories "1. stories260K (f32, 5 layers, d_model 64), 512 tokens, one thread"
   row syn_f32 "1. synthetic LLaMA 12 layers, d_model 768, ff 2048, vocab 32000 (f32, $(( $(stat -c %s "$models/syn12-f32.gguf") / 1000000 )) MB), 512 tokens, one thread"
   row syn_q8 "2. the same model in Q8_0 ($(( $(stat -c %s "$models/syn12-q8_0.gguf") / 1000000 )) MB), 512 tokens, one thread"
@@ -201,8 +204,8 @@ section=$(
   echo "| 3. the same with \`heatmaps --model\` | $((heat_rss / 1024)) MiB | bound $((bound_b / 1048576)) MiB | **$(/usr/bin/python3 -c "print(f'{$heat_rss * 1024 / $bound_b:.2f}')")** of the bound | ≤ 1.0 | $(met "$(/usr/bin/python3 -c "print($heat_rss * 1024 / $bound_b)")" "<=" 1.0) |"
   echo "| 4. \`heatmaps --model\` stories260K, 32 tokens ($e2e_av_pngs PNGs: 5 layers × grid + 8 heads) vs numpy GGUF reader + torch forward + matplotlib ($e2e_py_pngs PNGs), wall | $(ms "$(get e2e.av_wall 1)") ms ($(spread e2e.av_wall)) | $(ms "$(get e2e.py_wall 1)") ms ($(spread e2e.py_wall)) | **$(ratio "$(get e2e.py_wall 1)" "$(get e2e.av_wall 1)")× faster** | ≥ 50× | $(met "$(ratio "$(get e2e.py_wall 1)" "$(get e2e.av_wall 1)")" ">=" 50) |"
   echo
-  echo "- Other columns of the speed rows, medians: attnviz whole process wall (dump JSON written too):"
-  echo "  stories260K $(ms "$(get stories.av_wall 1)") ms, f32 $(ms "$(get syn_f32.av_wall 1)") ms, Q8_0 $(ms "$(get syn_q8.av_wall 1)") ms (write phase $(ms "$(get stories.av_write 1)"), $(ms "$(get syn_f32.av_write 1)"), $(ms "$(get syn_q8.av_write 1)") ms);"
+  echo "- Other columns of the speed rows, medians: attnviz's format phase (the layers' JSON text)"
+  echo "  stories260K $(ms "$(get stories.av_format 1)") ms, f32 $(ms "$(get syn_f32.av_format 1)") ms, Q8_0 $(ms "$(get syn_q8.av_format 1)") ms; write phase $(ms "$(get stories.av_write 1)"), $(ms "$(get syn_f32.av_write 1)"), $(ms "$(get syn_q8.av_write 1)") ms;"
   echo "  attnviz process CPU time (user + sys) of the full dump: $(ms "$(get stories.av_cpu 1)"), $(ms "$(get syn_f32.av_cpu 1)"), $(ms "$(get syn_q8.av_cpu 1)") ms;"
   echo "  compute phase of \`--layers 0\`: $(ms "$(get stories.av0_compute 1)"), $(ms "$(get syn_f32.av0_compute 1)"), $(ms "$(get syn_q8.av0_compute 1)") ms wall."
   echo "  node-llama-cpp's loading of its shared libraries (getLlama, not counted above): $(ms "$(get stories.ll_backend 1)") ms."
