@@ -20,7 +20,9 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(chromium firefox-esr libxml2-utils librsvg2-bin)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time nodejs npm)
+  packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time)
+  # Debian's npm conflicts with a Node.js installed from elsewhere (NodeSource's carries npm).
+  command -v npm >/dev/null || packages+=(nodejs npm)
 fi
 
 missing=()
