@@ -94,6 +94,12 @@ set_tests_properties(cli_profile_model_dump PROPERTIES PASS_REGULAR_EXPRESSION
 add_test(NAME cli_tokenize COMMAND attnviz tokenize --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time")
 set_tests_properties(cli_tokenize PROPERTIES
   PASS_REGULAR_EXPRESSION "\"token_ids\":\\[1,403,407,261,378\\]")
+# A --layers range far beyond a CTranslate2 model is refused at once (it was a 10^9-entry list:
+# 30 s and 4 GB first).
+attnviz_bad_run(cli_ct2_huge_layers "attnviz: error: --layers: layer 999999999 does not exist \\(this model has layers 0-5\\)"
+  dump --model ${PROJECT_SOURCE_DIR}/data/aren-translit/model --text mcdonald --layers 0-999999999
+  -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+set_tests_properties(cli_ct2_huge_layers_fails cli_ct2_huge_layers_message PROPERTIES TIMEOUT 10)
 # A GGUF that is not one, and a sentence file given as a model.
 attnviz_bad_run(cli_model_not_gguf "attnviz: error: .*layer0\\.json: not a GGUF file"
   dump --model ${ATTNVIZ_STORIES} --text "a" -o ${ATTNVIZ_CLI_OUT}/never_written.json)

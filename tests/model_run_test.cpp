@@ -182,15 +182,34 @@ TEST_CASE("model run: greedy writing from BOS gives llama2.c's expected opening 
 }
 
 TEST_CASE("model run: --layers accepts all, single layers, lists and ranges", "[model]") {
-  CHECK(parse_layer_selection("all", 6).layers.empty());
-  CHECK(parse_layer_selection("2", 6).layers == std::vector<int>{2});
-  CHECK(parse_layer_selection("3,0", 6).layers == std::vector<int>{0, 3});
-  CHECK(parse_layer_selection("1-4", 6).layers == std::vector<int>{1, 2, 3, 4});
-  CHECK(parse_layer_selection("0,2-3,2", 0).layers == std::vector<int>{0, 2, 3});
+  using Ranges = std::vector<std::pair<int, int>>;
+  CHECK(parse_layer_selection("all", 6).all());
+  CHECK(parse_layer_selection("2", 6).ranges == Ranges{{2, 2}});
+  CHECK(parse_layer_selection("3,0", 6).ranges == Ranges{{0, 0}, {3, 3}});
+  CHECK(parse_layer_selection("1-4", 6).ranges == Ranges{{1, 4}});
+  CHECK(parse_layer_selection("0,2-3,2", 0).ranges == Ranges{{0, 0}, {2, 3}});
+  CHECK(parse_layer_selection("0,2-3,2,1", 0).ranges == Ranges{{0, 3}});
+  CHECK(parse_layer_selection("5-7,0,6-9", 0).count() == 6);
+  CHECK(parse_layer_selection("5-7,0,6-9", 0).last() == 9);
   const LayerSelection two = parse_layer_selection("2", 6);
   CHECK(two.contains(2));
   CHECK_FALSE(two.contains(1));
+  CHECK_FALSE(two.contains(3));
+  const LayerSelection gaps = parse_layer_selection("1,4-5,9", 0);
+  for (int layer = 0; layer <= 10; ++layer) {
+    CAPTURE(layer);
+    CHECK(gaps.contains(layer) == (layer == 1 || layer == 4 || layer == 5 || layer == 9));
+  }
   CHECK(LayerSelection{}.contains(17));
+}
+
+TEST_CASE("model run: a huge --layers range costs nothing before the model is known (bug: a CTranslate2 "
+          "run built a list of 10^9 layers, 30 s and 4 GB, before refusing it)", "[model]") {
+  const LayerSelection huge = parse_layer_selection("0-999999999", 0);
+  CHECK(huge.ranges.size() == 1);
+  CHECK(huge.count() == 1000000000L);
+  CHECK(huge.contains(123456789));
+  CHECK_THROWS_WITH(parse_layer_selection("0-999999999", 6), Contains("layer 999999999 does not exist") && Contains("0-5"));
 }
 
 TEST_CASE("model run: --layers refuses malformed items and layers beyond the model", "[model][errors]") {

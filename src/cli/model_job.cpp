@@ -163,7 +163,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
     throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
                                  std::to_string(total) + " tokens" + (o.generate > 0 ? " with the continuation" : "") +
                                      " exceed the model's context length of " + std::to_string(c.context_length));
-  const int selected = layers.layers.empty() ? c.num_layers : static_cast<int>(layers.layers.size());
+  const int selected = layers.all() ? c.num_layers : static_cast<int>(layers.count());
   const double sink_bytes = kept ? kept(total, selected, c.num_heads) : 0.0;
   const double needed = forward_bytes(model, static_cast<double>(total)) + sink_bytes;
   if (needed > memory_budget)

@@ -207,8 +207,8 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
   const Ct2Model model = load_ct2_model(request.model_dir, request.memory_budget_bytes);
   const Ct2Transformer& t = model.transformer;
   const int layers = static_cast<int>(std::max(t.encoder.size(), t.decoder.size()));
-  if (!request.layers.layers.empty() && request.layers.layers.back() >= layers) {
-    throw UsageError::bad_option("--layers", "layer " + std::to_string(request.layers.layers.back()) +
+  if (request.layers.last() >= layers) {
+    throw UsageError::bad_option("--layers", "layer " + std::to_string(request.layers.last()) +
                                                  " does not exist (this model has layers 0-" +
                                                  std::to_string(layers - 1) + ")");
   }

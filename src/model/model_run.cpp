@@ -10,7 +10,17 @@ namespace attnviz {
 std::string AttentionBlock::head_name(int head) const { return record.head_name(head); }
 
 bool LayerSelection::contains(int layer) const {
-  return layers.empty() || std::binary_search(layers.begin(), layers.end(), layer);
+  if (ranges.empty()) return true;
+  // The first range that ends at or after `layer` holds it if it starts at or before it.
+  const auto range = std::lower_bound(ranges.begin(), ranges.end(), layer,
+                                      [](const std::pair<int, int>& r, int value) { return r.second < value; });
+  return range != ranges.end() && range->first <= layer;
+}
+
+long LayerSelection::count() const {
+  long total = 0;
+  for (const auto& [first, last] : ranges) total += static_cast<long>(last) - first + 1;
+  return total;
 }
 
 namespace {
@@ -42,12 +52,21 @@ LayerSelection parse_layer_selection(const std::string& text, int num_layers) {
                                                    std::string(item) + "\"" + range);
     if (num_layers > 0 && last >= num_layers)
       throw UsageError::bad_option("--layers", "layer " + std::to_string(last) + " does not exist" + range);
-    for (int layer = first; layer <= last; ++layer) selection.layers.push_back(layer);
+    selection.ranges.emplace_back(first, last);
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  std::sort(selection.layers.begin(), selection.layers.end());
-  selection.layers.erase(std::unique(selection.layers.begin(), selection.layers.end()), selection.layers.end());
+  // Sorted, then overlapping or adjacent ranges merged ("0,2-3,2,1" is 0-3).
+  std::sort(selection.ranges.begin(), selection.ranges.end());
+  std::vector<std::pair<int, int>> merged;
+  for (const auto& next : selection.ranges) {
+    if (!merged.empty() && next.first <= merged.back().second + 1) {
+      merged.back().second = std::max(merged.back().second, next.second);
+    } else {
+      merged.push_back(next);
+    }
+  }
+  selection.ranges = std::move(merged);
   return selection;
 }
 

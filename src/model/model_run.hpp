@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/rope.hpp"
@@ -60,8 +61,15 @@ struct ModelRunInfo {
 
 /// Which layers to capture: empty = all. Parsed from --layers (all|2|0,3|1-4).
 struct LayerSelection {
-  std::vector<int> layers;  ///< sorted, unique; empty = all
+  /// Inclusive [first, last] ranges, sorted, disjoint and not adjacent; empty = all. Ranges, not
+  /// a list: "0-999999999" costs nothing before the model says how many layers it has.
+  std::vector<std::pair<int, int>> ranges;
+  bool all() const { return ranges.empty(); }
   bool contains(int layer) const;
+  /// How many layers are selected (all(): none counted, ask the model).
+  long count() const;
+  /// The highest layer selected (all(): -1).
+  int last() const { return ranges.empty() ? -1 : ranges.back().second; }
 };
 
 /// Parses --layers: "all", "2", "0,3", "1-4", or a mix ("0,2-3"). Throws UsageError for
