@@ -65,6 +65,14 @@ TEST_CASE("safetensors: stories260K's Hugging Face folder gives llama.cpp's atte
   CHECK(worst < 1e-5);
 }
 
+TEST_CASE("safetensors: greedy decoding from BOS writes the GGUF model's sentence (rotate-half RoPE, cached keys)", "[model][realdata]") {
+  const DecoderModel model = decoder_from_hf_folder(realdata_file("stories260k/hf-safetensors"));
+  std::vector<std::int32_t> ids = {1};
+  CHECK(model.generate(ids, 31, 2) == 31);
+  CHECK(ids == std::vector<std::int32_t>{1,   403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426,
+                                         338, 401, 396, 267, 337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426});
+}
+
 TEST_CASE("safetensors: broken files are refused with one line naming the fault", "[model]") {
   TempDir dir;
   CHECK_THAT(error_of(write_safetensors(dir, "{}", 0, 1000)), Contains("the header length 1000 runs past the end of the file (10 bytes)"));

@@ -129,6 +129,8 @@ TEST_CASE("model run: options that do not fit are refused before anything is wri
       {[](Options& o) { o.text = "a"; o.causal = true; }, "--causal: is for single layers"},
       {[](Options& o) { o.text = ""; o.no_bos = true; }, "--text: gives no tokens"},
       {[](Options& o) { o.text = "a"; o.max_memory_mib = 0.01; }, "the forward pass over 2 tokens needs about"},
+      {[](Options& o) { o.text = "a"; o.generate = 3; o.max_memory_mib = 0.01; },
+       "the forward pass over 5 tokens and the continuation's key/value cache needs about"},
       {[&](Options& o) { o.text = "a"; o.model = dir.file("none.gguf"); }, "none.gguf: cannot read"},
   };
   for (const Case& c : cases) {

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/mask.hpp"
@@ -71,45 +72,29 @@ std::string overflowing_projections(bool q, bool k, bool v) {
   return "the projections " + list + " (X·W + b) overflow";
 }
 
-}  // namespace
-
-Scalar AttentionLayer::logit_scale() const {
-  if (scale) return *scale;
-  return static_cast<Scalar>(1.0 / std::sqrt(static_cast<double>(d_k())));
+// Fills result.overflow (and returns true) when a projection is not finite. v may be empty
+// (not computed): empty counts as finite.
+bool projections_overflow(const Matrix& q, const Matrix& k, const Matrix& v, AttentionResult& result) {
+  const bool q_overflows = !q.allFinite();
+  const bool k_overflows = !k.allFinite();
+  const bool v_overflows = !v.allFinite();
+  if (!q_overflows && !k_overflows && !v_overflows) return false;
+  result.overflow = overflowing_projections(q_overflows, k_overflows, v_overflows);
+  result.overflow_spares_weights = !q_overflows && !k_overflows;
+  return true;
 }
 
-AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& x_q,
-                                     const Matrix& x_kv, const MaskMatrix& allowed,
-                                     const AttentionWants& wants,
-                                     const std::optional<RopeRequest>& rope) {
-  assert(layer.num_heads > 0 && layer.num_heads % layer.num_kv_heads == 0);
+// Eq. (1) per head on projections already made (and rotated), then the concat and W_O (§3.2.2):
+// q [n_q, h·d_k] (scaled in place), k [n_k, h_kv·d_k], v [n_k, h_kv·d_v] (empty unless outputs
+// are wanted), allowed [n_q, n_k] or empty. Fills `result` (overflow included).
+void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
+            const MaskMatrix& allowed, const AttentionWants& wants, const ExplicitThreads& pool, AttentionResult& result) {
   const long d_k = layer.d_k();
   const long d_v = layer.d_v();
   const int heads_per_kv = layer.num_heads / layer.num_kv_heads;
-  const Scalar scale = layer.logit_scale();
-  const ExplicitThreads pool;
-
-  Matrix q = project(x_q, layer.w_q, layer.b_q, pool);    // [n_q, h·d_k]
-  Matrix k = project(x_kv, layer.w_k, layer.b_k, pool);   // [n_k, h_kv·d_k]
-  // V only when head outputs are wanted: the weights do not depend on it (P2: 7 ms of 50).
-  const Matrix v = wants.outputs ? project(x_kv, layer.w_v, layer.b_v, pool) : Matrix();  // [n_k, h_kv·d_v]
-  if (rope) {
-    apply_rope(q, d_k, rope->settings, rope->query_positions);
-    apply_rope(k, d_k, rope->settings, rope->key_positions);
-  }
-
-  AttentionResult result;
-  const bool q_overflows = !q.allFinite();
-  const bool k_overflows = !k.allFinite();
-  const bool v_overflows = !v.allFinite();  // empty without outputs: finite
-  if (q_overflows || k_overflows || v_overflows) {
-    result.overflow = overflowing_projections(q_overflows, k_overflows, v_overflows);
-    result.overflow_spares_weights = !q_overflows && !k_overflows;
-    return result;
-  }
   result.fully_masked_rows = fully_masked_rows(allowed);
-  const long n_q = x_q.rows();
-  const long n_k = x_kv.rows();
+  const long n_q = q.rows();
+  const long n_k = k.rows();
   // Every result is allocated here, before the parallel loop, so that no allocation (and no
   // exception) happens inside it; the heads are independent and each writes only its own.
   // (resize, not assign(n, Matrix(..)): that copied an uninitialised prototype into each.)
@@ -122,7 +107,7 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   if (wants.outputs) allocate(result.head_outputs, n_q, d_v);
   // 1/√d_k applied to Q once (n_q·h·d_k products) rather than to every score (h·n_q·n_k), as
   // PyTorch's MHA does (q_scaled = q / √d_k before the bmm).
-  q *= scale;
+  q *= layer.logit_scale();
   std::vector<char> finite(layer.num_heads, 1);
   const double head_flops = 2.0 * static_cast<double>(n_q * n_k) * static_cast<double>(d_k + (wants.outputs ? d_v : 0));
 #pragma omp parallel for num_threads(pool.threads_for(head_flops * layer.num_heads)) schedule(dynamic)
@@ -145,11 +130,11 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
       result.weights.resize(h);
       result.scores.clear();
       result.head_outputs.clear();
-      return result;
+      return;
     }
   }
   if (wants.outputs) {
-    result.concat.resize(x_q.rows(), layer.num_heads * d_v);
+    result.concat.resize(n_q, layer.num_heads * d_v);
     for (int h = 0; h < layer.num_heads; ++h) {
       result.concat.middleCols(h * d_v, d_v) = result.head_outputs[h];
     }
@@ -159,6 +144,72 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
       result.overflow_spares_weights = true;
     }
   }
+}
+
+}  // namespace
+
+Scalar AttentionLayer::logit_scale() const {
+  if (scale) return *scale;
+  return static_cast<Scalar>(1.0 / std::sqrt(static_cast<double>(d_k())));
+}
+
+AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& x_q,
+                                     const Matrix& x_kv, const MaskMatrix& allowed,
+                                     const AttentionWants& wants,
+                                     const std::optional<RopeRequest>& rope) {
+  assert(layer.num_heads > 0 && layer.num_heads % layer.num_kv_heads == 0);
+  const ExplicitThreads pool;
+  Matrix q = project(x_q, layer.w_q, layer.b_q, pool);    // [n_q, h·d_k]
+  Matrix k = project(x_kv, layer.w_k, layer.b_k, pool);   // [n_k, h_kv·d_k]
+  // V only when head outputs are wanted: the weights do not depend on it (P2: 7 ms of 50).
+  const Matrix v = wants.outputs ? project(x_kv, layer.w_v, layer.b_v, pool) : Matrix();  // [n_k, h_kv·d_v]
+  if (rope) {
+    apply_rope(q, layer.d_k(), rope->settings, rope->query_positions);
+    apply_rope(k, layer.d_k(), rope->settings, rope->key_positions);
+  }
+  AttentionResult result;
+  if (projections_overflow(q, k, v, result)) return result;
+  attend(layer, q, k, v, allowed, wants, pool, result);
+  return result;
+}
+
+void KeyValueCache::append(Matrix k, Matrix v) {
+  assert(k.rows() == v.rows() && (size_ == 0 || (k.cols() == k_.cols() && v.cols() == v_.cols())));
+  const long needed = size_ + k.rows();
+  if (needed > k_.rows() && size_ == 0) {  // a whole forward pass fills an empty cache at once: no copy
+    size_ = needed;
+    k_ = std::move(k);
+    v_ = std::move(v);
+    return;
+  }
+  if (needed > k_.rows()) {
+    // Doubling: n one-row appends copy O(n) rows in all, not O(n²).
+    const long capacity = std::max(needed, 2 * static_cast<long>(k_.rows()));
+    k_.conservativeResize(capacity, k.cols());
+    v_.conservativeResize(capacity, v.cols());
+  }
+  k_.middleRows(size_, k.rows()) = k;
+  v_.middleRows(size_, v.rows()) = v;
+  size_ = needed;
+}
+
+AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix& x, KeyValueCache& cache,
+                                      const MaskMatrix& allowed, const AttentionWants& wants,
+                                      const std::optional<RopeRequest>& rope) {
+  assert(layer.num_heads > 0 && layer.num_heads % layer.num_kv_heads == 0);
+  const ExplicitThreads pool;
+  Matrix q = project(x, layer.w_q, layer.b_q, pool);      // [m, h·d_k]
+  Matrix k_new = project(x, layer.w_k, layer.b_k, pool);  // [m, h_kv·d_k]
+  // V always: the positions after these need it even when this call's outputs are not wanted.
+  Matrix v_new = project(x, layer.w_v, layer.b_v, pool);  // [m, h_kv·d_v]
+  if (rope) {
+    apply_rope(q, layer.d_k(), rope->settings, rope->query_positions);
+    apply_rope(k_new, layer.d_k(), rope->settings, rope->key_positions);
+  }
+  AttentionResult result;
+  if (projections_overflow(q, k_new, v_new, result)) return result;
+  cache.append(std::move(k_new), std::move(v_new));
+  attend(layer, q, cache.keys(), cache.values(), allowed, wants, pool, result);
   return result;
 }
 

@@ -1,6 +1,7 @@
 // Multi-head scaled dot-product attention (Vaswani et al. 2017, §3.2.1–3.2.2), for self- and
 // cross-attention alike (self-attention is x_q == x_kv), with grouped-query attention
-// (Ainslie et al. 2023; LLaMA-2). Pure maths: no files, no printing.
+// (Ainslie et al. 2023; LLaMA-2), and causal self-attention that extends a cache of earlier
+// keys and values (incremental decoding). Pure maths: no files, no printing.
 #pragma once
 
 #include <optional>
@@ -70,5 +71,41 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
                                      const Matrix& x_kv, const MaskMatrix& allowed,
                                      const AttentionWants& wants,
                                      const std::optional<RopeRequest>& rope = std::nullopt);
+
+/// The keys and values one self-attention layer has computed for the positions so far (the
+/// "KV cache" of incremental decoding: llama2.c's RunState key_cache/value_cache, one layer's
+/// slice). Under a causal mask a position's K and V never change when positions are
+/// appended, so each is computed once. K is stored after RoPE.
+class KeyValueCache {
+ public:
+  KeyValueCache() = default;
+  /// An empty cache with room for `capacity` positions of K width k_width (h_kv·d_k) and V
+  /// width v_width (h_kv·d_v): appends up to it copy no earlier rows. Beyond it, the room doubles.
+  KeyValueCache(long capacity, long k_width, long v_width) : k_(capacity, k_width), v_(capacity, v_width) {}
+  /// Positions cached.
+  long size() const { return size_; }
+  /// K [size, h_kv·d_k] (rotated) and V [size, h_kv·d_v] of positions 0 … size−1.
+  Eigen::Ref<const Matrix> keys() const { return k_.topRows(size_); }
+  Eigen::Ref<const Matrix> values() const { return v_.topRows(size_); }
+  /// Appends the rows of k [m, h_kv·d_k] and v [m, h_kv·d_v] (widths as the rows before).
+  void append(Matrix k, Matrix v);
+
+ private:
+  Matrix k_, v_;  ///< [capacity, width]; rows size_ … capacity−1 unused
+  long size_ = 0;
+};
+
+/// Causal self-attention of m new positions x [m, d_model] over the cached positions and
+/// themselves: projects the new rows' Q, K and V, rotates Q and K, appends K and V to `cache`,
+/// then attends exactly as multi_head_attention does with keys and values = the whole cache
+/// (n_k = cache.size() + m after the call). Row i of the result equals row n_past + i of
+/// multi_head_attention over all positions under a causal mask, up to float32 rounding of
+/// the projections. allowed [m, n_k] or empty (all allowed: right for m == 1).
+/// rope: query_positions and key_positions both the new rows' m positions (the cached keys
+/// are already rotated). V is computed (and checked for overflow) even without `wants.outputs`;
+/// on overflow the cache is left unchanged.
+AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix& x, KeyValueCache& cache,
+                                      const MaskMatrix& allowed, const AttentionWants& wants,
+                                      const std::optional<RopeRequest>& rope = std::nullopt);
 
 }  // namespace attnviz

@@ -1,5 +1,6 @@
 #include "cli/model_job.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -165,10 +166,15 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
                                      " exceed the model's context length of " + std::to_string(c.context_length));
   const int selected = layers.all() ? c.num_layers : static_cast<int>(layers.count());
   const double sink_bytes = kept ? kept(total, selected, c.num_heads) : 0.0;
-  const double needed = forward_bytes(model, static_cast<double>(total)) + sink_bytes;
+  // Greedy decoding holds every layer's keys and values (cache_bytes) beside one layer's
+  // weights; they are freed before the forward pass whose layers fill the sink.
+  const double cache_bytes = o.generate > 0 ? model.cache_bytes(static_cast<double>(total)) : 0.0;
+  const double needed = forward_bytes(model, static_cast<double>(total)) + std::max(sink_bytes, cache_bytes);
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
-                                 (sink_bytes > 0 ? " and what is kept across its layers (overview maps, rollout, chosen heads)" : ""),
+                                 (cache_bytes > sink_bytes ? " and the continuation's key/value cache"
+                                  : sink_bytes > 0 ? " and what is kept across its layers (overview maps, rollout, chosen heads)"
+                                                   : ""),
                              needed, memory_budget, "--max-memory MIB");
 
   if (o.generate > 0) {

@@ -23,6 +23,15 @@ Matrix swiglu(const Matrix& gate, const Matrix& up) {
   return out;
 }
 
+// Causal mask of m new positions after n_past cached ones, [m, n_past + m]: the new row i
+// (position n_past + i) may attend keys 0 … n_past + i (Vaswani et al. 2017, §3.2.3).
+MaskMatrix causal_after(long n_past, long m) {
+  MaskMatrix allowed(m, n_past + m);
+  allowed.leftCols(n_past).setOnes();
+  allowed.rightCols(m) = build_mask(m, m, /*causal=*/true, {});
+  return allowed;
+}
+
 }  // namespace
 
 Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
@@ -87,77 +96,116 @@ AttentionLayer DecoderModel::attention_layer(int layer) const {
   return a;
 }
 
-std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
+Matrix DecoderModel::embed(const std::vector<std::int32_t>& ids, long first_position) const {
   const DecoderConfig& c = config_;
-  const long n = static_cast<long>(request.token_ids.size());
-  for (long t = 0; t < n; ++t) {
-    const std::int32_t id = request.token_ids[static_cast<std::size_t>(t)];
-    if (id < 0 || id >= c.n_vocab)
-      throw InputError("token id " + std::to_string(id) + " (position " + std::to_string(t) +
+  if (ids.empty()) throw InputError("no token ids to run the model on");
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    if (ids[t] < 0 || ids[t] >= c.n_vocab)
+      throw InputError("token id " + std::to_string(ids[t]) + " (position " + std::to_string(first_position + static_cast<long>(t)) +
                        ") is outside the vocabulary of " + std::to_string(c.n_vocab) + " tokens");
   }
-  // Only the n rows in use are decoded, not the whole [n_vocab, d_model] table.
-  Matrix x = weights_->gather_rows("token_embd.weight", c.n_vocab, c.d_model, request.token_ids);
-  const MaskMatrix causal = build_mask(n, n, /*causal=*/true, {});
-  RopeRequest rope{c.rope, {}, {}};
-  rope.query_positions.resize(static_cast<std::size_t>(n));
-  std::iota(rope.query_positions.begin(), rope.query_positions.end(), 0LL);
+  // Only the rows in use are decoded, not the whole [n_vocab, d_model] table.
+  return weights_->gather_rows("token_embd.weight", c.n_vocab, c.d_model, ids);
+}
+
+AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
+                                        const MaskMatrix& allowed) const {
+  const DecoderConfig& c = config_;
+  const long first = cache.size(), m = x.rows();
+  RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
+  std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
   rope.key_positions = rope.query_positions;
-  const AttentionWants wants{false, true};
+  const Matrix attention_input = rms_norm(x, weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), c.rms_epsilon);
+  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true}, rope);
+  if (!result.overflow.empty())
+    throw InputError("layer " + std::to_string(l) + ": " + result.overflow + " overflow float32");
+  x += result.output;
+  const Matrix ffn_input = rms_norm(x, weights_->vector(block_name(l, "ffn_norm.weight"), c.d_model), c.rms_epsilon);
+  const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
+  const Matrix up = ffn_input * weights_->matrix(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();
+  x += swiglu(gate, up) * weights_->matrix(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
+  return result;
+}
 
-  for (int l = 0; l < c.num_layers; ++l) {
-    const AttentionLayer layer = attention_layer(l);
-    const Matrix attention_input = rms_norm(x, weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), c.rms_epsilon);
-    AttentionResult result = multi_head_attention(layer, attention_input, attention_input, causal, wants, rope);
-    if (!result.overflow.empty())
-      throw InputError("layer " + std::to_string(l) + ": " + result.overflow + " overflow float32");
-    x += result.output;
-    const Matrix ffn_input = rms_norm(x, weights_->vector(block_name(l, "ffn_norm.weight"), c.d_model), c.rms_epsilon);
-    const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
-    const Matrix up = ffn_input * weights_->matrix(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();
-    x += swiglu(gate, up) * weights_->matrix(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
-
-    if (request.sink && request.layers.contains(l)) {
-      AttentionBlock block;
-      block.layer = l;
-      AttentionRecord& r = block.record;
-      r.mode = "self";
-      r.model = c.name;
-      r.layer = l;
-      r.query_tokens = request.tokens;
-      r.key_tokens = request.tokens;
-      r.num_heads = c.num_heads;
-      r.num_kv_heads = c.num_kv_heads;
-      r.d_model = c.d_model;
-      r.d_k = c.d_k;
-      r.d_v = c.d_k;
-      r.scale = layer.logit_scale();
-      r.causal = true;
-      r.rope = c.rope;
-      r.weights = std::move(result.weights);
-      (*request.sink)(std::move(block));
-    }
-  }
-  if (!request.logits) return {};
+std::vector<float> DecoderModel::last_logits(const Matrix& x) const {
+  const DecoderConfig& c = config_;
   const Matrix last = rms_norm(x.bottomRows(1), weights_->vector("output_norm.weight", c.d_model), c.rms_epsilon);
   const Matrix output = weights_->matrix(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model);
   const Matrix logits = last * output.transpose();
   return std::vector<float>(logits.data(), logits.data() + logits.size());
 }
 
+AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const {
+  const DecoderConfig& c = config_;
+  AttentionBlock block;
+  block.layer = l;
+  AttentionRecord& r = block.record;
+  r.mode = "self";
+  r.model = c.name;
+  r.layer = l;
+  r.query_tokens = tokens;
+  r.key_tokens = tokens;
+  r.num_heads = c.num_heads;
+  r.num_kv_heads = c.num_kv_heads;
+  r.d_model = c.d_model;
+  r.d_k = c.d_k;
+  r.d_v = c.d_k;
+  r.scale = scale;
+  r.causal = true;
+  r.rope = c.rope;
+  r.weights = std::move(result.weights);
+  return block;
+}
+
+std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
+  const long n = static_cast<long>(request.token_ids.size());
+  Matrix x = embed(request.token_ids, 0);
+  const MaskMatrix causal = causal_after(0, n);
+  for (int l = 0; l < config_.num_layers; ++l) {
+    const AttentionLayer layer = attention_layer(l);
+    KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
+    AttentionResult result = run_layer(l, layer, x, cache, causal);
+    if (request.sink && request.layers.contains(l))
+      (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
+  }
+  if (!request.logits) return {};
+  return last_logits(x);
+}
+
+std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids) const {
+  if (caches.empty()) caches.resize(static_cast<std::size_t>(config_.num_layers));
+  const long first = caches.front().size();
+  Matrix x = embed(ids, first);
+  const MaskMatrix allowed = causal_after(first, static_cast<long>(ids.size()));
+  for (int l = 0; l < config_.num_layers; ++l) run_layer(l, attention_layer(l), x, caches[static_cast<std::size_t>(l)], allowed);
+  return last_logits(x);
+}
+
 int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const {
+  const DecoderConfig& c = config_;
+  if (count <= 0) return 0;
+  long final_size = static_cast<long>(ids.size()) + count;
+  if (c.context_length > 0) final_size = std::min(final_size, c.context_length);
+  // Room for every position from the start (cache_bytes), so no step copies the cache.
+  std::vector<KeyValueCache> caches;
+  for (int l = 0; l < c.num_layers; ++l) caches.emplace_back(final_size, c.num_kv_heads * c.d_k, c.num_kv_heads * c.d_k);
+  std::vector<std::int32_t> pending = ids;  // the prompt once, then each new token alone
   int added = 0;
   while (added < count) {
-    if (config_.context_length > 0 && static_cast<long>(ids.size()) >= config_.context_length) break;
-    ForwardRequest request;
-    request.token_ids = ids;
-    const std::vector<float> logits = forward(request);
+    if (c.context_length > 0 && static_cast<long>(ids.size()) >= c.context_length) break;
+    const std::vector<float> logits = extend(caches, pending);
     const auto next = static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     ids.push_back(next);
     ++added;
     if (next == eos) break;
+    pending = {next};
   }
   return added;
+}
+
+double DecoderModel::cache_bytes(double n) const {
+  const DecoderConfig& c = config_;
+  return 4.0 * 2.0 * c.num_layers * static_cast<double>(c.num_kv_heads * c.d_k) * n;
 }
 
 double DecoderModel::layer_float_bytes() const {

@@ -2,7 +2,8 @@
 // attention, SwiGLU) run from its real weights, layer by layer, handing each layer's
 // attention to a sink. The weights come from any WeightSource (a GGUF file, a safetensors
 // folder); the architecture's settings from a DecoderConfig. Every attention layer is the
-// engine's multi_head_attention on that layer's real input.
+// engine's attention (cached_self_attention) on that layer's real input. Greedy decoding is
+// incremental: each layer's keys and values are kept, so a new token costs one row per layer.
 #pragma once
 
 #include <cstdint>
@@ -86,13 +87,28 @@ class DecoderModel {
 
   /// Runs every layer on request.token_ids (positions 0 … n−1, causal mask) and returns the
   /// logits of the last position (n_vocab; none when request.logits is false). Each selected layer's attention weights
-  /// [head][query][key] go to the sink as an AttentionBlock when one is given.
-  /// Throws InputError for an id outside [0, n_vocab).
+  /// [head][query][key] go to the sink as an AttentionBlock when one is given. Keeps no
+  /// cache: one layer's keys and values are held at a time.
+  /// Throws InputError for no ids or an id outside [0, n_vocab).
   std::vector<float> forward(const ForwardRequest& request) const;
 
+  /// Incremental forward pass: runs `ids` as the next positions of the sequence whose every
+  /// layer's keys and values are in `caches` (one KeyValueCache per layer; an empty vector
+  /// starts a sequence at position 0), appends their K and V, and returns the logits of the
+  /// last of them (n_vocab). `caches` must come from earlier calls on this model. The logits equal forward()'s over the whole sequence up to
+  /// float32 rounding (products over fewer rows round differently; tests/decoder_model_test).
+  /// Throws InputError for no ids or an id outside [0, n_vocab).
+  std::vector<float> extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids) const;
+
   /// Greedy continuation: appends argmax tokens to `ids` (at most `count`, stopping after
-  /// `eos` when it is ≥ 0) and returns how many were added.
+  /// `eos` when it is ≥ 0, or when `ids` reaches the context length) and returns how many
+  /// were added. The prompt runs once, then each new token alone against the cached keys
+  /// and values (extend). Throws InputError for an empty `ids` when count > 0.
   int generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const;
+
+  /// Bytes of the key/value caches generate() holds for n positions (float32 K and V of
+  /// every layer).
+  double cache_bytes(double n) const;
 
   /// Bytes of float32 weights of one layer and of the embedding table: the memory estimate.
   double layer_float_bytes() const;
@@ -100,6 +116,22 @@ class DecoderModel {
  private:
   /// One layer's attention parameters (W as [in, out] for Q = X·W).
   AttentionLayer attention_layer(int layer) const;
+  /// Embedding rows [n, d_model] of ids at positions first_position …; throws InputError for
+  /// no ids or an id outside the vocabulary, naming its position.
+  Matrix embed(const std::vector<std::int32_t>& ids, long first_position) const;
+  /// Layer l (pre-norm; Touvron et al. 2023) on the rows x [m, d_model] that follow the
+  /// cache's positions, in place:
+  ///   x += Attention(RMSNorm(x)) over the cached positions and these rows;
+  ///   x += (SiLU(h·W_gate) ⊙ h·W_up)·W_down,  h = RMSNorm(x)   (SwiGLU, Shazeer 2020).
+  /// `layer` is attention_layer(l); allowed is [m, cache.size() + m]. Appends the rows' K, V to
+  /// the cache and returns the attention (weights [m, n_k] per head). Throws InputError on
+  /// float32 overflow.
+  AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
+                            const MaskMatrix& allowed) const;
+  /// Final RMSNorm and output projection of the last row of x [n, d_model]: n_vocab logits.
+  std::vector<float> last_logits(const Matrix& x) const;
+  /// Layer l's attention as the sink receives it (weights moved out of `result`).
+  AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
 
   DecoderConfig config_;
   std::unique_ptr<WeightSource> weights_;
