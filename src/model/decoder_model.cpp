@@ -127,10 +127,14 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
   return result;
 }
 
-std::vector<float> DecoderModel::last_logits(const Matrix& x) const {
+Matrix DecoderModel::output_matrix() const {
+  const DecoderConfig& c = config_;
+  return weights_->matrix(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model);
+}
+
+std::vector<float> DecoderModel::last_logits(const Matrix& x, const Matrix& output) const {
   const DecoderConfig& c = config_;
   const Matrix last = rms_norm(x.bottomRows(1), weights_->vector("output_norm.weight", c.d_model), c.rms_epsilon);
-  const Matrix output = weights_->matrix(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model);
   const Matrix logits = last * output.transpose();
   return std::vector<float>(logits.data(), logits.data() + logits.size());
 }
@@ -169,16 +173,21 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
   }
   if (!request.logits) return {};
-  return last_logits(x);
+  return last_logits(x, output_matrix());
 }
 
 std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids) const {
+  return extend(caches, ids, output_matrix());
+}
+
+std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids,
+                                        const Matrix& output) const {
   if (caches.empty()) caches.resize(static_cast<std::size_t>(config_.num_layers));
   const long first = caches.front().size();
   Matrix x = embed(ids, first);
   const MaskMatrix allowed = causal_after(first, static_cast<long>(ids.size()));
   for (int l = 0; l < config_.num_layers; ++l) run_layer(l, attention_layer(l), x, caches[static_cast<std::size_t>(l)], allowed);
-  return last_logits(x);
+  return last_logits(x, output);
 }
 
 int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const {
@@ -189,11 +198,15 @@ int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32
   // Room for every position from the start (cache_bytes), so no step copies the cache.
   std::vector<KeyValueCache> caches;
   for (int l = 0; l < c.num_layers; ++l) caches.emplace_back(final_size, c.num_kv_heads * c.d_k, c.num_kv_heads * c.d_k);
+  // Decoded once, not at every step: n_vocab × d_model floats (98 MB for a 32 000-token
+  // vocabulary at d_model 768) freshly allocated and faulted in per token cost more than the
+  // step itself (issue 11; counted in the memory estimate, layer_float_bytes).
+  const Matrix output = output_matrix();
   std::vector<std::int32_t> pending = ids;  // the prompt once, then each new token alone
   int added = 0;
   while (added < count) {
     if (c.context_length > 0 && static_cast<long>(ids.size()) >= c.context_length) break;
-    const std::vector<float> logits = extend(caches, pending);
+    const std::vector<float> logits = extend(caches, pending, output);
     const auto next = static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     ids.push_back(next);
     ++added;

@@ -128,8 +128,14 @@ class DecoderModel {
   /// float32 overflow.
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed) const;
+  /// The output projection [n_vocab, d_model] (the embedding table when tied), decoded.
+  Matrix output_matrix() const;
   /// Final RMSNorm and output projection of the last row of x [n, d_model]: n_vocab logits.
-  std::vector<float> last_logits(const Matrix& x) const;
+  /// `output` is output_matrix(), decoded by the caller once for many calls (generate()).
+  std::vector<float> last_logits(const Matrix& x, const Matrix& output) const;
+  /// extend() with the output projection already decoded.
+  std::vector<float> extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids,
+                            const Matrix& output) const;
   /// Layer l's attention as the sink receives it (weights moved out of `result`).
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
 
