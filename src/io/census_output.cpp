@@ -1,6 +1,5 @@
 #include "io/census_output.hpp"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "io/head_stat_fields.hpp"
@@ -12,13 +11,6 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 ordered_json optional_number(const std::optional<double>& x) { return x ? ordered_json(*x) : ordered_json(nullptr); }
-
-std::string csv_number(const std::optional<double>& x) {
-  if (!x) return "";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", *x);
-  return text;
-}
 
 bool any_induction(const std::vector<CensusRow>& rows) {
   for (const CensusRow& row : rows)
@@ -34,8 +26,8 @@ std::string census_to_csv(const std::vector<CensusRow>& rows) {
   csv += ",induction_score\n";
   for (const CensusRow& r : rows) {
     csv += std::to_string(r.layer) + "," + std::to_string(r.head);
-    for (const HeadStatField& field : head_stat_fields()) csv += "," + csv_number(field.value(r.stats));
-    csv += "," + csv_number(r.induction) + "\n";
+    for (const HeadStatField& field : head_stat_fields()) csv += "," + csv_statistic(field.value(r.stats));
+    csv += "," + csv_statistic(r.induction) + "\n";
   }
   return csv;
 }

@@ -1,5 +1,7 @@
 #include "io/head_stat_fields.hpp"
 
+#include <cstdio>
+
 namespace attnviz {
 
 const std::array<HeadStatField, 9>& head_stat_fields() {
@@ -15,6 +17,13 @@ const std::array<HeadStatField, 9>& head_stat_fields() {
       {"first_token_mass", [](const HeadStats& s) { return s.first_token_mass; }},
   }};
   return fields;
+}
+
+std::string csv_statistic(const std::optional<double>& x) {
+  if (!x) return "";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", *x);
+  return text;
 }
 
 }  // namespace attnviz

@@ -1,6 +1,5 @@
 #include "io/stats_output.hpp"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "io/head_stat_fields.hpp"
@@ -12,13 +11,6 @@ using nlohmann::json;
 namespace {
 
 json optional_number(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
-
-std::string csv_number(const std::optional<double>& x) {
-  if (!x) return "";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", *x);
-  return text;
-}
 
 // A CSV field: quoted, with quotes doubled (RFC 4180).
 std::string csv_field(const std::string& text) {
@@ -65,9 +57,9 @@ std::string stats_to_csv(const StatsReport& report) {
   for (std::size_t h = 0; h < report.stats.size(); ++h) {
     const HeadStats& s = report.stats[h];
     csv += csv_field(report.head_names[h]);
-    for (const HeadStatField& field : head_stat_fields()) csv += "," + csv_number(field.value(s));
+    for (const HeadStatField& field : head_stat_fields()) csv += "," + csv_statistic(field.value(s));
     for (Eigen::Index b = 0; b < report.divergence.cols(); ++b) {
-      csv += "," + csv_number(report.divergence(static_cast<Eigen::Index>(h), b));
+      csv += "," + csv_statistic(report.divergence(static_cast<Eigen::Index>(h), b));
     }
     csv += "\n";
   }
