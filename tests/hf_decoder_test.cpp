@@ -4,9 +4,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/run.hpp"
 #include "core/error.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/safetensors_file.hpp"
+#include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -109,4 +111,35 @@ TEST_CASE("safetensors: a config that disagrees with the tensors is refused, nam
   config["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4}};
   std::ofstream(dir.file("config.json")) << config.dump();
   CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()), Contains("/rope_scaling/rope_type: expected \"linear\" or \"llama3\", got \"yarn\""));
+}
+
+// config.json, model.safetensors.index.json and tokenizer.json are read by io/json_file, whose
+// syntax errors name the file, line and column (they once said "not valid JSON: [json.exception…").
+TEST_CASE("safetensors folder: a config.json, index or tokenizer.json that is not JSON is refused naming the file, line and column",
+          "[model][errors]") {
+  TempDir dir;
+  const std::string source = realdata_file("stories260k/hf-safetensors");
+  const std::string config = attnviz::test::read_file(source + "/config.json");
+  std::ofstream(dir.file("config.json")) << "{\n  \"hidden_size\": 64,,\n}\n";
+  CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()),
+                    Contains(dir.file("config.json") + ": line 2, column 21: syntax error while parsing object key - unexpected ','"));
+
+  std::ofstream(dir.file("config.json")) << config;
+  std::ofstream(dir.file("model.safetensors.index.json")) << "{\"weight_map\": {\"a\": \"x.safetensors\",}}";
+  CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()),
+                    Contains(dir.file("model.safetensors.index.json") + ": line 1, column 38: syntax error while parsing object key - unexpected '}'"));
+
+  std::filesystem::remove(dir.file("model.safetensors.index.json"));
+  std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
+  std::ofstream(dir.file("tokenizer.json")) << "{\"model\": {\"vocab\": {\"a\": 0}\n";
+  Options o;
+  o.command = Command::Dump;
+  o.model = dir.path().string();
+  o.token_ids = std::vector<int>{1, 2};
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains(dir.file("tokenizer.json") + ": line 2, column 0: syntax error while parsing object - unexpected end of input"));
+  CHECK(!std::filesystem::exists(dir.file("dump.json")));
 }

@@ -97,3 +97,21 @@ TEST_CASE("tokenizer.json: other kinds are refused, naming what the file holds",
   CHECK(with_bos.bos == 50256);
   CHECK(tokenize(with_bos, "Hello", true) == std::vector<std::int32_t>{50256, 15496});
 }
+
+// Read by io/json_file: a syntax error names the file, line and column.
+TEST_CASE("tokenizer.json: a file that is not JSON is refused naming the file, line and column", "[tokenizer][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("tokenizer.json");
+  std::ofstream(path) << "{\n  \"model\": {\"type\": \"BPE\"\n  \"vocab\": {}}\n}\n";
+  CHECK_THROWS_WITH(vocabulary_from_tokenizer_json(path),
+                    Contains(path + ": line 3, column 9: syntax error while parsing object - unexpected string literal"));
+}
+
+// Hugging Face tokenizer.json files commonly run from 2 to 20 MB: the reader sets no size limit.
+TEST_CASE("tokenizer.json: a 20 MB file is read", "[tokenizer]") {
+  TempDir dir;
+  nlohmann::json tokenizer = gpt2_tokenizer_json();
+  tokenizer["padding"] = std::string(20 * 1024 * 1024, 'x');  // a member the reader ignores
+  const Vocabulary vocab = vocabulary_from_tokenizer_json(write(dir, tokenizer));
+  CHECK(vocab.size() == 50257);
+}

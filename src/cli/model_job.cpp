@@ -82,13 +82,7 @@ std::vector<std::string> hf_token_labels(const std::string& folder, long n_vocab
   const fs::path path = fs::path(folder) / "tokenizer.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) return {};
-  const FileText text = read_input_text(path.string(), 0);
-  nlohmann::json tokenizer;
-  try {
-    tokenizer = nlohmann::json::parse(text.view());
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError::inconsistent(path.string(), std::string("not valid JSON: ") + e.what());
-  }
+  const nlohmann::json tokenizer = read_json_file(path.string());
   std::vector<std::string> labels(static_cast<std::size_t>(n_vocab));
   auto put = [&](const std::string& piece, long id) {
     if (id >= 0 && id < n_vocab) labels[static_cast<std::size_t>(id)] = piece;
@@ -105,8 +99,7 @@ std::vector<std::string> hf_token_labels(const std::string& folder, long n_vocab
 
 // config.json's eos_token_id (a number, or the first of a list), for --generate.
 std::optional<std::int32_t> hf_eos_token(const std::string& folder) {
-  const FileText text = read_input_text((fs::path(folder) / "config.json").string(), 0);
-  const nlohmann::json config = nlohmann::json::parse(text.view(), nullptr, false);
+  const nlohmann::json config = read_json_file((fs::path(folder) / "config.json").string());
   if (!config.is_object() || !config.contains("eos_token_id")) return std::nullopt;
   const nlohmann::json& eos = config["eos_token_id"].is_array() && !config["eos_token_id"].empty() ? config["eos_token_id"][0]
                                                                                                    : config["eos_token_id"];

@@ -1,7 +1,8 @@
 #include "io/stats_output.hpp"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "io/head_stat_fields.hpp"
 
 namespace attnviz {
 
@@ -10,14 +11,6 @@ using nlohmann::json;
 namespace {
 
 json optional_number(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
-
-std::string csv_number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
-}
-
-std::string csv_optional(const std::optional<double>& x) { return x ? csv_number(*x) : ""; }
 
 // A CSV field: quoted, with quotes doubled (RFC 4180).
 std::string csv_field(const std::string& text) {
@@ -39,17 +32,9 @@ std::string stats_to_json(const StatsReport& report) {
                         {"key", key < 0 ? json(nullptr) : json(key)},
                         {"key_token", key < 0 ? json(nullptr) : json(report.key_tokens[key])}});
     }
-    heads.push_back({{"head", report.head_names[h]},
-                     {"entropy_mean", s.entropy_mean},
-                     {"entropy_min", s.entropy_min},
-                     {"entropy_max", s.entropy_max},
-                     {"entropy_normalised_mean", s.entropy_normalised_mean},
-                     {"max_weight_mean", s.max_weight_mean},
-                     {"mean_distance", optional_number(s.mean_distance)},
-                     {"diagonal_mass", optional_number(s.diagonal_mass)},
-                     {"previous_token_mass", optional_number(s.previous_mass)},
-                     {"first_token_mass", optional_number(s.first_token_mass)},
-                     {"argmax_keys", argmax}});
+    json head = {{"head", report.head_names[h]}, {"argmax_keys", argmax}};
+    for (const HeadStatField& field : head_stat_fields()) head[field.name] = optional_number(field.value(s));
+    heads.push_back(head);  // keys sorted (nlohmann::json), whatever the order they are set in
   }
   json matrix = json::array();
   for (Eigen::Index a = 0; a < report.divergence.rows(); ++a) {
@@ -65,19 +50,16 @@ std::string stats_to_json(const StatsReport& report) {
 }
 
 std::string stats_to_csv(const StatsReport& report) {
-  std::string csv =
-      "head,entropy_mean,entropy_min,entropy_max,entropy_normalised_mean,max_weight_mean,mean_distance,"
-      "diagonal_mass,previous_token_mass,first_token_mass";
+  std::string csv = "head";
+  for (const HeadStatField& field : head_stat_fields()) csv += std::string(",") + field.name;
   for (const std::string& name : report.head_names) csv += "," + csv_field("js_" + name);
   csv += "\n";
   for (std::size_t h = 0; h < report.stats.size(); ++h) {
     const HeadStats& s = report.stats[h];
-    csv += csv_field(report.head_names[h]) + "," + csv_number(s.entropy_mean) + "," + csv_number(s.entropy_min) + "," +
-           csv_number(s.entropy_max) + "," + csv_number(s.entropy_normalised_mean) + "," +
-           csv_number(s.max_weight_mean) + "," + csv_optional(s.mean_distance) + "," + csv_optional(s.diagonal_mass) +
-           "," + csv_optional(s.previous_mass) + "," + csv_optional(s.first_token_mass);
+    csv += csv_field(report.head_names[h]);
+    for (const HeadStatField& field : head_stat_fields()) csv += "," + csv_statistic(field.value(s));
     for (Eigen::Index b = 0; b < report.divergence.cols(); ++b) {
-      csv += "," + csv_number(report.divergence(static_cast<Eigen::Index>(h), b));
+      csv += "," + csv_statistic(report.divergence(static_cast<Eigen::Index>(h), b));
     }
     csv += "\n";
   }

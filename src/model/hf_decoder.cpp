@@ -1,12 +1,11 @@
 #include "model/hf_decoder.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "io/json_file.hpp"
 #include "model/safetensors_file.hpp"
 
 namespace attnviz {
@@ -15,18 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError::unreadable(path.string(), "cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return json::parse(text.str());
-  } catch (const json::exception& e) {
-    throw InputError::inconsistent(path.string(), std::string("not valid JSON: ") + e.what());
-  }
-}
 
 // llama.cpp's tensor names (what DecoderModel asks for) to Hugging Face's.
 std::string hf_name(const std::string& name) {
@@ -56,7 +43,7 @@ class SafetensorsWeights : public WeightSource {
       files_.push_back(std::make_unique<SafetensorsFile>((folder / "model.safetensors").string()));
     } else {
       const fs::path index_path = folder / "model.safetensors.index.json";
-      const json index = read_json(index_path);
+      const json index = read_json_file(index_path.string());
       if (!index.contains("weight_map") || !index["weight_map"].is_object())
         throw InputError::missing_field(index_path.string(), "/weight_map", "tensor name -> shard file");
       std::map<std::string, std::size_t> shard_of_file;
@@ -180,7 +167,7 @@ bool is_hf_model_folder(const std::string& folder) {
 
 DecoderModel decoder_from_hf_folder(const std::string& folder) {
   const fs::path config_path = fs::path(folder) / "config.json";
-  const json config = read_json(config_path);
+  const json config = read_json_file(config_path.string());
   const std::string file = config_path.string();
   const json architectures = config.value("architectures", json::array());
   const std::string architecture = architectures.is_array() && !architectures.empty() && architectures[0].is_string()

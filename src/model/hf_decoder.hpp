@@ -14,9 +14,11 @@ namespace attnviz {
 /// True when `folder` holds config.json and model.safetensors or model.safetensors.index.json.
 bool is_hf_model_folder(const std::string& folder);
 
-/// Reads config.json and maps the safetensors files. Throws InputError naming the file and the
-/// key or tensor: an architecture other than LlamaForCausalLM, a missing setting, a rope_scaling
-/// type other than linear or llama3, a config that disagrees with the tensors' shapes.
+/// Reads config.json and maps the safetensors files. Throws InputError naming the file: as
+/// read_json_file for a config.json or model.safetensors.index.json that cannot be read or is
+/// not JSON (with line and column); with the key or tensor for an architecture other than
+/// LlamaForCausalLM, a missing setting, a rope_scaling type other than linear or llama3, a
+/// config that disagrees with the tensors' shapes.
 DecoderModel decoder_from_hf_folder(const std::string& folder);
 
 }  // namespace attnviz

@@ -1,10 +1,9 @@
 #include "model/hf_tokenizer.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "io/json_file.hpp"
 
 namespace attnviz {
 
@@ -59,16 +58,7 @@ std::optional<std::string> template_bos(const json& processor) {
 }  // namespace
 
 Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError::unreadable(path, "cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  json root;
-  try {
-    root = json::parse(text.str());
-  } catch (const json::exception& e) {
-    throw InputError::inconsistent(path, std::string("not valid JSON: ") + e.what());
-  }
+  const json root = read_json_file(path);  // no memory budget: tokenizer.json files run to tens of MB
   const json& model = root.contains("model") ? root["model"] : json();
   const std::string type = model.is_object() ? model.value("type", "") : "";
   if (type != "BPE")

@@ -10,10 +10,11 @@
 
 namespace attnviz {
 
-/// Reads `path` (a tokenizer.json). bos/eos come from its post_processor's template (a BOS
-/// prepended to single sequences means add_bos). Throws InputError naming the file and the
-/// JSON pointer for a model type other than BPE, a pre-tokenizer it cannot match exactly, or
-/// vocab/merges that do not fit.
+/// Reads `path` (a tokenizer.json; io/json_file's reader, with no size limit). bos/eos come
+/// from its post_processor's template (a BOS prepended to single sequences means add_bos).
+/// Throws InputError naming the file: as read_json_file for a file that cannot be read or is
+/// not JSON (with line and column); with the JSON pointer for a model type other than BPE, a
+/// pre-tokenizer it cannot match exactly, or vocab/merges that do not fit.
 Vocabulary vocabulary_from_tokenizer_json(const std::string& path);
 
 }  // namespace attnviz

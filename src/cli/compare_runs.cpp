@@ -1,0 +1,90 @@
+#include "cli/compare_runs.hpp"
+
+#include <algorithm>
+
+#include "cli/attention_job.hpp"
+#include "core/error.hpp"
+#include "io/json_file.hpp"
+#include "io/record_json.hpp"
+
+namespace attnviz {
+
+namespace {
+
+void require_same_tokens(const Tokens& a, const Tokens& b, const std::string& what, const CompareRun& run_a,
+                         const CompareRun& run_b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) {
+      throw InputError::inconsistent(run_b.record.inputs.front(), what + " token " + std::to_string(i) + " is \"" + b[i] +
+                                                                      "\" but \"" + a[i] + "\" in " + run_a.record.inputs.front() +
+                                                                      " (both runs must use the same tokens)");
+    }
+  }
+  if (a.size() != b.size()) {
+    throw InputError::inconsistent(run_b.record.inputs.front(), std::to_string(b.size()) + " " + what + " tokens, but " +
+                                                                    std::to_string(a.size()) + " in " +
+                                                                    run_a.record.inputs.front());
+  }
+}
+
+}  // namespace
+
+std::string head_name(const CompareRun& run, int head) {
+  return run.names.empty() ? run.record.head_name(head) : run.names[static_cast<std::size_t>(head)];
+}
+
+std::string head_label(const CompareRun& run, int head) {
+  return (run.label.empty() ? "" : run.label + " · ") + head_name(run, head);
+}
+
+// Each input is read once: a pipe looked into to tell a dump from a sentence file cannot be
+// read again.
+// One computed run laps "load" inside compute_record; dumps lap it once read.
+std::vector<CompareRun> load_compare_runs(const Options& options, std::vector<std::string>& warnings, double budget,
+                                          PhaseTimer& timer) {
+  InputTexts texts;
+  const FileText& first = input_text(texts, options.sentence, budget);
+  if (!is_record_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts)), {}}};
+  if (!options.source.empty() || options.causal || !options.rope.empty() || options.positional != "none") {
+    throw UsageError::bad_option("compare", "--source, --causal, --rope and --positional apply when computing "
+                                            "attention, not to attention JSON files such as " + options.sentence);
+  }
+  std::vector<CompareRun> runs{{"A", read_record(first, options.sentence), {}}};
+  if (!options.weights.empty()) {
+    const FileText& second = input_text(texts, options.weights, budget);
+    if (!is_record_text(second, options.weights)) {
+      throw InputError::inconsistent(options.weights, "expected a second attention JSON (weights [head][query][key]) "
+                                                      "to compare with " + options.sentence + ", got another kind of file");
+    }
+    runs.push_back({"B", read_record(second, options.weights), {}});
+  } else {
+    runs.front().label = "";
+  }
+  timer.lap("load");
+  return runs;
+}
+
+void require_same_tokens(const std::vector<CompareRun>& runs) {
+  if (runs.size() != 2) return;
+  require_same_tokens(runs[0].record.query_tokens, runs[1].record.query_tokens, "query", runs[0], runs[1]);
+  require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);
+}
+
+std::vector<int> chosen_heads(const Options& options, const std::vector<CompareRun>& runs) {
+  int available = runs.front().record.num_heads;
+  for (const CompareRun& run : runs) available = std::min(available, run.record.num_heads);
+  std::vector<int> heads = options.heads;
+  if (heads.empty()) {
+    for (int h = 0; h < available; ++h) heads.push_back(h);
+  }
+  for (int h : heads) {
+    if (h < 0 || h >= available) {
+      throw UsageError::bad_option("--heads", "head " + std::to_string(h) + " does not exist: valid heads are 0–" +
+                                                  std::to_string(available - 1));
+    }
+  }
+  return heads;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,26 @@
+// What the head grid says in words about how it was drawn: notes on thinned labels, aggregated
+// cells and values left out (drawn in its legend and returned as warnings), and a warning per
+// character no font could draw. Builds text only; does not place or draw it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "render/font.hpp"
+#include "render/head_grid.hpp"
+
+namespace attnviz {
+
+/// The notes `layout` calls for, in this order, each only when it applies: thinned labels
+/// ("every 4th query and key label shown"), aggregated cells ("each pixel shows the max over
+/// 10 × 10 cells (…)") and, with request.annotate, values not printed ("values not printed:
+/// cells of 9 px are too small"). Needs only the layout's strides, block, sizes and
+/// annotation font.
+std::vector<std::string> layout_notes(const GridRequest& request, const GridLayout& layout);
+
+/// One warning per code point no font has, naming the first text it occurs in (token labels as
+/// drawn, named by their token as given; titles; the colour bar label).
+std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
+                                                const GridLayout& layout);
+
+}  // namespace attnviz

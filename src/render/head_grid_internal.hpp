@@ -1,0 +1,30 @@
+// What the head grid's layout (head_grid_layout.cpp) and drawing (head_grid.cpp) share: the
+// sizes of the text both place, and the masks a request's panels are drawn with. Internal to
+// render/: other modules use head_grid.hpp.
+#pragma once
+
+#include "core/types.hpp"
+#include "render/font.hpp"
+#include "render/head_grid.hpp"
+
+namespace attnviz {
+
+inline constexpr int kFigureTitleFontPx = 18;
+inline constexpr int kPanelTitleFontPx = 15;
+inline constexpr int kAxisTitleFontPx = 13;
+inline constexpr int kLegendFontPx = 13;
+inline constexpr int kSwatchGapPx = 6;  // between the masked-cell swatch and its legend text
+
+/// Line height of `fonts` at `font_px`.
+inline int line_px(const FontSet& fonts, int font_px) { return fonts.line_metrics(font_px).line_height_px; }
+
+/// Side of a legend line's swatch (a small masked cell): the legend font's ascent.
+inline int swatch_px(const FontSet& fonts) { return fonts.line_metrics(kLegendFontPx).ascent_px; }
+
+/// The mask, or an empty one when there is none (for `allowed`: everything allowed).
+const MaskMatrix& mask_or_empty(const SharedMask& mask);
+
+/// request.allowed, or an empty mask (everything allowed).
+inline const MaskMatrix& allowed_cells(const GridRequest& request) { return mask_or_empty(request.allowed); }
+
+}  // namespace attnviz
