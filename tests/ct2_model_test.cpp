@@ -5,6 +5,7 @@
 // record for it, and the refusals of damaged directories.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "io/input_schema.hpp"
 #include "model/ct2_file.hpp"
 #include "model/ct2_model.hpp"
+#include "model/ct2_vocabulary.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -331,6 +333,27 @@ TEST_CASE("ct2_model: damaged model directories are refused with one line naming
     request.text = "ab";
     CHECK_THROWS_WITH(run(request), Contains("--text") && Contains("--source-tokens"));
   }
+}
+
+TEST_CASE("ct2_model: a vocabulary.json list larger than 64 KiB is read (bug: refused as 'not a JSON object')",
+          "[ct2]") {
+  // Real translation models have 30 000-token vocabularies: lists of several hundred KB.
+  const test::TempDir dir;
+  const std::string path = dir.file("target_vocabulary.json");
+  nlohmann::json tokens = nlohmann::json::array();
+  for (int i = 0; i < 8000; ++i) tokens.push_back("token_" + std::to_string(i));
+  std::ofstream(path) << tokens.dump();
+  REQUIRE(std::filesystem::file_size(path) > 64 * 1024);
+  const Ct2Vocabulary vocabulary = read_ct2_vocabulary(path, "<unk>");
+  CHECK(vocabulary.size() == 8001);  // <unk> appended
+  CHECK(vocabulary.find("token_7999") == 7999);
+  CHECK(vocabulary.unk == 8000);
+
+  // An object of that size is still refused, as a vocabulary that is not a list.
+  nlohmann::json object = nlohmann::json::object();
+  for (int i = 0; i < 8000; ++i) object["token_" + std::to_string(i)] = i;
+  std::ofstream(path) << object.dump();
+  CHECK_THROWS_WITH(read_ct2_vocabulary(path, "<unk>"), Contains("target_vocabulary.json") && Contains("a list of tokens"));
 }
 
 TEST_CASE("ct2_model: a model.bin with corrupted bytes loads or throws an Error, never crashes", "[ct2][errors]") {

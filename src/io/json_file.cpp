@@ -174,7 +174,7 @@ void require_unchanged(const FileText& text, const std::string& path) {
 // fast path's padding readable after it: mapped when it is a regular file, read otherwise.
 }  // namespace
 
-FileText read_input_text(const std::string& path, double memory_budget_bytes) {
+FileText read_input_text(const std::string& path, double memory_budget_bytes, JsonRoot root) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError::unreadable(path, "is a directory, expected a JSON file");
@@ -189,7 +189,7 @@ FileText read_input_text(const std::string& path, double memory_budget_bytes) {
   if (regular && size > 0) {
     FileText mapped = FileText::map(path, size, fast_json_padding());
     if (mapped.mapped()) {
-      require_object_start(mapped.view().substr(0, kSniffBytes), path);
+      if (root == JsonRoot::Object) require_object_start(mapped.view().substr(0, kSniffBytes), path);
       require_no_nul(mapped.view(), path);
       return mapped;
     }
@@ -199,7 +199,7 @@ FileText read_input_text(const std::string& path, double memory_budget_bytes) {
   std::string head(kSniffBytes, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  require_object_start(head, path);
+  if (root == JsonRoot::Object) require_object_start(head, path);
   std::string text = std::move(head);
   if (regular && size > text.size()) {
     const std::size_t prefix = text.size();
@@ -221,8 +221,8 @@ const FileText& input_text(InputTexts& texts, const std::string& path, double me
   return it->second;
 }
 
-nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes) {
-  return parse_json_file(read_input_text(path, memory_budget_bytes), path);
+nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes, JsonRoot root) {
+  return parse_json_file(read_input_text(path, memory_budget_bytes, root), path);
 }
 
 nlohmann::json parse_json_file(const FileText& text, const std::string& path) {

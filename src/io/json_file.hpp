@@ -21,15 +21,21 @@ inline constexpr int kMaxJsonDepth = 64;
 /// of one-digit numbers ("0,0,0,…") has a value every 2 bytes (measured: 19×).
 inline constexpr double kParseBytesPerFileByte = 20.0;
 
+/// What a file's top level must be. attnviz's own formats and most model files are objects,
+/// and a large file that does not start with '{' is refused from its first 64 KiB before it is
+/// read in full; a CTranslate2 vocabulary.json is a list, of any size.
+enum class JsonRoot { Object, Any };
+
 /// Parses `path` as JSON. Throws InputError::unreadable (cannot open, a directory, empty),
 /// InputError::parse (syntax, duplicate key, nesting deeper than kMaxJsonDepth; with line and
 /// column where known) naming `path`, or LimitError::memory when parsing would need more than
 /// `memory_budget_bytes` (estimated from the file size before reading it).
-nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0);
+nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0, JsonRoot root = JsonRoot::Object);
 
 /// The text of `path` (mapped when it is a regular file, read when it is a pipe or device)
-/// after the directory, memory-budget, object-start and NUL checks. Throws as read_json_file.
-FileText read_input_text(const std::string& path, double memory_budget_bytes);
+/// after the directory, memory-budget, object-start (JsonRoot::Object) and NUL checks. Throws
+/// as read_json_file.
+FileText read_input_text(const std::string& path, double memory_budget_bytes, JsonRoot root = JsonRoot::Object);
 
 /// Input texts by path, each read at most once: a pipe (`<(…)`, /dev/stdin) can only be read
 /// once, so every later look at the same input (a retry, a sniff, a second role) uses this.

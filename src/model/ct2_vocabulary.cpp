@@ -48,7 +48,7 @@ std::vector<std::string> read_lines(const std::string& path) {
 }
 
 std::vector<std::string> read_json_list(const std::string& path) {
-  const nlohmann::json document = read_json_file(path);
+  const nlohmann::json document = read_json_file(path, 0, JsonRoot::Any);  // a list, often over 64 KiB
   if (!document.is_array()) {
     throw InputError::bad_value(path, "", "a list of tokens", std::string(document.type_name()));
   }
