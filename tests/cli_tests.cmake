@@ -100,6 +100,25 @@ attnviz_bad_run(cli_ct2_huge_layers "attnviz: error: --layers: layer 999999999 d
   dump --model ${PROJECT_SOURCE_DIR}/data/aren-translit/model --text mcdonald --layers 0-999999999
   -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 set_tests_properties(cli_ct2_huge_layers_fails cli_ct2_huge_layers_message PROPERTIES TIMEOUT 10)
+# -o naming the model itself (or a file of a model folder) is refused before any work, and the
+# model is left as it was (bug: the dump replaced the GGUF, the translation model's model.bin).
+add_test(NAME cli_model_copy COMMAND ${CMAKE_COMMAND} -E copy ${ATTNVIZ_STORIES_GGUF} ${ATTNVIZ_CLI_OUT}/own_model.gguf)
+attnviz_bad_run(cli_model_as_output "attnviz: error: .*own_model\\.gguf: cannot write: is an input of this run"
+  dump --model ${ATTNVIZ_CLI_OUT}/own_model.gguf --text "a" -o ${ATTNVIZ_CLI_OUT}/own_model.gguf)
+attnviz_bad_run(cli_census_over_model "attnviz: error: .*own_model\\.gguf: cannot write: is an input of this run"
+  compare --model ${ATTNVIZ_CLI_OUT}/own_model.gguf --text "a" --census ${ATTNVIZ_CLI_OUT}/own_model.gguf
+  -o ${ATTNVIZ_CLI_OUT}/never_written.png)
+add_test(NAME cli_model_as_output_unchanged
+         COMMAND ${CMAKE_COMMAND} -E compare_files ${ATTNVIZ_STORIES_GGUF} ${ATTNVIZ_CLI_OUT}/own_model.gguf)
+set_tests_properties(cli_model_as_output_fails cli_model_as_output_message cli_census_over_model_fails
+                     cli_census_over_model_message PROPERTIES DEPENDS cli_model_copy)
+set_tests_properties(cli_model_as_output_unchanged PROPERTIES
+  DEPENDS "cli_model_as_output_fails;cli_model_as_output_message;cli_census_over_model_fails;cli_census_over_model_message")
+add_test(NAME cli_ct2_copy COMMAND ${CMAKE_COMMAND} -E copy_directory ${PROJECT_SOURCE_DIR}/data/aren-translit/model
+                                    ${ATTNVIZ_CLI_OUT}/own_ct2)
+attnviz_bad_run(cli_ct2_model_bin_as_output "attnviz: error: .*own_ct2/model\\.bin: cannot write: is an input of this run"
+  dump --model ${ATTNVIZ_CLI_OUT}/own_ct2 --text mcdonald -o ${ATTNVIZ_CLI_OUT}/own_ct2/model.bin)
+set_tests_properties(cli_ct2_model_bin_as_output_fails cli_ct2_model_bin_as_output_message PROPERTIES DEPENDS cli_ct2_copy)
 # A GGUF that is not one, and a sentence file given as a model.
 attnviz_bad_run(cli_model_not_gguf "attnviz: error: .*layer0\\.json: not a GGUF file"
   dump --model ${ATTNVIZ_STORIES} --text "a" -o ${ATTNVIZ_CLI_OUT}/never_written.json)

@@ -28,8 +28,16 @@
 namespace attnviz {
 
 std::vector<std::string> input_files(const Options& options) {
-  std::vector<std::string> inputs = {options.sentence, options.weights, options.source};
+  std::vector<std::string> inputs = {options.sentence, options.weights, options.source, options.model};
   inputs.insert(inputs.end(), options.fonts.begin(), options.fonts.end());
+  // A model folder (CTranslate2, Hugging Face) is read file by file: model.bin, config.json,
+  // the vocabularies, shards. None of them may be replaced by an output.
+  std::error_code ec;
+  if (!options.model.empty() && std::filesystem::is_directory(options.model, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(options.model, ec)) {
+      if (entry.is_regular_file(ec)) inputs.push_back(entry.path().string());
+    }
+  }
   return inputs;
 }
 
@@ -186,6 +194,21 @@ std::string extension_of(const std::string& path) {
 // Refuses, before any work, an -o whose name says another kind of output than the command
 // writes: `heatmaps -o out.png` would otherwise make a folder named out.png, `dump -o a.png` a
 // JSON file named .png. An existing folder is always accepted as a folder.
+// An output file that is one of the run's inputs is refused before any work (OutputSet::commit
+// refuses it again at the end, for outputs named only then): a model run may take minutes.
+void refuse_inputs_as_outputs(const Options& options) {
+  const std::vector<std::string> inputs = input_files(options);
+  for (const std::string* output : {&options.output, &options.census, &options.stats}) {
+    std::error_code ec;
+    if (output->empty() || !std::filesystem::is_regular_file(*output, ec)) continue;
+    for (const std::string& input : inputs) {
+      if (!input.empty() && std::filesystem::equivalent(*output, input, ec)) {
+        throw OutputError::cannot_write(*output, "is an input of this run (" + input + "); choose another output");
+      }
+    }
+  }
+}
+
 void check_output_kind(const Options& options) {
   const std::string extension = extension_of(options.output);
   const bool file_like = extension == ".png" || extension == ".json" || extension == ".csv";
@@ -278,6 +301,7 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std:
     return;
   }
   check_output_kind(options);
+  refuse_inputs_as_outputs(options);
   warn_if_diverging_cmap(options, warnings);
   if (options.command != Command::Render) {
     if (is_model_run(options)) {

@@ -24,7 +24,8 @@ enum ExitCode : int {
 /// when everything succeeded (io/atomic_output).
 int run(const Options& options, std::ostream& out, std::ostream& err);
 
-/// The files a run reads (inputs and fonts), which its outputs must never replace.
+/// The files a run reads (inputs, the model file or every file of a model folder, fonts), which
+/// its outputs must never replace.
 std::vector<std::string> input_files(const Options& options);
 
 }  // namespace attnviz
