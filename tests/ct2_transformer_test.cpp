@@ -2,6 +2,7 @@
 // independent float64 numpy implementation, for every spec setting this reader implements:
 // pre- and post-norm, and the six feed-forward activations.
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "model/ct2_model.hpp"
@@ -72,4 +73,16 @@ TEST_CASE("ct2_transformer: post-norm and every activation match the numpy refer
   WARN("'" << variant.options << "': max |weight - numpy| = " << worst_weight << ", max |log p - numpy| = " << worst_log_p);
   CHECK(worst_weight <= kWeightTolerance);
   CHECK(worst_log_p <= kLogProbTolerance);
+}
+
+TEST_CASE("ct2_transformer: NaN weights are an error naming the model file, never NaN logits", "[ct2][errors]") {
+  Ct2Model model = load_ct2_model(test::data_file("aren-translit/model"));
+  std::vector<std::string> warnings;
+  const auto source_ids = ct2_token_ids(model.source, split_on_spaces("م ا ك"), "source", warnings);
+  const Matrix memory = ct2_encode(model.transformer, source_ids);
+  model.transformer.projection(0, 0) = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(ct2_decoder_logits(model.transformer, memory, {model.bos}),
+                    Catch::Contains("model.bin") && Catch::Contains("the decoder's logits are not finite"));
+  CHECK_THROWS_WITH(ct2_greedy_decode(model.transformer, memory, model.bos, model.eos, 5),
+                    Catch::Contains("the decoder's logits are not finite"));
 }

@@ -2,6 +2,7 @@
 // and an independent float64 forward pass (../shared/realdata/stories260k/quantized/reference),
 // and incremental greedy decoding against full forward passes (stories260K and a random model
 // with Q/K/V biases).
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -140,6 +141,8 @@ class RandomWeights : public WeightSource {
     return it == shapes_.end() ? std::vector<std::int64_t>{} : it->second;
   }
   std::string describe(const std::string& name) const override { return "random weights: tensor " + name; }
+  /// Sets the first entry of tensor `name` (a NaN or a huge weight, as a damaged file has).
+  void poison(const std::string& name, float value) { tensors_.at(name).data()[0] = value; }
 
  private:
   // rows x cols (cols == 0: a vector of rows values, 1 + noise for gains), scaled by `spread`.
@@ -156,8 +159,9 @@ class RandomWeights : public WeightSource {
   std::map<std::string, std::vector<std::int64_t>> shapes_;
 };
 
-DecoderModel random_biased_model(long context_length) {
+DecoderModel random_biased_model(long context_length, const std::string& poisoned = "", float poison = 0) {
   DecoderConfig c;
+  c.file = "random.gguf";
   c.architecture = "llama";
   c.name = "random-qkv-bias";
   c.num_layers = 3;
@@ -172,7 +176,9 @@ DecoderModel random_biased_model(long context_length) {
   c.rope.dim = 2;
   c.qkv_bias = true;
   c.tied_output = true;
-  return DecoderModel(c, std::make_unique<RandomWeights>(c));
+  auto weights = std::make_unique<RandomWeights>(c);
+  if (!poisoned.empty()) weights->poison(poisoned, poison);
+  return DecoderModel(c, std::move(weights));
 }
 
 }  // namespace
@@ -305,4 +311,27 @@ TEST_CASE("decoder: greedy decoding stops at the context length and after EOS", 
     CHECK(model.generate(none, 0, -1) == 0);
     CHECK_THROWS_WITH(model.generate(none, 1, -1), "no token ids to run the model on");
   }
+}
+
+TEST_CASE("decoder: NaN or huge weights are an error naming the file and where, never NaN logits "
+          "(bug: dump --logits wrote a bare nan, invalid JSON, and --generate picked token 0)", "[model][errors]") {
+  struct Case {
+    std::string tensor;
+    float value;
+    std::string says;
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Case c = GENERATE_COPY(
+      Case{"output_norm.weight", nan, "the last position's logits are not finite"},
+      Case{"blk.2.ffn_down.weight", nan, "layer 2: the residual stream after the feed-forward is not finite"},
+      Case{"blk.1.ffn_up.weight", 3e38f, "layer 1: the residual stream after the feed-forward is not finite"},
+      Case{"blk.0.attn_q.weight", nan, "layer 0: the projection Q (X·W_Q + b_Q) overflows float32 (|x| > 3.4e38, or NaN): blk.0.attn_*"});
+  CAPTURE(c.tensor);
+  const DecoderModel model = random_biased_model(0, c.tensor, c.value);
+  ForwardRequest request;
+  request.token_ids = {1, 2, 3};
+  CHECK_THROWS_WITH(model.forward(request), Catch::Contains("random.gguf: ") && Catch::Contains(c.says));
+  std::vector<std::int32_t> ids = {1, 2};
+  CHECK_THROWS_AS(model.generate(ids, 3, -1), InputError);
+  CHECK(ids.size() == 2);
 }

@@ -298,7 +298,8 @@ AttentionResult attend(const Ct2Transformer& model, const AttentionLayer& layer,
                        const Matrix& x_kv, const MaskMatrix& allowed, const std::string& what) {
   AttentionResult result = multi_head_attention(layer, x_q, x_kv, allowed, AttentionWants{false, true});
   if (!result.overflow.empty()) {
-    throw InputError::inconsistent(model.file, what + ": " + result.overflow + " overflowed float32");
+    throw InputError::inconsistent(model.file, what + ": " + result.overflow +
+                                                   " float32 (|x| > 3.4e38, or NaN): its weights or its input hold NaN or too large values");
   }
   return result;
 }
@@ -311,6 +312,11 @@ WideMatrix project_logits(const Ct2Transformer& model, const WideMatrix& y) {
   WideMatrix logits = (model.decoder_norm ? layer_norm(y, *model.decoder_norm, model.layer_norm_epsilon) : y) *
                       model.projection;
   logits.rowwise() += model.projection_bias.transpose();
+  if (!logits.allFinite()) {
+    throw InputError::inconsistent(model.file, "the decoder's logits are not finite (NaN or infinite): the output "
+                                               "projection, its bias, the final layer norm or a layer's feed-forward "
+                                               "holds NaN or too large values");
+  }
   return logits;
 }
 

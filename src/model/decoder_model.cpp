@@ -118,12 +118,19 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
   const Matrix attention_input = rms_norm(x, weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), c.rms_epsilon);
   AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true}, rope);
   if (!result.overflow.empty())
-    throw InputError("layer " + std::to_string(l) + ": " + result.overflow + " overflow float32");
+    throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
+                     " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
+                     " or the layer's input holds NaN or too large values");
   x += result.output;
   const Matrix ffn_input = rms_norm(x, weights_->vector(block_name(l, "ffn_norm.weight"), c.d_model), c.rms_epsilon);
   const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
   const Matrix up = ffn_input * weights_->matrix(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();
   x += swiglu(gate, up) * weights_->matrix(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
+  // Checked here, not only at the logits, so that the message names the layer where the
+  // residual stream stopped being finite.
+  if (!x.allFinite())
+    throw InputError(c.file + ": layer " + std::to_string(l) + ": the residual stream after the feed-forward is not finite "
+                     "(|x| > 3.4e38, or NaN): " + block_name(l, "ffn_*") + " holds NaN or too large values");
   return result;
 }
 
@@ -136,6 +143,9 @@ std::vector<float> DecoderModel::last_logits(const Matrix& x, const Matrix& outp
   const DecoderConfig& c = config_;
   const Matrix last = rms_norm(x.bottomRows(1), weights_->vector("output_norm.weight", c.d_model), c.rms_epsilon);
   const Matrix logits = last * output.transpose();
+  if (!logits.allFinite())
+    throw InputError(c.file + ": the last position's logits are not finite (|x| > 3.4e38, or NaN): output_norm.weight or " +
+                     (c.tied_output ? "token_embd.weight (the tied output)" : "output.weight") + " holds NaN or too large values");
   return std::vector<float>(logits.data(), logits.data() + logits.size());
 }
 

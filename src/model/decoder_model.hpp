@@ -25,6 +25,7 @@ namespace attnviz {
 struct DecoderConfig {
   std::string architecture;   ///< "llama"
   std::string name;
+  std::string file;           ///< the model file or folder, for messages
   int num_layers = 0;
   long d_model = 0;
   int num_heads = 0;

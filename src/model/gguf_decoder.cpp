@@ -51,6 +51,7 @@ DecoderConfig llama_config(const GgufFile& file) {
   DecoderConfig c;
   c.architecture = a;
   // general.name is often just the architecture ("llama"); the file's name says more then.
+  c.file = file.path();
   c.name = file.string("general.name").value_or(a);
   if (c.name == a) c.name = std::filesystem::path(file.path()).stem().string();
   c.num_layers = static_cast<int>(required_integer(file, a + ".block_count"));

@@ -175,6 +175,7 @@ DecoderModel decoder_from_hf_folder(const std::string& folder) {
   if (architecture != "LlamaForCausalLM")
     throw InputError::inconsistent(file, "architecture \"" + architecture + "\" is not supported (supported: LlamaForCausalLM)");
   DecoderConfig c = llama_config(config, file);
+  c.file = folder;
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();
   return DecoderModel(std::move(c), std::make_unique<SafetensorsWeights>(folder));
