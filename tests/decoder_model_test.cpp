@@ -324,14 +324,15 @@ TEST_CASE("decoder: NaN or huge weights are an error naming the file and where, 
   const Case c = GENERATE_COPY(
       Case{"output_norm.weight", nan, "the last position's logits are not finite"},
       Case{"blk.2.ffn_down.weight", nan, "layer 2: the residual stream after the feed-forward is not finite"},
-      Case{"blk.1.ffn_up.weight", 3e38f, "layer 1: the residual stream after the feed-forward is not finite"},
+      Case{"blk.1.ffn_up.weight", 3e38f, "layer 2: RMSNorm: the mean square of row"},  // huge, still finite
+      Case{"token_embd.weight", 1e36f, "layer 0: RMSNorm: the mean square of row 0"},
       Case{"blk.0.attn_q.weight", nan, "layer 0: the projection Q (X·W_Q + b_Q) overflows float32 (|x| > 3.4e38, or NaN): blk.0.attn_*"});
   CAPTURE(c.tensor);
   const DecoderModel model = random_biased_model(0, c.tensor, c.value);
   ForwardRequest request;
-  request.token_ids = {1, 2, 3};
+  request.token_ids = {0, 1, 2};  // token 0's embedding holds the poisoned first entry of token_embd
   CHECK_THROWS_WITH(model.forward(request), Catch::Contains("random.gguf: ") && Catch::Contains(c.says));
-  std::vector<std::int32_t> ids = {1, 2};
+  std::vector<std::int32_t> ids = {0, 1};
   CHECK_THROWS_AS(model.generate(ids, 3, -1), InputError);
   CHECK(ids.size() == 2);
 }

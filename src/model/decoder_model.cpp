@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "attention/mask.hpp"
@@ -39,6 +40,13 @@ Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     // The mean square summed in double (as ggml does), then x / rms · gain in float32.
     const double mean_square = x.row(r).cast<double>().squaredNorm() / static_cast<double>(x.cols());
+    // ggml turns this mean into a float32 too, and beyond 3.4e38 divides every x by infinity:
+    // a row of zeros that looks like a result. Refused instead.
+    if (!std::isfinite(static_cast<Scalar>(mean_square))) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.3g", mean_square);
+      throw InputError("RMSNorm: the mean square of row " + std::to_string(r) + " (" + value + ") overflows float32");
+    }
     const Scalar rms = std::sqrt(static_cast<Scalar>(mean_square) + static_cast<Scalar>(epsilon));
     out.row(r) = (x.row(r) / rms).cwiseProduct(gain.transpose());
   }
@@ -108,6 +116,15 @@ Matrix DecoderModel::embed(const std::vector<std::int32_t>& ids, long first_posi
   return weights_->gather_rows("token_embd.weight", c.n_vocab, c.d_model, ids);
 }
 
+Matrix DecoderModel::layer_norm_input(int l, const Matrix& x, const char* gain) const {
+  try {
+    return rms_norm(x, weights_->vector(block_name(l, gain), config_.d_model), config_.rms_epsilon);
+  } catch (const InputError& e) {
+    throw InputError(config_.file + ": layer " + std::to_string(l) + ": " + e.what() +
+                     ": the layer's input holds too large values (the embeddings or an earlier layer)");
+  }
+}
+
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                                         const MaskMatrix& allowed) const {
   const DecoderConfig& c = config_;
@@ -115,14 +132,14 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
   RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
   std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
   rope.key_positions = rope.query_positions;
-  const Matrix attention_input = rms_norm(x, weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), c.rms_epsilon);
+  const Matrix attention_input = layer_norm_input(l, x, "attn_norm.weight");
   AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true}, rope);
   if (!result.overflow.empty())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
                      " or the layer's input holds NaN or too large values");
   x += result.output;
-  const Matrix ffn_input = rms_norm(x, weights_->vector(block_name(l, "ffn_norm.weight"), c.d_model), c.rms_epsilon);
+  const Matrix ffn_input = layer_norm_input(l, x, "ffn_norm.weight");
   const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
   const Matrix up = ffn_input * weights_->matrix(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();
   x += swiglu(gate, up) * weights_->matrix(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();

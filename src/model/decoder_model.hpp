@@ -129,6 +129,9 @@ class DecoderModel {
   /// float32 overflow.
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed) const;
+  /// RMSNorm of x [m, d_model] with layer l's gain `gain` ("attn_norm.weight"); throws
+  /// InputError naming the file and layer when a row's mean square overflows float32.
+  Matrix layer_norm_input(int l, const Matrix& x, const char* gain) const;
   /// The output projection [n_vocab, d_model] (the embedding table when tied), decoded.
   Matrix output_matrix() const;
   /// Final RMSNorm and output projection of the last row of x [n, d_model]: n_vocab logits.
@@ -145,6 +148,7 @@ class DecoderModel {
 };
 
 /// RMSNorm (Zhang & Sennrich 2019) of each row of x [n, d]: x / sqrt(mean(x²) + ε) · gain.
+/// Throws InputError when a row's mean square overflows float32 (ggml would return zeros).
 Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon);
 
 }  // namespace attnviz
