@@ -166,7 +166,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
                                  (cache_bytes > sink_bytes ? " and the continuation's key/value cache"
-                                  : sink_bytes > 0 ? " and what is kept across its layers (overview maps, rollout, chosen heads)"
+                                  : sink_bytes > 0 ? " and what is kept across its layers (the dump's text, the report's values, overview maps, rollout, chosen heads)"
                                                    : ""),
                              needed, memory_budget, "--max-memory MIB");
 

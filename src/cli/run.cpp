@@ -81,8 +81,11 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
     format_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (options.rollout) rollout.add(block);
   };
-  const KeptBytes kept = [&](long tokens, int layers, int) {
-    return options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0;
+  // Every layer's text is held until the file is written: at most kMaxDumpBytesPerNumber a weight.
+  const KeptBytes kept = [&](long tokens, int layers, int heads) {
+    const double text = static_cast<double>(layers) * heads * static_cast<double>(tokens) * static_cast<double>(tokens) *
+                        kMaxDumpBytesPerNumber;
+    return text + (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0);
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   if (options.rollout) {
@@ -144,8 +147,12 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     model_pictures.add(block);
     ++blocks;
   };
+  // The report keeps every layer's weights until the page is written (kReportBytesPerValue each).
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
-    return ModelPictures::kept_bytes(options, tokens, layers, heads);
+    const double report = wants_format(options, "html") ? static_cast<double>(layers) * heads * static_cast<double>(tokens) *
+                                                              static_cast<double>(tokens) * kReportBytesPerValue
+                                                        : 0.0;
+    return ModelPictures::kept_bytes(options, tokens, layers, heads) + report;
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   model_pictures.render(info, files, warnings);
