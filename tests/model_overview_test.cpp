@@ -163,12 +163,14 @@ TEST_CASE("model pictures: what the overview and the rollout keep is counted bef
     test::TempDir dir;
     Options dump = model_options(Command::Dump, dir.file("dump.json"));
     dump.rollout = true;
-    // 201 tokens: the forward pass needs 4.8 MiB; the rollout 4.3 MiB more (R and its text).
-    dump.max_memory_mib = 7;
+    // 201 tokens: the forward pass needs 4.8 MiB, the dump's text at most 24.7 MiB (5 · 8 ·
+    // 201² weights, 16 bytes each), the rollout 4.3 MiB more (R and its text).
+    dump.max_memory_mib = 32;
     dump.text = std::string(200, 'a');
     const RunResult r = run_with(dump);
     CHECK(r.code == kExitLimitError);
-    CHECK_THAT(r.err, Contains("and what is kept across its layers (overview maps, rollout, chosen heads) needs about 9.13 MiB"));
+    CHECK_THAT(r.err, Contains("and what is kept across its layers (the dump's text, the report's values, overview maps, "
+                               "rollout, chosen heads) needs about 34 MiB"));
     dump.rollout = false;
     CHECK(run_with(dump).code == kExitOk);
   }

@@ -1,6 +1,8 @@
 // The --model path in process, as the command line runs it: dump, heatmaps, render of a model
 // dump, tokenize, --layers, --generate, and the options that do not fit.
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -128,8 +130,10 @@ TEST_CASE("model run: options that do not fit are refused before anything is wri
       {[](Options& o) { o.text = "a"; o.sentence = "s.json"; }, "--model: replaces SENTENCE and WEIGHTS"},
       {[](Options& o) { o.text = "a"; o.causal = true; }, "--causal: is for single layers"},
       {[](Options& o) { o.text = ""; o.no_bos = true; }, "--text: gives no tokens"},
-      {[](Options& o) { o.text = "a"; o.max_memory_mib = 0.01; }, "the forward pass over 2 tokens needs about"},
-      {[](Options& o) { o.text = "a"; o.generate = 3; o.max_memory_mib = 0.01; },
+      {[](Options& o) { o.text = "a"; o.max_memory_mib = 0.01; },
+       "the forward pass over 2 tokens and what is kept across its layers (the dump's text"},
+      // One layer's dump text (3 KB) is less than the continuation's cache of five layers (6 KB).
+      {[](Options& o) { o.text = "a"; o.layers = "0"; o.generate = 3; o.max_memory_mib = 0.01; },
        "the forward pass over 5 tokens and the continuation's key/value cache needs about"},
       {[&](Options& o) { o.text = "a"; o.model = dir.file("none.gguf"); }, "none.gguf: cannot read"},
   };
@@ -239,4 +243,39 @@ TEST_CASE("model run: a text that ends inside a UTF-8 character is dumped with U
   const nlohmann::json dump = read_json(options.output);
   CHECK(dump["text"] == "Lily\xEF\xBF\xBD");
   CHECK(dump["tokens"][2] == "<0xE7>");
+}
+
+TEST_CASE("model run: render refuses a model dump with no layers, a layer twice or another version, "
+          "before drawing (bugs: 'wrote 0 PNG files' with exit 0, and exit 2 after drawing)", "[model][cli][errors]") {
+  test::TempDir dir;
+  Options dump = model_options(Command::Dump, dir.file("d.json"));
+  dump.text = "Lily";
+  dump.layers = "0-1";
+  REQUIRE(run_with(dump).code == 0);
+  nlohmann::json document = nlohmann::json::parse(test::read_file(dump.output));
+  struct Case {
+    std::function<void(nlohmann::json&)> change;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](nlohmann::json& d) { d["layers"] = nlohmann::json::array(); }, "/layers: expected at least one attention block, got []"},
+      {[](nlohmann::json& d) { d["layers"][1] = d["layers"][0]; },
+       "/layers/1: the decoder's layer 0 self-attention appears twice in /layers"},
+      {[](nlohmann::json& d) { d["version"] = 2; }, "/version: expected 1 (the version this attnviz reads), got 2"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(i);
+    nlohmann::json changed = document;
+    cases[i].change(changed);
+    const std::string path = dir.file("changed_" + std::to_string(i) + ".json");
+    std::ofstream(path) << changed.dump();
+    Options render;
+    render.command = Command::Render;
+    render.sentence = path;
+    render.output = dir.file("never_" + std::to_string(i));
+    const auto result = run_with(render);
+    CHECK(result.code == 1);
+    CHECK_THAT(result.err, Catch::Contains(cases[i].message));
+    CHECK_FALSE(std::filesystem::exists(render.output));
+  }
 }

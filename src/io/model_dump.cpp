@@ -104,9 +104,14 @@ ModelDump read_model_dump(const FileText& text, const std::string& path) {
   const json root = parse_json_file(text, path);
   if (!root.is_object() || field_or<std::string>(root, "format", "") != kFormatName)
     throw InputError::bad_value(path, "/format", std::string("\"") + kFormatName + "\"", "something else");
+  const auto version = root.find("version");
+  if (version == root.end() || !version->is_number_integer() || version->get<long long>() != kFormatVersion)
+    throw InputError::bad_value(path, "/version", std::to_string(kFormatVersion) + " (the version this attnviz reads)",
+                                version == root.end() ? "nothing" : version->dump());
   const auto layers = root.find("layers");
   if (layers == root.end() || !layers->is_array())
     throw InputError::missing_field(path, "/layers", "one object per attention block");
+  if (layers->empty()) throw InputError::bad_value(path, "/layers", "at least one attention block", "[]");
   ModelDump dump;
   try {
     const json& model = root.at("model");
@@ -144,6 +149,11 @@ ModelDump read_model_dump(const FileText& text, const std::string& path) {
     block.record.inputs = {path};
     if (!block.record.layer) throw InputError::missing_field(where, "/layer", "the layer number");
     block.layer = *block.record.layer;
+    for (const AttentionBlock& earlier : dump.blocks) {
+      if (earlier.stack == block.stack && earlier.kind == block.kind && earlier.layer == block.layer)
+        throw InputError::inconsistent(where, "the " + block.stack + "'s layer " + std::to_string(block.layer) + " " +
+                                                  block.kind + "-attention appears twice in /layers");
+    }
     dump.blocks.push_back(std::move(block));
   }
   return dump;
