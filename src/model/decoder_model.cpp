@@ -136,7 +136,7 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
   const Matrix attention_input = rms_norm(x, weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), c.rms_epsilon);
   AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true}, rope);
   if (!result.overflow.empty())
-    throw InputError("layer " + std::to_string(l) + ": " + result.overflow + " overflow float32");
+    throw InputError("layer " + std::to_string(l) + ": " + result.overflow + " float32");
   x += result.output;
   const Matrix ffn_input = rms_norm(x, weights_->vector(block_name(l, "ffn_norm.weight"), c.d_model), c.rms_epsilon);
   const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
