@@ -1,5 +1,7 @@
 // The GGUF reader on the real stories260K file and on hand-made broken files.
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -150,4 +152,73 @@ TEST_CASE("GGUF decoder: an unknown architecture is named with the supported one
   mamba.header(3, 0, 1).str("general.architecture").put<std::uint32_t>(8).str("mamba");
   const GgufFile file(mamba.write(dir));
   CHECK_THROWS_WITH(decoder_config_from_gguf(file), Catch::EndsWith("architecture \"mamba\" is not supported (supported: llama)"));
+}
+
+namespace {
+
+// A llama GGUF with only what decoder_config_from_gguf reads (1 layer, d_model 8, 2 heads, a
+// [4, 8] token embedding) plus `extra_keys` metadata entries written by `extra`.
+std::string llama_gguf(const TempDir& dir, std::uint64_t extra_keys, const std::function<void(GgufBytes&)>& extra) {
+  constexpr std::uint32_t kUint32 = 4, kString = 8;  // GGUF value types
+  GgufBytes g;
+  g.header(3, 1, 5 + extra_keys).str("general.architecture").put(kString).str("llama");
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::uint32_t>>{
+           {"llama.block_count", 1}, {"llama.embedding_length", 8}, {"llama.attention.head_count", 2}, {"llama.feed_forward_length", 16}})
+    g.str(key).put(kUint32).put(value);
+  extra(g);
+  g.tensor("token_embd.weight", {8, 4}, 0, 0).pad_to(32);
+  g.bytes.append(8 * 4 * sizeof(float), '\0');
+  return g.write(dir);
+}
+
+// One float32 metadata entry.
+std::function<void(GgufBytes&)> float_key(const std::string& key, float value) {
+  return [key, value](GgufBytes& g) { g.str(key).put<std::uint32_t>(6).put(value); };
+}
+
+std::string config_error(const std::string& path) {
+  try {
+    decoder_config_from_gguf(GgufFile(path));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+// Found by a hostile tester: freq_base = +inf was accepted (and dumped as theta null). The rule
+// is hf_decoder's too (require_positive_setting, require_rms_epsilon).
+TEST_CASE("GGUF decoder: a RoPE base, scaling factor or RMSNorm epsilon no model can have is refused naming the key and value",
+          "[gguf][errors]") {
+  TempDir dir;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK(config_error(llama_gguf(dir, 0, [](GgufBytes&) {})) == "(no error)");
+  const std::vector<std::pair<std::function<void(GgufBytes&)>, std::string>> cases = {
+      {float_key("llama.rope.freq_base", inf), "llama.rope.freq_base: expected a finite number > 0, got inf"},
+      {float_key("llama.rope.freq_base", -1), "llama.rope.freq_base: expected a finite number > 0, got -1"},
+      {float_key("llama.rope.freq_base", 0), "llama.rope.freq_base: expected a finite number > 0, got 0"},
+      {float_key("llama.attention.layer_norm_rms_epsilon", nan), "llama.attention.layer_norm_rms_epsilon: expected a finite number >= 0, got nan"},
+      {float_key("llama.attention.layer_norm_rms_epsilon", -0.5f), "llama.attention.layer_norm_rms_epsilon: expected a finite number >= 0, got -0.5"},
+      {float_key("llama.attention.layer_norm_rms_epsilon", inf), "llama.attention.layer_norm_rms_epsilon: expected a finite number >= 0, got inf"},
+      {float_key("llama.rope.scale_linear", 0), "llama.rope.scale_linear: expected a finite number > 0, got 0"},
+      {float_key("llama.rope.scale_linear", inf), "llama.rope.scale_linear: expected a finite number > 0, got inf"},
+  };
+  for (const auto& [extra, message] : cases) {
+    CAPTURE(message);
+    CHECK(config_error(llama_gguf(dir, 1, extra)) == dir.file("m.gguf") + ": " + message);
+  }
+  const auto linear = [](float factor) {
+    return [factor](GgufBytes& g) {
+      g.str("llama.rope.scaling.type").put<std::uint32_t>(8).str("linear");
+      float_key("llama.rope.scaling.factor", factor)(g);
+    };
+  };
+  CHECK(config_error(llama_gguf(dir, 2, linear(-4))) == dir.file("m.gguf") + ": llama.rope.scaling.factor: expected a finite number > 0, got -4");
+  CHECK(config_error(llama_gguf(dir, 2, linear(nan))) == dir.file("m.gguf") + ": llama.rope.scaling.factor: expected a finite number > 0, got nan");
+  CHECK(config_error(llama_gguf(dir, 2, linear(4))) == "(no error)");
+  const auto context = [](std::int32_t length) {
+    return [length](GgufBytes& g) { g.str("llama.context_length").put<std::uint32_t>(5).put(length); };
+  };
+  CHECK_THAT(config_error(llama_gguf(dir, 1, context(-1))), Catch::EndsWith("metadata llama.context_length: expected a positive count, got -1"));
 }

@@ -1,6 +1,7 @@
 // The Hugging Face path: stories260K's safetensors folder (../shared/realdata) against
 // llama.cpp's attention for the GGUF file, and hand-broken safetensors files and configs.
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -142,4 +143,144 @@ TEST_CASE("safetensors folder: a config.json, index or tokenizer.json that is no
   CHECK(r.code == kExitInputError);
   CHECK_THAT(r.err, Contains(dir.file("tokenizer.json") + ": line 2, column 0: syntax error while parsing object - unexpected end of input"));
   CHECK(!std::filesystem::exists(dir.file("dump.json")));
+}
+
+namespace {
+
+// A folder holding stories260K's model.safetensors and its config.json changed by `edit`, for
+// the config.json cases; returns the error decoder_from_hf_folder reports, or "(no error)".
+std::string config_error(const TempDir& dir, const std::function<void(nlohmann::json&)>& edit) {
+  const std::string source = realdata_file("stories260k/hf-safetensors");
+  if (!std::filesystem::exists(dir.file("model.safetensors")))
+    std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(source + "/config.json"));
+  edit(config);
+  std::ofstream(dir.file("config.json")) << config.dump();
+  try {
+    decoder_from_hf_folder(dir.path().string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+// Found by a hostile tester: these gave "internal error: [json.exception.type_error.302]" (exit 3).
+TEST_CASE("safetensors folder: a config.json member of the wrong type is refused naming the file, the member and the value",
+          "[model][errors]") {
+  TempDir dir;
+  const std::string file = dir.file("config.json");
+  using json = nlohmann::json;
+  const auto set = [](const std::string& key, json value) {
+    return [key, value](json& c) { c[key] = value; };
+  };
+  const auto scaling = [](json value) { return [value](json& c) { c["rope_scaling"] = value; }; };
+  const std::vector<std::pair<std::function<void(json&)>, std::string>> cases = {
+      {set("rms_norm_eps", "x"), "/rms_norm_eps: expected a number, got a string \"x\""},
+      {set("rms_norm_eps", nullptr), "/rms_norm_eps: expected a number, got null"},
+      {set("rope_theta", true), "/rope_theta: expected a number, got true"},
+      {set("rope_theta", "x"), "/rope_theta: expected a number, got a string \"x\""},
+      {set("max_position_embeddings", "x"), "/max_position_embeddings: expected an integer from 1 to 2147483647, got a string \"x\""},
+      {set("max_position_embeddings", nullptr), "/max_position_embeddings: expected an integer from 1 to 2147483647, got null"},
+      {set("max_position_embeddings", 512.5), "/max_position_embeddings: expected an integer from 1 to 2147483647, got the number 512.5"},
+      {set("hidden_size", true), "/hidden_size: expected an integer from 1 to 2147483647, got true"},
+      {set("num_hidden_layers", 0), "/num_hidden_layers: expected an integer from 1 to 2147483647, got 0"},
+      {set("tie_word_embeddings", "no"), "/tie_word_embeddings: expected true or false, got a string \"no\""},
+      {set("tie_word_embeddings", nullptr), "/tie_word_embeddings: expected true or false, got null"},
+      {set("attention_bias", 1), "/attention_bias: expected true or false, got the integer 1"},
+      {set("hidden_act", 5), "/hidden_act: expected a string, got the integer 5"},
+      {set("architectures", "LlamaForCausalLM"), "/architectures: expected a list of class names, got a string \"LlamaForCausalLM\""},
+      {set("architectures", json::array({5})), "/architectures/0: expected a string, got the integer 5"},
+      {[](json& c) { c.erase("architectures"); c["model_type"] = 5; }, "/model_type: expected a string, got the integer 5"},
+      {scaling("x"), "/rope_scaling: expected an object or null, got a string \"x\""},
+      {scaling({{"type", "linear"}, {"factor", "x"}}), "/rope_scaling/factor: expected a number, got a string \"x\""},
+      {scaling({{"type", "linear"}, {"factor", nullptr}}), "/rope_scaling/factor: expected a number, got null"},
+      {scaling({{"type", "linear"}, {"factor", true}}), "/rope_scaling/factor: expected a number, got true"},
+      {scaling({{"type", nullptr}, {"factor", 2}}), "/rope_scaling/type: expected a string, got null"},
+      {scaling({{"rope_type", true}, {"factor", 2}}), "/rope_scaling/rope_type: expected a string, got true"},
+      {scaling({{"type", "x"}, {"factor", 2}}), "/rope_scaling/type: expected \"linear\" or \"llama3\", got \"x\""},
+      {scaling({{"factor", 2}}), "/rope_scaling/rope_type: missing field (the scaling type"},
+      {scaling({{"rope_type", "linear"}, {"type", "llama3"}, {"factor", 2}}),
+       ": /rope_scaling/rope_type \"linear\" and /rope_scaling/type \"llama3\" disagree"},
+      {[](json& c) { c = json::array(); }, ": /: expected a JSON object, got an array of 0 items"},
+  };
+  for (const auto& [edit, message] : cases) {
+    CAPTURE(message);
+    CHECK_THAT(config_error(dir, edit), Contains(file + (message.front() == ':' ? "" : ": ") + message));
+  }
+}
+
+// Hugging Face writes null for the members whose LlamaConfig default is None: "not set".
+TEST_CASE("safetensors folder: null stands for 'not set' where LlamaConfig's default is None", "[model]") {
+  TempDir dir;
+  for (const char* key : {"head_dim", "rope_scaling", "eos_token_id"}) {
+    CAPTURE(key);
+    CHECK(config_error(dir, [key](nlohmann::json& c) { c[key] = nullptr; }) == "(no error)");
+  }
+  // num_key_value_heads null: as many as num_attention_heads (8), which stories260K's K does not have.
+  CHECK_THAT(config_error(dir, [](nlohmann::json& c) { c["num_key_value_heads"] = nullptr; }),
+             Contains("tensor model.layers.0.self_attn.k_proj.weight: expected shape [64, 64] (from the model's settings), got [32, 64]"));
+}
+
+// --generate's EOS comes from config.json's eos_token_id (read with --text): a token id, a list
+// of them, or null.
+TEST_CASE("safetensors folder: an eos_token_id that is not a token id is refused naming it", "[model][errors]") {
+  TempDir dir;
+  std::ofstream(dir.file("tokenizer.json"))
+      << R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false}})";
+  Options o;
+  o.command = Command::Dump;
+  o.model = dir.path().string();
+  o.text = "a";
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  for (const auto& [eos, message] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {"x", ": /eos_token_id: expected an integer from 0 to 2147483647, got a string \"x\""},
+           {nlohmann::json::array({-1}), ": /eos_token_id/0: expected an integer from 0 to 2147483647, got -1"}}) {
+    CAPTURE(message);
+    config_error(dir, [eos = eos](nlohmann::json& c) { c["eos_token_id"] = eos; });
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    CHECK(r.code == kExitInputError);
+    CHECK_THAT(r.err, Contains(dir.file("config.json") + message));
+  }
+}
+
+// Found by a hostile tester: these were accepted and run as a different model (or gave NaN).
+TEST_CASE("safetensors folder: settings attnviz does not implement, or that no model can have, are refused naming the value",
+          "[model][errors]") {
+  TempDir dir;
+  const std::string file = dir.file("config.json");
+  using json = nlohmann::json;
+  const auto set = [](const std::string& key, json value) { return [key, value](json& c) { c[key] = value; }; };
+  const auto scaling = [](json value) { return [value](json& c) { c["rope_scaling"] = value; }; };
+  const json llama3 = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
+                       {"original_max_position_embeddings", 8192}};
+  const auto llama3_with = [&llama3](const std::string& key, json value) {
+    json s = llama3;
+    if (value.is_null()) s.erase(key);
+    else s[key] = value;
+    return [s](json& c) { c["rope_scaling"] = s; };
+  };
+  const std::vector<std::pair<std::function<void(json&)>, std::string>> cases = {
+      {set("hidden_act", "gelu"), "/hidden_act: expected \"silu\" (SwiGLU, the only feed-forward attnviz implements), got \"gelu\""},
+      {set("mlp_bias", true), "/mlp_bias: expected false (attnviz's feed-forward layers have no biases), got true"},
+      {set("rope_theta", -1), "/rope_theta: expected a finite number > 0, got -1"},
+      {set("rope_theta", 0), "/rope_theta: expected a finite number > 0, got 0"},
+      {set("rms_norm_eps", -1e-6), "/rms_norm_eps: expected a finite number >= 0, got -1e-06"},
+      {scaling({{"type", "linear"}, {"factor", 0}}), "/rope_scaling/factor: expected a finite number > 0, got 0"},
+      {scaling({{"type", "linear"}, {"factor", -2.5}}), "/rope_scaling/factor: expected a finite number > 0, got -2.5"},
+      {scaling({{"type", "linear"}}), "/rope_scaling/factor: missing field (the linear scaling factor)"},
+      {llama3_with("low_freq_factor", nullptr), "/rope_scaling/low_freq_factor: missing field (LLaMA 3's low_freq_factor)"},
+      {llama3_with("factor", -8), "/rope_scaling/factor: expected a finite number > 0, got -8"},
+      {llama3_with("high_freq_factor", 1.0), ": /rope_scaling/high_freq_factor 1.0 must be above /rope_scaling/low_freq_factor 1.0"},
+  };
+  for (const auto& [edit, message] : cases) {
+    CAPTURE(message);
+    CHECK_THAT(config_error(dir, edit), Contains(file + (message.front() == ':' ? "" : ": ") + message));
+  }
+  CHECK(config_error(dir, set("rms_norm_eps", 0)) == "(no error)");
+  CHECK(config_error(dir, set("hidden_act", "silu")) == "(no error)");
+  CHECK(config_error(dir, scaling(llama3)) == "(no error)");
+  CHECK(config_error(dir, scaling({{"type", "linear"}, {"factor", 0.5}})) == "(no error)");
 }

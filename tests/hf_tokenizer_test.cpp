@@ -115,3 +115,162 @@ TEST_CASE("tokenizer.json: a 20 MB file is read", "[tokenizer]") {
   const Vocabulary vocab = vocabulary_from_tokenizer_json(write(dir, tokenizer));
   CHECK(vocab.size() == 50257);
 }
+
+namespace {
+
+std::string load_error(const TempDir& dir, const nlohmann::json& tokenizer) {
+  try {
+    vocabulary_from_tokenizer_json(write(dir, tokenizer));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// GPT-2's tokenizer.json with `pre_tokenizer` replaced by a Split on `regex` + ByteLevel, as
+// LLaMA 3's and Qwen 2's files write it, and `ignore_merges` set.
+nlohmann::json split_tokenizer_json(const std::string& regex, bool ignore_merges) {
+  nlohmann::json t = gpt2_tokenizer_json();
+  t["pre_tokenizer"] = {{"type", "Sequence"},
+                        {"pretokenizers",
+                         {{{"type", "Split"}, {"pattern", {{"Regex", regex}}}, {"behavior", "Isolated"}, {"invert", false}},
+                          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}}}}};
+  t["model"]["ignore_merges"] = ignore_merges;
+  t["model"]["byte_fallback"] = false;
+  return t;
+}
+
+const std::string kLlama3Regex =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+const std::string kQwen2Regex =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+}  // namespace
+
+// Found by a hostile tester: these gave "internal error: [json.exception.type_error.302]" (exit 3).
+TEST_CASE("tokenizer.json: a member of the wrong type is refused naming the file, the member and the value", "[tokenizer][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("tokenizer.json");
+  using json = nlohmann::json;
+  const auto with = [](const std::string& pointer, json value) {
+    json t = gpt2_tokenizer_json();
+    t[json::json_pointer(pointer)] = value;
+    return t;
+  };
+  const json numbered_bos = {{"type", "TemplateProcessing"},
+                             {"single", {{{"SpecialToken", {{"id", 5}}}}, {{"Sequence", {{"id", "A"}}}}}}};
+  const std::vector<std::pair<json, std::string>> cases = {
+      {with("/model/type", 5), "/model/type: expected a string, got the integer 5"},
+      {with("/pre_tokenizer/type", 5), "/pre_tokenizer/type: expected a string, got the integer 5"},
+      {with("/pre_tokenizer/type", nullptr), "/pre_tokenizer/type: expected a string, got null"},
+      {with("/pre_tokenizer/use_regex", "yes"), "/pre_tokenizer/use_regex: expected true or false, got a string \"yes\""},
+      {with("/pre_tokenizer", "ByteLevel"), "/pre_tokenizer: expected an object or null, got a string \"ByteLevel\""},
+      {with("/added_tokens", json::array({{{"id", "x"}}})), "/added_tokens/0/id: expected an integer from 0 to 16777215, got a string \"x\""},
+      {with("/added_tokens", json::array({{{"id", 1}, {"content", 7}}})), "/added_tokens/0/content: expected a string, got the integer 7"},
+      {with("/added_tokens", json::array({{{"content", "<x>"}}})), "/added_tokens/0/id: missing field (the token's id)"},
+      {with("/added_tokens", json::array({5})), "/added_tokens/0: expected an object {\"id\", \"content\", …}, got the integer 5"},
+      {with("/added_tokens", "x"), "/added_tokens: expected a list of tokens, got a string \"x\""},
+      {with("/added_tokens/0/special", "yes"), "/added_tokens/0/special: expected true or false, got a string \"yes\""},
+      {with("/normalizer", "NFC"), "/normalizer: expected an object or null, got a string \"NFC\""},
+      {with("/model/byte_fallback", "no"), "/model/byte_fallback: expected true or false, got a string \"no\""},
+      {with("/model/dropout", "x"), "/model/dropout: expected a number, got a string \"x\""},
+      {with("/model", 5), "/model: expected the tokenizer model (an object), got the integer 5"},
+      {with("/post_processor", numbered_bos), "/post_processor/single/0/SpecialToken/id: expected a string, got the integer 5"},
+      {json::array(), "/: expected a JSON object, got an array of 0 items"},
+  };
+  for (const auto& [tokenizer, message] : cases) {
+    CAPTURE(message);
+    CHECK_THAT(load_error(dir, tokenizer), Contains(path + ": " + message));
+  }
+}
+
+// Found by a hostile tester: these were accepted and tokenized as if absent, giving other ids
+// than Hugging Face's. Each names the feature and says to pass --token-ids.
+TEST_CASE("tokenizer.json: features the byte-level BPE does not implement are refused, naming them", "[tokenizer][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("tokenizer.json");
+  using json = nlohmann::json;
+  const auto with = [](const std::string& pointer, json value, json base = gpt2_tokenizer_json()) {
+    base[json::json_pointer(pointer)] = value;
+    return base;
+  };
+  const json template_single = {{"type", "TemplateProcessing"},
+                                {"single", {{{"Sequence", {{"id", "A"}}}}, {{"SpecialToken", {{"id", "<|endoftext|>"}}}}}}};
+  const std::vector<std::pair<json, std::string>> cases = {
+      {with("/normalizer", {{"type", "Lowercase"}}), "normalizer \"Lowercase\" (/normalizer) is not supported (supported: none, NFC)"},
+      {with("/normalizer", {{"type", "NFKC"}}), "normalizer \"NFKC\" (/normalizer) is not supported (supported: none, NFC)"},
+      {with("/pre_tokenizer/add_prefix_space", true),
+       "/pre_tokenizer/add_prefix_space true (a space put before the text) is not supported (supported: false)"},
+      {with("/pre_tokenizer/pretokenizers/1/add_prefix_space", true, split_tokenizer_json(kLlama3Regex, true)),
+       "/pre_tokenizer/pretokenizers/1/add_prefix_space true (a space put before the text) is not supported (supported: false)"},
+      {with("/pre_tokenizer/pretokenizers/0/invert", true, split_tokenizer_json(kLlama3Regex, true)),
+       "/pre_tokenizer/pretokenizers/0/invert true (the pattern's matches dropped, the text between them kept) is not supported"},
+      {with("/model/ignore_merges", true), "/model/ignore_merges true with this pre-tokenizer is not supported (supported: false)"},
+      {with("/model/ignore_merges", true, split_tokenizer_json(kQwen2Regex, false)),
+       "/model/ignore_merges true with this pre-tokenizer is not supported (supported: false)"},
+      {with("/model/byte_fallback", true),
+       "/model/byte_fallback true (<0xXX> tokens for bytes missing from the vocabulary) is not supported (supported: false)"},
+      {with("/model/dropout", 0.1), "/model/dropout 0.1 (BPE dropout) is not supported (supported: null, 0)"},
+      {with("/model/end_of_word_suffix", "</w>"), "/model/end_of_word_suffix \"</w>\" is not supported (supported: null, \"\")"},
+      {with("/model/continuing_subword_prefix", "##"), "/model/continuing_subword_prefix \"##\" is not supported (supported: null, \"\")"},
+      {with("/added_tokens/0/lstrip", true), "/added_tokens/0/lstrip true (how the token is matched in the text) is not supported"},
+      {with("/added_tokens/0/single_word", true), "/added_tokens/0/single_word true (how the token is matched in the text) is not supported"},
+      {with("/post_processor", {{"type", "RobertaProcessing"}}),
+       "post-processor \"RobertaProcessing\" (/post_processor) is not supported (supported: ByteLevel, TemplateProcessing with at most one token before the text)"},
+      {with("/post_processor", template_single), "the template /post_processor/single [{\"Sequence\":{\"id\":\"A\"}},{\"SpecialToken\":"},
+  };
+  for (const auto& [tokenizer, message] : cases) {
+    CAPTURE(message);
+    const std::string error = load_error(dir, tokenizer);
+    CHECK_THAT(error, Contains(path + ": " + message));
+    CHECK_THAT(error, Catch::EndsWith("; pass --token-ids"));
+  }
+  json unknown_bos = gpt2_tokenizer_json();
+  unknown_bos["post_processor"] = {{"type", "TemplateProcessing"},
+                                   {"single", {{{"SpecialToken", {{"id", "<s>"}}}}, {{"Sequence", {{"id", "A"}}}}}}};
+  CHECK_THAT(load_error(dir, unknown_bos),
+             Contains(path + ": /post_processor/single/0/SpecialToken/id: expected a token of the vocabulary, got \"<s>\""));
+}
+
+// What GPT-2's, LLaMA 3's and Qwen 2's own tokenizer.json files hold: GPT-2's model has no
+// "type" and empty affixes, its added token "normalized": true; LLaMA 3's sets ignore_merges
+// (llama.cpp's llama3 pre-tokenizer); Qwen 2's normalizes to NFC.
+TEST_CASE("tokenizer.json: the settings of GPT-2's, LLaMA 3's and Qwen 2's files are accepted", "[tokenizer]") {
+  TempDir dir;
+  using json = nlohmann::json;
+  json gpt2 = gpt2_tokenizer_json();
+  gpt2["model"].erase("type");
+  gpt2["model"].update({{"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", ""},
+                        {"end_of_word_suffix", ""}, {"fuse_unk", false}});
+  gpt2["normalizer"] = nullptr;
+  gpt2["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}};
+  gpt2["post_processor"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}};
+  gpt2["added_tokens"][0].update({{"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", true}});
+  const Vocabulary gpt2_vocab = vocabulary_from_tokenizer_json(write(dir, gpt2));
+  CHECK(gpt2_vocab.pre == "gpt-2");
+  CHECK(tokenize(gpt2_vocab, "Hello world", true) == std::vector<std::int32_t>{15496, 995});
+
+  json llama3 = split_tokenizer_json(kLlama3Regex, true);
+  llama3["model"].update({{"dropout", nullptr}, {"continuing_subword_prefix", nullptr}, {"end_of_word_suffix", nullptr}});
+  llama3["post_processor"] = {
+      {"type", "Sequence"},
+      {"processors",
+       {{{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}, {"use_regex", true}},
+        {{"type", "TemplateProcessing"},
+         {"single", {{{"SpecialToken", {{"id", "<|endoftext|>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}}}}}};
+  const Vocabulary llama3_vocab = vocabulary_from_tokenizer_json(write(dir, llama3));
+  CHECK(llama3_vocab.pre == "llama3");
+  CHECK(llama3_vocab.bos == 50256);
+  CHECK(tokenize(llama3_vocab, "Hello world", true) == std::vector<std::int32_t>{50256, 15496, 995});
+  // The same pattern merging every word is llama.cpp's smaug-bpe.
+  CHECK(vocabulary_from_tokenizer_json(write(dir, split_tokenizer_json(kLlama3Regex, false))).pre == "smaug-bpe");
+
+  json qwen2 = split_tokenizer_json(kQwen2Regex, false);
+  qwen2["normalizer"] = {{"type", "NFC"}};
+  const Vocabulary qwen2_vocab = vocabulary_from_tokenizer_json(write(dir, qwen2));
+  CHECK(qwen2_vocab.pre == "qwen2");
+  CHECK(qwen2_vocab.normalize_nfc);
+  // "e" + U+0301 COMBINING ACUTE ACCENT is "é" (U+00E9) in NFC: the same ids.
+  CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false) == tokenize(qwen2_vocab, "caf\xC3\xA9", false));
+  CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false) != tokenize(gpt2_vocab, "caf" "e\xCC\x81", false));
+}

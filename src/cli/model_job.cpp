@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "model/hf_decoder.hpp"
 #include "model/hf_tokenizer.hpp"
 #include "io/json_file.hpp"
+#include "io/json_reader.hpp"
 #include "model/vocabulary.hpp"
 
 namespace attnviz {
@@ -97,13 +99,17 @@ std::vector<std::string> hf_token_labels(const std::string& folder, long n_vocab
   return labels;
 }
 
-// config.json's eos_token_id (a number, or the first of a list), for --generate.
+// config.json's eos_token_id (a token id, or the first of a list; null or absent: none, as
+// LlamaConfig allows), for --generate.
 std::optional<std::int32_t> hf_eos_token(const std::string& folder) {
-  const nlohmann::json config = read_json_file((fs::path(folder) / "config.json").string());
-  if (!config.is_object() || !config.contains("eos_token_id")) return std::nullopt;
-  const nlohmann::json& eos = config["eos_token_id"].is_array() && !config["eos_token_id"].empty() ? config["eos_token_id"][0]
-                                                                                                   : config["eos_token_id"];
-  return eos.is_number_integer() ? std::optional<std::int32_t>(eos.get<std::int32_t>()) : std::nullopt;
+  const std::string path = (fs::path(folder) / "config.json").string();
+  const nlohmann::json config = read_json_file(path);
+  require_object(JsonSource{config, path});
+  const auto found = config.find("eos_token_id");
+  if (found == config.end() || found->is_null()) return std::nullopt;
+  const bool list = found->is_array() && !found->empty();
+  const nlohmann::json& eos = list ? found->front() : *found;
+  return static_cast<std::int32_t>(read_integer(eos, path, list ? "/eos_token_id/0" : "/eos_token_id", 0, std::numeric_limits<std::int32_t>::max()));
 }
 
 // The decoder of --model: a GGUF file (with its vocabulary) or a Hugging Face folder.

@@ -1,5 +1,6 @@
 #include "io/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -84,6 +85,51 @@ void require_object(const JsonSource& source) {
   }
 }
 
+JsonSettings::JsonSettings(const json& root, std::string file) : root_(root), file_(std::move(file)) {
+  require_object(JsonSource{root_, file_});
+}
+
+const json* JsonSettings::find(const std::string& pointer, JsonNull null) const {
+  // The steps between '/'s: object keys (attnviz's pointers need no ~ escapes) or array indices.
+  const json* at = &root_;
+  for (std::size_t start = 1; start <= pointer.size();) {
+    const std::size_t end = std::min(pointer.find('/', start), pointer.size());
+    const std::string step = pointer.substr(start, end - start);
+    start = end + 1;
+    if (at->is_object()) {
+      const auto it = at->find(step);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+    } else if (at->is_array() && !step.empty() && step.size() < 10 &&
+               step.find_first_not_of("0123456789") == std::string::npos && std::stoul(step) < at->size()) {
+      at = &(*at)[std::stoul(step)];
+    } else {
+      return nullptr;
+    }
+  }
+  return at->is_null() && null == JsonNull::Absent ? nullptr : at;
+}
+
+double JsonSettings::number(const std::string& pointer, double fallback, JsonNull null) const {
+  const json* value = find(pointer, null);
+  return value ? read_double(*value, file_, pointer) : fallback;
+}
+
+bool JsonSettings::flag(const std::string& pointer, bool fallback, JsonNull null) const {
+  const json* value = find(pointer, null);
+  return value ? read_bool(*value, file_, pointer) : fallback;
+}
+
+std::string JsonSettings::text(const std::string& pointer, const std::string& fallback, JsonNull null) const {
+  const json* value = find(pointer, null);
+  return value ? read_string(*value, file_, pointer) : fallback;
+}
+
+std::optional<std::string> JsonSettings::optional_text(const std::string& pointer, JsonNull null) const {
+  const json* value = find(pointer, null);
+  return value ? std::optional<std::string>(read_string(*value, file_, pointer)) : std::nullopt;
+}
+
 Scalar read_scalar(const json& value, const std::string& file, const std::string& pointer) {
   if (!value.is_number()) throw InputError::bad_value(file, pointer, "a number", describe_json(value));
   const double number = value.get<double>();
@@ -92,6 +138,21 @@ Scalar read_scalar(const json& value, const std::string& file, const std::string
                                 value.dump());
   }
   return static_cast<Scalar>(number);
+}
+
+double read_double(const json& value, const std::string& file, const std::string& pointer) {
+  if (!value.is_number()) throw InputError::bad_value(file, pointer, "a number", describe_json(value));
+  return value.get<double>();
+}
+
+std::string read_string(const json& value, const std::string& file, const std::string& pointer) {
+  if (!value.is_string()) throw InputError::bad_value(file, pointer, "a string", describe_json(value));
+  return value.get<std::string>();
+}
+
+bool read_bool(const json& value, const std::string& file, const std::string& pointer) {
+  if (!value.is_boolean()) throw InputError::bad_value(file, pointer, "true or false", describe_json(value));
+  return value.get<bool>();
 }
 
 long long read_integer(const json& value, const std::string& file, const std::string& pointer,

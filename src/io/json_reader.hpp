@@ -41,6 +41,34 @@ std::string describe_json(const nlohmann::json& value);
 /// Requires the document root to be an object.
 void require_object(const JsonSource& source);
 
+/// What a JSON null means for a member read through JsonSettings.
+enum class JsonNull {
+  Refused,  ///< null is a wrong type: "expected a number, got null"
+  Absent,   ///< null is how the file writes "not set" (Hugging Face's None): the fallback applies
+};
+
+/// Typed reads of a settings file's members (config.json, tokenizer.json) by JSON pointer, for
+/// readers that walk a document of someone else's format. Every failure names the file, the
+/// member's pointer and the value found; an absent member gives the fallback.
+class JsonSettings {
+ public:
+  /// Throws InputError::bad_value unless `root` is an object. Keeps a reference to `root`.
+  JsonSettings(const nlohmann::json& root, std::string file);
+  const std::string& file() const { return file_; }
+
+  /// The member at `pointer` ("/rope_scaling/factor"); nullptr when it is absent (a step through
+  /// a value that is not an object counts as absent) or null with JsonNull::Absent.
+  const nlohmann::json* find(const std::string& pointer, JsonNull null = JsonNull::Refused) const;
+  double number(const std::string& pointer, double fallback, JsonNull null = JsonNull::Refused) const;
+  bool flag(const std::string& pointer, bool fallback, JsonNull null = JsonNull::Refused) const;
+  std::string text(const std::string& pointer, const std::string& fallback, JsonNull null = JsonNull::Refused) const;
+  std::optional<std::string> optional_text(const std::string& pointer, JsonNull null = JsonNull::Refused) const;
+
+ private:
+  const nlohmann::json& root_;
+  std::string file_;
+};
+
 /// True when double `x` rounds to a finite float32: |x| below FLT_MAX plus half its last place
 /// (2^128 − 2^103). "3.4028235e38", the shortest spelling of FLT_MAX (numpy's and attnviz's
 /// own), is slightly above FLT_MAX as a double and rounds to it.
@@ -60,6 +88,16 @@ Matrix read_matrix(const nlohmann::json& value, const std::string& file, const s
 
 /// A non-empty list of numbers.
 Vector read_vector(const nlohmann::json& value, const std::string& file, const std::string& pointer);
+
+/// A number as a double, for settings (no float32 rounding: an epsilon of 1e-6 stays 1e-6).
+/// JSON numbers are finite (json_file refuses an overflowing one).
+double read_double(const nlohmann::json& value, const std::string& file, const std::string& pointer);
+
+/// A string (UTF-8 already validated by the parser).
+std::string read_string(const nlohmann::json& value, const std::string& file, const std::string& pointer);
+
+/// true or false.
+bool read_bool(const nlohmann::json& value, const std::string& file, const std::string& pointer);
 
 /// A list of strings (UTF-8 already validated by the parser).
 Tokens read_strings(const nlohmann::json& value, const std::string& file, const std::string& pointer);

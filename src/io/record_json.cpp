@@ -147,7 +147,9 @@ void append_record_json(const AttentionRecord& record, std::string_view prefix, 
   };
   for (const auto& [name, value] : header_fields(record)) {
     key(name);
-    out += value.dump();
+    // A vocabulary piece (or model name) that is not UTF-8 is shown with U+FFFD for each bad
+    // byte, as the model dump's "text" is: JSON text cannot carry the bytes themselves.
+    out += value.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   NumberWriter numbers(out);
   key("scale");

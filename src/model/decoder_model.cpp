@@ -1,6 +1,7 @@
 #include "model/decoder_model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -33,7 +34,24 @@ MaskMatrix causal_after(long n_past, long m) {
   return allowed;
 }
 
+// Shortest text that reads back as `value`: "1e-05", "inf", "-1".
+std::string number_text(double value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+
 }  // namespace
+
+double require_positive_setting(double value, const std::string& file, const std::string& field) {
+  if (!(std::isfinite(value) && value > 0)) throw InputError::bad_value(file, field, "a finite number > 0", number_text(value));
+  return value;
+}
+
+double require_rms_epsilon(double value, const std::string& file, const std::string& field) {
+  if (!(std::isfinite(value) && value >= 0)) throw InputError::bad_value(file, field, "a finite number >= 0", number_text(value));
+  return value;
+}
 
 Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
   Matrix out(x.rows(), x.cols());

@@ -41,6 +41,15 @@ struct DecoderConfig {
   bool tied_output = false;   ///< output.weight absent: logits use token_embd.weight
 };
 
+/// The value rules both model readers (gguf_decoder, hf_decoder) apply to a DecoderConfig's
+/// numeric settings, one per kind of value, so a GGUF file and a config.json are held to the
+/// same ones. Each returns `value`, or throws InputError::bad_value naming `file`, `field` (a
+/// metadata key or a JSON pointer) and the value ("inf", "-1", "nan").
+/// RoPE's base θ and its scaling factors (linear, llama3): finite and > 0.
+double require_positive_setting(double value, const std::string& file, const std::string& field);
+/// RMSNorm's ε: finite and ≥ 0.
+double require_rms_epsilon(double value, const std::string& file, const std::string& field);
+
 /// Where a model's tensors come from. Each call decodes one tensor to float32 (nothing is kept).
 class WeightSource {
  public:

@@ -61,8 +61,9 @@ DecoderConfig llama_config(const GgufFile& file) {
                        ? static_cast<int>(required_integer(file, a + ".attention.head_count_kv"))
                        : c.num_heads;
   c.d_ff = required_integer(file, a + ".feed_forward_length");
-  c.context_length = file.integer(a + ".context_length").value_or(0);
-  c.rms_epsilon = file.number(a + ".attention.layer_norm_rms_epsilon").value_or(1e-5);
+  c.context_length = file.has(a + ".context_length") ? required_integer(file, a + ".context_length") : 0;
+  const std::string epsilon_key = a + ".attention.layer_norm_rms_epsilon";
+  c.rms_epsilon = require_rms_epsilon(file.number(epsilon_key).value_or(1e-5), file.path(), epsilon_key);
   if (c.d_model % c.num_heads != 0 && !file.has(a + ".attention.key_length"))
     throw InputError::inconsistent(file.path(), a + ".attention.head_count " + std::to_string(c.num_heads) +
                                                     " does not divide " + a + ".embedding_length " + std::to_string(c.d_model));
@@ -79,15 +80,15 @@ DecoderConfig llama_config(const GgufFile& file) {
   // llama.cpp's LLM_ARCH_LLAMA uses rope type NORM: adjacent pairs (the converter permutes
   // Hugging Face's rotate-half rows of W_Q and W_K into this order).
   c.rope.style = RopeStyle::Interleaved;
-  c.rope.theta = file.number(a + ".rope.freq_base").value_or(10000.0);
+  c.rope.theta = require_positive_setting(file.number(a + ".rope.freq_base").value_or(10000.0), file.path(), a + ".rope.freq_base");
   c.rope.dim = file.integer(a + ".rope.dimension_count").value_or(c.d_k);
   if (c.rope.dim <= 0 || c.rope.dim > c.d_k || c.rope.dim % 2 != 0)
     throw InputError::inconsistent(file.path(), a + ".rope.dimension_count " + std::to_string(c.rope.dim) +
                                                     " must be even and at most the head width " + std::to_string(c.d_k));
   const std::string scaling = file.string(a + ".rope.scaling.type").value_or("none");
   if (scaling == "linear") {
-    const double factor = file.number(a + ".rope.scaling.factor").value_or(1.0);
-    if (!(factor > 0)) throw InputError::inconsistent(file.path(), a + ".rope.scaling.factor must be positive");
+    const std::string factor_key = a + ".rope.scaling.factor";
+    const double factor = require_positive_setting(file.number(factor_key).value_or(1.0), file.path(), factor_key);
     c.rope.linear_factor = factor;
     c.rope_scaling = "linear x" + std::to_string(factor);
   } else if (scaling != "none" && scaling != "yarn") {
@@ -95,7 +96,7 @@ DecoderConfig llama_config(const GgufFile& file) {
   } else if (scaling == "yarn") {
     throw InputError::inconsistent(file.path(), a + ".rope.scaling.type \"yarn\" is not supported (none, linear)");
   } else if (const auto factor = file.number(a + ".rope.scale_linear")) {  // older files
-    c.rope.linear_factor = *factor;
+    c.rope.linear_factor = require_positive_setting(*factor, file.path(), a + ".rope.scale_linear");
     if (*factor != 1.0) c.rope_scaling = "linear x" + std::to_string(*factor);
   }
   if (const GgufTensorInfo* freqs = file.find_tensor("rope_freqs.weight")) {  // LLaMA 3.1's per-frequency factors
@@ -103,7 +104,9 @@ DecoderConfig llama_config(const GgufFile& file) {
       throw InputError::inconsistent(file.path(), "tensor rope_freqs.weight has " + std::to_string(freqs->num_elements()) +
                                                       " values, expected rope dim / 2 = " + std::to_string(c.rope.dim / 2));
     const Vector factors = file.vector(*freqs);
-    c.rope.frequency_factors.assign(factors.data(), factors.data() + factors.size());
+    for (Eigen::Index i = 0; i < factors.size(); ++i)
+      c.rope.frequency_factors.push_back(
+          require_positive_setting(factors(i), file.path(), "tensor rope_freqs.weight[" + std::to_string(i) + "]"));
     c.rope_scaling = c.rope_scaling == "none" ? "llama3" : c.rope_scaling + ", llama3";
   }
   c.tied_output = file.find_tensor("output.weight") == nullptr;

@@ -2,10 +2,12 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
+#include "io/json_reader.hpp"
 #include "model/safetensors_file.hpp"
 
 namespace attnviz {
@@ -44,6 +46,7 @@ class SafetensorsWeights : public WeightSource {
     } else {
       const fs::path index_path = folder / "model.safetensors.index.json";
       const json index = read_json_file(index_path.string());
+      require_object(JsonSource{index, index_path.string()});
       if (!index.contains("weight_map") || !index["weight_map"].is_object())
         throw InputError::missing_field(index_path.string(), "/weight_map", "tensor name -> shard file");
       std::map<std::string, std::size_t> shard_of_file;
@@ -105,55 +108,116 @@ class SafetensorsWeights : public WeightSource {
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
 };
 
-template <typename T>
-T setting(const json& config, const std::string& key, const std::string& file) {
-  if (!config.contains(key) || config[key].is_null()) throw InputError::missing_field(file, "/" + key, "needed for a LlamaForCausalLM");
-  try {
-    return config[key].get<T>();
-  } catch (const json::exception&) {
-    throw InputError::bad_value(file, "/" + key, "a number", config[key].dump());
+// config.json is read as transformers' LlamaConfig reads it: a member that is absent takes
+// LlamaConfig's default, and a member present must have the type LlamaConfig gives it. A null
+// means "absent" only where LlamaConfig's default is None (num_key_value_heads, head_dim,
+// rope_scaling); elsewhere transformers would pass None on and fail later, so attnviz refuses it.
+constexpr long long kMaxCount = (1LL << 31) - 1;
+
+// A count (an integer from 1 to 2^31 − 1), or nullopt when absent (or null, with JsonNull::Absent).
+std::optional<long> optional_count(const JsonSettings& config, const std::string& pointer, JsonNull null = JsonNull::Refused) {
+  const json* value = config.find(pointer, null);
+  if (!value) return std::nullopt;
+  return static_cast<long>(read_integer(*value, config.file(), pointer, 1, kMaxCount));
+}
+
+// A count that must be present.
+long count(const JsonSettings& config, const std::string& pointer) {
+  const std::optional<long> value = optional_count(config, pointer);
+  if (!value) throw InputError::missing_field(config.file(), pointer, "needed for a LlamaForCausalLM");
+  return *value;
+}
+
+// The rope_scaling type: "rope_type", or "type" as older files write it (transformers copies
+// "type" over "rope_type"; attnviz refuses the two when they disagree rather than pick one).
+// "default" when rope_scaling is absent or null.
+std::string rope_scaling_type(const JsonSettings& config) {
+  const json* scaling = config.find("/rope_scaling", JsonNull::Absent);
+  if (!scaling) return "default";
+  if (!scaling->is_object()) throw InputError::bad_value(config.file(), "/rope_scaling", "an object or null", describe_json(*scaling));
+  const std::optional<std::string> type = config.optional_text("/rope_scaling/rope_type");
+  const std::optional<std::string> legacy = config.optional_text("/rope_scaling/type");
+  if (!type && !legacy)
+    throw InputError::missing_field(config.file(), "/rope_scaling/rope_type", "the scaling type, \"linear\" or \"llama3\"");
+  if (type && legacy && *type != *legacy)
+    throw InputError::inconsistent(config.file(), "/rope_scaling/rope_type \"" + *type + "\" and /rope_scaling/type \"" + *legacy + "\" disagree");
+  return type ? *type : *legacy;
+}
+
+// rope_scaling into c.rope, with the keys transformers' rope_config_validation requires for
+// each type; every factor follows require_positive_setting, as GGUF's do.
+void read_rope_scaling(const JsonSettings& config, DecoderConfig& c) {
+  const std::string type = rope_scaling_type(config);
+  const std::string& file = config.file();
+  const auto factor = [&](const std::string& key, const std::string& what) {
+    const std::string pointer = "/rope_scaling/" + key;
+    if (!config.find(pointer)) throw InputError::missing_field(file, pointer, what);
+    return require_positive_setting(config.number(pointer, 0), file, pointer);
+  };
+  if (type == "linear") {
+    c.rope.linear_factor = factor("factor", "the linear scaling factor");
+    c.rope_scaling = "linear x" + std::to_string(c.rope.linear_factor);
+  } else if (type == "llama3") {
+    const double scale = factor("factor", "LLaMA 3's scaling factor");
+    const double low = factor("low_freq_factor", "LLaMA 3's low_freq_factor");
+    const double high = factor("high_freq_factor", "LLaMA 3's high_freq_factor");
+    const double original = factor("original_max_position_embeddings", "LLaMA 3's original context length");
+    if (!(high > low))
+      throw InputError::inconsistent(file, "/rope_scaling/high_freq_factor " + config.find("/rope_scaling/high_freq_factor")->dump() +
+                                               " must be above /rope_scaling/low_freq_factor " +
+                                               config.find("/rope_scaling/low_freq_factor")->dump());
+    c.rope.frequency_factors = llama3_frequency_factors(c.rope.theta, c.rope.dim, scale, low, high, original);
+    c.rope_scaling = "llama3";
+  } else if (type != "default") {
+    const std::string pointer = config.find("/rope_scaling/rope_type") ? "/rope_scaling/rope_type" : "/rope_scaling/type";
+    throw InputError::bad_value(file, pointer, "\"linear\" or \"llama3\"", "\"" + type + "\"");
   }
 }
 
-DecoderConfig llama_config(const json& config, const std::string& file) {
+// The parts of LlamaForCausalLM that attnviz does not implement, named when a config asks for
+// them: LlamaMLP applies ACT2FN[hidden_act] (attnviz: SiLU only) and biases when mlp_bias.
+void refuse_unimplemented(const JsonSettings& config) {
+  const std::string activation = config.text("/hidden_act", "silu");
+  if (activation != "silu")
+    throw InputError::bad_value(config.file(), "/hidden_act", "\"silu\" (SwiGLU, the only feed-forward attnviz implements)",
+                                "\"" + activation + "\"");
+  if (config.flag("/mlp_bias", false))
+    throw InputError::bad_value(config.file(), "/mlp_bias", "false (attnviz's feed-forward layers have no biases)", "true");
+}
+
+DecoderConfig llama_config(const JsonSettings& config) {
+  const std::string& file = config.file();
+  refuse_unimplemented(config);
   DecoderConfig c;
   c.architecture = "llama";
-  c.num_layers = setting<int>(config, "num_hidden_layers", file);
-  c.d_model = setting<long>(config, "hidden_size", file);
-  c.num_heads = setting<int>(config, "num_attention_heads", file);
-  c.num_kv_heads = config.contains("num_key_value_heads") ? setting<int>(config, "num_key_value_heads", file) : c.num_heads;
-  c.d_ff = setting<long>(config, "intermediate_size", file);
-  c.n_vocab = setting<long>(config, "vocab_size", file);
-  if (c.num_layers <= 0 || c.d_model <= 0 || c.num_heads <= 0 || c.num_kv_heads <= 0 || c.d_ff <= 0 || c.n_vocab <= 0)
-    throw InputError::inconsistent(file, "layer, width, head and vocabulary counts must be positive");
+  c.num_layers = static_cast<int>(count(config, "/num_hidden_layers"));
+  c.d_model = count(config, "/hidden_size");
+  c.num_heads = static_cast<int>(count(config, "/num_attention_heads"));
+  c.num_kv_heads = static_cast<int>(optional_count(config, "/num_key_value_heads", JsonNull::Absent).value_or(c.num_heads));
+  c.d_ff = count(config, "/intermediate_size");
+  c.n_vocab = count(config, "/vocab_size");
   if (c.num_heads % c.num_kv_heads != 0)
     throw InputError::inconsistent(file, "/num_key_value_heads " + std::to_string(c.num_kv_heads) + " does not divide /num_attention_heads " +
                                              std::to_string(c.num_heads));
-  c.d_k = config.contains("head_dim") && !config["head_dim"].is_null() ? setting<long>(config, "head_dim", file) : c.d_model / c.num_heads;
-  c.context_length = config.value("max_position_embeddings", 0L);
-  c.rms_epsilon = config.value("rms_norm_eps", 1e-6);
-  c.qkv_bias = config.value("attention_bias", false);
+  c.d_k = optional_count(config, "/head_dim", JsonNull::Absent).value_or(c.d_model / c.num_heads);
+  c.context_length = optional_count(config, "/max_position_embeddings").value_or(0);
+  c.rms_epsilon = require_rms_epsilon(config.number("/rms_norm_eps", 1e-6), file, "/rms_norm_eps");
+  c.qkv_bias = config.flag("/attention_bias", false);
   c.rope.style = RopeStyle::Half;  // Hugging Face's rotate_half
-  c.rope.theta = config.value("rope_theta", 10000.0);
+  c.rope.theta = require_positive_setting(config.number("/rope_theta", 10000.0), file, "/rope_theta");
   c.rope.dim = c.d_k;
-  if (config.contains("rope_scaling") && config["rope_scaling"].is_object()) {
-    const json& s = config["rope_scaling"];
-    const std::string type = s.value("rope_type", s.value("type", std::string("default")));
-    const double factor = s.value("factor", 1.0);
-    if (type == "linear") {
-      c.rope.linear_factor = factor;
-      c.rope_scaling = "linear x" + std::to_string(factor);
-    } else if (type == "llama3") {
-      c.rope.frequency_factors = llama3_frequency_factors(c.rope.theta, c.rope.dim, factor, s.value("low_freq_factor", 1.0),
-                                                          s.value("high_freq_factor", 4.0),
-                                                          s.value("original_max_position_embeddings", 8192.0));
-      c.rope_scaling = "llama3";
-    } else if (type != "default") {
-      throw InputError::bad_value(file, "/rope_scaling/rope_type", "\"linear\" or \"llama3\"", "\"" + type + "\"");
-    }
-  }
-  c.tied_output = config.value("tie_word_embeddings", false);
+  read_rope_scaling(config, c);
+  c.tied_output = config.flag("/tie_word_embeddings", false);
   return c;
+}
+
+// The architecture a config names: the first of "architectures", or else "model_type".
+std::string architecture_of(const JsonSettings& config) {
+  if (const json* list = config.find("/architectures", JsonNull::Absent)) {
+    if (!list->is_array()) throw InputError::bad_value(config.file(), "/architectures", "a list of class names", describe_json(*list));
+    if (!list->empty()) return read_string(list->front(), config.file(), "/architectures/0");
+  }
+  return config.text("/model_type", "unknown");
 }
 
 }  // namespace
@@ -167,14 +231,12 @@ bool is_hf_model_folder(const std::string& folder) {
 
 DecoderModel decoder_from_hf_folder(const std::string& folder) {
   const fs::path config_path = fs::path(folder) / "config.json";
-  const json config = read_json_file(config_path.string());
-  const std::string file = config_path.string();
-  const json architectures = config.value("architectures", json::array());
-  const std::string architecture = architectures.is_array() && !architectures.empty() && architectures[0].is_string()
-                                       ? architectures[0].get<std::string>() : config.value("model_type", std::string("unknown"));
+  const json root = read_json_file(config_path.string());
+  const JsonSettings config(root, config_path.string());
+  const std::string architecture = architecture_of(config);
   if (architecture != "LlamaForCausalLM")
-    throw InputError::inconsistent(file, "architecture \"" + architecture + "\" is not supported (supported: LlamaForCausalLM)");
-  DecoderConfig c = llama_config(config, file);
+    throw InputError::inconsistent(config.file(), "architecture \"" + architecture + "\" is not supported (supported: LlamaForCausalLM)");
+  DecoderConfig c = llama_config(config);
   c.file = folder;
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();

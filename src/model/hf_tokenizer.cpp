@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
+#include "io/json_reader.hpp"
 
 namespace attnviz {
 
@@ -12,88 +13,199 @@ namespace {
 using json = nlohmann::json;
 
 // The Split patterns of the pre-tokenizers attnviz matches exactly (the tokenizer.json text of
-// Meta's LLaMA 3 and Alibaba's Qwen 2 releases), to tokenizer.ggml.pre names.
-const std::vector<std::pair<std::string, std::string>>& known_split_patterns() {
-  static const std::vector<std::pair<std::string, std::string>> patterns = {
-      {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
-       "llama3"},
-      {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
-       "qwen2"},
-  };
-  return patterns;
+// Meta's LLaMA 3 and Alibaba's Qwen 2 releases) with the model's ignore_merges, to
+// tokenizer.ggml.pre names. LLaMA 3's pattern without ignore_merges is llama.cpp's smaug-bpe.
+struct KnownSplit {
+  const char* regex;
+  bool ignore_merges;
+  const char* pre;
+};
+const std::vector<KnownSplit>& known_splits() {
+  static const char* const kLlama3 =
+      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+  static const char* const kQwen2 =
+      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+  static const std::vector<KnownSplit> splits = {
+      {kLlama3, true, "llama3"}, {kLlama3, false, "smaug-bpe"}, {kQwen2, false, "qwen2"}};
+  return splits;
 }
 
-// The tokenizer.ggml.pre name for `pre` (the pre_tokenizer object), or "" when not matched.
-std::string pre_tokenizer_name(const json& pre) {
-  if (!pre.is_object()) return "";
-  const std::string type = pre.value("type", "");
-  if (type == "ByteLevel") return pre.value("use_regex", true) ? "gpt-2" : "";
-  if (type != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) return "";
-  const json& steps = pre["pretokenizers"];
-  if (steps.size() != 2 || !steps[0].is_object() || !steps[1].is_object()) return "";
-  if (steps[0].value("type", "") != "Split" || steps[1].value("type", "") != "ByteLevel" || steps[1].value("use_regex", true))
-    return "";
-  const json& pattern = steps[0]["pattern"];
-  const std::string regex = pattern.is_object() ? pattern.value("Regex", "") : "";
-  for (const auto& [known, name] : known_split_patterns())
-    if (regex == known) return name;
+constexpr const char* kSupportedPreTokenizers =
+    "ByteLevel (GPT-2) and Split on LLaMA 3's or Qwen 2's pattern + ByteLevel";
+
+// The object at `pointer`, or nullptr when it is absent or null (how Hugging Face writes "none").
+const json* optional_object(const JsonSettings& t, const std::string& pointer) {
+  const json* value = t.find(pointer, JsonNull::Absent);
+  if (value && !value->is_object()) throw InputError::bad_value(t.file(), pointer, "an object or null", describe_json(*value));
+  return value;
+}
+
+// Refuses `pointer` unless it is absent or holds `inert` (the value that leaves ids alone).
+void require_flag(const JsonSettings& t, const std::string& pointer, bool inert, const std::string& meaning) {
+  if (t.flag(pointer, inert, JsonNull::Absent) != inert)
+    throw InputError::unsupported_tokenizer(t.file(), pointer + " " + (inert ? "false" : "true") + " (" + meaning + ")",
+                                            inert ? "true" : "false");
+}
+
+// The ByteLevel step at `pointer`: its own regex (GPT-2's) on or off as `use_regex` says, and
+// no space put before the text.
+bool byte_level_matches(const JsonSettings& t, const std::string& pointer, bool use_regex) {
+  if (t.text(pointer + "/type", "") != "ByteLevel" || t.flag(pointer + "/use_regex", true) != use_regex) return false;
+  require_flag(t, pointer + "/add_prefix_space", false, "a space put before the text");
+  return true;
+}
+
+// The tokenizer.ggml.pre name of /pre_tokenizer with the model's ignore_merges, or "" when
+// attnviz has no exact match for it.
+std::string pre_tokenizer_name(const JsonSettings& t, bool ignore_merges) {
+  if (!optional_object(t, "/pre_tokenizer")) return "";
+  if (t.text("/pre_tokenizer/type", "") == "ByteLevel")
+    return byte_level_matches(t, "/pre_tokenizer", true) && !ignore_merges ? "gpt-2" : "";
+  const json* steps = t.find("/pre_tokenizer/pretokenizers");
+  if (t.text("/pre_tokenizer/type", "") != "Sequence" || !steps || !steps->is_array() || steps->size() != 2) return "";
+  const std::string split = "/pre_tokenizer/pretokenizers/0";
+  if (t.text(split + "/type", "") != "Split" || !byte_level_matches(t, "/pre_tokenizer/pretokenizers/1", false)) return "";
+  if (t.text(split + "/behavior", "Isolated") != "Isolated") return "";
+  require_flag(t, split + "/invert", false, "the pattern's matches dropped, the text between them kept");
+  const std::string regex = t.text(split + "/pattern/Regex", "");
+  for (const KnownSplit& known : known_splits())
+    if (regex == known.regex && ignore_merges == known.ignore_merges) return known.pre;
   return "";
 }
 
-// The id a template prepends to a single sequence ({"SpecialToken": {"id": "<s>"}} first), if any.
-std::optional<std::string> template_bos(const json& processor) {
-  if (!processor.is_object()) return std::nullopt;
-  if (processor.value("type", "") == "Sequence" && processor.contains("processors"))
-    for (const json& step : processor["processors"])
-      if (auto bos = template_bos(step)) return bos;
-  if (processor.value("type", "") != "TemplateProcessing" || !processor.contains("single") || !processor["single"].is_array() ||
-      processor["single"].empty())
-    return std::nullopt;
-  const json& first = processor["single"][0];
-  if (first.is_object() && first.contains("SpecialToken") && first["SpecialToken"].contains("id"))
-    return first["SpecialToken"]["id"].get<std::string>();
-  return std::nullopt;
+// /normalizer: none, or NFC (Qwen 2's), which tokenize applies before pre-tokenizing.
+bool normalizes_nfc(const JsonSettings& t) {
+  if (!optional_object(t, "/normalizer")) return false;
+  const std::string type = t.text("/normalizer/type", "");
+  if (type == "NFC") return true;
+  throw InputError::unsupported_tokenizer(t.file(), "normalizer \"" + type + "\" (/normalizer)", "none, NFC");
+}
+
+// The BPE model's options that change ids, each held to the value GPT-2's, LLaMA 3's and
+// Qwen 2's files give it (null or "" for the strings, null or 0 for dropout, false for the flag).
+void require_plain_bpe(const JsonSettings& t) {
+  for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    const std::string pointer = std::string("/model/") + key;
+    const std::string affix = t.text(pointer, "", JsonNull::Absent);
+    if (!affix.empty())
+      throw InputError::unsupported_tokenizer(t.file(), pointer + " \"" + affix + "\"", "null, \"\"");
+  }
+  const double dropout = t.number("/model/dropout", 0.0, JsonNull::Absent);
+  if (dropout != 0.0)
+    throw InputError::unsupported_tokenizer(t.file(), "/model/dropout " + t.find("/model/dropout")->dump() + " (BPE dropout)", "null, 0");
+  require_flag(t, "/model/byte_fallback", false, "<0xXX> tokens for bytes missing from the vocabulary");
+}
+
+// /added_tokens/I: its id and content, with the matching options attnviz implements (an added
+// token is recognised wherever it occurs, taking no spaces around it).
+struct AddedToken {
+  std::size_t id;
+  std::string content;
+  bool special;
+};
+std::vector<AddedToken> added_tokens(const JsonSettings& t) {
+  const json* list = t.find("/added_tokens", JsonNull::Absent);
+  if (!list) return {};
+  if (!list->is_array()) throw InputError::bad_value(t.file(), "/added_tokens", "a list of tokens", describe_json(*list));
+  std::vector<AddedToken> tokens;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string at = "/added_tokens/" + std::to_string(i);
+    if (!(*list)[i].is_object()) throw InputError::bad_value(t.file(), at, "an object {\"id\", \"content\", …}", describe_json((*list)[i]));
+    const json* id = t.find(at + "/id");
+    if (!id) throw InputError::missing_field(t.file(), at + "/id", "the token's id");
+    const auto index = static_cast<std::size_t>(read_integer(*id, t.file(), at + "/id", 0, (1 << 24) - 1));
+    const json* content = t.find(at + "/content");
+    if (!content) throw InputError::missing_field(t.file(), at + "/content", "the token's text");
+    for (const char* option : {"lstrip", "rstrip", "single_word"})
+      require_flag(t, at + "/" + option, false, "how the token is matched in the text");
+    tokens.push_back({index, read_string(*content, t.file(), at + "/content"), t.flag(at + "/special", false)});
+  }
+  return tokens;
+}
+
+// The token a post-processor puts before a single sequence (TemplateProcessing's "single":
+// [{"SpecialToken": {"id": …}}, {"Sequence": {"id": "A"}}]), if any.
+struct TemplateToken {
+  std::string pointer;  ///< where its id is, for messages
+  std::string piece;
+};
+
+// The TemplateToken of the post-processor at `at`. ByteLevel post-processing only moves
+// offsets; a template of any other shape, or another processor, would add tokens attnviz does
+// not, and is refused.
+std::optional<TemplateToken> template_bos(const JsonSettings& t, const std::string& at) {
+  if (!optional_object(t, at)) return std::nullopt;
+  const std::string type = t.text(at + "/type", "");
+  if (type == "ByteLevel") return std::nullopt;
+  if (type == "Sequence") {
+    const json* steps = t.find(at + "/processors");
+    if (!steps || !steps->is_array()) throw InputError::bad_value(t.file(), at + "/processors", "a list of processors", steps ? describe_json(*steps) : "nothing");
+    std::optional<TemplateToken> bos;
+    for (std::size_t i = 0; i < steps->size(); ++i)
+      if (auto step_bos = template_bos(t, at + "/processors/" + std::to_string(i))) bos = step_bos;
+    return bos;
+  }
+  const std::string supported = "ByteLevel, TemplateProcessing with at most one token before the text";
+  if (type != "TemplateProcessing")
+    throw InputError::unsupported_tokenizer(t.file(), "post-processor \"" + type + "\" (" + at + ")", supported);
+  const json* single = t.find(at + "/single");
+  if (!single || !single->is_array()) throw InputError::bad_value(t.file(), at + "/single", "a template (a list)", single ? describe_json(*single) : "nothing");
+  const bool with_bos = single->size() == 2;
+  const std::string sequence = at + "/single/" + (with_bos ? "1" : "0");
+  if (single->size() > 2 || single->empty() || t.text(sequence + "/Sequence/id", "") != "A")
+    throw InputError::unsupported_tokenizer(t.file(), "the template " + at + "/single " + single->dump(), supported);
+  if (!with_bos) return std::nullopt;
+  const std::string bos = at + "/single/0/SpecialToken/id";
+  if (!t.find(bos)) throw InputError::unsupported_tokenizer(t.file(), "the template " + at + "/single " + single->dump(), supported);
+  return TemplateToken{bos, t.text(bos, "")};
 }
 
 }  // namespace
 
 Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   const json root = read_json_file(path);  // no memory budget: tokenizer.json files run to tens of MB
-  const json& model = root.contains("model") ? root["model"] : json();
-  const std::string type = model.is_object() ? model.value("type", "") : "";
+  const JsonSettings t(root, path);
+  const json* model = t.find("/model");
+  if (!model || !model->is_object())
+    throw InputError::bad_value(path, "/model", "the tokenizer model (an object)", model ? describe_json(*model) : "nothing");
+  // GPT-2's own tokenizer.json has no "type": Hugging Face then reads it as the first model
+  // kind whose fields it has, BPE when there are merges.
+  const std::string type = t.text("/model/type", t.find("/model/merges") ? "BPE" : "");
   if (type != "BPE")
     throw InputError::bad_value(path, "/model/type", "\"BPE\" (byte-level BPE; pass --token-ids for other tokenizers)",
                                 "\"" + type + "\"");
+  require_plain_bpe(t);
   Vocabulary vocab;
   vocab.source = path;
   vocab.model = "gpt2";
-  vocab.pre = pre_tokenizer_name(root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json());
+  vocab.normalize_nfc = normalizes_nfc(t);
+  const bool ignore_merges = t.flag("/model/ignore_merges", false, JsonNull::Absent);
+  vocab.pre = pre_tokenizer_name(t, ignore_merges);
+  if (vocab.pre.empty() && ignore_merges && !pre_tokenizer_name(t, false).empty())
+    throw InputError::unsupported_tokenizer(path, "/model/ignore_merges true with this pre-tokenizer", "false");
   if (vocab.pre.empty())
-    throw InputError::inconsistent(path, "/pre_tokenizer: only ByteLevel (GPT-2) and Split on LLaMA 3's or Qwen 2's pattern + "
-                                         "ByteLevel are supported; pass --token-ids");
-  if (!model.contains("vocab") || !model["vocab"].is_object()) throw InputError::missing_field(path, "/model/vocab", "piece -> id");
-  std::size_t size = model["vocab"].size();
-  const json added = root.value("added_tokens", json::array());
-  for (const json& token : added)
-    if (token.is_object() && token.contains("id") && token["id"].is_number_unsigned())
-      size = std::max<std::size_t>(size, token["id"].get<std::size_t>() + 1);
+    throw InputError::inconsistent(path, std::string("/pre_tokenizer: only ") + kSupportedPreTokenizers + " are supported; pass --token-ids");
+  const json* pieces = t.find("/model/vocab");
+  if (!pieces || !pieces->is_object()) throw InputError::missing_field(path, "/model/vocab", "piece -> id");
+  const std::vector<AddedToken> added = added_tokens(t);
+  std::size_t size = pieces->size();
+  for (const AddedToken& token : added) size = std::max(size, token.id + 1);
   if (size > (1u << 24)) throw InputError::inconsistent(path, "/model/vocab: more than 16777216 pieces");
   vocab.pieces.assign(size, "");
   vocab.types.assign(size, TokenType::Undefined);
-  for (const auto& [piece, id] : model["vocab"].items()) {
+  for (const auto& [piece, id] : pieces->items()) {
     if (!id.is_number_unsigned() || id.get<std::size_t>() >= size)
       throw InputError::bad_value(path, "/model/vocab/" + piece, "an id below " + std::to_string(size), id.dump());
     vocab.pieces[id.get<std::size_t>()] = piece;
     vocab.types[id.get<std::size_t>()] = TokenType::Normal;
   }
-  for (const json& token : added) {
-    if (!token.is_object() || !token.contains("id") || !token.contains("content")) continue;
-    const auto id = token["id"].get<std::size_t>();
-    vocab.pieces[id] = token["content"].get<std::string>();
-    vocab.types[id] = token.value("special", false) ? TokenType::Control : TokenType::UserDefined;
+  for (const AddedToken& token : added) {
+    vocab.pieces[token.id] = token.content;
+    vocab.types[token.id] = token.special ? TokenType::Control : TokenType::UserDefined;
   }
-  if (!model.contains("merges") || !model["merges"].is_array()) throw InputError::missing_field(path, "/model/merges", "the BPE merges");
-  for (const json& merge : model["merges"]) {
+  const json* merges = t.find("/model/merges");
+  if (!merges || !merges->is_array()) throw InputError::missing_field(path, "/model/merges", "the BPE merges");
+  for (const json& merge : *merges) {
     if (merge.is_string()) vocab.merges.push_back(merge.get<std::string>());
     else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string())
       vocab.merges.push_back(merge[0].get<std::string>() + " " + merge[1].get<std::string>());
@@ -101,10 +213,11 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   }
   vocab.add_bos = false;
   vocab.add_space_prefix = false;
-  if (const auto bos = template_bos(root.contains("post_processor") ? root["post_processor"] : json())) {
+  if (const auto bos = template_bos(t, "/post_processor")) {
     for (std::size_t id = 0; id < size; ++id)
-      if (vocab.pieces[id] == *bos) vocab.bos = static_cast<std::int32_t>(id);
-    vocab.add_bos = vocab.bos.has_value();
+      if (vocab.pieces[id] == bos->piece) vocab.bos = static_cast<std::int32_t>(id);
+    if (!vocab.bos) throw InputError::bad_value(path, bos->pointer, "a token of the vocabulary", "\"" + bos->piece + "\"");
+    vocab.add_bos = true;
   }
   return vocab;
 }

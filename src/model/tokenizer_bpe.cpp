@@ -1,9 +1,13 @@
 #include "model/tokenizer_bpe.hpp"
 
 #include <array>
+#include <cstdlib>
 #include <queue>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
+
+#include <utf8proc.h>
 
 #include "core/error.hpp"
 #include "model/bpe_pre_tokenizer.hpp"
@@ -162,6 +166,19 @@ void emit(const PieceIndex& index, std::string_view part, std::vector<std::int32
   }
 }
 
+// `text` (valid UTF-8) in Unicode Normalization Form C, as Hugging Face's NFC normalizer
+// gives it (utf8proc's canonical composition).
+std::string nfc(const std::string& text) {
+  utf8proc_uint8_t* composed = nullptr;
+  const utf8proc_ssize_t length = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                               static_cast<utf8proc_ssize_t>(text.size()), &composed,
+                                               static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (length < 0) throw std::runtime_error(std::string("utf8proc: ") + utf8proc_errmsg(length));
+  std::string out(reinterpret_cast<const char*>(composed), static_cast<std::size_t>(length));
+  std::free(composed);
+  return out;
+}
+
 const BpePreTokenizer& pre_tokenizer_of(const Vocabulary& vocab) {
   const std::string pre = vocab.pre.empty() ? "default" : vocab.pre;
   const BpePreTokenizer* pre_tokenizer = find_bpe_pre_tokenizer(pre);
@@ -202,7 +219,8 @@ std::vector<std::int32_t> tokenize_bpe(const Vocabulary& vocab, std::string_view
       ids.push_back(*fragment.token);
       continue;
     }
-    const std::string valid_text = encode_utf8(decode_utf8(fragment.text));  // bad bytes -> U+FFFD
+    std::string valid_text = encode_utf8(decode_utf8(fragment.text));  // bad bytes -> U+FFFD
+    if (vocab.normalize_nfc) valid_text = nfc(valid_text);
     for (const std::string& word : split_words(valid_text, pre_tokenizer)) {
       const std::string encoded = byte_encode(word);
       const std::optional<std::int32_t> whole = pre_tokenizer.ignore_merges ? index.find(encoded) : std::nullopt;

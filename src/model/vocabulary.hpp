@@ -33,6 +33,8 @@ struct Vocabulary {
   bool add_space_prefix = true;       ///< tokenizer.ggml.add_space_prefix (llama default true)
   bool lowercase = true;              ///< bert: tokenizer.ggml.normalizer.lowercase
   bool strip_accents = true;          ///< bert: tokenizer.ggml.normalizer.strip_accents
+  bool normalize_nfc = false;         ///< gpt2: text is put in Unicode NFC before pre-tokenizing
+                                      ///< (a tokenizer.json NFC normalizer, as Qwen 2's; GGUF has none)
   std::string source;                 ///< the file it was read from, for messages ("" if built in code)
 
   std::size_t size() const { return pieces.size(); }
