@@ -16,3 +16,10 @@ TEST_CASE("LimitError::memory: amounts in MiB, in bytes too when the MiB figures
   CHECK(same == "the job needs about 12053 MiB (12638958388 bytes), over the limit of 12053 MiB (12638905958 bytes) "
                 "(raise it with --max-memory MIB)");
 }
+
+TEST_CASE("error: a NUL byte in a message is shown as \\x00, not the end of the message "
+          "(a name read from a damaged model file)", "[errors]") {
+  const std::string name("bos\0_token_id", 13);
+  const attnviz::InputError error = attnviz::InputError::inconsistent("m.gguf", "metadata " + name + ": bad type");
+  CHECK(std::string(error.what()) == "m.gguf: metadata bos\\x00_token_id: bad type");
+}

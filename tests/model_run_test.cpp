@@ -301,3 +301,33 @@ TEST_CASE("model run: a vocabulary piece that is not UTF-8 is dumped with U+FFFD
   REQUIRE(result.code == 0);
   CHECK(read_json(options.output)["tokens"][1] == "\xEF\xBF\xBD\xEF\xBF\xBD" "abcd");
 }
+
+TEST_CASE("model run: compare reads a model dump of one layer as that layer, and names the ways when it holds "
+          "more (bug: it was taken for a sentence file, '/embeddings: missing field')", "[model][cli]") {
+  test::TempDir dir;
+  std::vector<std::string> dumps;
+  for (const char* layers : {"1", "2", "all"}) {
+    Options dump = model_options(Command::Dump, dir.file(std::string("layers_") + layers + ".json"));
+    dump.text = "Lily saw a cat";
+    dump.layers = layers;
+    REQUIRE(run_with(dump).code == 0);
+    dumps.push_back(dump.output);
+  }
+  Options compare;
+  compare.command = Command::Compare;
+  compare.sentence = dumps[0];
+  compare.weights = dumps[1];
+  compare.heads = {3};
+  compare.output = dir.file("l1_l2.png");
+  const RunResult ok = run_with(compare);
+  INFO(ok.err);
+  REQUIRE(ok.code == 0);
+  CHECK_THAT(ok.out, Catch::Contains("A:L1H3") && Catch::Contains("B:L2H3"));
+  compare.sentence = dumps[2];
+  compare.output = dir.file("never.png");
+  const RunResult refused = run_with(compare);
+  CHECK(refused.code == 1);
+  CHECK_THAT(refused.err, Catch::Contains("layers_all.json: is a model dump of 5 attention blocks; compare reads one") &&
+                              Catch::Contains("--layers 2") && Catch::Contains("compare --model MODEL --heads"));
+  CHECK_FALSE(std::filesystem::exists(compare.output));
+}

@@ -57,7 +57,7 @@ speed() {
     compute=$(phase compute "$work/profile.txt")
     echo "$load" >>"$work/$name.av_load"; echo "$compute" >>"$work/$name.av_compute"
     phase write "$work/profile.txt" >>"$work/$name.av_write"
-    phase format "$work/profile.txt" >>"$work/$name.av_format"
+    phase render "$work/profile.txt" >>"$work/$name.av_format"  # a model dump's render: the layers' JSON text
     /usr/bin/python3 -c "import sys; print(float(sys.argv[1]) + float(sys.argv[2]))" "$load" "$compute" >>"$work/$name.av_total"
     awk '{print $1}' "$work/time.txt" >>"$work/$name.av_wall"
     awk '{print $2 + $3}' "$work/time.txt" >>"$work/$name.av_cpu"
@@ -181,7 +181,7 @@ section=$(
   echo "flash-attention setting), then evaluateWithoutGeneratingNewTokens on the ids: one batch, no sampling."
   echo "attnviz: \`attnviz dump --model M --token-ids … --threads 1 --profile\`, its compute phase: the model's load"
   echo "and the forward pass with every layer's h·n·n attention weights captured. Turning those weights into JSON"
-  echo "text, done as each layer finishes, is timed apart (\`format\`); the last column is the whole \`dump\` process,"
+  echo "text, done as each layer finishes, is timed apart (its \`render\` phase); the last column is the whole \`dump\` process,"
   echo "the JSON file written, against the same llama.cpp time (which keeps no weights and writes nothing). Both read the same file."
   echo "Load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores — the machine is shared, so"
   echo "$rounds interleaved pairs per row (attnviz run, then llama.cpp run); medians, with min–max."
@@ -204,7 +204,7 @@ section=$(
   echo "| 3. the same with \`heatmaps --model\` | $((heat_rss / 1024)) MiB | bound $((bound_b / 1048576)) MiB | **$(/usr/bin/python3 -c "print(f'{$heat_rss * 1024 / $bound_b:.2f}')")** of the bound | ≤ 1.0 | $(met "$(/usr/bin/python3 -c "print($heat_rss * 1024 / $bound_b)")" "<=" 1.0) |"
   echo "| 4. \`heatmaps --model\` stories260K, 32 tokens ($e2e_av_pngs PNGs: 5 layers × grid + 8 heads) vs numpy GGUF reader + torch forward + matplotlib ($e2e_py_pngs PNGs), wall | $(ms "$(get e2e.av_wall 1)") ms ($(spread e2e.av_wall)) | $(ms "$(get e2e.py_wall 1)") ms ($(spread e2e.py_wall)) | **$(ratio "$(get e2e.py_wall 1)" "$(get e2e.av_wall 1)")× faster** | ≥ 50× | $(met "$(ratio "$(get e2e.py_wall 1)" "$(get e2e.av_wall 1)")" ">=" 50) |"
   echo
-  echo "- Other columns of the speed rows, medians: attnviz's format phase (the layers' JSON text)"
+  echo "- Other columns of the speed rows, medians: attnviz's render phase (the layers' JSON text)"
   echo "  stories260K $(ms "$(get stories.av_format 1)") ms, f32 $(ms "$(get syn_f32.av_format 1)") ms, Q8_0 $(ms "$(get syn_q8.av_format 1)") ms; write phase $(ms "$(get stories.av_write 1)"), $(ms "$(get syn_f32.av_write 1)"), $(ms "$(get syn_q8.av_write 1)") ms;"
   echo "  attnviz process CPU time (user + sys) of the full dump: $(ms "$(get stories.av_cpu 1)"), $(ms "$(get syn_f32.av_cpu 1)"), $(ms "$(get syn_q8.av_cpu 1)") ms;"
   echo "  compute phase of \`--layers 0\`: $(ms "$(get stories.av0_compute 1)"), $(ms "$(get syn_f32.av0_compute 1)"), $(ms "$(get syn_q8.av0_compute 1)") ms wall."

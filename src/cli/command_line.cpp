@@ -200,9 +200,10 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
 
 void add_model_options(CLI::App& sub, Options& o) {
   sub.add_option("--model", o.model,
-                 "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), or a CTranslate2 "
-                 "model folder (model.bin + vocabularies). Every layer's attention is computed from the "
-                 "model's real forward pass.");
+                 "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), a Hugging Face "
+                 "folder (config.json + model.safetensors, LlamaForCausalLM), or a CTranslate2 model folder "
+                 "(model.bin + vocabularies). Every layer's attention is computed from the model's real "
+                 "forward pass.");
   sub.add_option("--text", o.text,
                  "With --model: the text to run (UTF-8), tokenized as the model file says; BOS is added when "
                  "the file asks for it. For CTranslate2 character-level models: the source text.");

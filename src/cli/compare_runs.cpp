@@ -5,6 +5,7 @@
 #include "cli/attention_job.hpp"
 #include "core/error.hpp"
 #include "io/json_file.hpp"
+#include "io/model_dump.hpp"
 #include "io/record_json.hpp"
 
 namespace attnviz {
@@ -38,6 +39,27 @@ std::string head_label(const CompareRun& run, int head) {
   return (run.label.empty() ? "" : run.label + " · ") + head_name(run, head);
 }
 
+namespace {
+
+// A model dump holding exactly one attention block compares as that block (dump --layers L);
+// one with more is refused, naming the two ways to compare layers.
+bool is_compared_text(const FileText& text, const std::string& path) {
+  return is_model_dump_text(text) || is_record_text(text, path);
+}
+
+AttentionRecord read_compared_record(const FileText& text, const std::string& path) {
+  if (!is_model_dump_text(text)) return read_record(text, path);
+  ModelDump dump = read_model_dump(text, path);
+  if (dump.blocks.size() != 1) {
+    throw InputError::inconsistent(path, "is a model dump of " + std::to_string(dump.blocks.size()) +
+                                             " attention blocks; compare reads one: dump a single layer (--layers 2), "
+                                             "or compare heads of any layers with compare --model MODEL --heads L0H3,L2H1");
+  }
+  return std::move(dump.blocks.front().record);
+}
+
+}  // namespace
+
 // Each input is read once: a pipe looked into to tell a dump from a sentence file cannot be
 // read again.
 // One computed run laps "load" inside compute_record; dumps lap it once read.
@@ -45,19 +67,19 @@ std::vector<CompareRun> load_compare_runs(const Options& options, std::vector<st
                                           PhaseTimer& timer) {
   InputTexts texts;
   const FileText& first = input_text(texts, options.sentence, budget);
-  if (!is_record_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts)), {}}};
+  if (!is_compared_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts)), {}}};
   if (!options.source.empty() || options.causal || !options.rope.empty() || options.positional != "none") {
     throw UsageError::bad_option("compare", "--source, --causal, --rope and --positional apply when computing "
                                             "attention, not to attention JSON files such as " + options.sentence);
   }
-  std::vector<CompareRun> runs{{"A", read_record(first, options.sentence), {}}};
+  std::vector<CompareRun> runs{{"A", read_compared_record(first, options.sentence), {}}};
   if (!options.weights.empty()) {
     const FileText& second = input_text(texts, options.weights, budget);
-    if (!is_record_text(second, options.weights)) {
+    if (!is_compared_text(second, options.weights)) {
       throw InputError::inconsistent(options.weights, "expected a second attention JSON (weights [head][query][key]) "
                                                       "to compare with " + options.sentence + ", got another kind of file");
     }
-    runs.push_back({"B", read_record(second, options.weights), {}});
+    runs.push_back({"B", read_compared_record(second, options.weights), {}});
   } else {
     runs.front().label = "";
   }

@@ -7,13 +7,12 @@ namespace attnviz {
 
 PhaseTimer::PhaseTimer(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
 
-void PhaseTimer::lap(const std::string& phase, double set_aside_seconds) {
+void PhaseTimer::lap(const std::string& phase, double moved_to_next_seconds) {
   const auto now = std::chrono::steady_clock::now();
-  phases_.emplace_back(phase, std::chrono::duration<double>(now - start_).count() - set_aside_seconds);
+  phases_.emplace_back(phase, std::chrono::duration<double>(now - start_).count() + moved_ - moved_to_next_seconds);
+  moved_ = moved_to_next_seconds;
   start_ = now;
 }
-
-void PhaseTimer::add(const std::string& phase, double seconds) { phases_.emplace_back(phase, seconds); }
 
 void PhaseTimer::print(std::ostream& err) const {
   if (!enabled_) return;

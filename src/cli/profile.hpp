@@ -13,18 +13,17 @@ namespace attnviz {
 class PhaseTimer {
  public:
   explicit PhaseTimer(bool enabled);
-  /// Ends the current phase under `phase` and starts the next one. `set_aside_seconds` of it,
-  /// timed separately and recorded with add(), are not counted in `phase`.
-  void lap(const std::string& phase, double set_aside_seconds = 0);
-  /// Records `seconds` of work timed by the caller, as the next phase (a model dump's JSON
-  /// formatting, done layer by layer inside the compute phase).
-  void add(const std::string& phase, double seconds);
+  /// Ends the current phase under `phase` and starts the next one. `moved_to_next_seconds` of
+  /// it, work of the next phase done early and timed by the caller, count in the next phase
+  /// instead (a model run draws, or formats, each layer as soon as it is computed).
+  void lap(const std::string& phase, double moved_to_next_seconds = 0);
   /// One "profile: <phase> <seconds> s" line per phase, in order.
   void print(std::ostream& err) const;
 
  private:
   bool enabled_;
   std::chrono::steady_clock::time_point start_;
+  double moved_ = 0;  // seconds the previous lap moved into the current phase
   std::vector<std::pair<std::string, double>> phases_;
 };
 

@@ -60,6 +60,13 @@ std::string printable(const std::string& text) {
   return shown;
 }
 
+// What the model wrote (--generate, or a translation), so that the user sees it without opening
+// the dump or the pictures.
+void print_continuation(const ModelRunInfo& info, std::ostream& out) {
+  if (info.generated_text.empty()) return;
+  out << (info.source_tokens.empty() ? "generated: \"" : "translation: \"") << printable(info.generated_text) << "\"\n";
+}
+
 void print_warnings(const std::vector<std::string>& warnings, std::ostream& err) {
   for (const std::string& w : warnings) err << "attnviz: warning: " << printable(w) << "\n";
 }
@@ -73,7 +80,7 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
   ModelDumpWriter writer;
   RolloutCollector rollout(options, true);
   // Each layer is formatted as soon as it is computed (one layer's weights held at a time); the
-  // formatting is timed apart so that `compute` is the model's load, forward pass and capture.
+  // formatting counts as `render`, so that `compute` is the model's load, forward pass and capture.
   double format_seconds = 0;
   const BlockSink sink = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
@@ -93,7 +100,6 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
     writer.add_field("rollout", rollout.json_text());
   }
   timer.lap("compute", format_seconds);
-  timer.add("format", format_seconds);
   OutputSet files;
   files.protect(input_files(options));
   files.add(options.output, writer.finish(info, options.logits));
@@ -101,7 +107,13 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
   files.commit();
   timer.lap("write");
   out << "wrote " << options.output << ": " << counted(static_cast<long long>(writer.layer_count()), "attention block") << " of "
-      << info.model.name << " over " << counted(static_cast<long long>(info.token_ids.size()), "token") << "\n";
+      << printable(info.model.name) << " over "
+      << (info.source_tokens.empty()
+              ? counted(static_cast<long long>(info.token_ids.size()), "token")
+              : counted(static_cast<long long>(info.source_tokens.size()), "source token") + " and " +
+                    counted(static_cast<long long>(info.target_tokens.size()), "target token"))
+      << "\n";
+  print_continuation(info, out);
 }
 
 std::string report_path(const Options& options) { return (std::filesystem::path(options.output) / "index.html").string(); }
@@ -142,9 +154,12 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   ModelPictures model_pictures(options, encoder_decoder);
   // Each layer is drawn as soon as it is computed and then let go: only the pictures stay (and,
   // for the HTML report, the weights as float32), with what the overview and rollout keep.
+  double draw_seconds = 0;  // counted as `render`, though done inside the forward pass
   const BlockSink sink = [&](AttentionBlock&& block) {
+    const auto start = std::chrono::steady_clock::now();
     render_block(block, encoder_decoder, options, files, page, warnings);
     model_pictures.add(block);
+    draw_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++blocks;
   };
   // The report keeps every layer's weights until the page is written (kReportBytesPerValue each).
@@ -155,8 +170,8 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     return ModelPictures::kept_bytes(options, tokens, layers, heads) + report;
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
+  timer.lap("compute", draw_seconds);
   model_pictures.render(info, files, warnings);
-  timer.lap("compute");
   add_model_report(info, page, options, files);
   timer.lap("render");
   files.protect(input_files(options));
@@ -166,6 +181,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
       << counted(static_cast<long long>(blocks), "attention block")
       << (pictures_written(options) == "index.html" ? " in index.html" : ", one folder each: " + pictures_written(options))
       << "; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
+  print_continuation(info, out);
 }
 
 void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,

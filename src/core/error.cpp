@@ -18,7 +18,22 @@ std::string at(const std::string& file, const std::string& pointer) {
   return file + ": " + (pointer.empty() ? std::string("/") : pointer);
 }
 
+std::string without_nul(const std::string& message) {
+  std::string shown;
+  shown.reserve(message.size());
+  for (const char c : message) {
+    if (c == '\0') {
+      shown += "\\x00";
+    } else {
+      shown += c;
+    }
+  }
+  return shown;
+}
+
 }  // namespace
+
+Error::Error(const std::string& message) : std::runtime_error(without_nul(message)) {}
 
 std::string shape_string(long rows, long cols) {
   char text[64];

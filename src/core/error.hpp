@@ -12,7 +12,10 @@ namespace attnviz {
 /// Base of all errors attnviz reports to the user.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  /// A NUL byte in `message` (a name read from a damaged file) is kept as the text "\x00":
+  /// what() is a C string, and would end the message there.
+  explicit Error(const std::string& message);
+  explicit Error(const char* message) : Error(std::string(message)) {}
 };
 
 /// An input file is unreadable, malformed, or inconsistent with another input (exit code 1).
