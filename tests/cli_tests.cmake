@@ -169,6 +169,12 @@ add_test(NAME cli_model_compare_heads
          COMMAND attnviz compare --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --heads L0H3,L4H1
                  -o ${ATTNVIZ_CLI_OUT}/model_heads.png)
 set_tests_properties(cli_model_compare_heads PROPERTIES PASS_REGULAR_EXPRESSION "L0H3 .*L4H1 ")
+# An encoder-decoder's census names each head's block (enc., dec., cross.).
+set(ATTNVIZ_CT2_MODEL ${PROJECT_SOURCE_DIR}/data/aren-translit/model)
+attnviz_expect(cli_ct2_census 0
+  "top previous-token mass: dec\\.L3H5 0\\.464.*top induction score: dec\\.L4H5 0\\.579, dec\\.L5H4 0\\.523, enc\\.L5H3 0\\.359.*144 heads"
+  compare --model ${ATTNVIZ_CT2_MODEL} --text "ماكدونالد" --census ${ATTNVIZ_CLI_OUT}/ct2_census.csv
+  -o ${ATTNVIZ_CLI_OUT}/ct2_census.png)
 add_test(NAME cli_model_rollout_residual_range
          COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "a" --rollout --rollout-residual 1.5
                  -o ${ATTNVIZ_CLI_OUT}/never)

@@ -87,7 +87,7 @@ void print_top(const std::vector<CensusRow>& rows, const char* what,
                const std::function<std::optional<double>(const CensusRow&)>& value, std::ostream& out) {
   std::vector<std::pair<double, std::string>> ranked;
   for (const CensusRow& row : rows)
-    if (const std::optional<double> v = value(row)) ranked.emplace_back(*v, head_name({row.layer, row.head}));
+    if (const std::optional<double> v = value(row)) ranked.emplace_back(*v, census_head_name(row));
   if (ranked.empty()) return;
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   out << "top " << what << ":";
