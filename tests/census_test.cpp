@@ -1,8 +1,12 @@
 // The head census (issue 13): every statistic of one head on hand values, and the CSV layout.
 #include "cli/census_job.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "model/ct2_model.hpp"
+#include "render/color_scale.hpp"
+#include "render/colormap.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -21,6 +25,54 @@ AttentionBlock hand_block() {
   block.record.num_heads = 1;
   block.record.weights = {matrix({{1, 0, 0}, {0.4, 0.6, 0}, {0.2, 0.3, 0.5}})};
   return block;
+}
+
+// One block of a toy encoder-decoder, two heads: encoder self over "x y x", decoder self
+// (causal) over "<s> a b", cross from "<s> a b" to "x y x".
+AttentionBlock toy_block(const std::string& stack, const std::string& kind, int layer) {
+  AttentionBlock block;
+  block.layer = layer;
+  block.stack = stack;
+  block.kind = kind;
+  block.encoder_decoder = true;
+  AttentionRecord& r = block.record;
+  r.layer = layer;
+  r.mode = kind;
+  r.causal = stack == "decoder" && kind == "self";
+  r.query_tokens = stack == "encoder" ? Tokens{"x", "y", "x"} : Tokens{"<s>", "a", "b"};
+  r.key_tokens = stack == "decoder" && kind == "self" ? Tokens{"<s>", "a", "b"} : Tokens{"x", "y", "x"};
+  r.num_heads = 2;
+  const double s = 0.1 * (layer + 1);  // every block and layer its own values
+  if (r.causal) {
+    r.weights = {matrix({{1, 0, 0}, {s, 1 - s, 0}, {s, s, 1 - 2 * s}}), matrix({{1, 0, 0}, {1 - s, s, 0}, {0.5, 0.5, 0}})};
+  } else {
+    r.weights = {matrix({{1 - 2 * s, s, s}, {s, 1 - 2 * s, s}, {s, s, 1 - 2 * s}}),
+                 matrix({{0.5, 0.5, 0}, {0, 0.5, 0.5}, {1 - s, 0, s}})};
+  }
+  return block;
+}
+
+// The model's order: every encoder layer, then per decoder layer self and cross.
+CensusCollector toy_census(int layers) {
+  CensusCollector census;
+  for (int l = 0; l < layers; ++l) census.add(toy_block("encoder", "self", l));
+  for (int l = 0; l < layers; ++l) {
+    census.add(toy_block("decoder", "self", l));
+    census.add(toy_block("decoder", "cross", l));
+  }
+  return census;
+}
+
+// A pixel of cell (row, col) away from its printed value: 2 px inside its top-left corner.
+Rgb cell_corner(const RenderedGrid& grid, int panel, int row, int col) {
+  const Point centre = cell_centre_px(grid.layout, panel, row, col);
+  const int inset = grid.layout.cell_px / 2 - 2;
+  return grid.image.at(centre.x_px - inset, centre.y_px - inset);
+}
+
+bool mentions_masking(const std::vector<std::string>& lines) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [](const std::string& line) { return line.find("masked") != std::string::npos; });
 }
 
 }  // namespace
@@ -64,4 +116,126 @@ TEST_CASE("census: CSV has layer, head, the --stats names and the induction scor
 TEST_CASE("census: the file name must end in .csv or .json", "[census][errors]") {
   CHECK(census_format("x.CSV") == ".csv");
   CHECK_THROWS_WITH(census_format("x.txt"), "--census: the file name must end in .csv or .json, got \"x.txt\"");
+}
+
+TEST_CASE("census: an encoder-decoder's rows carry their stack and kind, and heads are named by block", "[census]") {
+  const std::vector<CensusRow> decoder_only = census_of_block(hand_block());
+  CHECK(decoder_only.front().stack.empty());
+  CHECK(decoder_only.front().kind.empty());
+  CHECK(census_head_name(decoder_only.front()) == "L2H0");
+
+  const CensusCollector census = toy_census(2);
+  REQUIRE(census.rows().size() == 3 * 2 * 2);  // 3 kinds of block x 2 layers x 2 heads
+  const auto count = [&](const std::string& stack, const std::string& kind) {
+    return std::count_if(census.rows().begin(), census.rows().end(),
+                         [&](const CensusRow& r) { return r.stack == stack && r.kind == kind; });
+  };
+  CHECK(count("encoder", "self") == 4);
+  CHECK(count("decoder", "self") == 4);
+  CHECK(count("decoder", "cross") == 4);
+  std::vector<std::string> names;
+  for (const CensusRow& r : census.rows()) names.push_back(census_head_name(r));
+  CHECK(names == std::vector<std::string>{"enc.L0H0", "enc.L0H1", "enc.L1H0", "enc.L1H1", "dec.L0H0", "dec.L0H1",
+                                          "cross.L0H0", "cross.L0H1", "dec.L1H0", "dec.L1H1", "cross.L1H0",
+                                          "cross.L1H1"});
+  // Cross-attention: entropy yes (head 0, layer 0: rows 0.8/0.1/0.1), positions and induction no.
+  const CensusRow& cross = census.rows()[6];
+  const double h = -(0.8 * std::log(0.8) + 2 * 0.1 * std::log(0.1));
+  CHECK_THAT(cross.stats.entropy_mean, WithinAbs(h, 1e-6));
+  CHECK(!cross.stats.previous_mass);
+  CHECK(!cross.induction);
+  // Encoder layer 1, head 0 on "x y x": query 2 ("x") repeats key 0, whose successor is key 1.
+  CHECK_THAT(*census.rows()[2].induction, WithinAbs(0.2, 1e-6));
+
+  const std::string csv = census.file_text("census.csv");
+  CHECK(csv.substr(0, csv.find('\n')).rfind("stack,kind,layer,head,entropy_mean,", 0) == 0);
+  CHECK(csv.find("\nencoder,self,1,0,") != std::string::npos);
+  CHECK(csv.find("\ndecoder,self,1,1,") != std::string::npos);
+  CHECK(csv.find("\ndecoder,cross,0,1,") != std::string::npos);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 12);
+}
+
+TEST_CASE("census: an encoder-decoder's picture has a labelled table per kind of block, none marked masked",
+          "[census][render]") {
+  const CensusCollector census = toy_census(2);
+  ModelRunInfo info;
+  info.model.name = "toy";
+  info.text = "ab";
+  Options options;
+  const std::vector<GridRequest> parts = census.picture_requests(info, options, 8e9);
+  REQUIRE(parts.size() == 3);
+  CHECK(parts[0].query_tokens == Tokens{"enc.L0", "enc.L1"});
+  CHECK(parts[1].query_tokens == Tokens{"dec.L0", "dec.L1"});
+  CHECK(parts[2].query_tokens == Tokens{"cross.L0", "cross.L1"});
+  CHECK_THAT(parts[0].figure_title, Catch::Matchers::EndsWith("encoder self-attention"));
+  CHECK_THAT(parts[1].figure_title, Catch::Matchers::EndsWith("decoder self-attention"));
+  CHECK_THAT(parts[2].figure_title, Catch::Matchers::EndsWith("decoder cross-attention"));
+  CHECK(parts[0].panels.size() == 8);  // 7 statistics and the induction score ("x y x" repeats)
+  CHECK(parts[1].panels.size() == 7);  // "<s> a b" repeats no token: no induction table
+  CHECK(parts[2].panel_titles == std::vector<std::string>{"entropy (nats)", "H / ln k", "max weight"});
+  for (const GridRequest& part : parts) {
+    CHECK(part.key_tokens == Tokens{"H0", "H1"});
+    CHECK(part.max_height_px == options.max_size_px / 3);
+  }
+  const FontSet fonts;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    INFO("part " << k);
+    const GridRequest& part = parts[k];
+    CHECK((*part.allowed).minCoeff() == 1);  // every cell holds a value
+    const RenderedGrid grid = render_grid(part, fonts);
+    CHECK(!mentions_masking(grid.layout.legend_lines));
+    for (const std::string& label : grid.layout.query_labels) CHECK(label.rfind("\u00D7", 0) != 0);  // no "× "
+    // Row 1 (layer 1), head 0 of the first panel is drawn in its colour, not hatched.
+    const double value = (*part.panels[0])(1, 0);
+    const Rgb expected = colormap_by_name("viridis").at(color_position(grid.layout.ranges[0], value));
+    CHECK(cell_corner(grid, 0, 1, 0) == expected);
+  }
+}
+
+TEST_CASE("census: a decoder-only census is one table with plain layer labels", "[census][render]") {
+  CensusCollector census;
+  census.add(hand_block());
+  ModelRunInfo info;
+  info.model.name = "toy";
+  const std::vector<GridRequest> parts = census.picture_requests(info, Options{}, 8e9);
+  REQUIRE(parts.size() == 1);
+  CHECK(parts[0].query_tokens == Tokens{"L2"});
+  CHECK(parts[0].max_height_px == 0);
+  CHECK(parts[0].figure_title == "head census \u00B7 toy \u00B7 \u201Ctoy\u201D");
+}
+
+// The hostile tester's run: the transliteration model's 18 blocks once mixed into 6 rows, 12
+// drawn as "all keys masked".
+TEST_CASE("census: the CTranslate2 model's census has every block, labelled, and no masked cell", "[census][ct2]") {
+  Ct2Request request;
+  request.model_dir = test::data_file("aren-translit/model");
+  request.text = "\u0645\u0627\u0643\u062F\u0648\u0646\u0627\u0644\u062F";  // ماكدونالد
+  CensusCollector census;
+  std::vector<std::string> warnings;
+  const ModelRunInfo info = run_ct2_model(request, [&](AttentionBlock&& block) { census.add(block); }, warnings);
+  REQUIRE(census.rows().size() == 3 * 6 * 8);
+  const std::vector<GridRequest> parts = census.picture_requests(info, Options{}, 8e9);
+  REQUIRE(parts.size() == 3);
+  const char* prefixes[] = {"enc.L", "dec.L", "cross.L"};
+  const FontSet fonts;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    INFO("part " << k);
+    REQUIRE(parts[k].query_tokens.size() == 6);
+    for (int l = 0; l < 6; ++l) CHECK(parts[k].query_tokens[static_cast<std::size_t>(l)] == prefixes[k] + std::to_string(l));
+    CHECK((*parts[k].allowed).minCoeff() == 1);  // every (layer, head) of every block has its values
+    const RenderedGrid grid = render_grid(parts[k], fonts);
+    CHECK(!mentions_masking(grid.layout.legend_lines));
+  }
+  CHECK(parts[0].panels.size() == 8);
+  CHECK(parts[1].panels.size() == 8);
+  CHECK(parts[2].panels.size() == 3);
+  // The cells hold their own block's values: decoder self L3H5 leads the previous-token mass.
+  const auto best = std::max_element(census.rows().begin(), census.rows().end(), [](const CensusRow& a, const CensusRow& b) {
+    return a.stats.previous_mass.value_or(-1) < b.stats.previous_mass.value_or(-1);
+  });
+  CHECK(census_head_name(*best) == "dec.L3H5");
+  CHECK_THAT(*best->stats.previous_mass, WithinAbs(0.464, 5e-4));
+  const Eigen::Index previous_panel = 5;
+  CHECK(parts[1].panel_titles[previous_panel] == "previous-token mass");
+  CHECK_THAT((*parts[1].panels[previous_panel])(3, 5), WithinAbs(*best->stats.previous_mass, 1e-6));
 }

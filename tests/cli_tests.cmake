@@ -195,6 +195,22 @@ add_test(NAME cli_model_compare_heads
          COMMAND attnviz compare --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --heads L0H3,L4H1
                  -o ${ATTNVIZ_CLI_OUT}/model_heads.png)
 set_tests_properties(cli_model_compare_heads PROPERTIES PASS_REGULAR_EXPRESSION "L0H3 .*L4H1 ")
+# An encoder-decoder's census and heads name their block (enc., dec., cross.); a plain L0H3 is
+# ambiguous there and refused with every form listed; malformed block names are refused by the
+# parser (105) with the forms.
+set(ATTNVIZ_CT2_MODEL ${PROJECT_SOURCE_DIR}/data/aren-translit/model)
+attnviz_expect(cli_ct2_census 0
+  "top previous-token mass: dec\\.L3H5 0\\.464.*top induction score: dec\\.L4H5 0\\.579, dec\\.L5H4 0\\.523, enc\\.L5H3 0\\.359.*144 heads"
+  compare --model ${ATTNVIZ_CT2_MODEL} --text "ماكدونالد" --census ${ATTNVIZ_CLI_OUT}/ct2_census.csv
+  -o ${ATTNVIZ_CLI_OUT}/ct2_census.png)
+attnviz_expect(cli_ct2_heads_named 0 "enc\\.L0H3 .*enc\\.L1H1 .*wrote"
+  compare --model ${ATTNVIZ_CT2_MODEL} --text "ماكدونالد" --heads enc.L0H3,enc.L1H1 -o ${ATTNVIZ_CLI_OUT}/ct2_enc.png)
+attnviz_expect(cli_ct2_heads_ambiguous 1
+  "^attnviz: error: --heads: L0H3 is ambiguous: this encoder-decoder model has a head L0H3 in each kind of block; name one: enc\\.L0H3 \\(encoder self-attention\\), dec\\.L0H3 \\(decoder self-attention\\) or cross\\.L0H3 \\(decoder cross-attention\\)$"
+  compare --model ${ATTNVIZ_CT2_MODEL} --text "ماكدونالد" --heads L0H3,L1H1 -o ${ATTNVIZ_CLI_OUT}/never.png)
+attnviz_expect(cli_heads_unknown_block 105
+  "--heads: expected heads named L<layer>H<head> .*enc\\.L0H3, dec\\.L0H3 or cross\\.L0H3\\); got \"self\\.L0H3\""
+  compare --model ${ATTNVIZ_CT2_MODEL} --text "ماكدونالد" --heads self.L0H3 -o ${ATTNVIZ_CLI_OUT}/never.png)
 add_test(NAME cli_model_rollout_residual_range
          COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "a" --rollout --rollout-residual 1.5
                  -o ${ATTNVIZ_CLI_OUT}/never)

@@ -47,7 +47,7 @@ TEST_CASE("head_stat_fields: nine fields, named as the files name them", "[io]")
 }
 
 TEST_CASE("head_stat_fields: the census keeps the fields' order, --stats JSON sorts its keys", "[io]") {
-  const std::vector<CensusRow> rows{{1, 2, cross_head(), std::nullopt}};
+  const std::vector<CensusRow> rows{{"", "", 1, 2, cross_head(), std::nullopt}};
   CHECK(keys_in_file_order(census_to_json(rows), "heads") ==
         std::vector<std::string>{"layer", "head", "entropy_mean", "entropy_min", "entropy_max",
                                  "entropy_normalised_mean", "max_weight_mean", "mean_distance", "diagonal_mass",
@@ -56,6 +56,16 @@ TEST_CASE("head_stat_fields: the census keeps the fields' order, --stats JSON so
         "layer,head,entropy_mean,entropy_min,entropy_max,entropy_normalised_mean,max_weight_mean,mean_distance,"
         "diagonal_mass,previous_token_mass,first_token_mass,induction_score\n"
         "1,2,0.5,0.25,0.75,0.125,0.625,,,,,\n");
+  // An encoder-decoder's rows say their block first, as the model dump's stack and kind.
+  const std::vector<CensusRow> blocks{{"decoder", "cross", 1, 2, cross_head(), std::nullopt}};
+  CHECK(keys_in_file_order(census_to_json(blocks), "heads") ==
+        std::vector<std::string>{"stack", "kind", "layer", "head", "entropy_mean", "entropy_min", "entropy_max",
+                                 "entropy_normalised_mean", "max_weight_mean", "mean_distance", "diagonal_mass",
+                                 "previous_token_mass", "first_token_mass", "induction_score"});
+  CHECK(census_to_csv(blocks) ==
+        "stack,kind,layer,head,entropy_mean,entropy_min,entropy_max,entropy_normalised_mean,max_weight_mean,"
+        "mean_distance,diagonal_mass,previous_token_mass,first_token_mass,induction_score\n"
+        "decoder,cross,1,2,0.5,0.25,0.75,0.125,0.625,,,,,\n");
 
   StatsReport report;
   report.head_names = {"L0H1"};

@@ -94,12 +94,84 @@ TEST_CASE("model compare: --census writes one row per (layer, head) and its pict
 TEST_CASE("model compare: --heads L0H3,L4H1 puts heads of two layers side by side", "[model][cli]") {
   test::TempDir dir;
   Options o = model_options(Command::Compare, dir.file("heads.png"));
-  o.layer_heads = {{0, 3}, {4, 1}};
+  o.layer_heads = {{0, 3, ""}, {4, 1, ""}};
   const RunResult r = run_with(o);
   INFO(r.err);
   REQUIRE(r.code == kExitOk);
   CHECK_THAT(r.out, Contains("L0H3 ") && Contains("L4H1 "));
   CHECK(std::filesystem::exists(dir.file("heads.png")));
+}
+
+TEST_CASE("model compare: an encoder-decoder's heads are named with their block", "[model][ct2][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Compare, dir.file("heads.png"));
+  o.model = test::data_file("aren-translit/model");
+  o.text = "\u0645\u0627\u0643\u062F\u0648\u0646\u0627\u0644\u062F";  // ماكدونالد
+  o.stats = dir.file("stats.csv");
+  std::string first, second;
+  SECTION("encoder self-attention") {
+    o.layer_heads = {{0, 3, "enc"}, {1, 1, "enc"}};
+    first = "enc.L0H3", second = "enc.L1H1";
+  }
+  SECTION("decoder self-attention") {
+    o.layer_heads = {{0, 3, "dec"}, {1, 1, "dec"}};
+    first = "dec.L0H3", second = "dec.L1H1";
+  }
+  SECTION("decoder cross-attention") {
+    o.layer_heads = {{0, 3, "cross"}, {1, 1, "cross"}};
+    first = "cross.L0H3", second = "cross.L1H1";
+  }
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  CHECK_THAT(r.out, Contains(first + " ") && Contains(second + " "));
+  const std::string stats = test::read_file(dir.file("stats.csv"));
+  CHECK_THAT(stats, Contains("\n\"" + first + "\",") && Contains("\n\"" + second + "\","));
+  // Cross-attention has no positional statistics; self-attention has them.
+  const std::size_t row = stats.find("\n\"" + first + "\",");
+  REQUIRE(row != std::string::npos);
+  const std::string line = stats.substr(row + 1, stats.find('\n', row + 1) - row - 1);
+  CHECK((line.find(",,") != std::string::npos) == (first.rfind("cross", 0) == 0));
+}
+
+TEST_CASE("model compare: block names that do not fit the model are refused, nothing written",
+          "[model][ct2][cli][errors]") {
+  test::TempDir dir;
+  const auto before = test::snapshot(dir.path());
+  Options o = model_options(Command::Compare, dir.file("x.png"));
+  const std::string translit = test::data_file("aren-translit/model");
+  const std::string arabic = "\u0645\u0627\u0643";
+  std::string expected;
+  SECTION("a plain L0H3 on an encoder-decoder lists every form") {
+    o.model = translit;
+    o.text = arabic;
+    o.layer_heads = {{0, 3, ""}, {1, 1, ""}};
+    expected = "--heads: L0H3 is ambiguous: this encoder-decoder model has a head L0H3 in each kind of block; name "
+               "one: enc.L0H3 (encoder self-attention), dec.L0H3 (decoder self-attention) or cross.L0H3 (decoder "
+               "cross-attention)";
+  }
+  SECTION("a block name on a decoder-only model") {
+    o.layer_heads = {{0, 3, "enc"}};
+    expected = "--heads: enc.L0H3 names a block of an encoder-decoder model; this model has one kind of block: name "
+               "the head L0H3";
+  }
+  SECTION("heads of two kinds of block") {
+    o.model = translit;
+    o.text = arabic;
+    o.layer_heads = {{0, 3, "enc"}, {1, 1, "cross"}};
+    expected = "--heads: enc.L0H3 and cross.L1H1 are heads of different kinds of block; compare heads of one kind "
+               "(enc., dec. or cross.) at a time";
+  }
+  SECTION("a layer the encoder does not have") {
+    o.model = translit;
+    o.text = arabic;
+    o.layer_heads = {{6, 0, "enc"}};
+    expected = "--heads: enc.L6H0 does not exist: this model has layers 0-5";
+  }
+  const RunResult r = run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains(expected));
+  CHECK(test::snapshot(dir.path()) == before);
 }
 
 TEST_CASE("model compare: heads and options that do not fit are refused, nothing written", "[model][cli][errors]") {
@@ -113,11 +185,11 @@ TEST_CASE("model compare: heads and options that do not fit are refused, nothing
     expected = "--heads: with --model, name each head with its layer, e.g. L0H3,L4H1";
   }
   SECTION("a layer the model does not have") {
-    o.layer_heads = {{9, 0}};
+    o.layer_heads = {{9, 0, ""}};
     expected = "--heads: L9H0 does not exist: this model has layers 0-4";
   }
   SECTION("a head the layer does not have") {
-    o.layer_heads = {{1, 8}};
+    o.layer_heads = {{1, 8, ""}};
     expected = "--heads: L1H8 does not exist: layer 1 has heads 0-7";
   }
   SECTION("a census file that is neither CSV nor JSON") {

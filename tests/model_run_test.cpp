@@ -225,11 +225,24 @@ TEST_CASE("model run: --layers refuses malformed items and layers beyond the mod
   CHECK_THROWS_WITH(parse_layer_selection("6", 6), Contains("--layers") && Contains("0-5"));
 }
 
-TEST_CASE("model run: a block's head names are its record's", "[model]") {
+TEST_CASE("model run: a block's head names say its block only where the model has several kinds", "[model]") {
   AttentionBlock block;
   block.layer = 2;
   block.record.layer = 2;
-  CHECK(block.head_name(5) == "L2H5");
+  CHECK(block.block_name().empty());
+  CHECK(block.head_name(5) == "L2H5");  // decoder-only: as the record names it
+  block.encoder_decoder = true;
+  CHECK(block.head_name(5) == "dec.L2H5");
+  block.kind = "cross";
+  CHECK(block.block_name() == "cross");
+  CHECK(block.head_name(5) == "cross.L2H5");
+  block.stack = "encoder";
+  block.kind = "self";
+  CHECK(block.head_name(0) == "enc.L2H0");
+  CHECK(model_head_name("", 4, 1) == "L4H1");
+  REQUIRE(block_names().size() == 3);
+  CHECK(block_name("decoder", "self") == "dec");
+  CHECK(std::string(block_names()[2].description) == "decoder cross-attention");
 }
 
 TEST_CASE("model run: a text that ends inside a UTF-8 character is dumped with U+FFFD there", "[model][cli]") {

@@ -42,6 +42,18 @@ std::vector<Statistic> statistics(bool induction) {
   return list;
 }
 
+// The block of a row: "" (decoder-only), "enc", "dec" or "cross".
+std::string block_of(const CensusRow& row) { return row.stack.empty() ? "" : block_name(row.stack, row.kind); }
+
+// What a block name stands for ("encoder self-attention"), for the picture's titles.
+std::string block_description(const std::string& block) {
+  for (const BlockName& b : block_names())
+    if (block == b.name) return b.description;
+  return block;
+}
+
+const Rgb kBackground{255, 255, 255};  // between stacked parts, as the grids' own background
+
 }  // namespace
 
 std::vector<CensusRow> census_of_block(const AttentionBlock& block) {
@@ -53,6 +65,10 @@ std::vector<CensusRow> census_of_block(const AttentionBlock& block) {
   const bool self = record.mode == "self";
   for (int h = 0; h < record.num_heads; ++h) {
     CensusRow row;
+    if (block.encoder_decoder) {
+      row.stack = block.stack;
+      row.kind = block.kind;
+    }
     row.layer = block.layer;
     row.head = h;
     row.stats = head_statistics({record.weights[static_cast<std::size_t>(h)]}, allowed, rows, self).front();
@@ -63,10 +79,12 @@ std::vector<CensusRow> census_of_block(const AttentionBlock& block) {
   return census;
 }
 
+std::string census_head_name(const CensusRow& row) { return model_head_name(block_of(row), row.layer, row.head); }
+
 void CensusCollector::add(const AttentionBlock& block) {
   std::vector<CensusRow> rows = census_of_block(block);
   num_heads_ = std::max(num_heads_, block.record.num_heads);
-  layers_.push_back(block.layer);
+  blocks_.push_back({block.block_name(), block.layer});
   rows_.insert(rows_.end(), rows.begin(), rows.end());
 }
 
@@ -78,18 +96,25 @@ std::string CensusCollector::file_text(const std::string& path) const {
   return census_format(path) == ".csv" ? census_to_csv(rows_) : census_to_json(rows_);
 }
 
-std::string CensusCollector::render_png(const ModelRunInfo& info, const Options& options, double memory_budget,
-                                        std::vector<std::string>& warnings) const {
+// One part of the picture: the layers of the blocks named `block`, a table per statistic that
+// has values for them (cross-attention has no positional statistics).
+GridRequest CensusCollector::picture_request(const std::string& block, const ModelRunInfo& info,
+                                             const Options& options) const {
+  std::vector<int> layers;
+  for (const Block& b : blocks_)
+    if (b.name == block) layers.push_back(b.layer);
   GridRequest request;
-  for (int layer : layers_) request.query_tokens.push_back("L" + std::to_string(layer));
+  const std::string prefix = block.empty() ? "" : block + ".";
+  for (int layer : layers) request.query_tokens.push_back(prefix + "L" + std::to_string(layer));
   for (int h = 0; h < num_heads_; ++h) request.key_tokens.push_back("H" + std::to_string(h));
-  const auto n_layers = static_cast<Eigen::Index>(layers_.size());
+  const auto n_layers = static_cast<Eigen::Index>(layers.size());
   MaskMatrix allowed = MaskMatrix::Zero(n_layers, num_heads_);
   for (const Statistic& statistic : statistics(has_induction())) {
     Matrix table = Matrix::Zero(n_layers, num_heads_);
     bool any = false;
     for (const CensusRow& row : rows_) {
-      const auto l = static_cast<Eigen::Index>(std::find(layers_.begin(), layers_.end(), row.layer) - layers_.begin());
+      if (block_of(row) != block) continue;
+      const auto l = static_cast<Eigen::Index>(std::find(layers.begin(), layers.end(), row.layer) - layers.begin());
       const std::optional<double> value = statistic.value(row);
       if (!value) continue;
       table(l, row.head) = static_cast<Scalar>(*value);
@@ -105,18 +130,44 @@ std::string CensusCollector::render_png(const ModelRunInfo& info, const Options&
   request.key_axis_title = "head";
   request.figure_title = "head census \u00B7 " + info.model.name + " \u00B7 " +
                          title_text(info.text.empty() ? info.model.name : info.text) +
-                         (has_induction() ? "" : " \u00B7 no repeated token: no induction score");
+                         (has_induction() ? "" : " \u00B7 no repeated token: no induction score") +
+                         (block.empty() ? "" : " \u00B7 " + block_description(block));
   request.colorbar_label = "value of the statistic";
   request.scale = ScaleMode::Head;
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols > 0 ? options.cols : 4;
   request.max_size_px = options.max_size_px;
   request.annotate = true;
-  request.max_memory_bytes = memory_budget;
+  return request;
+}
+
+std::vector<GridRequest> CensusCollector::picture_requests(const ModelRunInfo& info, const Options& options,
+                                                           double memory_budget) const {
+  std::vector<std::string> names;  // in the order the model ran them
+  for (const Block& b : blocks_)
+    if (std::find(names.begin(), names.end(), b.name) == names.end()) names.push_back(b.name);
+  std::vector<GridRequest> requests;
+  for (const std::string& name : names) {
+    GridRequest request = picture_request(name, info, options);
+    // Stacked parts share the picture's height and, with the stacked copy, the memory budget.
+    if (names.size() > 1) request.max_height_px = std::max(1, options.max_size_px / static_cast<int>(names.size()));
+    request.max_memory_bytes = names.size() > 1 ? memory_budget / static_cast<double>(names.size() + 1) : memory_budget;
+    requests.push_back(std::move(request));
+  }
+  return requests;
+}
+
+std::string CensusCollector::render_png(const ModelRunInfo& info, const Options& options, double memory_budget,
+                                        std::vector<std::string>& warnings) const {
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
-  const RenderedGrid grid = render_grid(request, fonts);
-  for (const std::string& w : grid.warnings) warnings.push_back(options.output + ": " + w);
-  return encode_png(grid.image, options.output);
+  std::vector<Image> parts;
+  for (const GridRequest& request : picture_requests(info, options, memory_budget)) {
+    RenderedGrid grid = render_grid(request, fonts);
+    for (const std::string& w : grid.warnings) warnings.push_back(options.output + ": " + w);
+    parts.push_back(std::move(grid.image));
+  }
+  if (parts.size() == 1) return encode_png(parts.front(), options.output);
+  return encode_png(stack_vertically(parts, kBackground), options.output);
 }
 
 std::string census_format(const std::string& path, const std::string& option) {

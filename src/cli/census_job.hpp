@@ -9,13 +9,18 @@
 #include "cli/options.hpp"
 #include "io/census_output.hpp"
 #include "model/model_run.hpp"
+#include "render/head_grid.hpp"
 
 namespace attnviz {
 
 /// One census row per head of `block`, over its query rows that are real tokens and not fully
 /// masked (as compare's statistics); the positional statistics and the induction score for
-/// self-attention only.
+/// self-attention only. Rows of an encoder-decoder's blocks carry the block's stack and kind.
 std::vector<CensusRow> census_of_block(const AttentionBlock& block);
+
+/// "L1H6", or "enc.L1H6" / "dec.L1H6" / "cross.L1H6" for a row with a stack: how the terminal
+/// and the picture name a census row's head.
+std::string census_head_name(const CensusRow& row);
 
 class CensusCollector {
  public:
@@ -25,15 +30,28 @@ class CensusCollector {
   bool has_induction() const;
   /// The census as written to `path`: CSV or JSON by its extension (see census_format).
   std::string file_text(const std::string& path) const;
-  /// The census picture: one layer × head table per statistic, each on its own min–max scale,
-  /// values printed in the cells. PNG bytes.
+  /// The census picture's parts, top to bottom: one per kind of block (encoder self, decoder
+  /// self, decoder cross; one part for a decoder-only model), each a layer × head table per
+  /// statistic that applies to that kind, on its own min–max scale, values printed in the
+  /// cells. An encoder-decoder's rows are labelled with their block ("enc.L0") and each part's
+  /// title names it; its parts share --max-size's height.
+  std::vector<GridRequest> picture_requests(const ModelRunInfo& info, const Options& options,
+                                            double memory_budget) const;
+  /// The picture_requests drawn and stacked: PNG bytes.
   std::string render_png(const ModelRunInfo& info, const Options& options, double memory_budget,
                          std::vector<std::string>& warnings) const;
 
  private:
+  // A block seen: its name ("" for decoder-only models, else "enc", "dec" or "cross") and layer.
+  struct Block {
+    std::string name;
+    int layer = 0;
+  };
+  GridRequest picture_request(const std::string& block, const ModelRunInfo& info, const Options& options) const;
+
   std::vector<CensusRow> rows_;
   int num_heads_ = 0;
-  std::vector<int> layers_;
+  std::vector<Block> blocks_;
 };
 
 /// ".csv" or ".json" from `path` (case-insensitive); throws UsageError naming `option` otherwise.

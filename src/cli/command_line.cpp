@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/model_run.hpp"
 #include "render/colormap.hpp"
 
 namespace attnviz {
@@ -66,23 +67,34 @@ std::vector<int> parse_heads(const std::string& text) {
   return heads;
 }
 
-// "L0H3,L4H1": heads of a whole model, each (layer, head) once.
-std::vector<std::pair<int, int>> parse_layer_heads(const std::string& text) {
-  std::vector<std::pair<int, int>> heads;
+// "L0H3,L4H1": heads of a whole model, each once; an encoder-decoder's name their block too
+// ("enc.L0H3", "dec.L0H3", "cross.L0H3"). Whether the model wants block names is known only
+// when it runs (model_compare_job checks that).
+std::vector<LayerHead> parse_layer_heads(const std::string& text) {
+  std::vector<LayerHead> heads;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
-    int layer = -1, head = -1, used = 0;
-    if (std::sscanf(item.c_str(), "L%7dH%7d%n", &layer, &head, &used) != 2 || used != static_cast<int>(item.size()) ||
-        layer < 0 || head < 0 || item.find_first_of("+- ") != std::string::npos) {
-      throw CLI::ValidationError("--heads", "expected heads named L<layer>H<head> separated by commas, e.g. L0H3,L4H1; got \"" +
+    const std::size_t dot = item.find('.');
+    LayerHead named;
+    if (dot != std::string::npos) named.block = item.substr(0, dot);
+    const std::string head = dot == std::string::npos ? item : item.substr(dot + 1);
+    const bool known_block = named.block.empty() || std::any_of(block_names().begin(), block_names().end(),
+                                                                [&](const BlockName& b) { return named.block == b.name; });
+    int used = 0;
+    if (!known_block || (dot != std::string::npos && named.block.empty()) ||
+        std::sscanf(head.c_str(), "L%7dH%7d%n", &named.layer, &named.head, &used) != 2 ||
+        used != static_cast<int>(head.size()) || named.layer < 0 || named.head < 0 ||
+        head.find_first_of("+- ") != std::string::npos) {
+      throw CLI::ValidationError("--heads", "expected heads named L<layer>H<head> separated by commas, e.g. L0H3,L4H1 "
+                                            "(encoder-decoder models: enc.L0H3, dec.L0H3 or cross.L0H3); got \"" +
                                                 text + "\"");
     }
-    if (std::find(heads.begin(), heads.end(), std::pair{layer, head}) != heads.end()) {
+    if (std::find(heads.begin(), heads.end(), named) != heads.end()) {
       throw CLI::ValidationError("--heads", item + " is named twice in \"" + text + "\"");
     }
-    heads.emplace_back(layer, head);
+    heads.push_back(named);
     start = comma + 1;
   }
   return heads;
@@ -360,7 +372,9 @@ void add_options(CLI::App& app, Options& o) {
         if (text.find('L') != std::string::npos) o.layer_heads = parse_layer_heads(text);
         else o.heads = parse_heads(text);
       },
-      "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all); with --model, heads of any layers: L0H3,L4H1.");
+      "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all); with --model, heads of any layers: L0H3,L4H1 "
+      "(encoder-decoder models name the block: enc.L0H3 encoder, dec.L0H3 decoder self-, cross.L0H3 decoder "
+      "cross-attention).");
   compare->add_flag("--average", o.average, "Add the mean over the chosen heads (mean of probabilities), labelled.");
   compare->add_option("--stats", o.stats, "Also save the statistics as FILE.json or FILE.csv.");
   compare->add_option("--census", o.census,

@@ -19,9 +19,7 @@ namespace attnviz {
 
 namespace {
 
-std::string head_name(const std::pair<int, int>& head) {
-  return "L" + std::to_string(head.first) + "H" + std::to_string(head.second);
-}
+std::string head_name(const LayerHead& head) { return model_head_name(head.block, head.layer, head.head); }
 
 void check_options(const Options& o) {
   if (o.output.empty()) throw UsageError::bad_option("-o", "required: the PNG file to write");
@@ -33,21 +31,55 @@ void check_options(const Options& o) {
   if (!o.census.empty()) census_format(o.census);
   if (o.layer_heads.empty() && !o.stats.empty())
     throw UsageError::bad_option("--stats", "goes with --heads; without it, --census holds every head's statistics");
+  // Heads of two kinds of block attend over different tokens (source or target): one picture
+  // cannot hold both.
+  for (const LayerHead& head : o.layer_heads) {
+    const LayerHead& first = o.layer_heads.front();
+    if (!head.block.empty() && !first.block.empty() && head.block != first.block)
+      throw UsageError::bad_option("--heads", head_name(first) + " and " + head_name(head) +
+                                                  " are heads of different kinds of block; compare heads of one kind "
+                                                  "(enc., dec. or cross.) at a time");
+  }
+}
+
+// What a plain L0H3 may mean on an encoder-decoder model: every named form.
+std::string named_forms(const LayerHead& head) {
+  std::string forms;
+  const std::vector<BlockName>& names = block_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    forms += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") +
+             model_head_name(names[i].name, head.layer, head.head) + " (" + names[i].description + ")";
+  }
+  return forms;
+}
+
+// Refuses a head named without its block on an encoder-decoder, or with one on a decoder-only
+// model, before any head is copied.
+void check_block_named(const LayerHead& head, const AttentionBlock& block) {
+  if (head.block.empty() && block.encoder_decoder)
+    throw UsageError::bad_option("--heads", head_name(head) + " is ambiguous: this encoder-decoder model has a head " +
+                                                head_name(head) + " in each kind of block; name one: " +
+                                                named_forms(head));
+  if (!head.block.empty() && !block.encoder_decoder)
+    throw UsageError::bad_option("--heads", head_name(head) + " names a block of an encoder-decoder model; this model "
+                                                "has one kind of block: name the head L" +
+                                                std::to_string(head.layer) + "H" + std::to_string(head.head));
 }
 
 // The chosen heads, copied out of their blocks as the model runs (in the order asked).
 class HeadPicker {
  public:
-  explicit HeadPicker(const std::vector<std::pair<int, int>>& heads) : heads_(heads), weights_(heads.size()) {}
+  explicit HeadPicker(const std::vector<LayerHead>& heads) : heads_(heads), weights_(heads.size()) {}
 
   void add(const AttentionBlock& block) {
-    if (block.kind != "self" || block.stack != "decoder") return;
+    const std::string name = block.block_name();
     for (std::size_t i = 0; i < heads_.size(); ++i) {
-      if (heads_[i].first != block.layer) continue;
-      if (heads_[i].second >= block.record.num_heads)
+      check_block_named(heads_[i], block);
+      if (heads_[i].block != name || heads_[i].layer != block.layer) continue;
+      if (heads_[i].head >= block.record.num_heads)
         throw UsageError::bad_option("--heads", head_name(heads_[i]) + " does not exist: layer " + std::to_string(block.layer) +
                                                     " has heads 0-" + std::to_string(block.record.num_heads - 1));
-      weights_[i] = block.record.weights[static_cast<std::size_t>(heads_[i].second)];
+      weights_[i] = block.record.weights[static_cast<std::size_t>(heads_[i].head)];
       if (!base_) {
         base_ = block.record;
         base_->weights.clear();
@@ -72,12 +104,12 @@ class HeadPicker {
 
   std::vector<std::string> names() const {
     std::vector<std::string> names;
-    for (const auto& head : heads_) names.push_back(head_name(head));
+    for (const LayerHead& head : heads_) names.push_back(head_name(head));
     return names;
   }
 
  private:
-  std::vector<std::pair<int, int>> heads_;
+  std::vector<LayerHead> heads_;
   std::vector<Matrix> weights_;
   std::optional<AttentionRecord> base_;
 };
@@ -87,7 +119,7 @@ void print_top(const std::vector<CensusRow>& rows, const char* what,
                const std::function<std::optional<double>(const CensusRow&)>& value, std::ostream& out) {
   std::vector<std::pair<double, std::string>> ranked;
   for (const CensusRow& row : rows)
-    if (const std::optional<double> v = value(row)) ranked.emplace_back(*v, head_name({row.layer, row.head}));
+    if (const std::optional<double> v = value(row)) ranked.emplace_back(*v, census_head_name(row));
   if (ranked.empty()) return;
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   out << "top " << what << ":";

@@ -14,8 +14,11 @@ namespace attnviz {
 
 /// Runs the model, then writes -o (the heads' comparison with --heads, else the census
 /// picture) and --census together. Prints the statistics table (--heads) or the heads the
-/// census ranks first for each positional habit. Throws UsageError for --heads without layers
-/// (0,3), a head or layer the model does not have, or neither --heads nor --census.
+/// census ranks first for each positional habit (heads named as model_head_name does). Throws
+/// UsageError for --heads without layers (0,3), a head or layer the model does not have, a plain
+/// L0H3 on an encoder-decoder model (the message lists enc.L0H3, dec.L0H3 and cross.L0H3), a
+/// block name on a decoder-only model, heads of two kinds of block, or neither --heads nor
+/// --census.
 void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings);
 
 }  // namespace attnviz

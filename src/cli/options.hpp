@@ -12,6 +12,15 @@ namespace attnviz {
 /// The subcommands.
 enum class Command { Dump, Heatmaps, Render, Compare, Tokenize };
 
+/// A head of a whole model as compare --heads names it: L<layer>H<head>, both from 0, and for an
+/// encoder-decoder model its block ("enc.L0H3": encoder self-attention, "dec.L0H3": decoder
+/// self-attention, "cross.L0H3": decoder cross-attention; see model_run.hpp block_names).
+struct LayerHead {
+  int layer = 0, head = 0;
+  std::string block;  ///< "" (plain L0H3), "enc", "dec" or "cross"
+  friend bool operator==(const LayerHead&, const LayerHead&) = default;
+};
+
 /// Options of every subcommand; each field's meaning is its --help text (command_line.cpp).
 struct Options {
   Command command = Command::Dump;
@@ -32,7 +41,7 @@ struct Options {
   bool logits = false;               ///< dump: last_logits
   std::optional<std::string> source_tokens;  ///< CTranslate2: space-separated source tokens
   std::optional<std::string> target_tokens;  ///< CTranslate2: forced target tokens
-  std::vector<std::pair<int, int>> layer_heads;  ///< compare --heads L0H3,L4H1: (layer, head)
+  std::vector<LayerHead> layer_heads;  ///< compare --heads L0H3,L4H1 (enc.L0H3, dec.L0H3, cross.L0H3)
   bool rollout = false;              ///< --rollout: attention rollout (dump field, rollout.png)
   double rollout_residual = 0.5;     ///< --rollout-residual: α in Â = (1 − α)·mean_h(A) + α·I
   std::string census;                ///< compare --model --census FILE.csv|FILE.json

@@ -1,5 +1,6 @@
 #include "io/model_dump.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -156,6 +157,11 @@ ModelDump read_model_dump(const FileText& text, const std::string& path) {
     }
     dump.blocks.push_back(std::move(block));
   }
+  // An encoder or cross-attention block means an encoder-decoder: its heads need the block named.
+  const bool encoder_decoder = std::any_of(dump.blocks.begin(), dump.blocks.end(), [](const AttentionBlock& b) {
+    return b.stack != "decoder" || b.kind != "self";
+  });
+  for (AttentionBlock& block : dump.blocks) block.encoder_decoder = encoder_decoder;
   return dump;
 }
 

@@ -137,6 +137,7 @@ AttentionBlock make_block(const Ct2Model& model, const std::string& stack, const
   block.layer = layer;
   block.stack = stack;
   block.kind = kind;
+  block.encoder_decoder = true;
   AttentionRecord& record = block.record;
   record.mode = kind;
   record.model = model_name(model.dir);

@@ -31,14 +31,35 @@ struct ModelSummary {
   std::string rope_scaling;    ///< "none", "linear ×4", "llama3"… (for the dump and titles)
 };
 
+/// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them
+/// ("enc.L2H5"), with what each is: {"enc", "encoder self-attention"}, {"dec", "decoder
+/// self-attention"}, {"cross", "decoder cross-attention"}, in the order the model runs them.
+struct BlockName {
+  const char* name;
+  const char* stack;
+  const char* kind;
+  const char* description;
+};
+const std::vector<BlockName>& block_names();
+
+/// "enc", "dec" or "cross" for a (stack, kind) of an encoder-decoder model (see block_names).
+/// Requires: stack "encoder" or "decoder", kind "self" or "cross".
+std::string block_name(const std::string& stack, const std::string& kind);
+
+/// "L2H5", or with a block name "enc.L2H5", "dec.L2H5", "cross.L2H5".
+std::string model_head_name(const std::string& block, int layer, int head);
+
 /// One attention block of the run: a layer of a stack, self- or cross-attention.
 /// record.layer is `layer`; record.weights holds [head][query][key].
 struct AttentionBlock {
   int layer = 0;
   std::string stack = "decoder";  ///< "encoder" or "decoder"
   std::string kind = "self";      ///< "self" or "cross"
+  bool encoder_decoder = false;   ///< the model has both stacks: heads need their block named
   AttentionRecord record;
-  /// "L2H5" (decoder-only and encoder models), "dec.L2H5", "enc.L2H5" where a model has both.
+  /// "" for a model with one kind of block (decoder-only), else block_name(stack, kind).
+  std::string block_name() const;
+  /// "L2H5" (decoder-only models); "enc.L2H5", "dec.L2H5" or "cross.L2H5" (encoder-decoder).
   std::string head_name(int head) const;
 };
 
