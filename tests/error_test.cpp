@@ -17,7 +17,7 @@ TEST_CASE("LimitError::memory: amounts in MiB, in bytes too when the MiB figures
                 "(raise it with --max-memory MIB)");
 }
 
-TEST_CASE("error: a NUL byte in a message is shown as \\x00, not the end of the message "
+TEST_CASE("error: a NUL byte in a message is shown escaped, not as the end of the message "
           "(a name read from a damaged model file)", "[errors]") {
   const std::string name("bos\0_token_id", 13);
   const attnviz::InputError error = attnviz::InputError::inconsistent("m.gguf", "metadata " + name + ": bad type");
