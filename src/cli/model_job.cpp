@@ -52,9 +52,9 @@ std::vector<std::int32_t> input_ids(const Options& o, const Vocabulary* vocab) {
   return tokenize(*vocab, *o.text, !o.no_bos);
 }
 
-ModelSummary summary_of(const DecoderConfig& c, const std::string& file) {
+ModelSummary summary_of(const DecoderConfig& c) {
   ModelSummary m;
-  m.file = file;
+  m.file = c.file;
   m.architecture = c.architecture;
   m.name = c.name;
   m.num_layers = c.num_layers;
@@ -149,7 +149,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   const LayerSelection layers = parse_layer_selection(o.layers, c.num_layers);
 
   ModelRunInfo info;
-  info.model = summary_of(c, o.model);
+  info.model = summary_of(c);
   info.token_ids = input_ids(o, vocab);
   if (info.token_ids.empty())
     throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");

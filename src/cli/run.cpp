@@ -223,12 +223,7 @@ void refuse_inputs_as_outputs(const Options& options) {
   const std::vector<std::string> inputs = input_files(options);
   for (const std::string* output : {&options.output, &options.census, &options.stats}) {
     std::error_code ec;
-    if (output->empty() || !std::filesystem::is_regular_file(*output, ec)) continue;
-    for (const std::string& input : inputs) {
-      if (!input.empty() && std::filesystem::equivalent(*output, input, ec)) {
-        throw OutputError::cannot_write(*output, "is an input of this run (" + input + "); choose another output");
-      }
-    }
+    if (!output->empty() && std::filesystem::is_regular_file(*output, ec)) refuse_input_as_output(*output, inputs);
   }
 }
 

@@ -103,6 +103,16 @@ void OutputSet::append(OutputSet&& other) {
   other = OutputSet();
 }
 
+void refuse_input_as_output(const std::string& output, const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  if (!fs::exists(output, ec)) return;
+  for (const std::string& input : inputs) {
+    if (!input.empty() && fs::equivalent(output, input, ec)) {
+      throw OutputError::cannot_write(output, "is an input of this run (" + input + "); choose another output");
+    }
+  }
+}
+
 void OutputSet::protect(std::vector<std::string> inputs) { protected_ = std::move(inputs); }
 
 namespace {
@@ -121,11 +131,7 @@ void check_targets(const std::vector<std::string>& paths, const std::vector<std:
     if (!seen.insert(fs::weakly_canonical(paths[i], ec).string()).second) {
       throw OutputError::cannot_write(paths[i], "named twice as an output of this run");
     }
-    for (const std::string& input : inputs) {
-      if (!input.empty() && fs::exists(paths[i], ec) && fs::equivalent(paths[i], input, ec)) {
-        throw OutputError::cannot_write(paths[i], "is an input of this run (" + input + "); choose another output");
-      }
-    }
+    refuse_input_as_output(paths[i], inputs);
   }
 }
 

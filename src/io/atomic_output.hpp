@@ -9,6 +9,11 @@
 
 namespace attnviz {
 
+/// Throws OutputError::cannot_write(output, …) when the existing file `output` is one of
+/// `inputs` (the same file, through any link). Used by OutputSet::commit, and before a run so
+/// that a long computation does not end in this refusal.
+void refuse_input_as_output(const std::string& output, const std::vector<std::string>& inputs);
+
 /// A set of files to write together.
 class OutputSet {
  public:

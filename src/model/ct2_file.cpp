@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "model/ggml_types.hpp"
 
@@ -25,7 +26,7 @@ constexpr std::uint32_t kTypeIdVersion = 4;
 // CTranslate2's variables are at most 4-D (convolutions); a larger rank is a foreign file.
 constexpr std::size_t kMaxRank = 8;
 
-std::string bytes_text(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+std::string bytes_text(std::uint64_t n) { return counted(static_cast<long long>(n), "byte"); }
 
 // Bounds-checked little-endian reads over the file's bytes; every failure names what was being
 // read, where, and how much of the file there is.
