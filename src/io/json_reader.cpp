@@ -90,24 +90,12 @@ JsonSettings::JsonSettings(const json& root, std::string file) : root_(root), fi
 }
 
 const json* JsonSettings::find(const std::string& pointer, JsonNull null) const {
-  // The steps between '/'s: object keys (attnviz's pointers need no ~ escapes) or array indices.
-  const json* at = &root_;
-  for (std::size_t start = 1; start <= pointer.size();) {
-    const std::size_t end = std::min(pointer.find('/', start), pointer.size());
-    const std::string step = pointer.substr(start, end - start);
-    start = end + 1;
-    if (at->is_object()) {
-      const auto it = at->find(step);
-      if (it == at->end()) return nullptr;
-      at = &*it;
-    } else if (at->is_array() && !step.empty() && step.size() < 10 &&
-               step.find_first_not_of("0123456789") == std::string::npos && std::stoul(step) < at->size()) {
-      at = &(*at)[std::stoul(step)];
-    } else {
-      return nullptr;
-    }
-  }
-  return at->is_null() && null == JsonNull::Absent ? nullptr : at;
+  // nlohmann's JSON pointer (RFC 6901): a step through a value that is not a container, a
+  // missing key or an index out of range is "not contained", i.e. absent.
+  const json::json_pointer path(pointer);
+  if (!root_.contains(path)) return nullptr;
+  const json& at = root_.at(path);
+  return at.is_null() && null == JsonNull::Absent ? nullptr : &at;
 }
 
 double JsonSettings::number(const std::string& pointer, double fallback, JsonNull null) const {
