@@ -9,6 +9,9 @@
 
 namespace attnviz {
 
+/// Wall seconds from `start` to now (steady clock).
+double seconds_since(std::chrono::steady_clock::time_point start);
+
 /// Collects phase timings; prints them only when enabled.
 class PhaseTimer {
  public:

@@ -67,6 +67,11 @@ void print_continuation(const ModelRunInfo& info, std::ostream& out) {
   out << (info.source_tokens.empty() ? "generated: \"" : "translation: \"") << printable(info.generated_text) << "\"\n";
 }
 
+// Attention weights of `layers` blocks of `heads` heads over `tokens` tokens (h·n² a block).
+double attention_values(long tokens, int layers, int heads) {
+  return static_cast<double>(layers) * heads * static_cast<double>(tokens) * static_cast<double>(tokens);
+}
+
 void print_warnings(const std::vector<std::string>& warnings, std::ostream& err) {
   for (const std::string& w : warnings) err << "attnviz: warning: " << printable(w) << "\n";
 }
@@ -85,14 +90,13 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
   const BlockSink sink = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
     writer.add(block);
-    format_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    format_seconds += seconds_since(start);
     if (options.rollout) rollout.add(block);
   };
   // Every layer's text is held until the file is written: at most kMaxDumpBytesPerNumber a weight.
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
-    const double text = static_cast<double>(layers) * heads * static_cast<double>(tokens) * static_cast<double>(tokens) *
-                        kMaxDumpBytesPerNumber;
-    return text + (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0);
+    return attention_values(tokens, layers, heads) * kMaxDumpBytesPerNumber +
+           (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0);
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   if (options.rollout) {
@@ -159,14 +163,12 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     const auto start = std::chrono::steady_clock::now();
     render_block(block, encoder_decoder, options, files, page, warnings);
     model_pictures.add(block);
-    draw_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    draw_seconds += seconds_since(start);
     ++blocks;
   };
   // The report keeps every layer's weights until the page is written (kReportBytesPerValue each).
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
-    const double report = wants_format(options, "html") ? static_cast<double>(layers) * heads * static_cast<double>(tokens) *
-                                                              static_cast<double>(tokens) * kReportBytesPerValue
-                                                        : 0.0;
+    const double report = wants_format(options, "html") ? attention_values(tokens, layers, heads) * kReportBytesPerValue : 0.0;
     return ModelPictures::kept_bytes(options, tokens, layers, heads) + report;
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
@@ -214,9 +216,6 @@ std::string extension_of(const std::string& path) {
   return extension;
 }
 
-// Refuses, before any work, an -o whose name says another kind of output than the command
-// writes: `heatmaps -o out.png` would otherwise make a folder named out.png, `dump -o a.png` a
-// JSON file named .png. An existing folder is always accepted as a folder.
 // An output file that is one of the run's inputs is refused before any work (OutputSet::commit
 // refuses it again at the end, for outputs named only then): a model run may take minutes.
 void refuse_inputs_as_outputs(const Options& options) {
@@ -227,6 +226,9 @@ void refuse_inputs_as_outputs(const Options& options) {
   }
 }
 
+// Refuses, before any work, an -o whose name says another kind of output than the command
+// writes: `heatmaps -o out.png` would otherwise make a folder named out.png, `dump -o a.png` a
+// JSON file named .png. An existing folder is always accepted as a folder.
 void check_output_kind(const Options& options) {
   const std::string extension = extension_of(options.output);
   const bool file_like = extension == ".png" || extension == ".json" || extension == ".csv";
