@@ -50,11 +50,10 @@ T field_or(const json& root, const char* key, T fallback) {
 }  // namespace
 
 void ModelDumpWriter::add(const AttentionBlock& block) {
-  std::string text = layer_count_ == 0 ? "\n" : ",\n";
+  std::string text = layers_.empty() ? "\n" : ",\n";
   append_record_json(block.record, "\"stack\": " + json(block.stack).dump() + ", \"kind\": " + json(block.kind).dump() + ",",
                      text);
   layers_.push_back(std::move(text));
-  ++layer_count_;
 }
 
 void ModelDumpWriter::add_field(const std::string& name, std::string json_text) {
@@ -88,8 +87,7 @@ std::vector<std::string> ModelDumpWriter::finish(const ModelRunInfo& info, bool 
   std::vector<std::string> document;
   document.reserve(layers_.size() + 2);
   document.push_back(std::move(out));
-  for (std::string& layer : layers_) document.push_back(std::move(layer));
-  layers_.clear();
+  for (std::string& layer : layers_) document.push_back(std::move(layer));  // leaves one empty string a layer
   document.push_back("\n  ]\n}\n");
   return document;
 }

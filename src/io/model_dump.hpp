@@ -24,15 +24,14 @@ class ModelDumpWriter {
   /// never copied into one string). With `logits`, writes info.last_logits as `last_logits`.
   /// Hands over the layers' text (call it once).
   std::vector<std::string> finish(const ModelRunInfo& info, bool logits);
-  std::size_t layer_count() const { return layer_count_; }
+  std::size_t layer_count() const { return layers_.size(); }
   /// Adds a top-level field, written after the run's fields and before `layers` (the rollout:
   /// issue 13). `json_text` is its value as JSON text.
   void add_field(const std::string& name, std::string json_text);
 
  private:
   std::vector<std::pair<std::string, std::string>> fields_;
-  std::vector<std::string> layers_;  // "\n{…}" then ",\n{…}" for each block, until finish()
-  std::size_t layer_count_ = 0;
+  std::vector<std::string> layers_;  // "\n{…}" then ",\n{…}" for each block; finish() moves their text out
 };
 
 /// A model dump read back.
