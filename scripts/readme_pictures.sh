@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the pictures and the table shown in README.md (data/pictures/) from the bundled
+# Regenerates the pictures and the table of README.md and docs/ (data/pictures/) from the bundled
 # examples. Needs a build: run scripts/demo.sh once first.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@ a row with nothing left stays all zero. Rows of R are distributions: row sums, n
 sums, are what is normalised (checked below; one widely copied implementation divides by the
 wrong axis).
 
-Census statistics (README "compare: statistics", "Head census"), per head over rows that are not
+Census statistics (docs/analysis.md), per head over rows that are not
 fully masked: previous-token mass (mean over rows i >= 1 of a_i,i-1), first-token mass (mean of
 a_i0), diagonal mass (mean of a_ii) and the induction score (mean over rows with an earlier copy
 j of token i, j + 1 < i, of the summed weight on the keys j + 1).

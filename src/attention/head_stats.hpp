@@ -1,6 +1,6 @@
 // Per-head statistics of attention weights (the numbers `compare` prints): entropy, focus,
 // positional habits and head-to-head Jensen–Shannon divergence. Definitions and units are in
-// README "compare: statistics". Pure maths on weight matrices; nothing is printed here.
+// docs/analysis.md "compare: statistics". Pure maths on weight matrices; nothing is printed here.
 #pragma once
 
 #include <Eigen/Core>

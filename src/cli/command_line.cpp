@@ -236,7 +236,7 @@ void add_model_options(CLI::App& sub, Options& o) {
                  "decoding, to see the attention the model would use for it.");
 }
 
-// Attention rollout of a whole model (README "Attention rollout").
+// Attention rollout of a whole model (docs/analysis.md "Attention rollout").
 void add_rollout_options(CLI::App& sub, Options& o) {
   sub.add_flag("--rollout", o.rollout,
                "With --model (or a model dump): attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, "
@@ -326,7 +326,8 @@ void add_options(CLI::App& app, Options& o) {
 
   CLI::App* dump = app.add_subcommand("dump", "Compute every head's attention weights and write them as JSON.");
   add_attention_inputs(*dump, o);
-  dump->add_option("-o,--output", o.output, "The JSON file to write (attnviz.attention format, see README).")
+  dump->add_option("-o,--output", o.output,
+                   "The JSON file to write (attnviz.attention format, see docs/output-formats.md).")
       ->required();
   dump->add_flag("--scores", o.scores, "Also write the pre-softmax scaled logits (null where masked).");
   dump->add_flag("--outputs", o.outputs, "Also write each head's output rows and, with W_O, the layer output.");

@@ -14,7 +14,7 @@
 
 namespace attnviz {
 
-/// Runs `compare` as described in the README; writes options.output (PNG) and, when asked,
+/// Runs `compare` as described in docs/analysis.md; writes options.output (PNG) and, when asked,
 /// options.stats, atomically. Prints the statistics table to `out`.
 void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out,
                  std::vector<std::string>& warnings);

@@ -1,4 +1,4 @@
-// attnviz: see README.md. main() only parses the command line; run() does the work.
+// attnviz: see README.md and docs/. main() only parses the command line; run() does the work.
 #include <iostream>
 
 #include "cli/command_line.hpp"

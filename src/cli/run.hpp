@@ -1,5 +1,6 @@
 // The pipeline behind every subcommand, and the one place that turns errors into messages
-// and exit codes (README "Exit codes"). Testable without CLI11: tests build Options directly.
+// and exit codes (docs/exit-codes-and-limits.md). Testable without CLI11: tests build Options
+// directly.
 #pragma once
 
 #include <iosfwd>
@@ -10,7 +11,7 @@
 
 namespace attnviz {
 
-/// Exit codes (README "Exit codes").
+/// Exit codes (docs/exit-codes-and-limits.md).
 enum ExitCode : int {
   kExitOk = 0,
   kExitInputError = 1,  ///< bad input file or option combination

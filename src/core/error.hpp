@@ -1,6 +1,6 @@
 // The one exception family of attnviz. Every message is built by a named factory in
 // error.cpp, so wording stays uniform: file, JSON pointer, expected, found.
-// The CLI maps each class to an exit code (see README "Exit codes"); modules never print.
+// The CLI maps each class to an exit code (see docs/exit-codes-and-limits.md); modules never print.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The input contract (README "Input files"): sentence files and weights files, parsed and
+// The input contract (docs/input-files.md): sentence files and weights files, parsed and
 // validated into structures whose invariants hold, so attention/ and render/ never see bad
 // shapes. Does not compute attention or decide masks (attention/ and cli/ do).
 #pragma once

@@ -13,7 +13,7 @@ namespace attnviz {
 namespace {
 
 using json = nlohmann::json;
-using ordered_json = nlohmann::ordered_json;  // the dump's fields in the README's order
+using ordered_json = nlohmann::ordered_json;  // the dump's fields in docs/models.md's order
 
 constexpr const char* kFormatName = "attnviz.model_attention";
 constexpr int kFormatVersion = 1;

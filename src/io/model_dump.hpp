@@ -1,4 +1,4 @@
-// The model dump ("attnviz.model_attention" v1, README "Model dumps"): a whole model's run —
+// The model dump ("attnviz.model_attention" v1, docs/models.md): a whole model's run —
 // the model's shape, the tokens, the text — and one object per attention block under
 // `layers`, each a complete single-layer dump ("attnviz.attention") plus `stack` and `kind`,
 // so a layer can be read by anything that reads single-layer dumps. Written layer by layer

@@ -1,4 +1,4 @@
-// The attention JSON format ("attnviz.attention" v1, README "Output: dump files"): writing an
+// The attention JSON format ("attnviz.attention" v1, docs/output-formats.md): writing an
 // AttentionRecord, and reading one back — from attnviz or from another tool — with the same
 // validation as every input. Does not compute or draw anything.
 #pragma once
