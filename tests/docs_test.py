@@ -3,7 +3,9 @@
 in README.md and docs/*.md names a file that exists, and every #anchor a heading of its target
 page, by GitHub's slug rules. With ATTNVIZ, every `./build/attnviz …` command in a code block of
 those pages is also run, page by page in the page's order, in a scratch folder that sees the
-repository's data/, tests/ and scripts/ and has build/attnviz, so the examples never rot.
+repository's data/, tests/ and scripts/ and has build/attnviz, so the examples never rot; where a
+page shows a command's output (a plain ``` block right after the command's block), the command
+must print exactly that.
 Before checking the repository, the checker is run on small pages with known faults, so a
 checker that finds nothing fails too.
 Usage: docs_test.py ROOT [ATTNVIZ]"""
@@ -100,19 +102,26 @@ def link_faults(path):
     return faults
 
 
-def code_blocks(text):
-    """The lines of each fenced code block, in order."""
-    blocks, current = [], None
+def fenced_blocks(text):
+    """Each fenced code block as (info string, lines, only blank lines since the previous block)."""
+    blocks, current, info, gap_blank = [], None, "", True
     for _, line, in_code in split_fences(text):
         if FENCE.match(line):
             if current is None:
-                current = []
+                current, info = [], FENCE.sub("", line).strip()
             else:
-                blocks.append(current)
-                current = None
+                blocks.append((info, current, gap_blank))
+                current, gap_blank = None, True
         elif in_code and current is not None:
             current.append(line)
+        elif line.strip():
+            gap_blank = False
     return blocks
+
+
+def code_blocks(text):
+    """The lines of each fenced code block, in order."""
+    return [lines for _, lines, _ in fenced_blocks(text)]
 
 
 def front_page_faults(readme):
@@ -132,12 +141,16 @@ def front_page_faults(readme):
 
 
 def doc_commands(path):
-    """The attnviz commands in the code blocks of a page, continuation lines joined."""
+    """The attnviz commands in the code blocks of a page, continuation lines joined, each with the
+    output the page shows for it (None when it shows none): the lines of a plain ``` block that
+    follows the command's block with nothing but blank lines between, for the block's last command."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
+    blocks = fenced_blocks(text)
     commands = []
-    for block in code_blocks(text):
+    for k, (_, block, _) in enumerate(blocks):
         pending = None
+        first = len(commands)
         for line in block:
             if pending is not None:
                 pending += " " + line.strip()
@@ -148,9 +161,12 @@ def doc_commands(path):
             if pending.endswith("\\"):
                 pending = pending[:-1].rstrip()
                 continue
-            commands.append(pending)
+            commands.append([pending, None])
             pending = None
-    return commands
+        follows = blocks[k + 1] if k + 1 < len(blocks) else None
+        if len(commands) > first and follows and follows[0] == "" and follows[2]:
+            commands[-1][1] = "\n".join(follows[1])
+    return [tuple(c) for c in commands]
 
 
 def run_commands(root, attnviz, page):
@@ -161,16 +177,21 @@ def run_commands(root, attnviz, page):
             os.symlink(os.path.join(root, name), os.path.join(scratch, name))
         os.mkdir(os.path.join(scratch, "build"))
         os.symlink(os.path.abspath(attnviz), os.path.join(scratch, "build", "attnviz"))
-        for command in doc_commands(page):
+        for command, shown in doc_commands(page):
             argv = shlex.split(command)
             if argv[0] == "attnviz":
                 argv[0] = "./build/attnviz"
             done = subprocess.run(argv, cwd=scratch, capture_output=True, timeout=600)
+            printed = done.stdout.decode(errors="replace").rstrip()
             status = "ok" if done.returncode == 0 else f"exit {done.returncode}"
+            if shown is not None:
+                status += ", output as shown" if printed == shown.rstrip() else ", output differs"
             print(f"{os.path.relpath(page, root)}: {status}: {command}")
             if done.returncode != 0:
                 faults.append(f"{page}: `{command}` exited {done.returncode}: "
                               f"{done.stderr.decode(errors='replace').strip()}")
+            elif shown is not None and printed != shown.rstrip():
+                faults.append(f"{page}: `{command}` printed\n{printed}\nbut the page shows\n{shown}")
     return faults
 
 
@@ -210,10 +231,12 @@ def self_test():
             found += link_faults(os.path.join(root, "README.md"))
             if not found:
                 failures.append(f"not found: {name}")
-        write("docs/b.md", "```sh\n./build/attnviz dump a.json \\\n    -o out/b.json\n```\n"
-              "```\nattnviz render out/b.json -o out/b\n$ not a command\n```\n")
+        write("docs/b.md", "```sh\n./build/attnviz dump a.json \\\n    -o out/b.json\n```\n\n"
+              "```\nwrote out/b.json\n```\n"
+              "```sh\nattnviz render out/b.json -o out/b\n$ not a command\n```\ntext\n```\nnot its output\n```\n")
         commands = doc_commands(os.path.join(root, "docs", "b.md"))
-        if commands != ["./build/attnviz dump a.json -o out/b.json", "attnviz render out/b.json -o out/b"]:
+        if commands != [("./build/attnviz dump a.json -o out/b.json", "wrote out/b.json"),
+                        ("attnviz render out/b.json -o out/b", None)]:
             failures.append(f"commands read as {commands}")
     return failures
 
