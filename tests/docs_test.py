@@ -1,7 +1,7 @@
 """The documentation holds together (issue 24, section 4): README.md is a front page of at most
 300 lines whose first code block is the two commands (demo, test); every relative link and image
 in README.md and docs/*.md names a file that exists, and every #anchor a heading of its target
-page, by GitHub's slug rules. With ATTNVIZ, every `./build/attnviz …` command in a code block of
+page, by GitHub's slug rules; no page refers to ../shared. With ATTNVIZ, every `./build/attnviz …` command in a code block of
 those pages is also run, page by page in the page's order, in a scratch folder that sees the
 repository's data/, tests/ and scripts/ and has build/attnviz, so the examples never rot; where a
 page shows a command's output (a plain ``` block right after the command's block), the command
@@ -84,6 +84,9 @@ def link_faults(path):
     faults = []
     with open(path, encoding="utf-8") as f:
         text = f.read()
+    for number, line in enumerate(text.split("\n"), 1):
+        if "../shared" in line:
+            faults.append(f"{path}:{number}: refers to ../shared, which is outside the repository")
     for number, target in links(text):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto: — not checked here
             continue
@@ -221,6 +224,7 @@ def self_test():
             "a missing anchor": good + "[x](docs/a.md#no-such-heading)\n",
             "a missing anchor on the page itself": good + "[x](#no-such-heading)\n",
             "an anchor into a file that is no page": good + "[x](docs#top)\n",
+            "a reference to ../shared": good + "The data in `../shared/realdata`.\n",
             "too many lines": good + "\n" * MAX_FRONT_PAGE_LINES,
             "another first block": good.replace("bash scripts/test.sh", "bash scripts/other.sh"),
             "a third command in the first block": good.replace("# test\n", "# test\nls\n"),
