@@ -79,8 +79,9 @@ def links(text):
             yield number, m.group(1)
 
 
-def link_faults(path):
-    """One line per relative link of `path` that names no file, or an anchor no heading has."""
+def page_faults(path):
+    """One line per fault of the page `path`: a reference to ../shared, a relative link that names
+    no file, an anchor that no heading has."""
     faults = []
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -215,7 +216,7 @@ def self_test():
                "[a](docs/a.md) ![p](docs/a.md) [b](docs/a.md#two-words)\n"
         write("README.md", good)
         found = front_page_faults(os.path.join(root, "README.md"))
-        found += [f for p in pages(root) for f in link_faults(p)]
+        found += [f for p in pages(root) for f in page_faults(p)]
         if found:
             failures.append(f"faults reported on good pages: {found}")
         cases = {
@@ -232,7 +233,7 @@ def self_test():
         for name, text in cases.items():
             write("README.md", text)
             found = front_page_faults(os.path.join(root, "README.md"))
-            found += link_faults(os.path.join(root, "README.md"))
+            found += page_faults(os.path.join(root, "README.md"))
             if not found:
                 failures.append(f"not found: {name}")
         write("docs/b.md", "```sh\n./build/attnviz dump a.json \\\n    -o out/b.json\n```\n\n"
@@ -252,7 +253,7 @@ def main():
     checked = pages(root)
     faults += front_page_faults(checked[0])
     for page in checked:
-        faults += link_faults(page)
+        faults += page_faults(page)
     n_checks = 2 + len(checked)
     if attnviz:
         for page in checked:
