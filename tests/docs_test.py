@@ -1,8 +1,8 @@
 """The documentation holds together (issue 24, section 4): README.md is a front page of at most
 300 lines whose first code block is the two commands (demo, test); every relative link and image
 in README.md and docs/*.md names a file that exists, and every #anchor a heading of its target
-page, by GitHub's slug rules; no page refers to ../shared. With ATTNVIZ, every `./build/attnviz …` command in a code block of
-those pages is also run, page by page in the page's order, in a scratch folder that sees the
+page, by GitHub's slug rules; no page refers to ../shared. With ATTNVIZ, every
+`./build/attnviz …` command in a code block of those pages is also run, page by page in the page's order, in a scratch folder that sees the
 repository's data/, tests/ and scripts/ and has build/attnviz, so the examples never rot; where a
 page shows a command's output (a plain ``` block right after the command's block), the command
 must print exactly that.
@@ -238,7 +238,8 @@ def self_test():
                 failures.append(f"not found: {name}")
         write("docs/b.md", "```sh\n./build/attnviz dump a.json \\\n    -o out/b.json\n```\n\n"
               "```\nwrote out/b.json\n```\n"
-              "```sh\nattnviz render out/b.json -o out/b\n$ not a command\n```\ntext\n```\nnot its output\n```\n")
+              "```sh\nattnviz render out/b.json -o out/b\n$ not a command\n```\n"
+              "text\n```\nnot its output\n```\n")
         commands = doc_commands(os.path.join(root, "docs", "b.md"))
         if commands != [("./build/attnviz dump a.json -o out/b.json", "wrote out/b.json"),
                         ("attnviz render out/b.json -o out/b", None)]:
