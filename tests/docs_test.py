@@ -2,10 +2,10 @@
 300 lines whose first code block is the two commands (demo, test); every relative link and image
 in README.md and docs/*.md names a file that exists, and every #anchor a heading of its target
 page, by GitHub's slug rules; no page refers to ../shared. With ATTNVIZ, every
-`./build/attnviz …` command in a code block of those pages is also run, page by page in the page's order, in a scratch folder that sees the
-repository's data/, tests/ and scripts/ and has build/attnviz, so the examples never rot; where a
-page shows a command's output (a plain ``` block right after the command's block), the command
-must print exactly that.
+`./build/attnviz …` command in a code block of those pages is also run, page by page in the
+page's order, in a scratch folder that sees the repository's data/, tests/ and scripts/ and has
+build/attnviz, so the examples never rot; where a page shows a command's output (a plain ```
+block right after the command's block), the command must print exactly that.
 Before checking the repository, the checker is run on small pages with known faults, so a
 checker that finds nothing fails too.
 Usage: docs_test.py ROOT [ATTNVIZ]"""
