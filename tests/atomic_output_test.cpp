@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 #include "support/test_support.hpp"
@@ -33,4 +34,29 @@ TEST_CASE("atomic output: a refused target leaves no piece and no temporary behi
   CHECK_FALSE(std::filesystem::exists(dir.file("first.json")));
   CHECK(std::filesystem::is_directory(dir.file("taken")));
   CHECK(attnviz::test::snapshot(dir.path()) == before);
+}
+
+// Issue 24, section 4: -o naming an existing file said "cannot create the folder: Not a
+// directory", as if attnviz had expected one.
+TEST_CASE("atomic output: a file where a folder must be is named as a file, and nothing is written", "[io][errors]") {
+  attnviz::test::TempDir dir;
+  std::ofstream(dir.file("out")) << "x";
+  const auto before = attnviz::test::snapshot(dir.path());
+  SECTION("the folder itself") {
+    OutputSet files;
+    files.create_directory(dir.file("out"));
+    files.add(dir.file("out/grid.png"), std::string("png"));
+    CHECK_THROWS_WITH(files.commit(), dir.file("out") + ": cannot write: is a file, not a folder");
+  }
+  SECTION("a parent of the file") {
+    OutputSet files;
+    files.add(dir.file("fine.json"), std::string("{}"));
+    files.add(dir.file("out/deep/x.json"), std::string("{}"));
+    CHECK_THROWS_WITH(files.commit(), dir.file("out/deep") + ": cannot write: " + dir.file("out") + " is a file, not a folder");
+  }
+  CHECK(attnviz::test::snapshot(dir.path()) == before);
+  CHECK_THROWS_WITH(attnviz::require_creatable_folder(dir.file("out/a"), dir.file("out/a/x.json")),
+                    dir.file("out/a/x.json") + ": cannot write: " + dir.file("out") + " is a file, not a folder");
+  CHECK_NOTHROW(attnviz::require_creatable_folder(dir.file("new/a"), dir.file("new/a/x.json")));
+  CHECK_NOTHROW(attnviz::require_creatable_folder("", "x.json"));
 }

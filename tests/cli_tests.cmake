@@ -228,3 +228,24 @@ attnviz_bad_run(cli_format_unknown "attnviz: error: .*--format.*expected png, sv
   heatmaps ${ATTNVIZ_USE_LITE} --format png,pdf -o ${ATTNVIZ_CLI_OUT}/format_unknown)
 attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice"
   render ${ATTNVIZ_USE_LITE} --format svg,html,svg -o ${ATTNVIZ_CLI_OUT}/format_twice)
+# Issue 24, section 4 (paper cuts, command line). tokenize's stdout, when it is not a terminal,
+# is one JSON document and nothing else (it was a JSON line and a table: `| jq .` failed).
+attnviz_expect(cli_tokenize_json_only 0
+  "^\\{\"tokens\":\\[[^]]*\\],\"token_ids\":\\[1,403,407,261,378\\],\"token_texts\":\\[\"<s>\",\" Once\",\" upon\",\" a\",\" time\"\\]\\}$"
+  tokenize --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time")
+# Misspelt flags get the nearest flag of their command; an option before the command is said to be one.
+attnviz_expect(cli_misspelt_flag 109
+  "^attnviz: error: dump: unknown option \"--modle\"@@ did you mean \"--model\"\\? \\(see attnviz dump --help\\)$"
+  dump --modle ${ATTNVIZ_STORIES_GGUF} --text a -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+attnviz_expect(cli_option_before_command 109
+  "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  -o out/x)
+# dump -o -: the JSON on stdout (stdout, then stderr's one line).
+attnviz_expect(cli_dump_stdout 0 "^\\{\n.*\n\\}\nwrote standard output: 4 heads x 14 queries x 14 keys$"
+  dump ${ATTNVIZ_USE_LITE} -o -)
+attnviz_expect(cli_heatmaps_stdout_refused 1
+  "^attnviz: error: -o: \"-\" \\(standard output\\) is for dump's JSON@@ this command writes a folder of pictures: give a folder name$"
+  heatmaps ${ATTNVIZ_USE_LITE} -o -)
+# -o naming an existing file where a folder must be (this very file).
+attnviz_expect(cli_output_is_file 2 "^attnviz: error: [^ ]*/cli_tests\\.cmake: cannot write: is a file, not a folder$"
+  heatmaps ${ATTNVIZ_USE_LITE} -o ${CMAKE_CURRENT_SOURCE_DIR}/cli_tests.cmake)

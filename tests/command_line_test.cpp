@@ -1,9 +1,13 @@
 // Argument parsing only (CLI11's TApp style): an App set up by add_options, fed argument vectors.
 // Here: compare --heads naming heads of a whole model, plain (L0H3) or with their block
-// (enc.L0H3, dec.L0H3, cross.L0H3) for encoder-decoder models.
+// (enc.L0H3, dec.L0H3, cross.L0H3) for encoder-decoder models; the one-line errors of misspelt
+// flags and options before a command.
 #include "cli/command_line.hpp"
 
+#include <algorithm>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/test_support.hpp"
@@ -55,4 +59,72 @@ TEST_CASE("command_line: malformed --heads names list the forms", "[cli][errors]
 
 TEST_CASE("command_line: a head named twice in one block is refused", "[cli][errors]") {
   CHECK_THROWS_WITH(parse_heads("cross.L1H1,cross.L1H1"), Contains("cross.L1H1 is named twice"));
+}
+
+namespace {
+
+// The error line and exit code `attnviz ARGS` gets from CLI11 (as main() prints it), or
+// "(parsed)" when ARGS parse.
+std::pair<std::string, int> failure_of(std::vector<std::string> args) {
+  CLI::App app;
+  Options options;
+  add_options(app, options);
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out, err;
+    const int code = app.exit(e, out, err);
+    return {err.str(), code};
+  }
+  return {"(parsed)", 0};
+}
+
+}  // namespace
+
+// Issue 24, section 4: misspelt flags got CLI11's "The following argument was not expected",
+// and `attnviz -o out/x` an unknown command "out/x".
+TEST_CASE("command_line: a misspelt flag is named with the nearest of its command's flags", "[cli][errors]") {
+  CHECK(failure_of({"dump", "--modle", "m.gguf", "-o", "x.json"}) ==
+        std::pair<std::string, int>{"attnviz: error: dump: unknown option \"--modle\"; did you mean \"--model\"? "
+                                    "(see attnviz dump --help)\n", 109});
+  CHECK(failure_of({"dump", "--model", "m.gguf", "--layer", "3", "-o", "x.json"}).first ==
+        "attnviz: error: dump: unknown option \"--layer\"; did you mean \"--layers\"? (see attnviz dump --help)\n");
+  CHECK(failure_of({"heatmaps", "--model=m.gguf", "--rollout-res=0.3", "-o", "x"}).first ==
+        "attnviz: error: heatmaps: unknown option \"--rollout-res\"; did you mean \"--rollout-residual\"? "
+        "(see attnviz heatmaps --help)\n");
+  CHECK(failure_of({"compare", "a.json", "--haeds", "0,1", "-o", "x.png"}).first ==
+        "attnviz: error: compare: unknown option \"--haeds\"; did you mean \"--heads\"? (see attnviz compare --help)\n");
+}
+
+TEST_CASE("command_line: a flag of another command says whose it is; a far one is only named", "[cli][errors]") {
+  CHECK(failure_of({"tokenize", "--model", "m.gguf", "--text", "a", "--format", "png"}).first ==
+        "attnviz: error: tokenize: unknown option \"--format\": it is an option of heatmaps, render and compare "
+        "(see attnviz tokenize --help)\n");
+  CHECK(failure_of({"dump", "a.json", "-x", "-o", "x.json"}).first ==
+        "attnviz: error: dump: unknown option \"-x\" (see attnviz dump --help)\n");
+}
+
+TEST_CASE("command_line: an option before any command is said to belong after one", "[cli][errors]") {
+  CHECK(failure_of({"-o", "out/x"}) ==
+        std::pair<std::string, int>{"attnviz: error: option \"-o\" comes before any command; name the command first: "
+                                    "attnviz COMMAND -o out/x (commands: dump, heatmaps, render, compare, tokenize)\n",
+                                    109});
+  CHECK(failure_of({"--model", "m.gguf", "tokenize"}).first ==
+        "attnviz: error: option \"--model\" comes before any command; name the command first: attnviz COMMAND "
+        "--model m.gguf (commands: dump, heatmaps, render, compare, tokenize)\n");
+  CHECK_THAT(failure_of({"--modle"}).first,
+             Contains("option \"--modle\" comes before any command; name the command first: attnviz COMMAND --modle ..."));
+  // A misspelt command still gets its suggestion.
+  CHECK_THAT(failure_of({"heatmap", "a.json"}).first, Contains("unknown command \"heatmap\"; did you mean \"heatmaps\"?"));
+}
+
+TEST_CASE("command_line: tokenize --json asks for the JSON document even on a terminal", "[cli]") {
+  CLI::App app;
+  Options options;
+  add_options(app, options);
+  options.table = true;
+  app.parse(std::vector<std::string>{"--json", "a", "--text", "m.gguf", "--model", "tokenize"});  // reversed
+  CHECK(options.command == Command::Tokenize);
+  CHECK_FALSE(options.table);
 }

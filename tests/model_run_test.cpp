@@ -17,6 +17,7 @@ using attnviz::test::RunResult;
 using attnviz::test::run_with;
 using attnviz::test::data_file;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -343,4 +344,50 @@ TEST_CASE("model run: compare reads a model dump of one layer as that layer, and
   CHECK_THAT(refused.err, Catch::Contains("layers_all.json: is a model dump of 5 attention blocks; compare reads one") &&
                               Catch::Contains("--layers 2") && Catch::Contains("compare --model MODEL --heads"));
   CHECK_FALSE(std::filesystem::exists(compare.output));
+}
+
+// Issue 24, section 4: dump -o - for a whole model; the continuation's line goes to stderr too.
+TEST_CASE("model run: dump -o - writes the model dump to stdout and every message to stderr", "[model][cli]") {
+  Options options = model_options(Command::Dump, "-");
+  options.text = "Lily";
+  options.generate = 2;
+  options.layers = "0";
+  const RunResult r = run_with(options);
+  REQUIRE(r.code == 0);
+  const nlohmann::json dump = nlohmann::json::parse(r.out);
+  CHECK(dump["format"] == "attnviz.model_attention");
+  CHECK(dump["token_texts"].size() == dump["tokens"].size());
+  CHECK_THAT(r.err, StartsWith("wrote standard output: 1 attention block of stories260K over 5 tokens\ngenerated: \""));
+}
+
+// token_texts was added to version 1 dumps: files with and without it are read; one that does
+// not match the tokens is refused.
+TEST_CASE("model run: render reads model dumps with and without token_texts", "[model][cli]") {
+  test::TempDir dir;
+  Options dump = model_options(Command::Dump, dir.file("d.json"));
+  dump.text = "Lily";
+  dump.layers = "0";
+  REQUIRE(run_with(dump).code == 0);
+  nlohmann::json document = nlohmann::json::parse(test::read_file(dump.output));
+  REQUIRE(document["token_texts"] == nlohmann::json({"<s>", " Lily"}));
+  Options render;
+  render.command = Command::Render;
+  render.sentence = dump.output;
+  render.output = dir.file("with");
+  CHECK(run_with(render).code == 0);
+  document.erase("token_texts");
+  std::ofstream(dir.file("without.json")) << document.dump();
+  render.sentence = dir.file("without.json");
+  render.output = dir.file("without");
+  const RunResult without = run_with(render);
+  INFO(without.err);
+  CHECK(without.code == 0);
+  document["token_texts"] = {"<s>"};
+  std::ofstream(dir.file("short.json")) << document.dump();
+  render.sentence = dir.file("short.json");
+  render.output = dir.file("never");
+  const RunResult refused = run_with(render);
+  CHECK(refused.code == kExitInputError);
+  CHECK(refused.err == "attnviz: error: " + dir.file("short.json") + ": /token_texts: expected 2 texts, one per token of /tokens, got 1\n");
+  CHECK_FALSE(std::filesystem::exists(dir.file("never")));
 }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "support/run_support.hpp"
@@ -380,4 +381,49 @@ TEST_CASE("run: every picture honours --max-size", "[cli][render]") {
   CHECK(width <= 700);
   CHECK(height <= 700);
   CHECK(png_size(dir.file("pictures/head_7.png")).first <= 700);
+}
+
+// Issue 24, section 4: `dump -o -` writes the JSON to standard output, nothing else there.
+TEST_CASE("run: dump -o - writes one JSON document to stdout and its message to stderr", "[cli]") {
+  const RunResult r = run_with(dump_options(fixture("fa.json"), "-"));
+  REQUIRE(r.code == kExitOk);
+  const nlohmann::json document = nlohmann::json::parse(r.out);
+  CHECK(document["num_heads"] == 2);
+  CHECK(r.err == "wrote standard output: 2 heads x 3 queries x 3 keys\n");
+  CHECK_FALSE(std::filesystem::exists("-"));
+}
+
+TEST_CASE("run: -o - is refused where the output is pictures, before any work", "[cli][errors]") {
+  for (const Command command : {Command::Heatmaps, Command::Render, Command::Compare}) {
+    Options options = dump_options(fixture("fa.json"), "-");
+    options.command = command;
+    const RunResult r = run_with(options);
+    CAPTURE(static_cast<int>(command));
+    CHECK(r.code == kExitInputError);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, StartsWith("attnviz: error: -o: \"-\" (standard output) is for dump's JSON; "));
+    CHECK_THAT(r.err, Contains(command == Command::Compare ? "give a file name ending in .png" : "give a folder name"));
+  }
+}
+
+TEST_CASE("run: -o naming an existing file where a folder must be says it is a file, before any work", "[cli][errors]") {
+  test::TempDir dir;
+  std::ofstream(dir.file("taken")) << "x";
+  const auto before = test::snapshot(dir.path());
+  Options heatmaps = dump_options(fixture("fa.json"), dir.file("taken"));
+  heatmaps.command = Command::Heatmaps;
+  RunResult r = run_with(heatmaps);
+  CHECK(r.code == kExitOutputError);
+  CHECK(r.err == "attnviz: error: " + dir.file("taken") + ": cannot write: is a file, not a folder\n");
+  r = run_with(dump_options(fixture("fa.json"), dir.file("taken/fa.json")));
+  CHECK(r.code == kExitOutputError);
+  CHECK(r.err == "attnviz: error: " + dir.file("taken/fa.json") + ": cannot write: " + dir.file("taken") +
+                     " is a file, not a folder\n");
+  Options stats = dump_options(fixture("fa.json"), dir.file("c.png"));
+  stats.command = Command::Compare;
+  stats.stats = dir.file("taken/stats.csv");
+  r = run_with(stats);
+  CHECK(r.code == kExitOutputError);
+  CHECK_THAT(r.err, Contains(dir.file("taken") + " is a file, not a folder"));
+  CHECK(test::snapshot(dir.path()) == before);
 }

@@ -10,6 +10,7 @@
 #include "model/tokenizer_bpe.hpp"
 #include "model/tokenizer_wordpiece.hpp"
 #include "model/vocabulary.hpp"
+#include "render/utf8.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -301,4 +302,33 @@ TEST_CASE("tokenize bert: longest pieces left to right, unknown words, CLS and S
   CHECK(tokenize(vocab, "hello", true) == Ids{2, id_of(vocab, kSpace + "hello"), 3});
   CHECK(tokenize(vocab, "", true) == Ids{2, 3});
   CHECK(decode(vocab, tokenize(vocab, "Hello unaffable", false)) == "hello unaffable");
+}
+
+// Issue 24, section 4: labels of byte-level vocabularies read "ä½" for 你 and "Ġ" for spaces.
+TEST_CASE("token_display_text: byte-level pieces as their text, partial characters as <0xXX>", "[tokenizer]") {
+  const std::string e4 = gpt2_byte_piece(0xE4), bd = gpt2_byte_piece(0xBD), a0 = gpt2_byte_piece(0xA0);
+  const Vocabulary vocab = gpt2_vocabulary({e4 + " " + bd, e4 + bd + " " + a0, kG + " t"});
+  REQUIRE(pieces_are_byte_level(vocab));
+  const std::int32_t first_two = id_of(vocab, e4 + bd);  // "ä½": bytes E4 BD of 你 (E4 BD A0)
+  CHECK(vocab.pieces[first_two] == "\xC3\xA4\xC2\xBD");
+  CHECK(token_display_text(vocab, first_two) == "<0xE4><0xBD>");
+  CHECK(token_display_text(vocab, id_of(vocab, e4 + bd + a0)) == "\xE4\xBD\xA0");  // 你
+  CHECK(token_display_text(vocab, 0xA0) == "<0xA0>");
+  CHECK(token_display_text(vocab, id_of(vocab, kG + "t")) == " t");
+  CHECK(token_display_text(vocab, '\n') == "\n");  // labels draw it; the tokenize table escapes it
+  CHECK(piece_display(vocab, '\n') == "\\n");
+  CHECK(token_display_text(vocab, *vocab.eos) == "<|endoftext|>");
+  for (int byte = 0; byte < 256; ++byte) {  // always valid UTF-8
+    const std::string text = token_display_text(vocab, byte);
+    CAPTURE(byte, text);
+    CHECK(encode_utf8(decode_utf8(text)) == text);
+  }
+}
+
+TEST_CASE("token_display_text: SentencePiece pieces decode the same way but are not byte-level", "[tokenizer]") {
+  const Vocabulary vocab = spm_vocabulary({{kSpace + "a", -1}});
+  CHECK_FALSE(pieces_are_byte_level(vocab));
+  CHECK(token_display_text(vocab, id_of(vocab, kSpace + "a")) == " a");
+  CHECK(token_display_text(vocab, 3 + 0xE7) == "<0xE7>");
+  CHECK(token_display_text(vocab, 1) == "<s>");
 }

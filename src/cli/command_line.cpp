@@ -1,11 +1,15 @@
 #include "cli/command_line.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/suggestion.hpp"
 #include "model/model_run.hpp"
 #include "render/colormap.hpp"
 
@@ -119,22 +123,6 @@ std::vector<int> parse_token_ids(const std::string& text) {
   return ids;
 }
 
-// Levenshtein distance (Wagner and Fischer 1974), for suggesting the nearest subcommand.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // A first word that is no subcommand. Exit code 109, CLI11's code for an unexpected argument.
 class UnknownCommandError : public CLI::ParseError {
  public:
@@ -153,33 +141,92 @@ class HelpFormatter : public CLI::Formatter {
   }
 };
 
-// Largest edit distance at which an unknown word is taken for a misspelt subcommand.
-constexpr std::size_t kMaxSuggestionDistance = 3;
+// The subcommands' names, for messages and suggestions.
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& last_separator) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == items.size() ? last_separator : ", ") + items[i];
+  return text;
+}
+
+// The first argument CLI11 left over that looks like an option ("--modle=x" as "--modle"), or "".
+std::string first_unknown_option(const CLI::App& app) {
+  for (const std::string& arg : app.remaining(false))
+    if (arg.size() > 1 && arg[0] == '-') return arg.substr(0, arg.find('='));
+  return "";
+}
+
+// "attnviz -o out/x": options belong to a command, after its name.
+std::string option_before_command(const CLI::App& app, const std::string& given) {
+  const std::string option = given.substr(0, given.find(' '));
+  return "option \"" + option + "\" comes before any command; name the command first: attnviz COMMAND " + given +
+         " (commands: " + joined(command_names(app), ", ") + ")";
+}
 
 // A first word that is no subcommand ("heatmap", "help"): CLI11 alone would answer "A
-// subcommand is required".
+// subcommand is required". An option before it ("attnviz -o out/x") is the likelier mistake:
+// the word is then that option's value.
 [[noreturn]] void unknown_command(const CLI::App& app, const std::string& word) {
+  const std::string option = first_unknown_option(app);
+  if (!option.empty()) throw UnknownCommandError(option_before_command(app, option + " " + word));
+  const std::vector<std::string> commands = command_names(app);
   std::string message = "unknown command \"" + word + "\"";
-  std::string commands;
-  std::string nearest;
-  std::size_t best = word.size();  // a suggestion must share something with the word
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    commands += (commands.empty() ? "" : ", ") + sub->get_name();
-    const std::size_t distance = edit_distance(word, sub->get_name());
-    if (distance < best) best = distance, nearest = sub->get_name();
-  }
+  const std::optional<std::string> nearest = nearest_name(word, commands);
   if (word == "help") {
     message += ": for help run attnviz --help, or attnviz COMMAND --help";
-  } else if (!nearest.empty() && best <= kMaxSuggestionDistance) {
-    message += "; did you mean \"" + nearest + "\"?";
+  } else if (nearest) {
+    message += "; did you mean \"" + *nearest + "\"?";
   }
-  throw UnknownCommandError(message + " (commands: " + commands + ")");
+  throw UnknownCommandError(message + " (commands: " + joined(commands, ", ") + ")");
+}
+
+// Every name of `command`'s options ("--model", "-o", "--output"), in --help order.
+std::vector<std::string> option_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : command.get_options()) {
+    for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
+    for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+  }
+  return names;
+}
+
+// CLI11's "The following argument was not expected: --modle", with the option meant: the
+// nearest of the command's own options, or the commands that have it. Before any command, the
+// option is out of place whatever it is.
+std::string unexpected_argument(const CLI::App& app, const CLI::Error& e) {
+  const std::vector<CLI::App*> given = app.get_subcommands();
+  const CLI::App& command = given.empty() ? app : *given.front();
+  const std::string option = first_unknown_option(command);
+  if (option.empty()) return e.what();
+  if (given.empty()) return option_before_command(app, option + " ...");
+  std::string message = command.get_name() + ": unknown option \"" + option + "\"";
+  if (const std::optional<std::string> nearest = nearest_name(option, option_names(command))) {
+    message += "; did you mean \"" + *nearest + "\"?";
+  } else {
+    std::vector<std::string> owners;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      const std::vector<std::string> names = option_names(*sub);
+      if (sub != &command && std::find(names.begin(), names.end(), option) != names.end()) owners.push_back(sub->get_name());
+    }
+    if (!owners.empty()) message += ": it is an option of " + joined(owners, " and ");
+  }
+  return message + " (see attnviz " + command.get_name() + " --help)";
 }
 
 // One line, like every other attnviz error (an unknown command's message already says where
-// help is).
-std::string failure_line(const CLI::App* /*app*/, const CLI::Error& e) {
+// help is). An unknown option is named before CLI11's "A subcommand is required" (attnviz
+// --modle): the option is the mistake.
+std::string failure_line(const CLI::App* app, const CLI::Error& e) {
   if (e.get_name() == "UnknownCommand") return "attnviz: error: " + std::string(e.what()) + "\n";
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError) ||
+      (app->get_subcommands().empty() && !first_unknown_option(*app).empty()))
+    return "attnviz: error: " + unexpected_argument(*app, e) + "\n";
   return "attnviz: error: " + std::string(e.what()) + " (see attnviz --help, or attnviz COMMAND --help)\n";
 }
 
@@ -386,12 +433,19 @@ void add_options(CLI::App& app, Options& o) {
   compare->callback([&o] { o.command = Command::Compare; });
 
   CLI::App* tokenize = app.add_subcommand(
-      "tokenize", "Print how a model's tokenizer splits a text: {\"tokens\": [...], \"token_ids\": [...]} and one line "
-                  "per token.");
-  tokenize->add_option("--model", o.model, "The GGUF model (or vocabulary-only GGUF) file.")->required();
+      "tokenize", "Print how a model's tokenizer splits a text: one JSON document {\"tokens\": [...], \"token_ids\": "
+                  "[...], \"token_texts\": [...]}, or on a terminal a table, one line per token.");
+  tokenize->add_option("--model", o.model,
+                       "The GGUF model (or vocabulary-only GGUF) file, or a Hugging Face folder with tokenizer.json.")
+      ->required();
   tokenize->add_option("--text", o.text, "The text to split (UTF-8).")->required();
   tokenize->add_flag("--no-bos", o.no_bos, "Do not add BOS (or CLS/SEP).");
-  tokenize->callback([&o] { o.command = Command::Tokenize; });
+  auto json = std::make_shared<bool>(false);
+  tokenize->add_flag("--json", *json, "Print the JSON document even on a terminal (elsewhere it is all stdout holds).");
+  tokenize->callback([&o, json] {
+    o.command = Command::Tokenize;
+    o.table = !*json && isatty(STDOUT_FILENO) == 1;  // a pipe (| jq .) gets JSON only
+  });
 }
 
 }  // namespace attnviz

@@ -78,25 +78,37 @@ double forward_bytes(const DecoderModel& model, double n) {
   return model.layer_float_bytes() + activations + attention;
 }
 
-// Token labels of a Hugging Face folder's tokenizer.json (model.vocab and added_tokens), or
-// empty when it has none: the ids are shown then.
-std::vector<std::string> hf_token_labels(const std::string& folder, long n_vocab) {
+// The token names of a Hugging Face folder's tokenizer.json (model.vocab and added_tokens), as
+// a vocabulary that only names tokens (pieces "" where it has none), for runs by --token-ids,
+// where the tokenizer need not be one attnviz can run. Its model is "gpt2" when the file's
+// decoder is ByteLevel (GPT-2, LLaMA 3, Qwen 2: the pieces spell bytes), else "". nullopt
+// without a tokenizer.json.
+std::optional<Vocabulary> hf_token_names(const std::string& folder, long n_vocab) {
   const fs::path path = fs::path(folder) / "tokenizer.json";
   std::error_code ec;
-  if (!fs::exists(path, ec)) return {};
+  if (!fs::exists(path, ec)) return std::nullopt;
   const nlohmann::json tokenizer = read_json_file(path.string());
-  std::vector<std::string> labels(static_cast<std::size_t>(n_vocab));
-  auto put = [&](const std::string& piece, long id) {
-    if (id >= 0 && id < n_vocab) labels[static_cast<std::size_t>(id)] = piece;
+  Vocabulary names;
+  names.source = path.string();
+  const nlohmann::json* decoder = tokenizer.contains("decoder") ? &tokenizer["decoder"] : nullptr;
+  if (decoder && decoder->is_object() && decoder->value("type", nlohmann::json()) == "ByteLevel") names.model = "gpt2";
+  names.pieces.resize(static_cast<std::size_t>(n_vocab));
+  names.types.assign(static_cast<std::size_t>(n_vocab), TokenType::Normal);
+  auto put = [&](const std::string& piece, long id, TokenType type) {
+    if (id < 0 || id >= n_vocab) return;
+    names.pieces[static_cast<std::size_t>(id)] = piece;
+    names.types[static_cast<std::size_t>(id)] = type;
   };
   if (tokenizer.contains("model") && tokenizer["model"].contains("vocab") && tokenizer["model"]["vocab"].is_object())
     for (const auto& [piece, id] : tokenizer["model"]["vocab"].items())
-      if (id.is_number_integer()) put(piece, id.get<long>());
+      if (id.is_number_integer()) put(piece, id.get<long>(), TokenType::Normal);
+  // Added tokens hold their text as it is, not spelt in the byte alphabet.
   if (tokenizer.contains("added_tokens") && tokenizer["added_tokens"].is_array())
     for (const auto& added : tokenizer["added_tokens"])
       if (added.is_object() && added.contains("content") && added.contains("id") && added["content"].is_string() && added["id"].is_number_integer())
-        put(added["content"].get<std::string>(), added["id"].get<long>());
-  return labels;
+        put(added["content"].get<std::string>(), added["id"].get<long>(),
+            added.value("special", false) == true ? TokenType::Control : TokenType::UserDefined);
+  return names;
 }
 
 // config.json's eos_token_id (a token id, or the first of a list; null or absent: none, as
@@ -115,8 +127,8 @@ std::optional<std::int32_t> hf_eos_token(const std::string& folder) {
 // The decoder of --model: a GGUF file (with its vocabulary) or a Hugging Face folder.
 struct LoadedDecoder {
   std::unique_ptr<DecoderModel> model;
-  std::unique_ptr<Vocabulary> vocab;     // GGUF files with tokenizer.ggml.tokens
-  std::vector<std::string> labels;       // Hugging Face folders: pieces from tokenizer.json
+  std::unique_ptr<Vocabulary> vocab;     // GGUF files with tokenizer.ggml.tokens, tokenizer.json for --text
+  std::optional<Vocabulary> names;       // Hugging Face folders run by --token-ids: hf_token_names
 };
 
 LoadedDecoder load_decoder(const Options& o) {
@@ -131,7 +143,7 @@ LoadedDecoder load_decoder(const Options& o) {
       loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
       loaded.vocab->eos = hf_eos_token(o.model);
     } else {
-      loaded.labels = hf_token_labels(o.model, loaded.model->config().n_vocab);
+      loaded.names = hf_token_names(o.model, loaded.model->config().n_vocab);
     }
     return loaded;
   }
@@ -139,6 +151,20 @@ LoadedDecoder load_decoder(const Options& o) {
   loaded.model = std::make_unique<DecoderModel>(decoder_from_gguf(file));
   if (file->has("tokenizer.ggml.tokens")) loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
   return loaded;
+}
+
+// info.tokens (the pieces) and info.token_texts of info.token_ids from `names` (a tokenizer,
+// or hf_token_names): a token it does not name is shown as its id. Without names, every token
+// is its id and there are no texts; a tokenizer.json that is not byte-level gives no texts
+// either (attnviz does not know its decoder).
+void name_tokens(const Vocabulary* names, ModelRunInfo& info) {
+  const bool texts = names && !names->model.empty();
+  for (const std::int32_t id : info.token_ids) {
+    const auto index = static_cast<std::size_t>(id);
+    const bool named = names && index < names->pieces.size() && !names->pieces[index].empty();
+    info.tokens.push_back(named ? names->pieces[index] : std::to_string(id));
+    if (texts) info.token_texts.push_back(named ? token_display_text(*names, id) : std::to_string(id));
+  }
 }
 
 ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_budget, const KeptBytes& kept) {
@@ -180,12 +206,8 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
     const std::int32_t eos = vocab && vocab->eos ? *vocab->eos : -1;
     model.generate(info.token_ids, o.generate, eos);
   }
-  for (const std::int32_t id : info.token_ids) {
-    const auto index = static_cast<std::size_t>(id);
-    info.tokens.push_back(vocab ? vocab->pieces[index]
-                          : index < loaded.labels.size() && !loaded.labels[index].empty() ? loaded.labels[index]
-                          : std::to_string(id));
-  }
+  const Vocabulary* names = vocab ? vocab : loaded.names ? &*loaded.names : nullptr;
+  name_tokens(names, info);
   if (vocab) {
     const bool starts_with_bos = vocab->bos && !info.token_ids.empty() && info.token_ids.front() == *vocab->bos;
     info.text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
@@ -193,7 +215,8 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   }
   ForwardRequest request;
   request.token_ids = info.token_ids;
-  request.tokens = info.tokens;
+  // Byte-level pieces ("Ġ", "ä½") are an encoding, not text: their labels are the texts.
+  request.tokens = names && pieces_are_byte_level(*names) ? info.token_texts : info.tokens;
   request.layers = layers;
   request.sink = &sink;
   request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
@@ -251,24 +274,49 @@ ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vecto
   return run_decoder(options, sink, memory_budget, kept);
 }
 
+namespace {
+
+// The vocabulary `tokenize` reads: a GGUF file's, or a Hugging Face folder's tokenizer.json.
+Vocabulary tokenizer_of(const std::string& model) {
+  std::error_code ec;
+  if (!fs::is_directory(model, ec)) return vocabulary_from_gguf(GgufFile(model));
+  const fs::path tokenizer = fs::path(model) / "tokenizer.json";
+  if (!fs::exists(tokenizer, ec))
+    throw InputError::inconsistent(model, "is a folder without a tokenizer.json; tokenize reads a GGUF file or a Hugging "
+                                          "Face folder's tokenizer.json");
+  return vocabulary_from_tokenizer_json(tokenizer.string());
+}
+
+const char* kind_of(TokenType type) {
+  switch (type) {
+    case TokenType::Byte: return "byte";
+    case TokenType::Control:
+    case TokenType::UserDefined: return "special";
+    case TokenType::Unknown: return "unknown";
+    default: return "";
+  }
+}
+
+std::string json_text(const nlohmann::ordered_json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 std::string tokenize_report(const Options& options) {
-  const GgufFile file(options.model);
-  const Vocabulary vocab = vocabulary_from_gguf(file);
+  const Vocabulary vocab = tokenizer_of(options.model);
   const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
-  Tokens pieces;
-  for (const std::int32_t id : ids) pieces.push_back(vocab.pieces[static_cast<std::size_t>(id)]);
-  std::string out = nlohmann::json({{"tokens", pieces}, {"token_ids", ids}}).dump(-1, ' ', false,
-                                                                                   nlohmann::json::error_handler_t::replace) + "\n";
+  Tokens pieces, texts;
+  for (const std::int32_t id : ids) {
+    pieces.push_back(vocab.pieces[static_cast<std::size_t>(id)]);
+    texts.push_back(token_display_text(vocab, id));
+  }
+  if (!options.table)
+    return json_text(nlohmann::ordered_json{{"tokens", pieces}, {"token_ids", ids}, {"token_texts", texts}}) + "\n";
+  std::string out = "index\tid\tpiece\ttext\tkind\n";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto id = static_cast<std::size_t>(ids[i]);
-    const TokenType type = id < vocab.types.size() ? vocab.types[id] : TokenType::Normal;
-    const char* mark = type == TokenType::Byte ? "  [byte]"
-                       : type == TokenType::Control || type == TokenType::UserDefined ? "  [special]"
-                       : type == TokenType::Unknown ? "  [unknown]" : "";
-    // index, id, the piece as the file stores it, the text it decodes to (bytes shown as <0xXX>)
-    out += std::to_string(i) + "\t" + std::to_string(ids[i]) + "\t" +
-           nlohmann::json(vocab.pieces[id]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\t\"" +
-           piece_display(vocab, ids[i]) + "\"" + mark + "\n";
+    out += std::to_string(i) + "\t" + std::to_string(ids[i]) + "\t" + json_text(pieces[i]) + "\t\"" +
+           piece_display(vocab, ids[i]) + "\"\t" + kind_of(token_type(vocab, ids[i])) + "\n";
   }
   return out;
 }

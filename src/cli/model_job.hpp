@@ -36,9 +36,12 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept = {});
 
-/// `attnviz tokenize`: the JSON line {"tokens": […], "token_ids": […]} and one line per token:
-/// index, id, the piece (JSON-quoted), the text it stands for in quotes, and a [byte],
-/// [special] or [unknown] mark.
+/// `attnviz tokenize`: how the tokenizer of options.model (a GGUF file, or a Hugging Face
+/// folder's tokenizer.json) splits options.text. One JSON document {"tokens": [pieces],
+/// "token_ids": [...], "token_texts": [token_display_text]} on one line; with options.table, a
+/// header row "index id piece text kind" and one tab-separated line per token: the piece
+/// JSON-quoted, its text quoted on one line (piece_display), and byte, special, unknown or
+/// nothing. Throws InputError for a folder without tokenizer.json and as the tokenizers do.
 std::string tokenize_report(const Options& options);
 
 /// The folder of a block's pictures below the output folder: "layer_<l>" for decoder-only

@@ -29,7 +29,7 @@ struct Options {
   std::string sentence;  ///< SENTENCE.json (or, for render/compare, an attention JSON)
   std::string weights;   ///< WEIGHTS.json; empty = the sentence file (compare: a second attention JSON)
   std::string source;    ///< --source: keys/values for cross-attention
-  std::string output;    ///< -o: a file (dump, compare) or a folder (heatmaps, render)
+  std::string output;    ///< -o: a file (dump, compare) or a folder (heatmaps, render); dump: "-" = stdout
 
   // Whole models (--model replaces SENTENCE/WEIGHTS).
   std::string model;                 ///< --model FILE.gguf, or a folder (CTranslate2, safetensors)
@@ -68,6 +68,10 @@ struct Options {
   std::vector<int> heads;            ///< empty = all heads
   bool average = false;
   std::string stats;                 ///< --stats FILE.json or FILE.csv
+
+  // Tokenize.
+  bool table = false;  ///< a table with a header row instead of one JSON document (the command
+                       ///< line's choice when stdout is a terminal and --json is not given)
 
   // Resources.
   int threads = 0;                   ///< 0 = all cores

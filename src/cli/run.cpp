@@ -43,6 +43,11 @@ std::vector<std::string> input_files(const Options& options) {
 
 namespace {
 
+// -o - : dump's JSON goes to standard output, and every message to standard error.
+constexpr const char* kStandardOutput = "-";
+
+bool to_standard_output(const Options& options) { return options.output == kStandardOutput; }
+
 // Messages quote tokens and paths as given; control characters (a newline, ESC of a terminal
 // sequence) are shown escaped so every message stays one harmless line.
 std::string printable(const std::string& text) {
@@ -80,7 +85,25 @@ void require_output(const Options& options, const char* what) {
   if (options.output.empty()) throw UsageError::bad_option("-o", std::string("required: ") + what);
 }
 
-void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+// Writes a dump's text: to standard output for -o -, else as a file through OutputSet (which
+// refuses replacing an input).
+void write_dump(const Options& options, std::vector<std::string> pieces, std::ostream& out) {
+  if (to_standard_output(options)) {
+    for (const std::string& piece : pieces) out << piece;
+    return;
+  }
+  OutputSet files;
+  files.protect(input_files(options));
+  files.add(options.output, std::move(pieces));
+  files.commit();
+}
+
+std::string output_name(const Options& options) {
+  return to_standard_output(options) ? "standard output" : options.output;
+}
+
+void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
+                    std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   ModelDumpWriter writer;
   RolloutCollector rollout(options, true);
@@ -104,13 +127,11 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& out
     writer.add_field("rollout", rollout.json_text());
   }
   timer.lap("compute", format_seconds);
-  OutputSet files;
-  files.protect(input_files(options));
-  files.add(options.output, writer.finish(info, options.logits));
+  std::vector<std::string> pieces = writer.finish(info, options.logits);
   timer.lap("render");
-  files.commit();
+  write_dump(options, std::move(pieces), data);
   timer.lap("write");
-  out << "wrote " << options.output << ": " << counted(static_cast<long long>(writer.layer_count()), "attention block") << " of "
+  out << "wrote " << output_name(options) << ": " << counted(static_cast<long long>(writer.layer_count()), "attention block") << " of "
       << printable(info.model.name) << " over "
       << (info.source_tokens.empty()
               ? counted(static_cast<long long>(info.token_ids.size()), "token")
@@ -226,6 +247,29 @@ void refuse_inputs_as_outputs(const Options& options) {
   }
 }
 
+// -o - is standard output, which only dump's single JSON document can use.
+void check_standard_output(const Options& options) {
+  if (!to_standard_output(options) || options.command == Command::Dump) return;
+  throw UsageError::bad_option("-o", options.command == Command::Compare
+                                         ? "\"-\" (standard output) is for dump's JSON; compare writes a PNG file "
+                                           "(and .svg/.html beside it): give a file name ending in .png"
+                                         : "\"-\" (standard output) is for dump's JSON; this command writes a folder of "
+                                           "pictures: give a folder name");
+}
+
+// An output whose folder can never be made (a file where a folder must be: heatmaps -o FILE,
+// dump -o FILE/x.json) is refused before any work, as OutputSet::commit would refuse it after.
+void refuse_unmakeable_folders(const Options& options) {
+  const bool writes_folder = options.command == Command::Heatmaps || options.command == Command::Render;
+  if (!options.output.empty() && !to_standard_output(options)) {
+    const std::string folder = writes_folder ? options.output : std::filesystem::path(options.output).parent_path().string();
+    require_creatable_folder(folder, options.output);
+  }
+  for (const std::string* file : {&options.census, &options.stats}) {
+    if (!file->empty()) require_creatable_folder(std::filesystem::path(*file).parent_path().string(), *file);
+  }
+}
+
 // Refuses, before any work, an -o whose name says another kind of output than the command
 // writes: `heatmaps -o out.png` would otherwise make a folder named out.png, `dump -o a.png` a
 // JSON file named .png. An existing folder is always accepted as a folder.
@@ -261,17 +305,17 @@ void check_output_kind(const Options& options) {
   }
 }
 
-void run_dump(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+void run_dump(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
+              std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   const AttentionRecord record = compute_record(options, warnings, &timer);
   timer.lap("compute");
-  OutputSet files;
-  files.protect(input_files(options));
-  files.add(options.output, record_to_json(record));
+  std::vector<std::string> pieces;
+  pieces.push_back(record_to_json(record));
   timer.lap("render");
-  files.commit();
+  write_dump(options, std::move(pieces), data);
   timer.lap("write");
-  out << "wrote " << options.output << ": " << counted(record.num_heads, "head") << " x "
+  out << "wrote " << output_name(options) << ": " << counted(record.num_heads, "head") << " x "
       << counted(static_cast<long long>(record.query_tokens.size()), "query", "queries") << " x "
       << counted(static_cast<long long>(record.key_tokens.size()), "key") << "\n";
 }
@@ -315,24 +359,29 @@ void warn_if_diverging_cmap(const Options& options, std::vector<std::string>& wa
                      "map (viridis, magma, greys, blues) shows them better");
 }
 
-void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+// `data` is standard output, for what a command prints as its result (tokenize, dump -o -);
+// `out` is where its messages go (standard error when the data took standard output).
+void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
+              std::vector<std::string>& warnings) {
   if (options.command == Command::Tokenize) {
-    out << tokenize_report(options);
+    data << tokenize_report(options);
     return;
   }
+  check_standard_output(options);
   check_output_kind(options);
   refuse_inputs_as_outputs(options);
+  refuse_unmakeable_folders(options);
   warn_if_diverging_cmap(options, warnings);
   if (options.command != Command::Render) {
     if (is_model_run(options)) {
-      if (options.command == Command::Dump) return run_model_dump(options, timer, out, warnings);
+      if (options.command == Command::Dump) return run_model_dump(options, timer, data, out, warnings);
       if (options.command == Command::Heatmaps) return run_model_pictures(options, timer, out, warnings);
       return run_model_compare(options, timer, out, warnings);
     }
     check_layer_run_options(options);
   }
   switch (options.command) {
-    case Command::Dump: return run_dump(options, timer, out, warnings);
+    case Command::Dump: return run_dump(options, timer, data, out, warnings);
     case Command::Heatmaps:
     case Command::Render: return run_pictures(options, timer, out, warnings);
     case Command::Compare: return run_compare(options, timer, out, warnings);
@@ -349,7 +398,7 @@ int run(const Options& options, std::ostream& out, std::ostream& err) {
   int code = kExitOk;
   std::string error;
   try {
-    dispatch(options, timer, out, warnings);
+    dispatch(options, timer, out, to_standard_output(options) && options.command == Command::Dump ? err : out, warnings);
     out.flush();
     if (!out) throw OutputError::cannot_write("standard output", "the results could not be printed");
   } catch (const LimitError& e) {

@@ -22,7 +22,8 @@ enum ExitCode : int {
 
 /// Runs one subcommand. Prints results and "attnviz: warning: …" lines to `out`/`err`,
 /// one "attnviz: error: …" line on failure, and returns an ExitCode. Writes files only
-/// when everything succeeded (io/atomic_output).
+/// when everything succeeded (io/atomic_output). dump -o - writes its JSON to `out` and its
+/// "wrote …" line to `err`, so that `out` holds one JSON document; other commands refuse -o -.
 int run(const Options& options, std::ostream& out, std::ostream& err);
 
 /// The files a run reads (inputs, the model file or every file of a model folder, fonts), which

@@ -113,6 +113,17 @@ void refuse_input_as_output(const std::string& output, const std::vector<std::st
   }
 }
 
+void require_creatable_folder(const std::string& folder, const std::string& output) {
+  std::error_code ec;
+  fs::path existing = folder;
+  while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path()) existing = existing.parent_path();
+  if (existing.empty() || fs::is_directory(existing, ec)) return;
+  // create_directories would say only "Not a directory", which reads as if attnviz expected one.
+  const std::string what = fs::is_regular_file(existing, ec) ? "is a file, not a folder" : "exists and is not a folder";
+  if (existing == fs::path(output)) throw OutputError::cannot_write(output, what);
+  throw OutputError::cannot_write(output, existing.string() + " " + what);
+}
+
 void OutputSet::protect(std::vector<std::string> inputs) { protected_ = std::move(inputs); }
 
 namespace {
@@ -145,6 +156,7 @@ void create_folders(const std::vector<std::string>& folders, std::vector<fs::pat
       if (std::find(created.begin(), created.end(), p) == created.end()) created.push_back(p);
       if (p == p.parent_path()) break;
     }
+    require_creatable_folder(folder, folder);
     fs::create_directories(folder, ec);
     if (ec) throw OutputError::cannot_write(folder, "cannot create the folder: " + ec.message());
     if (!fs::is_directory(folder, ec)) throw OutputError::cannot_write(folder, "exists and is not a folder");

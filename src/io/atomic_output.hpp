@@ -14,6 +14,13 @@ namespace attnviz {
 /// that a long computation does not end in this refusal.
 void refuse_input_as_output(const std::string& output, const std::vector<std::string>& inputs);
 
+/// Throws OutputError::cannot_write(output, …) when `folder`, or the nearest of its parents
+/// that exists, is not a folder ("is a file, not a folder", or "<parent> is a file, not a
+/// folder"): no folder can be made there. `output` is what needs the folder (the folder itself,
+/// or a file to be written into it). Used by OutputSet::commit, and before a run so that a long
+/// computation does not end in this refusal.
+void require_creatable_folder(const std::string& folder, const std::string& output);
+
 /// A set of files to write together.
 class OutputSet {
  public:

@@ -69,6 +69,8 @@ std::vector<std::string> ModelDumpWriter::finish(const ModelRunInfo& info, bool 
                {"text", info.text},
                {"prompt_length", info.prompt_length},
                {"generated_text", info.generated_text}};
+  // Added after the first dumps of version 1, which readers still take: optional.
+  if (!info.token_texts.empty()) head["token_texts"] = info.token_texts;
   if (!info.source_tokens.empty()) {
     head["source_tokens"] = info.source_tokens;
     head["target_tokens"] = info.target_tokens;
@@ -126,6 +128,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path) {
     m.context_length = field_or<long>(model, "context_length", 0);
     dump.info.tokens = field_or<Tokens>(root, "tokens", {});
     dump.info.token_ids = field_or<std::vector<std::int32_t>>(root, "token_ids", {});
+    dump.info.token_texts = field_or<Tokens>(root, "token_texts", {});
     dump.info.text = field_or<std::string>(root, "text", "");
     dump.info.prompt_length = field_or<int>(root, "prompt_length", 0);
     dump.info.generated_text = field_or<std::string>(root, "generated_text", "");
@@ -134,6 +137,9 @@ ModelDump read_model_dump(const FileText& text, const std::string& path) {
   } catch (const json::exception& e) {
     throw InputError::inconsistent(path, std::string("the model dump's header is malformed: ") + e.what());
   }
+  if (!dump.info.token_texts.empty() && dump.info.token_texts.size() != dump.info.tokens.size())
+    throw InputError::bad_value(path, "/token_texts", std::to_string(dump.info.tokens.size()) + " texts, one per token of /tokens",
+                                std::to_string(dump.info.token_texts.size()));
   for (std::size_t i = 0; i < layers->size(); ++i) {
     const json& layer = (*layers)[i];
     const std::string where = path + ": /layers/" + std::to_string(i);

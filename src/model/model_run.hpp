@@ -70,6 +70,7 @@ using BlockSink = std::function<void(AttentionBlock&&)>;
 struct ModelRunInfo {
   ModelSummary model;
   Tokens tokens;                       ///< pieces of the decoder input, byte for byte
+  Tokens token_texts;                  ///< what each reads as (token_display_text); empty when unknown
   std::vector<std::int32_t> token_ids;
   std::string text;                    ///< decoded text of every token after BOS
   int prompt_length = 0;               ///< tokens that came from the input, BOS included

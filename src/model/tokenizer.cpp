@@ -1,4 +1,4 @@
-// tokenize / token_text / decode / piece_display of vocabulary.hpp: the choice of tokenizer by
+// tokenize / token_text / decode / token_display_text / piece_display of vocabulary.hpp: the choice of tokenizer by
 // tokenizer.ggml.model, and the way back from ids to text.
 #include <cstdio>
 
@@ -58,8 +58,9 @@ std::string hex_byte(unsigned char byte) {
   return text;
 }
 
-// One printable line: valid UTF-8 kept, \n \r \t escaped, other control and invalid bytes as <0xXX>.
-std::string printable(std::string_view text) {
+// Valid UTF-8 kept, bytes that are not part of it as <0xXX>; with `one_line`, \n \r \t escaped and
+// other control characters as <0xXX> too.
+std::string with_hex_bytes(std::string_view text, bool one_line) {
   std::string out;
   std::size_t offset = 0;
   for (const char32_t code_point : decode_utf8(text)) {
@@ -71,7 +72,9 @@ std::string printable(std::string_view text) {
       offset += 1;
       continue;
     }
-    if (code_point == '\n') {
+    if (!one_line) {
+      out += utf8;
+    } else if (code_point == '\n') {
       out += "\\n";
     } else if (code_point == '\r') {
       out += "\\r";
@@ -144,14 +147,20 @@ std::string decode(const Vocabulary& vocab, const std::vector<std::int32_t>& ids
   return text;
 }
 
-std::string piece_display(const Vocabulary& vocab, std::int32_t id) {
+std::string token_display_text(const Vocabulary& vocab, std::int32_t id) {
   const TokenType type = token_type(vocab, id);
   const std::string& piece = vocab.pieces[id];
   if (type == TokenType::Control || type == TokenType::Unknown || type == TokenType::UserDefined) {
-    return printable(piece);
+    return with_hex_bytes(piece, false);
   }
   if (type == TokenType::Byte && byte_of_piece(piece) >= 0) return piece;
-  return printable(token_text(vocab, id));
+  return with_hex_bytes(token_text(vocab, id), false);
 }
+
+std::string piece_display(const Vocabulary& vocab, std::int32_t id) {
+  return with_hex_bytes(token_display_text(vocab, id), true);
+}
+
+bool pieces_are_byte_level(const Vocabulary& vocab) { return vocab.model == "gpt2"; }
 
 }  // namespace attnviz

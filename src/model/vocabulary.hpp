@@ -82,11 +82,28 @@ std::string decode(const Vocabulary& vocab, const std::vector<std::int32_t>& ids
 /// outside the vocabulary.
 TokenType token_type(const Vocabulary& vocab, std::int32_t id);
 
+/// What token `id` reads as, always valid UTF-8: the labels of a byte-level BPE model's
+/// pictures and the `token_texts` of its dumps and of `tokenize`. Control, unknown and
+/// user-defined tokens give their piece ("<s>", "[CLS]"), byte tokens their piece ("<0xE7>"),
+/// other tokens their token_text with each byte that is not part of valid UTF-8 written
+/// "<0xXX>": a GPT-2 token holding the first two bytes of 你 (E4 BD A0) reads "<0xE4><0xBD>",
+/// never "ä½" (its piece) nor U+FFFD (which would hide which bytes it holds). This is how
+/// llama.cpp's vocabularies name byte tokens. Control characters are kept (labels draw them
+/// visibly). Throws InputError for an id outside the vocabulary.
+std::string token_display_text(const Vocabulary& vocab, std::int32_t id);
+
+/// True when the vocabulary's pieces spell bytes in GPT-2's byte-to-unicode alphabet (model
+/// "gpt2": "Ġ" for a space, "ä½" for the bytes E4 BD) rather than text: labels then show
+/// token_display_text. SentencePiece and WordPiece pieces are text already, "▁" marking a word
+/// start, and are shown as stored.
+bool pieces_are_byte_level(const Vocabulary& vocab);
+
 /// How a `tokenize` listing shows token `id`, on one line: control, unknown and user-defined
 /// tokens as their piece ("<s>", "[CLS]"), byte tokens as "<0xE7>", other tokens as their
 /// token_text with every byte that is not part of valid UTF-8 written "<0xXX>" (a GPT-2 token
 /// holding part of a character), and '\n', '\r', '\t' written as those two-character escapes
-/// (other control bytes as "<0xXX>"). Throws InputError for an id outside the vocabulary.
+/// (other control bytes as "<0xXX>"): token_display_text made one line. Throws InputError for
+/// an id outside the vocabulary.
 std::string piece_display(const Vocabulary& vocab, std::int32_t id);
 
 /// The tokenizer.ggml.pre values the "gpt2" tokenizer accepts, for messages and --help.
