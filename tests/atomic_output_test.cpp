@@ -48,9 +48,9 @@ TEST_CASE("atomic output: a file where a folder must be is named as a file, and 
     files.add(dir.file("out/grid.png"), std::string("png"));
     CHECK_THROWS_WITH(files.commit(), dir.file("out") + ": cannot write: is a file, not a folder");
   }
-  SECTION("a parent of the file") {
+  SECTION("a parent of the file; the folder made for another file is removed") {
     OutputSet files;
-    files.add(dir.file("fine.json"), std::string("{}"));
+    files.add(dir.file("made/by/fine.json"), std::string("{}"));
     files.add(dir.file("out/deep/x.json"), std::string("{}"));
     CHECK_THROWS_WITH(files.commit(), dir.file("out/deep") + ": cannot write: " + dir.file("out") + " is a file, not a folder");
   }

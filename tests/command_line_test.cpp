@@ -128,3 +128,14 @@ TEST_CASE("command_line: tokenize --json asks for the JSON document even on a te
   CHECK(options.command == Command::Tokenize);
   CHECK_FALSE(options.table);
 }
+
+TEST_CASE("command_line: a word that is no command, with options after it, is an unknown command", "[cli][errors]") {
+  CHECK(failure_of({"heatmap", "a.json", "-o", "out"}).first ==
+        "attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"? (commands: dump, heatmaps, render, "
+        "compare, tokenize)\n");
+  CHECK(failure_of({"heatmap", "-o", "out"}).first ==
+        "attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"? (commands: dump, heatmaps, render, "
+        "compare, tokenize)\n");
+  CHECK(failure_of({"plot", "-o", "out"}).first ==
+        "attnviz: error: unknown command \"plot\" (commands: dump, heatmaps, render, compare, tokenize)\n");
+}

@@ -156,21 +156,24 @@ TEST_CASE("model run: options that do not fit are refused before anything is wri
   CHECK_THAT(run_with(layer).err, Contains("SENTENCE: required (or --model FILE with --text)"));
 }
 
-TEST_CASE("tokenize: ids, pieces and marks", "[model][cli]") {
+TEST_CASE("tokenize: ids, pieces, texts and marks", "[model][cli]") {
   Options options;
   options.command = Command::Tokenize;
   options.model = data_file("stories260k/stories260K.gguf");
   options.text = "Lily\xE7\x8C\xAB";  // 猫 is not in the vocabulary: three byte tokens
-  const RunResult result = run_with(options);
+  RunResult result = run_with(options);
   REQUIRE(result.code == 0);
-  const std::string first_line = result.out.substr(0, result.out.find('\n'));
-  const nlohmann::json split = nlohmann::json::parse(first_line);
+  const nlohmann::json split = nlohmann::json::parse(result.out);
   CHECK(split["token_ids"] == std::vector<int>{1, 317, 234, 143, 174});
   CHECK(split["tokens"][0] == "<s>");
   CHECK(split["tokens"][2] == "<0xE7>");
-  CHECK_THAT(result.out, Contains("0\t1\t\"<s>\"\t\"<s>\"  [special]\n"));
-  CHECK_THAT(result.out, Contains("1\t317\t\"\xE2\x96\x81Lily\"\t\" Lily\"\n"));
-  CHECK_THAT(result.out, Contains("2\t234\t\"<0xE7>\"\t\"<0xE7>\"  [byte]\n"));
+  CHECK(split["token_texts"] == nlohmann::json({"<s>", " Lily", "<0xE7>", "<0x8C>", "<0xAB>"}));
+  options.table = true;
+  result = run_with(options);
+  REQUIRE(result.code == 0);
+  CHECK_THAT(result.out, StartsWith("index\tid\tpiece\ttext\tkind\n0\t1\t\"<s>\"\t\"<s>\"\tspecial\n"));
+  CHECK_THAT(result.out, Contains("\n1\t317\t\"\xE2\x96\x81Lily\"\t\" Lily\"\t\n"));
+  CHECK_THAT(result.out, Contains("\n2\t234\t\"<0xE7>\"\t\"<0xE7>\"\tbyte\n"));
 }
 
 TEST_CASE("model run: greedy writing from BOS gives llama2.c's expected opening for stories260K", "[model][cli]") {
@@ -357,7 +360,7 @@ TEST_CASE("model run: dump -o - writes the model dump to stdout and every messag
   const nlohmann::json dump = nlohmann::json::parse(r.out);
   CHECK(dump["format"] == "attnviz.model_attention");
   CHECK(dump["token_texts"].size() == dump["tokens"].size());
-  CHECK_THAT(r.err, StartsWith("wrote standard output: 1 attention block of stories260K over 5 tokens\ngenerated: \""));
+  CHECK_THAT(r.err, StartsWith("wrote standard output: 1 attention block of stories260K over 4 tokens\ngenerated: \""));
 }
 
 // token_texts was added to version 1 dumps: files with and without it are read; one that does

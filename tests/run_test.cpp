@@ -98,8 +98,8 @@ TEST_CASE("run: an output that cannot be written exits 2 and leaves no folder be
     options.stats = dir.file("plain_file/stats.csv");
     const RunResult r = run_with(options);
     CHECK(r.code == kExitOutputError);
-    CHECK(r.err == "attnviz: error: " + dir.file("plain_file") + ": cannot write: cannot create the folder: Not a "
-                                                                  "directory\n");
+    CHECK(r.err == "attnviz: error: " + dir.file("plain_file/stats.csv") + ": cannot write: " + dir.file("plain_file") +
+                       " is a file, not a folder\n");
     CHECK(test::snapshot(dir.path()) == before);
     CHECK_FALSE(std::filesystem::exists(dir.file("made")));
   }

@@ -162,6 +162,17 @@ std::string first_unknown_option(const CLI::App& app) {
   return "";
 }
 
+// The option whose value `word` (taken for the command) most likely is: the first argument
+// left over, when it is an option and no value follows it there ("attnviz -o out/x" leaves
+// only "-o"; "attnviz plot -o out/x" leaves "-o out/x"), or "". CLI11 keeps no order between
+// the command word and the left-overs, so this reads their shape.
+std::string option_taking(const CLI::App& app) {
+  const std::vector<std::string> left = app.remaining(false);
+  if (left.empty() || left[0].size() < 2 || left[0][0] != '-') return "";
+  if (left.size() > 1 && left[1][0] != '-') return "";
+  return left[0].substr(0, left[0].find('='));
+}
+
 // "attnviz -o out/x": options belong to a command, after its name.
 std::string option_before_command(const CLI::App& app, const std::string& given) {
   const std::string option = given.substr(0, given.find(' '));
@@ -170,14 +181,14 @@ std::string option_before_command(const CLI::App& app, const std::string& given)
 }
 
 // A first word that is no subcommand ("heatmap", "help"): CLI11 alone would answer "A
-// subcommand is required". An option before it ("attnviz -o out/x") is the likelier mistake:
-// the word is then that option's value.
+// subcommand is required". An option before it ("attnviz -o out/x") is the likelier mistake,
+// unless the word is near a command: the word is then that option's value.
 [[noreturn]] void unknown_command(const CLI::App& app, const std::string& word) {
-  const std::string option = first_unknown_option(app);
-  if (!option.empty()) throw UnknownCommandError(option_before_command(app, option + " " + word));
   const std::vector<std::string> commands = command_names(app);
-  std::string message = "unknown command \"" + word + "\"";
   const std::optional<std::string> nearest = nearest_name(word, commands);
+  const std::string option = option_taking(app);
+  if (!nearest && !option.empty()) throw UnknownCommandError(option_before_command(app, option + " " + word));
+  std::string message = "unknown command \"" + word + "\"";
   if (word == "help") {
     message += ": for help run attnviz --help, or attnviz COMMAND --help";
   } else if (nearest) {
@@ -374,7 +385,8 @@ void add_options(CLI::App& app, Options& o) {
   CLI::App* dump = app.add_subcommand("dump", "Compute every head's attention weights and write them as JSON.");
   add_attention_inputs(*dump, o);
   dump->add_option("-o,--output", o.output,
-                   "The JSON file to write (attnviz.attention format, see docs/output-formats.md).")
+                   "The JSON file to write (attnviz.attention format, see docs/output-formats.md); - writes it to "
+                   "standard output.")
       ->required();
   dump->add_flag("--scores", o.scores, "Also write the pre-softmax scaled logits (null where masked).");
   dump->add_flag("--outputs", o.outputs, "Also write each head's output rows and, with W_O, the layer output.");
