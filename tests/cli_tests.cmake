@@ -249,3 +249,7 @@ attnviz_expect(cli_heatmaps_stdout_refused 1
 # -o naming an existing file where a folder must be (this very file).
 attnviz_expect(cli_output_is_file 2 "^attnviz: error: [^ ]*/cli_tests\\.cmake: cannot write: is a file, not a folder$"
   heatmaps ${ATTNVIZ_USE_LITE} -o ${CMAKE_CURRENT_SOURCE_DIR}/cli_tests.cmake)
+# tokenize on a terminal (a pty): a table with a header row; --json and pipes: the JSON document.
+add_test(NAME tokenize_terminal COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/terminal_test.py
+         $<TARGET_FILE:attnviz> ${ATTNVIZ_STORIES_GGUF})
+set_tests_properties(tokenize_terminal PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
