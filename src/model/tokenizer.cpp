@@ -1,5 +1,5 @@
-// tokenize / token_text / decode / token_display_text / piece_display of vocabulary.hpp: the choice of tokenizer by
-// tokenizer.ggml.model, and the way back from ids to text.
+// tokenize / token_text / decode / token_display_text / piece_display of vocabulary.hpp: the
+// choice of tokenizer by tokenizer.ggml.model, and the way back from ids to text.
 #include <cstdio>
 
 #include "core/error.hpp"
