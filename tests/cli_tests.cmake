@@ -228,3 +228,11 @@ attnviz_bad_run(cli_format_unknown "attnviz: error: .*--format.*expected png, sv
   heatmaps ${ATTNVIZ_USE_LITE} --format png,pdf -o ${ATTNVIZ_CLI_OUT}/format_unknown)
 attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice"
   render ${ATTNVIZ_USE_LITE} --format svg,html,svg -o ${ATTNVIZ_CLI_OUT}/format_twice)
+# Issue 24 §4 (paper cuts, pictures and help): the top-level help names whole models; render's
+# --rollout asks for a model dump, not for --model, which render does not take.
+add_test(NAME cli_help_whole_models COMMAND attnviz --help)
+set_tests_properties(cli_help_whole_models PROPERTIES PASS_REGULAR_EXPRESSION "whole model \\(--model: GGUF")
+add_test(NAME cli_render_help_rollout COMMAND attnviz render --help)
+set_tests_properties(cli_render_help_rollout PROPERTIES
+  PASS_REGULAR_EXPRESSION "--rollout +With a model dump"
+  FAIL_REGULAR_EXPRESSION "With --model")
