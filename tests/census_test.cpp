@@ -184,6 +184,8 @@ TEST_CASE("census: an encoder-decoder's picture has a labelled table per kind of
     CHECK((*part.allowed).minCoeff() == 1);  // every cell holds a value
     const RenderedGrid grid = render_grid(part, fonts);
     CHECK(!mentions_masking(grid.layout.legend_lines));
+    // Issue 24 §4: each panel is a statistic with its own range, not a head.
+    CHECK(grid.layout.colorbar_scale.caption == "per-statistic min\u2013max (each panel's range in its title)");
     for (const std::string& label : grid.layout.query_labels) CHECK(label.rfind("\u00D7", 0) != 0);  // no "× "
     // Row 1 (layer 1), head 0 of the first panel is drawn in its colour, not hatched.
     const double value = (*part.panels[0])(1, 0);

@@ -225,9 +225,10 @@ TEST_CASE("model compare: heads and options that do not fit are refused, nothing
 
 TEST_CASE("model pictures: what the overview and the rollout keep is counted before the run", "[model][overview][rollout]") {
   Options o;
-  // 32 × 32 heads at 2048 tokens under --max-size 4096: maps of at most 109 cells a side
-  // ((4096 − 320 − 20) / 33 − 4), 5 bytes a cell, twice (the maps and the picture's copy).
-  CHECK(OverviewCollector::kept_bytes(o, 2048, 32, 32) == 2.0 * 32 * 33 * 109 * 109 * 5);
+  // 32 × 32 heads at 2048 tokens under --max-size 4096: maps of at most 119 cells a side
+  // ((4096 − 2 × 2 − 8) / 33 − 4, what a thumbnail could show), 5 bytes a cell, twice (the maps
+  // and the picture's copy).
+  CHECK(OverviewCollector::kept_bytes(o, 2048, 32, 32) == 2.0 * 32 * 33 * 119 * 119 * 5);
   CHECK(OverviewCollector::kept_bytes(o, 13, 5, 8) == 2.0 * 5 * 9 * 13 * 13 * 5);
   CHECK(RolloutCollector::kept_bytes(2048, 32, false) == 4.0 * 2048 * 2048 * 8);
   CHECK(RolloutCollector::kept_bytes(10, 3, true) == 4.0 * 100 * 8 + 3 * 100 * 16);

@@ -134,6 +134,7 @@ GridRequest CensusCollector::picture_request(const std::string& block, const Mod
                          (block.empty() ? "" : " \u00B7 " + block_description(block));
   request.colorbar_label = "value of the statistic";
   request.scale = ScaleMode::Head;
+  request.panel_noun = "statistic";
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols > 0 ? options.cols : 4;
   request.max_size_px = options.max_size_px;

@@ -112,7 +112,7 @@ std::string OverviewCollector::render_png(const ModelRunInfo& info, double memor
   request.max_memory_bytes = memory_budget;
   const FontSet fonts = options_.fonts.empty() ? FontSet() : FontSet(options_.fonts);
   const RenderedOverview overview = render_overview(request, fonts);
-  if (overview.block > 1) warnings.push_back("overview.png: " + overview.notes[1]);
+  for (const std::string& warning : overview.warnings) warnings.push_back("overview.png: " + warning);
   if (!skipped_.empty()) {
     warnings.push_back("overview.png shows the " + stack_ + "'s " + kind_ + "-attention only (not " + skipped_.front() +
                        (skipped_.size() > 1 ? " and " + std::to_string(skipped_.size() - 1) + " more" : "") + ")");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/counted.hpp"
 #include "render/token_label.hpp"
 #include "render/utf8.hpp"
 
@@ -29,6 +30,15 @@ std::string downsampling_note(const GridLayout& layout, ScaleMode scale) {
          std::to_string(layout.n_k) + " cells do not fit in the image)";
 }
 
+std::string thumbnail_note(const GridRequest& request, const GridLayout& layout) {
+  if (!layout.thumbnail) return "";
+  return "the grid of " + counted(static_cast<long long>(request.panels.size()), request.panel_noun) +
+         " is drawn as a " + std::to_string(layout.width_px) + kTimes + std::to_string(layout.height_px) +
+         " px thumbnail of its cells alone: with its labels, titles and colour bar it needs at least " +
+         std::to_string(layout.labelled_width_px) + kTimes + std::to_string(layout.labelled_height_px) +
+         " px (raise --max-size to see them)";
+}
+
 std::string annotation_note(const GridRequest& request, const GridLayout& layout) {
   if (!request.annotate || layout.annotation_font_px > 0) return "";
   return "values not printed: cells of " + std::to_string(layout.cell_px) + " px are too small" +
@@ -44,14 +54,15 @@ std::string font_list(const FontSet& fonts) {
 }  // namespace
 
 std::vector<std::string> layout_notes(const GridRequest& request, const GridLayout& layout) {
-  std::vector<std::string> notes{thinning_note(layout), downsampling_note(layout, request.scale),
-                                 annotation_note(request, layout)};
+  std::vector<std::string> notes{thumbnail_note(request, layout), thinning_note(layout),
+                                 downsampling_note(layout, request.scale), annotation_note(request, layout)};
   notes.erase(std::remove(notes.begin(), notes.end(), std::string()), notes.end());
   return notes;
 }
 
 std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
                                                 const GridLayout& layout) {
+  if (layout.thumbnail) return {};  // no text is drawn
   std::vector<std::pair<std::string, std::string>> texts;  // (where, text as drawn)
   const auto quoted = [](const std::string& text) { return " \"" + text + "\""; };
   const bool self = request.query_tokens == request.key_tokens;

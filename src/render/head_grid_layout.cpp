@@ -43,6 +43,9 @@ constexpr int kMarginPx = 16;    // around the whole image
 constexpr int kPanelGapPx = 28;  // between panels
 constexpr int kColorbarGapPx = 24;
 constexpr int kLegendGapPx = 12;
+// A thumbnail (cells only, see fit): a frame's pixel outside the cells, and a gap between panels.
+constexpr int kThumbnailMarginPx = 2;
+constexpr int kThumbnailGapPx = 4;
 // Printed values: the largest font in [min, max] whose text fits the cell with padding.
 constexpr int kMinAnnotationFontPx = 8;
 constexpr int kMaxAnnotationFontPx = 13;
@@ -204,6 +207,32 @@ void place_panel(PanelLayout& panel, const Texts& texts, const FontSet& fonts, s
                           panel.key_labels.bottom_px() + kAxisGapPx, texts.key_axis_px, axis_line_px};
 }
 
+void move_down(PanelLayout& panel, int dy_px) {
+  for (Rect* rect : {&panel.cells, &panel.title, &panel.query_labels, &panel.key_labels, &panel.query_axis_title,
+                     &panel.key_axis_title, &panel.bounds}) {
+    rect->y_px += dy_px;
+  }
+}
+
+// Where the colour bar (layout.colorbar's y and height) starts: beside the last column's cells,
+// and right of any text of a last-column panel at the height of its strip or its lowest tick
+// number. Panel titles may be wider than a small matrix: the first row's title sits above the
+// strip, but a lower row's title stands beside it (issue 24: an empty text's 1 × 1 panels).
+int colorbar_x(const GridLayout& layout, const ColorbarSize& colorbar) {
+  const int top = layout.colorbar.y_px;
+  const int bottom = layout.colorbar.bottom_px() + colorbar.overhang_px;
+  int x = 0;
+  for (std::size_t p = static_cast<std::size_t>(layout.panel_cols) - 1; p < layout.panels.size();
+       p += static_cast<std::size_t>(layout.panel_cols)) {
+    const PanelLayout& panel = layout.panels[p];
+    x = std::max(x, panel.cells.right_px());
+    for (const Rect& text : {panel.title, panel.key_labels, panel.key_axis_title}) {
+      if (text.y_px < bottom && text.bottom_px() > top) x = std::max(x, text.right_px());
+    }
+  }
+  return x + kColorbarGapPx;
+}
+
 // The whole layout for one choice of cell size and block; the caller checks whether it fits.
 GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
                  const ColorbarSize& colorbar, int cols, int cell_px, int block) {
@@ -236,31 +265,28 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
                                cells_dy + texts.query_axis_px);
   const bool has_title = !request.figure_title.empty();
   const int grid_w = layout.panel_cols * panel_w + (layout.panel_cols - 1) * kPanelGapPx;
-  // The colour bar stands beside the last column's cells, not beyond its title (which may be
-  // wider than a small matrix: the bar starts below the title line).
-  const int last_cells_right = kMarginPx + (layout.panel_cols - 1) * (panel_w + kPanelGapPx) + cells_dx + cells_w;
-  const int colorbar_x = last_cells_right + kColorbarGapPx;
-  const int content_w = std::max(colorbar_x + colorbar.width_px, kMarginPx + grid_w) + kMarginPx;
+  // Panels first at y = 0: the figure title's height (hence grid_y) depends on the image width,
+  // which depends on where the colour bar goes, which depends on the panels' text.
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
+    PanelLayout panel;
+    panel.bounds = {kMarginPx + c * (panel_w + kPanelGapPx), r * (panel_h + kPanelGapPx), panel_w, panel_h};
+    panel.cells = {panel.bounds.x_px + cells_dx, panel.bounds.y_px + cells_dy, cells_w, cells_h};
+    place_panel(panel, texts, fonts, p, query_label_px, key_label_px);
+    layout.panels.push_back(panel);
+  }
+  const int cells_span = (layout.panel_rows - 1) * (panel_h + kPanelGapPx) + cells_h;
+  layout.colorbar = {0, cells_dy, colorbar.width_px, std::max(cells_span, colorbar.min_height_px)};
+  layout.colorbar.x_px = colorbar_x(layout, colorbar);
+  const int content_w = std::max(layout.colorbar.right_px(), kMarginPx + grid_w) + kMarginPx;
   // Titles and notes may widen the image up to its limit; beyond it they wrap.
   const int text_w = std::max(content_w, texts.max_side_px) - 2 * kMarginPx;
   if (has_title) layout.figure_title_lines = wrap_text(fonts, request.figure_title, kFigureTitleFontPx, text_w);
   const int title_h = static_cast<int>(layout.figure_title_lines.size()) * line_px(fonts, kFigureTitleFontPx);
   const int grid_y = kMarginPx + (has_title ? title_h + 2 * kTitleGapPx : 0);
-  for (std::size_t p = 0; p < request.panels.size(); ++p) {
-    const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
-    PanelLayout panel;
-    panel.bounds = {kMarginPx + c * (panel_w + kPanelGapPx), grid_y + r * (panel_h + kPanelGapPx),
-                    panel_w, panel_h};
-    panel.cells = {panel.bounds.x_px + cells_dx, panel.bounds.y_px + cells_dy, cells_w, cells_h};
-    place_panel(panel, texts, fonts, p, query_label_px, key_label_px);
-    layout.panels.push_back(panel);
-  }
+  for (PanelLayout& panel : layout.panels) move_down(panel, grid_y);
+  layout.colorbar.y_px += grid_y;
   const int grid_h = layout.panel_rows * panel_h + (layout.panel_rows - 1) * kPanelGapPx;
-  const Rect& first_cells = layout.panels.front().cells;
-  const int cells_span = (layout.panel_rows - 1) * (panel_h + kPanelGapPx) + cells_h;
-  layout.colorbar = {colorbar_x, first_cells.y_px, 0,
-                     std::max(cells_span, colorbar.min_height_px)};
-  layout.colorbar.width_px = colorbar.width_px;
   const int content_bottom = std::max(grid_y + grid_h, layout.colorbar.bottom_px() + colorbar.overhang_px);
 
   for (const auto& [line, swatch] : legend_lines(request, texts, layout)) {
@@ -309,6 +335,67 @@ std::optional<GridLayout> fit_cells(const GridRequest& request, const FontSet& f
   return std::nullopt;
 }
 
+// Cells only, `cols` columns of cell_px cells aggregating block × block: no labels, titles,
+// colour bar or legend (their texts are kept for the HTML report, which draws its own).
+GridLayout place_thumbnail(const GridRequest& request, const Texts& texts, int cols, int cell_px, int block) {
+  GridLayout layout;
+  layout.thumbnail = true;
+  layout.n_q = static_cast<int>(request.query_tokens.size());
+  layout.n_k = static_cast<int>(request.key_tokens.size());
+  std::tie(layout.panel_rows, layout.panel_cols) = grid_shape(static_cast<int>(request.panels.size()), cols);
+  layout.cell_px = cell_px;
+  layout.block = block;
+  layout.drawn_rows = (layout.n_q + block - 1) / block;
+  layout.drawn_cols = (layout.n_k + block - 1) / block;
+  const int cells_w = layout.drawn_cols * cell_px, cells_h = layout.drawn_rows * cell_px;
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
+    PanelLayout panel;
+    panel.cells = {kThumbnailMarginPx + c * (cells_w + kThumbnailGapPx),
+                   kThumbnailMarginPx + r * (cells_h + kThumbnailGapPx), cells_w, cells_h};
+    panel.bounds = panel.cells;
+    for (Rect* text : {&panel.title, &panel.query_labels, &panel.key_labels, &panel.query_axis_title,
+                       &panel.key_axis_title}) {
+      *text = {panel.cells.x_px, panel.cells.y_px, 0, 0};
+    }
+    layout.panels.push_back(panel);
+  }
+  layout.width_px = 2 * kThumbnailMarginPx + layout.panel_cols * cells_w + (layout.panel_cols - 1) * kThumbnailGapPx;
+  layout.height_px = 2 * kThumbnailMarginPx + layout.panel_rows * cells_h + (layout.panel_rows - 1) * kThumbnailGapPx;
+  layout.query_labels = texts.query_labels;
+  layout.key_labels = texts.key_labels;
+  layout.panel_titles = texts.panel_titles;
+  return layout;
+}
+
+// The thumbnail with the largest cells (up to the preferred labelled size) over the column
+// choices, else the smallest block at 1 px per cell in the first choice that fits; nullopt when
+// not even one pixel per panel fits.
+std::optional<GridLayout> fit_thumbnail(const GridRequest& request, const Texts& texts, const std::vector<int>& choices,
+                                        int max_side, int max_height) {
+  const auto fits = [&](const GridLayout& l) { return l.width_px <= max_side && l.height_px <= max_height; };
+  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
+  const int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  std::optional<GridLayout> best;
+  for (const int cols : choices) {
+    for (int cell_px = preferred; cell_px >= 1 && (!best || cell_px > best->cell_px); --cell_px) {
+      GridLayout layout = place_thumbnail(request, texts, cols, cell_px, 1);
+      if (fits(layout)) {
+        best = std::move(layout);
+        break;
+      }
+    }
+  }
+  if (best) return best;
+  for (const int cols : choices) {
+    for (int block = 2; block <= n_max; ++block) {
+      GridLayout layout = place_thumbnail(request, texts, cols, 1, block);
+      if (fits(layout)) return layout;
+    }
+  }
+  return std::nullopt;
+}
+
 // The layout that fits max_side: the first column choice at the largest cell size that fits;
 // if it fits only with aggregated cells, another column count that fits without (the largest
 // cells win); else the smallest block that fits, in the first column count that fits at all.
@@ -325,12 +412,13 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
   }
   if (best) return *best;
   const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
-  std::optional<GridLayout> smallest;  // the smallest layout tried, for the message
+  std::optional<GridLayout> smallest;  // the smallest labelled layout tried, for the messages
   for (const int cols : choices) {
     GridLayout coarsest = place(request, fonts, texts, colorbar, cols, 1, n_max);
     if (!fits(coarsest)) {
-      const auto area = [](const GridLayout& l) { return static_cast<double>(l.width_px) * l.height_px; };
-      if (!smallest || area(coarsest) < area(*smallest)) smallest = std::move(coarsest);
+      // The one with the shortest longer side: the --max-size that would show the text.
+      const auto side = [](const GridLayout& l) { return std::max(l.width_px, l.height_px); };
+      if (!smallest || side(coarsest) < side(*smallest)) smallest = std::move(coarsest);
       continue;
     }
     int lo = 2, hi = n_max;  // invariant: block hi fits; find the smallest block that fits
@@ -340,12 +428,19 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
     }
     return place(request, fonts, texts, colorbar, cols, 1, hi);
   }
-  const std::string tried = choices.size() > 1 ? " in any number of columns" : "";
+  // Below the size where text fits: the cells alone, said so by layout_notes (issue 24: a small
+  // --max-size was refused with advice that heatmaps could not follow).
+  std::optional<GridLayout> thumbnail = fit_thumbnail(request, texts, choices, max_side, max_height);
+  if (thumbnail) {
+    thumbnail->labelled_width_px = smallest->width_px;
+    thumbnail->labelled_height_px = smallest->height_px;
+    return *thumbnail;
+  }
   throw LimitError::image_size(
-      "the grid of " + counted(static_cast<long long>(request.panels.size()), "head"), smallest->width_px,
-      smallest->height_px, max_height < max_side ? max_height : max_side,
-      "even at 1 px per cell" + tried + "; raise --max-size (at most " + std::to_string(kMaxSidePx) +
-          ") or show fewer heads");
+      "the grid of " + counted(static_cast<long long>(request.panels.size()), request.panel_noun),
+      smallest->width_px, smallest->height_px, max_height < max_side ? max_height : max_side,
+      "even as a thumbnail without text at 1 px per cell; raise --max-size (at most " + std::to_string(kMaxSidePx) +
+          ")");
 }
 
 }  // namespace
@@ -361,7 +456,7 @@ GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   const std::vector<ValueRange> ranges =
       request.range ? std::vector<ValueRange>(request.panels.size(), *request.range)
                     : panel_ranges(request.panels, allowed_cells(request), request.scale);
-  const ColorbarScale scale = colorbar_scale(request.scale, ranges);
+  const ColorbarScale scale = colorbar_scale(request.scale, ranges, request.panel_noun);
   const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
   Texts texts = measure_texts(request, fonts, ranges);
   const int max_side = std::clamp(request.max_size_px, 1, kMaxSidePx);
