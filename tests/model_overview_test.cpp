@@ -248,3 +248,22 @@ TEST_CASE("model pictures: what the overview and the rollout keep is counted bef
     CHECK(run_with(dump).code == kExitOk);
   }
 }
+
+// Issue 24 §4: heatmaps --model on an encoder-decoder named the encoder's and the decoder's
+// self-attention heads alike ("L3H0"); every block's view names its block.
+TEST_CASE("model pictures: an encoder-decoder's heatmaps name each head with its block", "[model][ct2][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Heatmaps, dir.file("pictures"));
+  o.model = test::data_file("aren-translit/model");
+  o.text = "\u0645\u0627\u0643\u062F\u0648\u0646\u0627\u0644\u062F";  // ماكدونالد
+  o.layers = "3";
+  o.formats = {"html"};
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  const std::string page = test::read_file(dir.file("pictures/index.html"));
+  for (const char* name : {"enc.L3H0", "dec.L3H0", "cross.L3H0"}) CHECK_THAT(page, Contains(std::string("\"") + name + "\""));
+  CHECK_THAT(page, Contains("encoder self-attention weights") && Contains("decoder self-attention weights") &&
+                       Contains("decoder cross-attention weights"));
+  CHECK_THAT(page, !Contains("\"L3H0\""));
+}

@@ -145,3 +145,18 @@ TEST_CASE("overview: the title shows the text on one line, shortened", "[overvie
   CHECK(title_text("a\nb\tc\x1b", 10) == "\u201Ca\u21B5b\u21E5c \u201D");
   CHECK(title_text("\u00E9\u00E9\u00E9", 2) == "\u201C\u00E9\u00E9\u2026\u201D");  // code points, not bytes
 }
+
+// Issue 24 §4: an empty text was quoted as the model's name; an encoder-decoder's titles quoted
+// the translation alone, not the source it came from.
+TEST_CASE("overview: titles quote the run's text, the source and its translation, or say it is empty", "[overview]") {
+  ModelRunInfo info;
+  info.model.name = "stories260K";
+  CHECK(run_text_title(info) == "empty text");
+  info.text = "Once upon";
+  CHECK(run_text_title(info) == "\u201COnce upon\u201D");
+  info.model.name = "aren-translit";
+  info.source_tokens = {"\u0645", "\u0627"};
+  info.source_text = "\u0645\u0627";
+  info.text = "ma";
+  CHECK(run_text_title(info) == "\u201C\u0645\u0627\u201D \u2192 \u201Cma\u201D");
+}

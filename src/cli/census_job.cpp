@@ -129,7 +129,7 @@ GridRequest CensusCollector::picture_request(const std::string& block, const Mod
   request.query_axis_title = "layer";
   request.key_axis_title = "head";
   request.figure_title = "head census \u00B7 " + info.model.name + " \u00B7 " +
-                         title_text(info.text.empty() ? info.model.name : info.text) +
+                         run_text_title(info) +
                          (has_induction() ? "" : " \u00B7 no repeated token: no induction score") +
                          (block.empty() ? "" : " \u00B7 " + block_description(block));
   request.colorbar_label = "value of the statistic";

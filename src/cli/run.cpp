@@ -130,9 +130,12 @@ void render_block(const AttentionBlock& block, bool encoder_decoder, const Optio
   if (wants_format(options, "png") || wants_format(options, "svg")) {
     Options per_block = options;
     per_block.output = (std::filesystem::path(options.output) / folder).string();
-    files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
+    files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options), block.block_name()));
   }
-  if (wants_format(options, "html")) page.views.push_back(heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options)));
+  if (wants_format(options, "html")) {
+    page.views.push_back(
+        heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options), block.block_name()));
+  }
 }
 
 // The model page's title: the model, the number of tokens and the blocks shown.

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <optional>
 
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "render/colorbar.hpp"
 #include "render/colormap.hpp"
@@ -159,8 +160,8 @@ Layout fit(const OverviewRequest& r, const Measures& m, const FontSet& fonts) {
   const DrawnCells& first = r.maps.front().front();
   const int drawn_max = static_cast<int>(std::max(first.values.rows(), first.values.cols()));
   const Layout coarsest = place(r, m, fonts, 1, drawn_max, true);
-  throw LimitError::image_size("the overview of " + std::to_string(r.row_labels.size()) + " layers" + kTimes +
-                                   std::to_string(r.column_labels.size()) + " heads",
+  throw LimitError::image_size("the overview of " + counted(static_cast<long long>(r.row_labels.size()), "layer") +
+                                   kTimes + counted(static_cast<long long>(r.column_labels.size()), "head"),
                                coarsest.width_px, coarsest.height_px, m.max_side_px,
                                "even as a thumbnail without text at 1 px per map; raise --max-size (at most " +
                                    std::to_string(kMaxSidePx) + ") or choose fewer layers with --layers");
