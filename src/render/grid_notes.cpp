@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/counted.hpp"
+#include "render/font_advice.hpp"
 #include "render/token_label.hpp"
 #include "render/utf8.hpp"
 
@@ -11,6 +12,7 @@ namespace attnviz {
 namespace {
 
 const char* const kTimes = " \u00D7 ";
+const std::string kNoGlyph = ": no glyph for ";  // before the code point in a missing-glyph warning
 
 std::string thinning_note(const GridLayout& layout) {
   const int q = layout.query_label_stride, k = layout.key_label_stride;
@@ -85,14 +87,21 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
     for (char32_t cp : fonts.missing_code_points(text)) {
       if (std::find(reported.begin(), reported.end(), cp) != reported.end()) continue;
       reported.push_back(cp);
-      warnings.push_back(where + ": no glyph for " + code_point_name(cp) + " in " +
+      warnings.push_back(where + kNoGlyph + code_point_name(cp) + " in " +
                          font_list(fonts) +
                          (fonts.fallback() == FallbackFonts::Fontconfig ? " or any installed font" : "") +
                          "; drawn as " + substitute +
-                         " (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)");
+                         " (" + missing_font_advice(cp) + ")");
     }
   }
   return warnings;
+}
+
+std::string missing_glyph_code(const std::string& warning) {
+  const std::size_t at = warning.find(kNoGlyph);
+  if (at == std::string::npos) return "";
+  const std::size_t start = at + kNoGlyph.size();
+  return warning.substr(start, warning.find(' ', start) - start);
 }
 
 }  // namespace attnviz

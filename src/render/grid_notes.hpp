@@ -25,4 +25,9 @@ std::vector<std::string> layout_notes(const GridRequest& request, const GridLayo
 std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
                                                 const GridLayout& layout);
 
+/// The code point ("U+732B") a missing_glyph_warnings warning is about, whatever picture and
+/// text it names; "" for any other warning. Lets a run with several pictures report each
+/// character once.
+std::string missing_glyph_code(const std::string& warning);
+
 }  // namespace attnviz

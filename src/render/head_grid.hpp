@@ -139,6 +139,7 @@ struct RenderedGrid {
 /// Warnings: one per code point no font has, naming where it first occurs, e.g.
 ///   key token 3 "猫": no glyph for U+732B in /…/DejaVuSans.ttf or any installed font; drawn as
 ///   U+FFFD (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)
+/// (the package suggested fits the character's script: missing_font_advice in font_advice.hpp)
 /// and one per note printed on the image ("every 4th key label shown", "each pixel shows the
 /// max over 10 × 10 cells", values not printed because cells are too small).
 /// Throws as layout_grid().
