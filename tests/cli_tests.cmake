@@ -236,3 +236,9 @@ add_test(NAME cli_render_help_rollout COMMAND attnviz render --help)
 set_tests_properties(cli_render_help_rollout PROPERTIES
   PASS_REGULAR_EXPRESSION "--rollout +With a model dump"
   FAIL_REGULAR_EXPRESSION "With --model")
+# compare --census --format html once wrote only the PNG without saying so: every format asked
+# is written beside -o and named.
+attnviz_expect(cli_census_formats 0
+  "wrote [^ ]*/census_f\\.html and [^ ]*/census_f\\.csv: 40 heads"
+  compare --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --census ${ATTNVIZ_CLI_OUT}/census_f.csv
+  --format html -o ${ATTNVIZ_CLI_OUT}/census_f.png)

@@ -1,5 +1,6 @@
 // Whole-model pictures and tables on stories260K (issue 13): overview.png, --rollout in the
 // dump and as rollout.png, compare --model --census and --heads L0H3,L4H1, and their errors.
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -89,6 +90,42 @@ TEST_CASE("model compare: --census writes one row per (layer, head) and its pict
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 5 * 8);
   CHECK(csv.find("\n4,7,") != std::string::npos);
   CHECK(std::filesystem::exists(dir.file("census.png")));
+}
+
+// Issue 24 §4: --census --format html wrote only the PNG, without saying so. Every format asked
+// is written beside -o (as compare writes its figure), and the summary line names each file.
+TEST_CASE("model compare: --census writes its picture in every --format asked, and names each file",
+          "[model][census][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Compare, dir.file("census.png"));
+  o.census = dir.file("census.csv");
+  std::vector<std::string> expected;
+  SECTION("html alone") {
+    o.formats = {"html"};
+    expected = {"census.html"};
+  }
+  SECTION("all three") {
+    o.formats = {"png", "svg", "html"};
+    expected = {"census.png", "census.svg", "census.html"};
+  }
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  std::string written = "wrote ";
+  for (const std::string& name : expected) {
+    CHECK(std::filesystem::exists(dir.file(name)));
+    written += dir.file(name) + " and ";
+  }
+  CHECK_THAT(r.out, Contains(written + dir.file("census.csv") + ": 40 heads\n"));
+  for (const char* name : {"census.png", "census.svg", "census.html"}) {
+    if (std::find(expected.begin(), expected.end(), name) == expected.end()) CHECK_FALSE(std::filesystem::exists(dir.file(name)));
+  }
+  if (std::filesystem::exists(dir.file("census.html"))) {
+    CHECK_THAT(test::read_file(dir.file("census.html")), Contains("previous-token mass") && Contains("\"L4\""));
+  }
+  if (std::filesystem::exists(dir.file("census.svg"))) {
+    CHECK_THAT(test::read_file(dir.file("census.svg")), Contains("<svg") && Contains("previous-token mass"));
+  }
 }
 
 TEST_CASE("model compare: --heads L0H3,L4H1 puts heads of two layers side by side", "[model][cli]") {
