@@ -43,9 +43,6 @@ constexpr int kMarginPx = 16;    // around the whole image
 constexpr int kPanelGapPx = 28;  // between panels
 constexpr int kColorbarGapPx = 24;
 constexpr int kLegendGapPx = 12;
-// A thumbnail (cells only, see fit): a frame's pixel outside the cells, and a gap between panels.
-constexpr int kThumbnailMarginPx = 2;
-constexpr int kThumbnailGapPx = 4;
 // Printed values: the largest font in [min, max] whose text fits the cell with padding.
 constexpr int kMinAnnotationFontPx = 8;
 constexpr int kMaxAnnotationFontPx = 13;
@@ -115,12 +112,6 @@ const std::pair<int, int>& label_widths(Texts& texts, const FontSet& fonts, int 
                 .first;
   }
   return found->second;
-}
-
-// (rows, cols) of panels for `cols` columns (cut to the panel count).
-std::pair<int, int> grid_shape(int n_panels, int cols) {
-  cols = std::clamp(cols, 1, n_panels);
-  return {(n_panels + cols - 1) / cols, cols};
 }
 
 // The requested columns, or the near-square automatic choice rounded up to a multiple of
@@ -316,12 +307,17 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
   return layout;
 }
 
+// max(14, 480 / max(n_q, n_k)) capped at 48 (see layout_grid's contract).
+int preferred_cell_px(const GridRequest& request) {
+  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
+  return std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+}
+
 // The largest cell size, from the preferred one down to 1 px, at which `cols` columns fit
 // max_side without aggregation; nullopt when none does.
 std::optional<GridLayout> fit_cells(const GridRequest& request, const FontSet& fonts, Texts& texts,
                                     const ColorbarSize& colorbar, int cols, int max_side, int max_height) {
-  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
-  int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  int preferred = preferred_cell_px(request);
   // Few query rows in one row of panels: cells grow until the matrix is as tall as the colour
   // bar, which would otherwise stand many times taller than it (a single cell: 48 px beside 160).
   const int n_q = static_cast<int>(request.query_tokens.size());
@@ -331,67 +327,6 @@ std::optional<GridLayout> fit_cells(const GridRequest& request, const FontSet& f
   for (int cell_px = preferred; cell_px >= 1; --cell_px) {
     GridLayout layout = place(request, fonts, texts, colorbar, cols, cell_px, 1);
     if (layout.width_px <= max_side && layout.height_px <= max_height) return layout;
-  }
-  return std::nullopt;
-}
-
-// Cells only, `cols` columns of cell_px cells aggregating block × block: no labels, titles,
-// colour bar or legend (their texts are kept for the HTML report, which draws its own).
-GridLayout place_thumbnail(const GridRequest& request, const Texts& texts, int cols, int cell_px, int block) {
-  GridLayout layout;
-  layout.thumbnail = true;
-  layout.n_q = static_cast<int>(request.query_tokens.size());
-  layout.n_k = static_cast<int>(request.key_tokens.size());
-  std::tie(layout.panel_rows, layout.panel_cols) = grid_shape(static_cast<int>(request.panels.size()), cols);
-  layout.cell_px = cell_px;
-  layout.block = block;
-  layout.drawn_rows = (layout.n_q + block - 1) / block;
-  layout.drawn_cols = (layout.n_k + block - 1) / block;
-  const int cells_w = layout.drawn_cols * cell_px, cells_h = layout.drawn_rows * cell_px;
-  for (std::size_t p = 0; p < request.panels.size(); ++p) {
-    const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
-    PanelLayout panel;
-    panel.cells = {kThumbnailMarginPx + c * (cells_w + kThumbnailGapPx),
-                   kThumbnailMarginPx + r * (cells_h + kThumbnailGapPx), cells_w, cells_h};
-    panel.bounds = panel.cells;
-    for (Rect* text : {&panel.title, &panel.query_labels, &panel.key_labels, &panel.query_axis_title,
-                       &panel.key_axis_title}) {
-      *text = {panel.cells.x_px, panel.cells.y_px, 0, 0};
-    }
-    layout.panels.push_back(panel);
-  }
-  layout.width_px = 2 * kThumbnailMarginPx + layout.panel_cols * cells_w + (layout.panel_cols - 1) * kThumbnailGapPx;
-  layout.height_px = 2 * kThumbnailMarginPx + layout.panel_rows * cells_h + (layout.panel_rows - 1) * kThumbnailGapPx;
-  layout.query_labels = texts.query_labels;
-  layout.key_labels = texts.key_labels;
-  layout.panel_titles = texts.panel_titles;
-  return layout;
-}
-
-// The thumbnail with the largest cells (up to the preferred labelled size) over the column
-// choices, else the smallest block at 1 px per cell in the first choice that fits; nullopt when
-// not even one pixel per panel fits.
-std::optional<GridLayout> fit_thumbnail(const GridRequest& request, const Texts& texts, const std::vector<int>& choices,
-                                        int max_side, int max_height) {
-  const auto fits = [&](const GridLayout& l) { return l.width_px <= max_side && l.height_px <= max_height; };
-  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
-  const int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
-  std::optional<GridLayout> best;
-  for (const int cols : choices) {
-    for (int cell_px = preferred; cell_px >= 1 && (!best || cell_px > best->cell_px); --cell_px) {
-      GridLayout layout = place_thumbnail(request, texts, cols, cell_px, 1);
-      if (fits(layout)) {
-        best = std::move(layout);
-        break;
-      }
-    }
-  }
-  if (best) return best;
-  for (const int cols : choices) {
-    for (int block = 2; block <= n_max; ++block) {
-      GridLayout layout = place_thumbnail(request, texts, cols, 1, block);
-      if (fits(layout)) return layout;
-    }
   }
   return std::nullopt;
 }
@@ -430,10 +365,13 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
   }
   // Below the size where text fits: the cells alone, said so by layout_notes (issue 24: a small
   // --max-size was refused with advice that heatmaps could not follow).
-  std::optional<GridLayout> thumbnail = fit_thumbnail(request, texts, choices, max_side, max_height);
+  std::optional<GridLayout> thumbnail = fit_thumbnail(request, choices, preferred_cell_px(request), max_side, max_height);
   if (thumbnail) {
     thumbnail->labelled_width_px = smallest->width_px;
     thumbnail->labelled_height_px = smallest->height_px;
+    thumbnail->query_labels = texts.query_labels;  // not drawn; the HTML report shows its own
+    thumbnail->key_labels = texts.key_labels;
+    thumbnail->panel_titles = texts.panel_titles;
     return *thumbnail;
   }
   throw LimitError::image_size(
