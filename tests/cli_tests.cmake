@@ -242,3 +242,9 @@ attnviz_expect(cli_census_formats 0
   "wrote [^ ]*/census_f\\.html and [^ ]*/census_f\\.csv: 40 heads"
   compare --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --census ${ATTNVIZ_CLI_OUT}/census_f.csv
   --format html -o ${ATTNVIZ_CLI_OUT}/census_f.png)
+# heatmaps --max-size 300 on an 8-head model was refused ("show fewer heads", which heatmaps
+# cannot do): the grid and the overview are thumbnails, said in warnings.
+attnviz_expect(cli_small_max_size_thumbnail 0
+  "wrote 10 PNG files.*the grid of 8 heads is drawn as a [0-9]+ [^ ]+ [0-9]+ px thumbnail of its cells alone.*overview\\.png: drawn as a [0-9]+ [^ ]+ [0-9]+ px thumbnail"
+  heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Once upon a time there was" --layers 0 --max-size 300
+  -o ${ATTNVIZ_CLI_OUT}/small_max_size)
