@@ -169,6 +169,15 @@ def export_mha(mha, query_tokens, query_x, path_weights, path_sentence, path_sou
     return written
 
 
+def attnviz_command():
+    """The attnviz executable as a command that runs from the current directory: the repository's
+    build/attnviz (the README's build folder) relative to it, e.g. ./build/attnviz at the repository
+    root. A bare "attnviz" would need the binary on PATH, which the build does not do."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.relpath(os.path.join(root, "build", "attnviz"))
+    return path if path.startswith(("/", ".")) else "./" + path
+
+
 def _demo(folder, seed):
     """A seeded random cross-attention layer with kdim != embed_dim, biases and a padded key."""
     torch.manual_seed(seed)
@@ -186,7 +195,7 @@ def _demo(folder, seed):
                          need_weights=True, average_attn_weights=False)
     for p in paths:
         print("wrote", p)
-    print(f"\nattnviz dump {paths[1]} {paths[0]} --source {paths[2]} --outputs -o out.json")
+    print(f"\n{attnviz_command()} dump {paths[1]} {paths[0]} --source {paths[2]} --outputs -o out.json")
     print("should give, for head 0 (PyTorch's attn_output_weights[0, 0]):")
     for row in weights[0, 0].tolist():
         print("  " + " ".join(f"{w:.6f}" for w in row))

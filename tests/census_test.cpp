@@ -184,6 +184,8 @@ TEST_CASE("census: an encoder-decoder's picture has a labelled table per kind of
     CHECK((*part.allowed).minCoeff() == 1);  // every cell holds a value
     const RenderedGrid grid = render_grid(part, fonts);
     CHECK(!mentions_masking(grid.layout.legend_lines));
+    // Issue 24 §4: each panel is a statistic with its own range, not a head.
+    CHECK(grid.layout.colorbar_scale.caption == "per-statistic min\u2013max (each panel's range in its title)");
     for (const std::string& label : grid.layout.query_labels) CHECK(label.rfind("\u00D7", 0) != 0);  // no "× "
     // Row 1 (layer 1), head 0 of the first panel is drawn in its colour, not hatched.
     const double value = (*part.panels[0])(1, 0);
@@ -201,7 +203,7 @@ TEST_CASE("census: a decoder-only census is one table with plain layer labels", 
   REQUIRE(parts.size() == 1);
   CHECK(parts[0].query_tokens == Tokens{"L2"});
   CHECK(parts[0].max_height_px == 0);
-  CHECK(parts[0].figure_title == "head census \u00B7 toy \u00B7 \u201Ctoy\u201D");
+  CHECK(parts[0].figure_title == "head census \u00B7 toy \u00B7 empty text");  // issue 24: not the model's name
 }
 
 // The hostile tester's run: the transliteration model's 18 blocks once mixed into 6 rows, 12
@@ -216,6 +218,8 @@ TEST_CASE("census: the CTranslate2 model's census has every block, labelled, and
   REQUIRE(census.rows().size() == 3 * 6 * 8);
   const std::vector<GridRequest> parts = census.picture_requests(info, Options{}, 8e9);
   REQUIRE(parts.size() == 3);
+  // Issue 24 §4: the source and its translation, not the translation alone.
+  CHECK_THAT(parts[0].figure_title, Catch::Matchers::Contains("\u201C" + *request.text + "\u201D \u2192 \u201Cmcdonald\u201D"));
   const char* prefixes[] = {"enc.L", "dec.L", "cross.L"};
   const FontSet fonts;
   for (std::size_t k = 0; k < parts.size(); ++k) {

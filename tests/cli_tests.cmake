@@ -253,3 +253,23 @@ attnviz_expect(cli_output_is_file 2 "^attnviz: error: [^ ]*/cli_tests\\.cmake: c
 add_test(NAME tokenize_terminal COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/terminal_test.py
          $<TARGET_FILE:attnviz> ${ATTNVIZ_STORIES_GGUF})
 set_tests_properties(tokenize_terminal PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+# Issue 24 §4 (paper cuts, pictures and help): the top-level help names whole models; render's
+# --rollout asks for a model dump, not for --model, which render does not take.
+add_test(NAME cli_help_whole_models COMMAND attnviz --help)
+set_tests_properties(cli_help_whole_models PROPERTIES PASS_REGULAR_EXPRESSION "whole model \\(--model: GGUF")
+add_test(NAME cli_render_help_rollout COMMAND attnviz render --help)
+set_tests_properties(cli_render_help_rollout PROPERTIES
+  PASS_REGULAR_EXPRESSION "--rollout +With a model dump"
+  FAIL_REGULAR_EXPRESSION "With --model")
+# compare --census --format html once wrote only the PNG without saying so: every format asked
+# is written beside -o and named.
+attnviz_expect(cli_census_formats 0
+  "wrote [^ ]*/census_f\\.html and [^ ]*/census_f\\.csv: 40 heads"
+  compare --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --census ${ATTNVIZ_CLI_OUT}/census_f.csv
+  --format html -o ${ATTNVIZ_CLI_OUT}/census_f.png)
+# heatmaps --max-size 300 on an 8-head model was refused ("show fewer heads", which heatmaps
+# cannot do): the grid and the overview are thumbnails, said in warnings.
+attnviz_expect(cli_small_max_size_thumbnail 0
+  "wrote 10 PNG files.*the grid of 8 heads is drawn as a [0-9]+ [^ ]+ [0-9]+ px thumbnail of its cells alone.*overview\\.png: drawn as a [0-9]+ [^ ]+ [0-9]+ px thumbnail"
+  heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Once upon a time there was" --layers 0 --max-size 300
+  -o ${ATTNVIZ_CLI_OUT}/small_max_size)

@@ -45,6 +45,9 @@ TEST_CASE("color_scale: captions name the scale and its real range", "[render]")
   CHECK(heads.ticks.front().label == "min");
   CHECK(heads.ticks.back().label == "max");
   CHECK(colorbar_scale(ScaleMode::Head, {{0.25, 0.75}}).caption == "per-head min\u2013max 0.25\u20130.75");
+  // Issue 24 §4: the census's panels are statistics, not heads.
+  CHECK(colorbar_scale(ScaleMode::Head, {{0, 0.5}, {0.1, 0.2}}, "statistic").caption ==
+        "per-statistic min\u2013max (each panel's range in its title)");
 }
 
 // Issue 15: --scale head titles printed a head's minimum weight as "1.03e-11".

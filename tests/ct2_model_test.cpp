@@ -146,6 +146,10 @@ TEST_CASE("ct2_model: greedy decoding of the bundled pairs gives mcdonald and at
   const Run r = run(request_for(source_tokens_of(pair.name)));
   CHECK(r.info.generated_text == pair.expected);
   CHECK(r.info.text == pair.expected);
+  // What the pictures quote beside the translation: the character-level source, concatenated.
+  std::string source = source_tokens_of(pair.name);
+  source.erase(std::remove(source.begin(), source.end(), ' '), source.end());
+  CHECK(r.info.source_text == source);
   CHECK(r.info.target_tokens.front() == "<s>");
   CHECK(r.info.target_tokens.size() == pair.expected.size() + 1);
   CHECK(r.info.prompt_length == 1);

@@ -338,9 +338,11 @@ TEST_CASE("head_grid: refuses before allocating when over the memory or size lim
   CHECK_THROWS_AS(layout_grid(request, fonts()), LimitError);
   CHECK_THROWS_WITH(render_grid(request, fonts()), Catch::Contains("MiB") && Catch::Contains("px grid image"));
   request = fixture_a();
-  request.max_size_px = 100;  // titles and labels alone need more
+  request.max_size_px = 8;  // not even a thumbnail: 2 px margins, 4 px between the panels
   CHECK_THROWS_AS(render_grid(request, fonts()), LimitError);
-  CHECK_THROWS_WITH(render_grid(request, fonts()), Catch::Contains("over the limit of 100 px"));
+  CHECK_THROWS_WITH(render_grid(request, fonts()), Catch::Contains("over the limit of 8 px") &&
+                                                       Catch::Contains("raise --max-size") &&
+                                                       !Catch::Contains("fewer heads"));
   request.max_size_px = 1 << 20;  // capped at the hard limit
   CHECK(layout_grid(request, fonts()).width_px <= kMaxSidePx);
 }
@@ -483,4 +485,64 @@ TEST_CASE("head_grid: the colour bar stands beside the cells even under a wider 
   CHECK(grid.layout.colorbar.x_px - cells.right_px() == 24);  // kColorbarGapPx
   CHECK(grid.layout.colorbar.height_px == cells.height_px);
   CHECK(grid.image.width_px() >= grid.layout.panels[0].title.right_px());
+}
+
+// Issue 24 §4: `--max-size 300` on an 8-head grid was refused with advice ("show fewer heads")
+// that heatmaps cannot follow. Below the size where text fits, the cells alone, said so.
+TEST_CASE("head_grid: below the size where text fits, a thumbnail of the cells alone, said in a warning",
+          "[render]") {
+  GridRequest request = numbered_tokens(6, 6);
+  Matrix values(6, 6);
+  for (int i = 0; i < 36; ++i) values(i / 6, i % 6) = 0.02f * static_cast<float>(i);
+  request.panels.assign(8, share<Matrix>(Matrix(values)));
+  request.panel_titles.assign(8, "L0H0 \u00B7 head 0 of 8");
+  request.figure_title = "stories260K \u00B7 layer 0 \u00B7 self-attention weights";
+  request.query_tokens[2] = "\u732B";  // no glyph in DejaVu Sans: but no text is drawn
+  request.max_size_px = 300;
+  const RenderedGrid grid = render_grid(request, fonts());
+  const GridLayout& layout = grid.layout;
+  REQUIRE(layout.thumbnail);
+  CHECK(layout.width_px <= 300);
+  CHECK(layout.height_px <= 300);
+  CHECK(layout.block == 1);
+  CHECK(layout.cell_px >= 8);  // the cells grow into the room the text would have taken
+  CHECK(layout.legend_lines.empty());
+  CHECK(layout.figure_title_lines.empty());
+  CHECK(layout.labelled_width_px > 300);  // max(w, h) of the smallest labelled layout
+  REQUIRE(grid.warnings.size() == 1);
+  CHECK_THAT(grid.warnings[0], Catch::StartsWith("the grid of 8 heads is drawn as a " + std::to_string(layout.width_px) +
+                                                 " \u00D7 " + std::to_string(layout.height_px) +
+                                                 " px thumbnail of its cells alone") &&
+                                   Catch::Contains("raise --max-size"));
+  for (std::size_t p = 0; p < layout.panels.size(); ++p) {
+    for (std::size_t q = p + 1; q < layout.panels.size(); ++q) CHECK_FALSE(overlap(layout.panels[p].cells, layout.panels[q].cells));
+  }
+  // The cells keep their colours; outside the cells and their frames the image is blank.
+  CHECK(centre(grid, 0, 1, 4) == viridis(values(1, 4)));
+  CHECK(centre(grid, 7, 5, 5) == viridis(values(5, 5)));
+  const Rect& first = layout.panels[0].cells;
+  CHECK_FALSE(has_ink(grid.image, {first.right_px() + 1, first.y_px, layout.panels[1].cells.x_px - first.right_px() - 2,
+                                   first.height_px}));
+  request.max_size_px = layout.labelled_width_px > layout.labelled_height_px ? layout.labelled_width_px
+                                                                              : layout.labelled_height_px;
+  CHECK_FALSE(layout_grid(request, fonts()).thumbnail);  // the size the warning names shows the text
+}
+
+// Issue 24 §4: an empty text's 1 × 1 panels have titles wider than their cells; the colour bar
+// stood beside the cells and covered the second row's last title.
+TEST_CASE("head_grid: the colour bar covers no title, label or axis title of any panel row", "[render]") {
+  const int n_panels = GENERATE(2, 8, 12);
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"<s>"};
+  request.panels.assign(static_cast<std::size_t>(n_panels), share<Matrix>(Matrix::Constant(1, 1, 1.0f)));
+  for (int p = 0; p < n_panels; ++p) request.panel_titles.push_back("L0H" + std::to_string(p) + " \u00B7 head of 8");
+  request.cols = n_panels == 2 ? 1 : 0;
+  const RenderedGrid grid = render_grid(request, fonts());
+  REQUIRE(grid.layout.panel_rows > 1);
+  for (const PanelLayout& panel : grid.layout.panels) {
+    CHECK(panel.title.width_px > panel.cells.width_px);
+    for (const Rect& text : {panel.title, panel.key_labels, panel.key_axis_title, panel.bounds}) {
+      CHECK_FALSE(overlap(text, grid.layout.colorbar));
+    }
+  }
 }

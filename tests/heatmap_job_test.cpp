@@ -19,3 +19,26 @@ TEST_CASE("heatmap_job: the figure title names what is known and nothing in its 
   CHECK(heatmap_figure_title(record) == "aren-translit decoder · layer 2 · self-attention weights · causal mask · "
                                         "padding mask");
 }
+
+// Issue 24 §4: an encoder-decoder's encoder and decoder self-attention pictures carried the same
+// title and panel names ("L3H0"); they name their block as the census and compare do.
+TEST_CASE("heatmap_job: an encoder-decoder's pictures name their block in titles and head names", "[cli][render]") {
+  AttentionRecord record;
+  record.model = "aren-translit";
+  record.layer = 3;
+  record.num_heads = 2;
+  record.query_tokens = record.key_tokens = {"a", "b"};
+  record.weights = {Matrix::Constant(2, 2, 0.5f), Matrix::Constant(2, 2, 0.5f)};
+  CHECK(heatmap_figure_title(record, "enc") == "aren-translit · layer 3 · encoder self-attention weights");
+  record.causal = true;
+  CHECK(heatmap_figure_title(record, "dec") == "aren-translit · layer 3 · decoder self-attention weights · causal mask");
+  record.causal = false;
+  record.mode = "cross";
+  CHECK(heatmap_figure_title(record, "cross") == "aren-translit · layer 3 · decoder cross-attention weights");
+  CHECK(heatmap_figure_title(record) == "aren-translit · layer 3 · cross-attention weights");
+  Options options;
+  const ReportView view = heatmap_report_view(record, options, "decoder/layer_3/cross", 8e9, "cross");
+  CHECK(view.panel_titles == std::vector<std::string>{"cross.L3H0 · head 0 of 2", "cross.L3H1 · head 1 of 2"});
+  CHECK(view.panel_names == std::vector<std::string>{"cross.L3H0", "cross.L3H1"});
+  CHECK(heatmap_report_view(record, options, "layer_3", 8e9).panel_names == std::vector<std::string>{"L3H0", "L3H1"});
+}

@@ -1,5 +1,6 @@
 // Whole-model pictures and tables on stories260K (issue 13): overview.png, --rollout in the
 // dump and as rollout.png, compare --model --census and --heads L0H3,L4H1, and their errors.
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -89,6 +90,42 @@ TEST_CASE("model compare: --census writes one row per (layer, head) and its pict
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 5 * 8);
   CHECK(csv.find("\n4,7,") != std::string::npos);
   CHECK(std::filesystem::exists(dir.file("census.png")));
+}
+
+// Issue 24 §4: --census --format html wrote only the PNG, without saying so. Every format asked
+// is written beside -o (as compare writes its figure), and the summary line names each file.
+TEST_CASE("model compare: --census writes its picture in every --format asked, and names each file",
+          "[model][census][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Compare, dir.file("census.png"));
+  o.census = dir.file("census.csv");
+  std::vector<std::string> expected;
+  SECTION("html alone") {
+    o.formats = {"html"};
+    expected = {"census.html"};
+  }
+  SECTION("all three") {
+    o.formats = {"png", "svg", "html"};
+    expected = {"census.png", "census.svg", "census.html"};
+  }
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  std::string written = "wrote ";
+  for (const std::string& name : expected) {
+    CHECK(std::filesystem::exists(dir.file(name)));
+    written += dir.file(name) + " and ";
+  }
+  CHECK_THAT(r.out, Contains(written + dir.file("census.csv") + ": 40 heads\n"));
+  for (const char* name : {"census.png", "census.svg", "census.html"}) {
+    if (std::find(expected.begin(), expected.end(), name) == expected.end()) CHECK_FALSE(std::filesystem::exists(dir.file(name)));
+  }
+  if (std::filesystem::exists(dir.file("census.html"))) {
+    CHECK_THAT(test::read_file(dir.file("census.html")), Contains("previous-token mass") && Contains("\"L4\""));
+  }
+  if (std::filesystem::exists(dir.file("census.svg"))) {
+    CHECK_THAT(test::read_file(dir.file("census.svg")), Contains("<svg") && Contains("previous-token mass"));
+  }
 }
 
 TEST_CASE("model compare: --heads L0H3,L4H1 puts heads of two layers side by side", "[model][cli]") {
@@ -225,9 +262,10 @@ TEST_CASE("model compare: heads and options that do not fit are refused, nothing
 
 TEST_CASE("model pictures: what the overview and the rollout keep is counted before the run", "[model][overview][rollout]") {
   Options o;
-  // 32 × 32 heads at 2048 tokens under --max-size 4096: maps of at most 109 cells a side
-  // ((4096 − 320 − 20) / 33 − 4), 5 bytes a cell, twice (the maps and the picture's copy).
-  CHECK(OverviewCollector::kept_bytes(o, 2048, 32, 32) == 2.0 * 32 * 33 * 109 * 109 * 5);
+  // 32 × 32 heads at 2048 tokens under --max-size 4096: maps of at most 119 cells a side
+  // ((4096 − 2 × 2 − 8) / 33 − 4, what a thumbnail could show), 5 bytes a cell, twice (the maps
+  // and the picture's copy).
+  CHECK(OverviewCollector::kept_bytes(o, 2048, 32, 32) == 2.0 * 32 * 33 * 119 * 119 * 5);
   CHECK(OverviewCollector::kept_bytes(o, 13, 5, 8) == 2.0 * 5 * 9 * 13 * 13 * 5);
   CHECK(RolloutCollector::kept_bytes(2048, 32, false) == 4.0 * 2048 * 2048 * 8);
   CHECK(RolloutCollector::kept_bytes(10, 3, true) == 4.0 * 100 * 8 + 3 * 100 * 16);
@@ -246,4 +284,23 @@ TEST_CASE("model pictures: what the overview and the rollout keep is counted bef
     dump.rollout = false;
     CHECK(run_with(dump).code == kExitOk);
   }
+}
+
+// Issue 24 §4: heatmaps --model on an encoder-decoder named the encoder's and the decoder's
+// self-attention heads alike ("L3H0"); every block's view names its block.
+TEST_CASE("model pictures: an encoder-decoder's heatmaps name each head with its block", "[model][ct2][cli]") {
+  test::TempDir dir;
+  Options o = model_options(Command::Heatmaps, dir.file("pictures"));
+  o.model = test::data_file("aren-translit/model");
+  o.text = "\u0645\u0627\u0643\u062F\u0648\u0646\u0627\u0644\u062F";  // ماكدونالد
+  o.layers = "3";
+  o.formats = {"html"};
+  const RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  const std::string page = test::read_file(dir.file("pictures/index.html"));
+  for (const char* name : {"enc.L3H0", "dec.L3H0", "cross.L3H0"}) CHECK_THAT(page, Contains(std::string("\"") + name + "\""));
+  CHECK_THAT(page, Contains("encoder self-attention weights") && Contains("decoder self-attention weights") &&
+                       Contains("decoder cross-attention weights"));
+  CHECK_THAT(page, !Contains("\"L3H0\""));
 }

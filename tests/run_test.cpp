@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "render/font.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
@@ -426,4 +427,32 @@ TEST_CASE("run: -o naming an existing file where a folder must be says it is a f
   CHECK(r.code == kExitOutputError);
   CHECK_THAT(r.err, Contains(dir.file("taken") + " is a file, not a folder"));
   CHECK(test::snapshot(dir.path()) == before);
+}
+
+// Issue 24 §4: one emoji gave two warnings (compare draws the weights and their differences),
+// both suggesting a CJK font.
+TEST_CASE("run: a character no font has is warned once, with a font for its script", "[cli][render]") {
+  if (FontSet().has_glyph(U'\U0001F642')) {
+    WARN("an installed font draws U+1F642 (fonts-symbola?): nothing to warn about here");
+    return;
+  }
+  test::TempDir dir;
+  const std::string input = dir.file("emoji.json");
+  std::ofstream(input) << "{\"tokens\": [\"I\", \"\U0001F642\"], \"weights\": [[[1, 0], [0.5, 0.5]], [[0.3, 0.7], [0.5, 0.5]]]}";
+  Options options;
+  options.command = Command::Compare;
+  options.sentence = input;
+  options.heads = {0, 1};
+  options.output = dir.file("compare.png");
+  options.threads = 1;
+  const RunResult r = run_with(options);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  std::size_t warnings = 0;
+  for (std::size_t at = r.err.find("no glyph for U+1F642"); at != std::string::npos;
+       at = r.err.find("no glyph for U+1F642", at + 1)) {
+    ++warnings;
+  }
+  CHECK(warnings == 1);
+  CHECK_THAT(r.err, Contains("fonts-symbola for emoji") && !Contains("fonts-noto-cjk"));
 }

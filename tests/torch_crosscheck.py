@@ -35,6 +35,8 @@ except ImportError as e:  # the test installs nothing; the README's setup instal
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
 from export_torch_mha import export_mha  # noqa: E402
 
+SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts")
+
 # name, embed_dim, heads, n_q, n_k (None = self), kdim, vdim, bias, causal, padded key indices
 CASES = [
     ("self, 1 head, biases", 8, 1, 5, None, None, None, True, False, []),
@@ -128,6 +130,29 @@ def run_case(attnviz, folder, index, case):
     return ok
 
 
+def check_demo_command(attnviz, folder):
+    """The demo's printed command runs from where the demo was run (issue 24: it once printed a bare
+    `attnviz`, which needs the binary on PATH). Run from a folder outside the repository, its first
+    word must name the repository's build/attnviz from there; the rest is run with the tested binary
+    (which may be another build folder's)."""
+    demo = subprocess.run([sys.executable, os.path.join(SCRIPTS, "export_torch_mha.py"), "--demo", "demo"],
+                          cwd=folder, capture_output=True, text=True)
+    if demo.returncode != 0:
+        raise AssertionError(f"the demo exited {demo.returncode}: {demo.stderr.strip()}")
+    line = next((l for l in demo.stdout.splitlines() if " dump " in l), None)
+    if line is None:
+        raise AssertionError(f"the demo printed no dump command:\n{demo.stdout}")
+    words = line.split()
+    expected = os.path.join(os.path.dirname(SCRIPTS), "build", "attnviz")
+    if os.path.realpath(os.path.join(folder, words[0])) != os.path.realpath(expected):
+        raise AssertionError(f"the demo's command starts with {words[0]!r}, which is not {expected} from {folder}")
+    run = subprocess.run([attnviz] + words[1:], cwd=folder, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise AssertionError(f"the demo's command exited {run.returncode}: {run.stderr.strip()}")
+    print(f"ok   demo command: {line}")
+    return True
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -145,6 +170,13 @@ def main(argv):
                 ok = False
             passed += ok
             failed += not ok
+        try:
+            ok = check_demo_command(attnviz, folder)
+        except (AssertionError, OSError) as e:
+            print(f"FAIL demo command: {e}")
+            ok = False
+        passed += ok
+        failed += not ok
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

@@ -6,10 +6,14 @@
 #include <functional>
 
 #include "cli/overview_job.hpp"
+#include "cli/picture_formats.hpp"
 #include "core/error.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
+#include "render/html_report.hpp"
 #include "render/png.hpp"
+#include "render/svg_document.hpp"
+#include "render/svg_grid.hpp"
 
 namespace attnviz {
 
@@ -129,11 +133,12 @@ GridRequest CensusCollector::picture_request(const std::string& block, const Mod
   request.query_axis_title = "layer";
   request.key_axis_title = "head";
   request.figure_title = "head census \u00B7 " + info.model.name + " \u00B7 " +
-                         title_text(info.text.empty() ? info.model.name : info.text) +
+                         run_text_title(info) +
                          (has_induction() ? "" : " \u00B7 no repeated token: no induction score") +
                          (block.empty() ? "" : " \u00B7 " + block_description(block));
   request.colorbar_label = "value of the statistic";
   request.scale = ScaleMode::Head;
+  request.panel_noun = "statistic";
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols > 0 ? options.cols : 4;
   request.max_size_px = options.max_size_px;
@@ -168,6 +173,31 @@ std::string CensusCollector::render_png(const ModelRunInfo& info, const Options&
   }
   if (parts.size() == 1) return encode_png(parts.front(), options.output);
   return encode_png(stack_vertically(parts, kBackground), options.output);
+}
+
+void CensusCollector::add_pictures(const ModelRunInfo& info, const Options& options, double memory_budget,
+                                   OutputSet& files, std::vector<std::string>& warnings) const {
+  if (wants_format(options, "png")) files.add(options.output, render_png(info, options, memory_budget, warnings));
+  const bool svg = wants_format(options, "svg"), html = wants_format(options, "html");
+  if (!svg && !html) return;
+  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const std::vector<GridRequest> requests = picture_requests(info, options, memory_budget);
+  if (svg) {
+    std::vector<SvgPicture> parts;
+    for (std::size_t i = 0; i < requests.size(); ++i) parts.push_back(grid_svg(requests[i], fonts, "p" + std::to_string(i)));
+    files.add(with_extension(options.output, ".svg"), svg_document(parts));
+  }
+  if (html) {
+    ReportPage page{requests.front().figure_title, {}, false};
+    for (const GridRequest& request : requests) {
+      // A view per kind of block, named by it (its rows say "enc.L0"); "census" for a decoder.
+      const std::string& first_row = request.query_tokens.front();
+      const std::size_t dot = first_row.find('.');
+      const std::string name = dot == std::string::npos ? "census" : block_description(first_row.substr(0, dot));
+      page.views.push_back(report_view(request, fonts, name, request.panel_titles));
+    }
+    files.add(with_extension(options.output, ".html"), html_report(page));
+  }
 }
 
 std::string census_format(const std::string& path, const std::string& option) {

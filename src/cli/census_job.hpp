@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "io/atomic_output.hpp"
 #include "io/census_output.hpp"
 #include "model/model_run.hpp"
 #include "render/head_grid.hpp"
@@ -40,6 +41,11 @@ class CensusCollector {
   /// The picture_requests drawn and stacked: PNG bytes.
   std::string render_png(const ModelRunInfo& info, const Options& options, double memory_budget,
                          std::vector<std::string>& warnings) const;
+  /// The picture in every format options.formats asks for, as compare writes its figure:
+  /// options.output (PNG), the same name with .svg (the parts stacked) and with .html (a view
+  /// per part). Throws as render_grid().
+  void add_pictures(const ModelRunInfo& info, const Options& options, double memory_budget, OutputSet& files,
+                    std::vector<std::string>& warnings) const;
 
  private:
   // A block seen: its name ("" for decoder-only models, else "enc", "dec" or "cross") and layer.

@@ -294,11 +294,12 @@ void add_model_options(CLI::App& sub, Options& o) {
                  "decoding, to see the attention the model would use for it.");
 }
 
-// Attention rollout of a whole model (docs/analysis.md "Attention rollout").
-void add_rollout_options(CLI::App& sub, Options& o) {
+// Attention rollout of a whole model (docs/analysis.md "Attention rollout"). `source` says where the
+// subcommand gets a whole model from: render takes no --model, only a model dump.
+void add_rollout_options(CLI::App& sub, Options& o, const std::string& source) {
   sub.add_flag("--rollout", o.rollout,
-               "With --model (or a model dump): attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, "
-               "rows renormalised; dump adds rollout [layer][query][key], heatmaps and render write rollout.png.");
+               source + ": attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, rows renormalised; "
+               "dump adds rollout [layer][query][key], heatmaps and render write rollout.png.");
   sub.add_option("--rollout-residual", o.rollout_residual,
                  "The residual weight a of --rollout, from 0 to 1 (default 0.5, as Abnar & Zuidema 2020).")
       ->check(kUnitInterval);
@@ -382,7 +383,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option_function<std::string>("COMMAND", [top](const std::string& word) { unknown_command(*top, word); })
       ->group("");
 
-  CLI::App* dump = app.add_subcommand("dump", "Compute every head's attention weights and write them as JSON.");
+  CLI::App* dump = app.add_subcommand("dump", "Compute every head's attention weights and write them as JSON (one layer, or with --model every layer of "
+              "a whole model).");
   add_attention_inputs(*dump, o);
   dump->add_option("-o,--output", o.output,
                    "The JSON file to write (attnviz.attention format, see docs/output-formats.md); - writes it to "
@@ -392,18 +394,19 @@ void add_options(CLI::App& app, Options& o) {
   dump->add_flag("--outputs", o.outputs, "Also write each head's output rows and, with W_O, the layer output.");
   add_model_options(*dump, o);
   dump->add_flag("--logits", o.logits, "With --model: also write the last position's logits (n_vocab values).");
-  add_rollout_options(*dump, o);
+  add_rollout_options(*dump, o, "With --model");
   add_resource_options(*dump, o);
   dump->callback([&o] { o.command = Command::Dump; });
 
   CLI::App* heatmaps = app.add_subcommand(
-      "heatmaps", "Compute every head and draw one labelled heatmap per head plus a grid of all heads (PNG).");
+      "heatmaps", "Compute every head and draw one labelled heatmap per head plus a grid of all heads (PNG); with --model, "
+                  "for every layer of a whole model, with an overview of all layers.");
   add_attention_inputs(*heatmaps, o);
   heatmaps->add_option("-o,--output", o.output,
                        "The folder to write grid.png and head_<h>.png into (with --model: layer_<l>/ per layer).")
       ->required();
   add_model_options(*heatmaps, o);
-  add_rollout_options(*heatmaps, o);
+  add_rollout_options(*heatmaps, o, "With --model");
   add_picture_options(*heatmaps, o);
   add_resource_options(*heatmaps, o);
   heatmaps->callback([&o] { o.command = Command::Heatmaps; });
@@ -412,7 +415,7 @@ void add_options(CLI::App& app, Options& o) {
       "render", "Draw heatmaps from an attention JSON (a dump, or weights [head][query][key] with tokens).");
   render->add_option("ATTENTION", o.sentence, "The attention JSON to draw.")->required();
   render->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
-  add_rollout_options(*render, o);
+  add_rollout_options(*render, o, "With a model dump (attnviz dump --model ... -o FILE.json)");
   add_picture_options(*render, o);
   add_resource_options(*render, o);
   render->callback([&o] { o.command = Command::Render; });

@@ -8,6 +8,7 @@
 #include "core/counted.hpp"
 #include "cli/picture_formats.hpp"
 #include "core/error.hpp"
+#include "model/model_run.hpp"
 #include "render/color_scale.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
@@ -42,7 +43,7 @@ std::string shorten(const std::string& text, std::size_t max) {
 // One request for every image; per-head images reuse it with one panel. Requests borrow the
 // record's matrices (the caller keeps the record until the pictures are encoded).
 GridRequest base_request(const AttentionRecord& record, const SharedMask& allowed, const Options& options,
-                         double memory_budget) {
+                         double memory_budget, const std::string& block) {
   GridRequest request;
   request.query_tokens = record.query_tokens;
   request.key_tokens = record.key_tokens;
@@ -56,7 +57,7 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
     request.query_axis_title = "queries: target" + (two_files ? file(record.inputs.front()) : std::string());
     request.key_axis_title = "keys: source" + (two_files ? file(record.inputs.back()) : std::string());
   }
-  request.figure_title = heatmap_figure_title(record);
+  request.figure_title = heatmap_figure_title(record, block);
   request.scale = scale_mode(options.scale);
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols;
@@ -66,8 +67,20 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
   return request;
 }
 
-std::string panel_title(const AttentionRecord& record, int head) {
-  return record.head_name(head) + " · head " + std::to_string(head) + " of " + std::to_string(record.num_heads);
+// "L3H0", or with an encoder-decoder's block "enc.L3H0" (as the census and compare name heads).
+std::string head_name(const AttentionRecord& record, const std::string& block, int head) {
+  return (block.empty() ? "" : block + ".") + record.head_name(head);
+}
+
+std::string panel_title(const AttentionRecord& record, const std::string& block, int head) {
+  return head_name(record, block, head) + " · head " + std::to_string(head) + " of " + std::to_string(record.num_heads);
+}
+
+// "self-attention weights", or the block's own words ("encoder self-attention weights").
+std::string kind_words(const AttentionRecord& record, const std::string& block) {
+  for (const BlockName& b : block_names())
+    if (block == b.name) return std::string(b.description) + " weights";
+  return record.mode == "cross" ? "cross-attention weights" : "self-attention weights";
 }
 
 void keep_new_warnings(const std::vector<std::string>& found, std::vector<std::string>& warnings) {
@@ -124,12 +137,12 @@ double picture_budget(const AttentionRecord& record, double memory_budget, int w
 
 }  // namespace
 
-std::string heatmap_figure_title(const AttentionRecord& record) {
+std::string heatmap_figure_title(const AttentionRecord& record, const std::string& block) {
   // Without a model name the title starts with the layer or the kind ("self-attention weights"),
   // never with a stand-in word.
   std::string title = record.model.empty() ? std::string() : shorten(record.model, kMaxModelNameCodePoints) + " · ";
   if (record.layer) title += "layer " + std::to_string(*record.layer) + " · ";
-  title += record.mode == "cross" ? "cross-attention weights" : "self-attention weights";
+  title += kind_words(record, block);
   if (record.causal) title += " · causal mask";
   if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
     title += " · padding mask";
@@ -139,7 +152,7 @@ std::string heatmap_figure_title(const AttentionRecord& record) {
 }
 
 OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
-                          double memory_budget) {
+                          double memory_budget, const std::string& block) {
   warn_if_flat(record, options, warnings);
   warn_about_stale_heads(record, options.output, warnings);
   const FontSet fonts(label_font_paths(options.fonts));
@@ -148,12 +161,12 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   files.create_directory(options.output);
 
   const SharedMask allowed = share(record.allowed());
-  GridRequest grid = base_request(record, allowed, options, memory_budget);
+  GridRequest grid = base_request(record, allowed, options, memory_budget, block);
   for (int h = 0; h < record.num_heads; ++h) {
     grid.panels.push_back(borrow(record.weights[h]));
-    grid.panel_titles.push_back(panel_title(record, h));
+    grid.panel_titles.push_back(panel_title(record, block, h));
   }
-  GridRequest single = base_request(record, allowed, options, memory_budget);
+  GridRequest single = base_request(record, allowed, options, memory_budget, block);
   single.cols = 1;
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
   if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, *allowed, grid.scale).front();
@@ -167,7 +180,7 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};
   for (int h = 0; h < record.num_heads; ++h) {
     single.panels = {borrow(record.weights[h])};
-    single.panel_titles = {panel_title(record, h)};
+    single.panel_titles = {panel_title(record, block, h)};
     jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
   }
   if (wants_format(options, "svg")) {
@@ -189,7 +202,7 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 }
 
 ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name,
-                               double memory_budget) {
+                               double memory_budget, const std::string& block) {
   const double values = static_cast<double>(record.num_heads) * static_cast<double>(record.query_tokens.size()) *
                         static_cast<double>(record.key_tokens.size());
   if (record.memory_bytes() + values * kReportBytesPerValue > memory_budget) {
@@ -199,12 +212,12 @@ ReportView heatmap_report_view(const AttentionRecord& record, const Options& opt
                              record.memory_bytes() + values * kReportBytesPerValue, memory_budget, "--max-memory MIB");
   }
   const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
-  GridRequest grid = base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity());
+  GridRequest grid = base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity(), block);
   std::vector<std::string> names;
   for (int h = 0; h < record.num_heads; ++h) {
     grid.panels.push_back(borrow(record.weights[h]));
-    grid.panel_titles.push_back(panel_title(record, h));
-    names.push_back(record.head_name(h));
+    grid.panel_titles.push_back(panel_title(record, block, h));
+    names.push_back(head_name(record, block, h));
   }
   return report_view(grid, fonts, std::move(name), names);
 }

@@ -5,7 +5,8 @@
 #include "cli/run.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"attnviz: per-head attention weights of a Transformer layer, as JSON and heatmaps", "attnviz"};
+  CLI::App app{"attnviz: per-head attention weights of a Transformer layer, or of every layer of a whole model (--model: GGUF, "
+                   "Hugging Face safetensors, CTranslate2), as JSON and heatmaps", "attnviz"};
   attnviz::Options options;
   attnviz::add_options(app, options);
   try {

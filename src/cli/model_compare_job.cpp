@@ -157,7 +157,7 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
                              std::move(census_files));
   }
   timer.lap("compute");
-  census_files.add(options.output, census.render_png(info, options, budget, warnings));
+  census.add_pictures(info, options, budget, census_files, warnings);
   timer.lap("render");
   census_files.protect(input_files(options));
   census_files.commit();
@@ -166,7 +166,10 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   print_top(census.rows(), "first-token mass", [](const CensusRow& r) { return r.stats.first_token_mass; }, out);
   print_top(census.rows(), "diagonal mass", [](const CensusRow& r) { return r.stats.diagonal_mass; }, out);
   print_top(census.rows(), "induction score", [](const CensusRow& r) { return r.induction; }, out);
-  out << "wrote " << options.output << " and " << options.census << ": " << census.rows().size() << " heads\n";
+  std::string written;  // the pictures (--format may add .svg and .html beside the PNG), then the table
+  for (const std::string& path : census_files.paths())
+    if (path != options.census) written += path + " and ";
+  out << "wrote " << written << options.census << ": " << census.rows().size() << " heads\n";
 }
 
 }  // namespace attnviz

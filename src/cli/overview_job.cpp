@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/counted.hpp"
 #include "core/parallel_for.hpp"
 #include "render/font.hpp"
 #include "render/overview.hpp"
@@ -26,6 +27,13 @@ std::string title_text(const std::string& text, std::size_t max) {
     else shown += c < 0x20 || c == 0x7f ? U' ' : c;
   }
   return "\u201C" + encode_utf8(shown) + (cut ? "\u2026\u201D" : "\u201D");
+}
+
+std::string run_text_title(const ModelRunInfo& info) {
+  if (!info.source_tokens.empty()) {
+    return (info.source_text.empty() ? std::string() : title_text(info.source_text) + " \u2192 ") + title_text(info.text);
+  }
+  return info.text.empty() ? "empty text" : title_text(info.text);
 }
 
 namespace {
@@ -104,15 +112,15 @@ std::string OverviewCollector::render_png(const ModelRunInfo& info, double memor
   request.n_q = n_q_;
   request.n_k = n_k_;
   request.base_block = base_block_;
-  request.figure_title = info.model.name + " \u00B7 " + std::to_string(maps_.size()) + " layers \u00D7 " +
-                         std::to_string(num_heads_) + " heads \u00B7 " + kind_ + "-attention \u00B7 " +
-                         title_text(info.text.empty() ? info.model.name : info.text);
+  request.figure_title = info.model.name + " \u00B7 " + counted(static_cast<long long>(maps_.size()), "layer") +
+                         " \u00D7 " + counted(num_heads_, "head") + " \u00B7 " + kind_ + "-attention \u00B7 " +
+                         run_text_title(info);
   request.cmap = options_.cmap.empty() ? "viridis" : options_.cmap;
   request.max_size_px = options_.max_size_px;
   request.max_memory_bytes = memory_budget;
   const FontSet fonts = options_.fonts.empty() ? FontSet() : FontSet(options_.fonts);
   const RenderedOverview overview = render_overview(request, fonts);
-  if (overview.block > 1) warnings.push_back("overview.png: " + overview.notes[1]);
+  for (const std::string& warning : overview.warnings) warnings.push_back("overview.png: " + warning);
   if (!skipped_.empty()) {
     warnings.push_back("overview.png shows the " + stack_ + "'s " + kind_ + "-attention only (not " + skipped_.front() +
                        (skipped_.size() > 1 ? " and " + std::to_string(skipped_.size() - 1) + " more" : "") + ")");

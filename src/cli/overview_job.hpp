@@ -16,6 +16,11 @@ namespace attnviz {
 /// `text` shortened to `max` code points with "…", in quotes: how a title shows the input text.
 std::string title_text(const std::string& text, std::size_t max = 40);
 
+/// What the titles of a model run's pictures (overview, rollout, census) quote of its input:
+/// title_text(info.text); for an encoder-decoder the source and its translation,
+/// “ماكدونالد” → “mcdonald”; "empty text" when there is none (never the model's name in its place).
+std::string run_text_title(const ModelRunInfo& info);
+
 class OverviewCollector {
  public:
   explicit OverviewCollector(const Options& options) : options_(options) {}

@@ -85,7 +85,7 @@ std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory
   top.panel_titles = {"R_" + last + " = \u00C2_" + last + " \u00B7 \u2026 \u00B7 \u00C2_0"};
   top.allowed = share(allowed_);
   top.figure_title = info.model.name + " \u00B7 attention rollout, residual weight " + residual + " \u00B7 " +
-                     title_text(info.text.empty() ? info.model.name : info.text);
+                     run_text_title(info);
   top.key_axis_title = "input tokens";
   top.query_axis_title = "positions after layer " + last;
   top.colorbar_label = "share of the input (rollout)";

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
+#include <set>
 
 #include "cli/attention_job.hpp"
 #include "cli/compare_job.hpp"
@@ -23,6 +24,7 @@
 #include "io/json_file.hpp"
 #include "io/model_dump.hpp"
 #include "io/record_json.hpp"
+#include "render/grid_notes.hpp"
 #include "render/html_report.hpp"
 
 namespace attnviz {
@@ -77,8 +79,16 @@ double attention_values(long tokens, int layers, int heads) {
   return static_cast<double>(layers) * heads * static_cast<double>(tokens) * static_cast<double>(tokens);
 }
 
+// Each warning once: a run's pictures repeat notes (compare draws the weights and their
+// differences over the same tokens), and a character no font has is reported by the first
+// picture that has it, whichever text it is in (issue 24: one emoji, two warnings).
 void print_warnings(const std::vector<std::string>& warnings, std::ostream& err) {
-  for (const std::string& w : warnings) err << "attnviz: warning: " << printable(w) << "\n";
+  std::set<std::string> said;
+  for (const std::string& w : warnings) {
+    const std::string code = missing_glyph_code(w);
+    if (!said.insert(code.empty() ? w : code).second) continue;
+    err << "attnviz: warning: " << printable(w) << "\n";
+  }
 }
 
 void require_output(const Options& options, const char* what) {
@@ -151,9 +161,12 @@ void render_block(const AttentionBlock& block, bool encoder_decoder, const Optio
   if (wants_format(options, "png") || wants_format(options, "svg")) {
     Options per_block = options;
     per_block.output = (std::filesystem::path(options.output) / folder).string();
-    files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options)));
+    files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options), block.block_name()));
   }
-  if (wants_format(options, "html")) page.views.push_back(heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options)));
+  if (wants_format(options, "html")) {
+    page.views.push_back(
+        heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options), block.block_name()));
+  }
 }
 
 // The model page's title: the model, the number of tokens and the blocks shown.

@@ -73,6 +73,7 @@ std::vector<std::string> ModelDumpWriter::finish(const ModelRunInfo& info, bool 
   if (!info.token_texts.empty()) head["token_texts"] = info.token_texts;
   if (!info.source_tokens.empty()) {
     head["source_tokens"] = info.source_tokens;
+    head["source_text"] = info.source_text;
     head["target_tokens"] = info.target_tokens;
   }
   // A text that ends inside a UTF-8 character (a byte token such as <0xE7>) shows U+FFFD there.
@@ -133,6 +134,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path) {
     dump.info.prompt_length = field_or<int>(root, "prompt_length", 0);
     dump.info.generated_text = field_or<std::string>(root, "generated_text", "");
     dump.info.source_tokens = field_or<Tokens>(root, "source_tokens", {});
+    dump.info.source_text = field_or<std::string>(root, "source_text", "");
     dump.info.target_tokens = field_or<Tokens>(root, "target_tokens", {});
   } catch (const json::exception& e) {
     throw InputError::inconsistent(path, std::string("the model dump's header is malformed: ") + e.what());

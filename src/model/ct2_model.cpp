@@ -221,6 +221,7 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
   if (!model.source_suffix.empty()) info.source_tokens.push_back(model.source_suffix);
   const std::vector<std::int32_t> source_ids = ct2_token_ids(model.source, info.source_tokens, "source", warnings);
   info.source_tokens = tokens_of(model.source, source_ids);
+  info.source_text = ct2_join_tokens(model.source, info.source_tokens);
 
   // Encoder blocks go to the sink as they are computed: they need only the source tokens.
   const Matrix memory = ct2_encode(t, source_ids, [&](const std::string&, const std::string&, int layer, AttentionResult& r) {

@@ -78,6 +78,8 @@ struct ModelRunInfo {
   std::vector<float> last_logits;      ///< the final position's n_vocab logits, when asked
   // Encoder-decoder models only.
   Tokens source_tokens;                ///< encoder input
+  std::string source_text;             ///< the source, its tokens joined as the source vocabulary
+                                       ///< says (specials left out): what pictures quote
   Tokens target_tokens;                ///< decoder input, from <s>
 };
 

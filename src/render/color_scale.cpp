@@ -102,7 +102,7 @@ std::vector<ValueRange> panel_ranges(const std::vector<SharedMatrix>& panels,
   return std::vector<ValueRange>(panels.size(), shared);
 }
 
-ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges) {
+ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges, const std::string& panel) {
   assert(!ranges.empty());
   const ValueRange& first = ranges.front();
   const std::string constant = first.vmax > first.vmin ? "" : " (constant: mid colour)";
@@ -114,11 +114,11 @@ ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& rang
     case ScaleMode::Head:
       if (ranges.size() == 1) {
         return {first, nice_ticks(first),
-                "per-head min" + std::string(kEnDash) + "max " + format_range(first) + constant};
+                "per-" + panel + " min" + std::string(kEnDash) + "max " + format_range(first) + constant};
       }
       return {ValueRange{0, 1},
               {{0, "min"}, {1, "max"}},
-              "per-head min" + std::string(kEnDash) + "max (each panel's range in its title)"};
+              "per-" + panel + " min" + std::string(kEnDash) + "max (each panel's range in its title)"};
     case ScaleMode::Shared:
       return {first, nice_ticks(first), "shared scale " + format_range(first) + constant};
     case ScaleMode::Symmetric:

@@ -49,8 +49,11 @@ struct ColorbarScale {
   std::string caption;
 };
 
+/// `panel` names what one panel shows, for the Head mode's caption: "head" gives "per-head
+/// min–max", "statistic" (the head census, whose panels are statistics) "per-statistic min–max".
 /// Requires: ranges has one entry per panel, as returned by panel_ranges(.., mode).
-ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges);
+ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& ranges,
+                             const std::string& panel = "head");
 
 /// A value as shown in captions and titles: 3 significant digits, no trailing zeros ("0.912");
 /// very small or large values in scientific notation as printed, not as printf writes it:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/counted.hpp"
+#include "render/font_advice.hpp"
 #include "render/token_label.hpp"
 #include "render/utf8.hpp"
 
@@ -10,6 +12,7 @@ namespace attnviz {
 namespace {
 
 const char* const kTimes = " \u00D7 ";
+const std::string kNoGlyph = ": no glyph for ";  // before the code point in a missing-glyph warning
 
 std::string thinning_note(const GridLayout& layout) {
   const int q = layout.query_label_stride, k = layout.key_label_stride;
@@ -29,6 +32,15 @@ std::string downsampling_note(const GridLayout& layout, ScaleMode scale) {
          std::to_string(layout.n_k) + " cells do not fit in the image)";
 }
 
+std::string thumbnail_note(const GridRequest& request, const GridLayout& layout) {
+  if (!layout.thumbnail) return "";
+  return "the grid of " + counted(static_cast<long long>(request.panels.size()), request.panel_noun) +
+         " is drawn as a " + std::to_string(layout.width_px) + kTimes + std::to_string(layout.height_px) +
+         " px thumbnail of its cells alone: with its labels, titles and colour bar it needs at least " +
+         std::to_string(layout.labelled_width_px) + kTimes + std::to_string(layout.labelled_height_px) +
+         " px (raise --max-size to see them)";
+}
+
 std::string annotation_note(const GridRequest& request, const GridLayout& layout) {
   if (!request.annotate || layout.annotation_font_px > 0) return "";
   return "values not printed: cells of " + std::to_string(layout.cell_px) + " px are too small" +
@@ -44,14 +56,15 @@ std::string font_list(const FontSet& fonts) {
 }  // namespace
 
 std::vector<std::string> layout_notes(const GridRequest& request, const GridLayout& layout) {
-  std::vector<std::string> notes{thinning_note(layout), downsampling_note(layout, request.scale),
-                                 annotation_note(request, layout)};
+  std::vector<std::string> notes{thumbnail_note(request, layout), thinning_note(layout),
+                                 downsampling_note(layout, request.scale), annotation_note(request, layout)};
   notes.erase(std::remove(notes.begin(), notes.end(), std::string()), notes.end());
   return notes;
 }
 
 std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
                                                 const GridLayout& layout) {
+  if (layout.thumbnail) return {};  // no text is drawn
   std::vector<std::pair<std::string, std::string>> texts;  // (where, text as drawn)
   const auto quoted = [](const std::string& text) { return " \"" + text + "\""; };
   const bool self = request.query_tokens == request.key_tokens;
@@ -74,14 +87,21 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
     for (char32_t cp : fonts.missing_code_points(text)) {
       if (std::find(reported.begin(), reported.end(), cp) != reported.end()) continue;
       reported.push_back(cp);
-      warnings.push_back(where + ": no glyph for " + code_point_name(cp) + " in " +
+      warnings.push_back(where + kNoGlyph + code_point_name(cp) + " in " +
                          font_list(fonts) +
                          (fonts.fallback() == FallbackFonts::Fontconfig ? " or any installed font" : "") +
                          "; drawn as " + substitute +
-                         " (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)");
+                         " (" + missing_font_advice(cp) + ")");
     }
   }
   return warnings;
+}
+
+std::string missing_glyph_code(const std::string& warning) {
+  const std::size_t at = warning.find(kNoGlyph);
+  if (at == std::string::npos) return "";
+  const std::size_t start = at + kNoGlyph.size();
+  return warning.substr(start, warning.find(' ', start) - start);
 }
 
 }  // namespace attnviz

@@ -11,7 +11,9 @@
 
 namespace attnviz {
 
-/// The notes `layout` calls for, in this order, each only when it applies: thinned labels
+/// The notes `layout` calls for, in this order, each only when it applies: a thumbnail ("the
+/// grid of 8 heads is drawn as a 268 × 100 px thumbnail of its cells alone: with its labels,
+/// titles and colour bar it needs at least 377 × 623 px (…)"), thinned labels
 /// ("every 4th query and key label shown"), aggregated cells ("each pixel shows the max over
 /// 10 × 10 cells (…)") and, with request.annotate, values not printed ("values not printed:
 /// cells of 9 px are too small"). Needs only the layout's strides, block, sizes and
@@ -19,8 +21,13 @@ namespace attnviz {
 std::vector<std::string> layout_notes(const GridRequest& request, const GridLayout& layout);
 
 /// One warning per code point no font has, naming the first text it occurs in (token labels as
-/// drawn, named by their token as given; titles; the colour bar label).
+/// drawn, named by their token as given; titles; the colour bar label). None for a thumbnail.
 std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
                                                 const GridLayout& layout);
+
+/// The code point ("U+732B") a missing_glyph_warnings warning is about, whatever picture and
+/// text it names; "" for any other warning. Lets a run with several pictures report each
+/// character once.
+std::string missing_glyph_code(const std::string& warning);
 
 }  // namespace attnviz

@@ -98,6 +98,7 @@ void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
                 layout.ranges[p], colormap);
   }
   draw_frame(image, panel.cells);
+  if (layout.thumbnail) return;
   draw_query_labels(image, fonts, layout, panel);
   draw_key_labels(image, fonts, layout, panel);
   fonts.draw(image, layout.panel_titles[p], panel.title.x_px, panel.title.y_px, kPanelTitleFontPx,
@@ -135,8 +136,9 @@ RenderedGrid render_grid(const GridRequest& request, const FontSet& fonts) {
   for (std::size_t p = 0; p < request.panels.size(); ++p) {
     draw_panel(result.image, request, fonts, layout, p, colormap);
   }
-  draw_colorbar(result.image, fonts, layout.colorbar, layout.colorbar_scale, colormap,
-                request.colorbar_label);
+  if (!layout.thumbnail) {
+    draw_colorbar(result.image, fonts, layout.colorbar, layout.colorbar_scale, colormap, request.colorbar_label);
+  }
   int title_y = layout.figure_title.y_px;
   for (const std::string& line : layout.figure_title_lines) {  // each line centred
     fonts.draw(result.image, line, (layout.width_px - fonts.text_width_px(line, kFigureTitleFontPx)) / 2, title_y,

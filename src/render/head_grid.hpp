@@ -35,6 +35,8 @@ struct GridRequest {
   std::string figure_title;               // empty: no figure title line
   std::string colorbar_label = "attention weight";
   ScaleMode scale = ScaleMode::Fixed;
+  std::string panel_noun = "head";        // what a panel shows, for ScaleMode::Head's caption
+                                          // ("per-head min–max"; the census: "statistic")
   std::optional<ValueRange> range;        // overrides the range `scale` computes (as `scale` still
                                           // names it): one head's image drawn on its grid's shared scale
   std::string cmap = "viridis";           // a name from colormap_names()
@@ -83,6 +85,9 @@ struct GridLayout {
   int label_font_px = 0;               // token labels
   int annotation_font_px = 0;          // printed values; 0 = values not printed
   int width_px = 0, height_px = 0;     // the image, both <= min(max_size_px, kMaxSidePx)
+  bool thumbnail = false;              // no text fits the size limit: the cells alone, without
+                                       // labels, titles, colour bar or legend (text rects empty)
+  int labelled_width_px = 0, labelled_height_px = 0;  // thumbnail: the smallest labelled layout
   std::vector<PanelLayout> panels;     // one per request panel, row-major in the grid
   Rect figure_title;                   // empty rect when there is no figure title
   std::vector<std::string> figure_title_lines;  // the title, wrapped to the image's width limit
@@ -108,13 +113,16 @@ struct GridLayout {
 /// that the matrix would be shorter than the colour bar, the size that makes it as tall (at most
 /// 200 px) — then the largest size <= that for which the whole
 /// image fits in max_size_px per side; if even 1 px per cell does not fit, cells are aggregated
-/// in b × b blocks with the smallest b that fits. Labels that would overlap are thinned to every
+/// in b × b blocks with the smallest b that fits. When no labelled layout fits even so, the
+/// picture is a thumbnail (GridLayout::thumbnail): the cells alone, 2 px margins, 4 px between
+/// panels, cells as large as fit (up to the preferred size), aggregated only if 1 px does not
+/// fit; layout_notes says so. Labels that would overlap are thinned to every
 /// k-th (see label_stride in token_label.hpp). Key labels are rotated 90° unless every one fits
 /// horizontally within its cell (short tokens such as single characters stay upright).
 /// Requires: at least one panel, each [n_q, n_k] with n_q = query_tokens.size() >= 1 and
 /// n_k = key_tokens.size() >= 1; allowed null, empty or [n_q, n_k] (the loader checks these).
-/// Throws UsageError for an unknown cmap; LimitError::image_size when no layout fits the side
-/// limit; LimitError::memory when picture_bytes would be more than max_memory_bytes.
+/// Throws UsageError for an unknown cmap; LimitError::image_size when not even a thumbnail of
+/// one pixel per panel fits the side limit; LimitError::memory when picture_bytes would be more than max_memory_bytes.
 GridLayout layout_grid(const GridRequest& request, const FontSet& fonts);
 
 /// The pixel at the centre of matrix cell (row, col) of panel `panel` (of its aggregated block
@@ -131,6 +139,7 @@ struct RenderedGrid {
 /// Warnings: one per code point no font has, naming where it first occurs, e.g.
 ///   key token 3 "猫": no glyph for U+732B in /…/DejaVuSans.ttf or any installed font; drawn as
 ///   U+FFFD (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)
+/// (the package suggested fits the character's script: missing_font_advice in font_advice.hpp)
 /// and one per note printed on the image ("every 4th key label shown", "each pixel shows the
 /// max over 10 × 10 cells", values not printed because cells are too small).
 /// Throws as layout_grid().

@@ -1,7 +1,13 @@
-// What the head grid's layout (head_grid_layout.cpp) and drawing (head_grid.cpp) share: the
-// sizes of the text both place, and the masks a request's panels are drawn with. Internal to
+// What the head grid's layout (head_grid_layout.cpp, head_grid_thumbnail.cpp) and drawing
+// (head_grid.cpp) share: the sizes of the text both place, the panels' arrangement, the
+// thumbnail layout, and the masks a request's panels are drawn with. Internal to
 // render/: other modules use head_grid.hpp.
 #pragma once
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "core/types.hpp"
 #include "render/font.hpp"
@@ -23,6 +29,19 @@ inline int swatch_px(const FontSet& fonts) { return fonts.line_metrics(kLegendFo
 
 /// The mask, or an empty one when there is none (for `allowed`: everything allowed).
 const MaskMatrix& mask_or_empty(const SharedMask& mask);
+
+/// (rows, cols) of panels for `cols` columns (cut to the panel count).
+inline std::pair<int, int> grid_shape(int n_panels, int cols) {
+  cols = std::clamp(cols, 1, n_panels);
+  return {(n_panels + cols - 1) / cols, cols};
+}
+
+/// The thumbnail layout (GridLayout::thumbnail: cells alone, 2 px margins, 4 px between panels)
+/// for the first of `choices` (column counts) whose cells are largest, from preferred_cell_px
+/// down to 1 px; else the smallest block at 1 px per cell in the first choice that fits; nullopt
+/// when not even one pixel per panel fits. Leaves labels, titles and the labelled size empty.
+std::optional<GridLayout> fit_thumbnail(const GridRequest& request, const std::vector<int>& choices,
+                                        int preferred_cell_px, int max_side, int max_height);
 
 /// request.allowed, or an empty mask (everything allowed).
 inline const MaskMatrix& allowed_cells(const GridRequest& request) { return mask_or_empty(request.allowed); }

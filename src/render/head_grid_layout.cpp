@@ -114,12 +114,6 @@ const std::pair<int, int>& label_widths(Texts& texts, const FontSet& fonts, int 
   return found->second;
 }
 
-// (rows, cols) of panels for `cols` columns (cut to the panel count).
-std::pair<int, int> grid_shape(int n_panels, int cols) {
-  cols = std::clamp(cols, 1, n_panels);
-  return {(n_panels + cols - 1) / cols, cols};
-}
-
 // The requested columns, or the near-square automatic choice rounded up to a multiple of
 // `multiple` (and cut to the panel count).
 int automatic_cols(int n_panels, int requested_cols, int multiple) {
@@ -204,6 +198,32 @@ void place_panel(PanelLayout& panel, const Texts& texts, const FontSet& fonts, s
                           panel.key_labels.bottom_px() + kAxisGapPx, texts.key_axis_px, axis_line_px};
 }
 
+void move_down(PanelLayout& panel, int dy_px) {
+  for (Rect* rect : {&panel.cells, &panel.title, &panel.query_labels, &panel.key_labels, &panel.query_axis_title,
+                     &panel.key_axis_title, &panel.bounds}) {
+    rect->y_px += dy_px;
+  }
+}
+
+// Where the colour bar (layout.colorbar's y and height) starts: beside the last column's cells,
+// and right of any text of a last-column panel at the height of its strip or its lowest tick
+// number. Panel titles may be wider than a small matrix: the first row's title sits above the
+// strip, but a lower row's title stands beside it (issue 24: an empty text's 1 × 1 panels).
+int colorbar_x(const GridLayout& layout, const ColorbarSize& colorbar) {
+  const int top = layout.colorbar.y_px;
+  const int bottom = layout.colorbar.bottom_px() + colorbar.overhang_px;
+  int x = 0;
+  for (std::size_t p = static_cast<std::size_t>(layout.panel_cols) - 1; p < layout.panels.size();
+       p += static_cast<std::size_t>(layout.panel_cols)) {
+    const PanelLayout& panel = layout.panels[p];
+    x = std::max(x, panel.cells.right_px());
+    for (const Rect& text : {panel.title, panel.key_labels, panel.key_axis_title}) {
+      if (text.y_px < bottom && text.bottom_px() > top) x = std::max(x, text.right_px());
+    }
+  }
+  return x + kColorbarGapPx;
+}
+
 // The whole layout for one choice of cell size and block; the caller checks whether it fits.
 GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
                  const ColorbarSize& colorbar, int cols, int cell_px, int block) {
@@ -236,31 +256,28 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
                                cells_dy + texts.query_axis_px);
   const bool has_title = !request.figure_title.empty();
   const int grid_w = layout.panel_cols * panel_w + (layout.panel_cols - 1) * kPanelGapPx;
-  // The colour bar stands beside the last column's cells, not beyond its title (which may be
-  // wider than a small matrix: the bar starts below the title line).
-  const int last_cells_right = kMarginPx + (layout.panel_cols - 1) * (panel_w + kPanelGapPx) + cells_dx + cells_w;
-  const int colorbar_x = last_cells_right + kColorbarGapPx;
-  const int content_w = std::max(colorbar_x + colorbar.width_px, kMarginPx + grid_w) + kMarginPx;
+  // Panels first at y = 0: the figure title's height (hence grid_y) depends on the image width,
+  // which depends on where the colour bar goes, which depends on the panels' text.
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
+    PanelLayout panel;
+    panel.bounds = {kMarginPx + c * (panel_w + kPanelGapPx), r * (panel_h + kPanelGapPx), panel_w, panel_h};
+    panel.cells = {panel.bounds.x_px + cells_dx, panel.bounds.y_px + cells_dy, cells_w, cells_h};
+    place_panel(panel, texts, fonts, p, query_label_px, key_label_px);
+    layout.panels.push_back(panel);
+  }
+  const int cells_span = (layout.panel_rows - 1) * (panel_h + kPanelGapPx) + cells_h;
+  layout.colorbar = {0, cells_dy, colorbar.width_px, std::max(cells_span, colorbar.min_height_px)};
+  layout.colorbar.x_px = colorbar_x(layout, colorbar);
+  const int content_w = std::max(layout.colorbar.right_px(), kMarginPx + grid_w) + kMarginPx;
   // Titles and notes may widen the image up to its limit; beyond it they wrap.
   const int text_w = std::max(content_w, texts.max_side_px) - 2 * kMarginPx;
   if (has_title) layout.figure_title_lines = wrap_text(fonts, request.figure_title, kFigureTitleFontPx, text_w);
   const int title_h = static_cast<int>(layout.figure_title_lines.size()) * line_px(fonts, kFigureTitleFontPx);
   const int grid_y = kMarginPx + (has_title ? title_h + 2 * kTitleGapPx : 0);
-  for (std::size_t p = 0; p < request.panels.size(); ++p) {
-    const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
-    PanelLayout panel;
-    panel.bounds = {kMarginPx + c * (panel_w + kPanelGapPx), grid_y + r * (panel_h + kPanelGapPx),
-                    panel_w, panel_h};
-    panel.cells = {panel.bounds.x_px + cells_dx, panel.bounds.y_px + cells_dy, cells_w, cells_h};
-    place_panel(panel, texts, fonts, p, query_label_px, key_label_px);
-    layout.panels.push_back(panel);
-  }
+  for (PanelLayout& panel : layout.panels) move_down(panel, grid_y);
+  layout.colorbar.y_px += grid_y;
   const int grid_h = layout.panel_rows * panel_h + (layout.panel_rows - 1) * kPanelGapPx;
-  const Rect& first_cells = layout.panels.front().cells;
-  const int cells_span = (layout.panel_rows - 1) * (panel_h + kPanelGapPx) + cells_h;
-  layout.colorbar = {colorbar_x, first_cells.y_px, 0,
-                     std::max(cells_span, colorbar.min_height_px)};
-  layout.colorbar.width_px = colorbar.width_px;
   const int content_bottom = std::max(grid_y + grid_h, layout.colorbar.bottom_px() + colorbar.overhang_px);
 
   for (const auto& [line, swatch] : legend_lines(request, texts, layout)) {
@@ -290,12 +307,17 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
   return layout;
 }
 
+// max(14, 480 / max(n_q, n_k)) capped at 48 (see layout_grid's contract).
+int preferred_cell_px(const GridRequest& request) {
+  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
+  return std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+}
+
 // The largest cell size, from the preferred one down to 1 px, at which `cols` columns fit
 // max_side without aggregation; nullopt when none does.
 std::optional<GridLayout> fit_cells(const GridRequest& request, const FontSet& fonts, Texts& texts,
                                     const ColorbarSize& colorbar, int cols, int max_side, int max_height) {
-  const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
-  int preferred = std::min(kMaxCellPx, std::max(kMinLabelledCellPx, kTargetPanelPx / n_max));
+  int preferred = preferred_cell_px(request);
   // Few query rows in one row of panels: cells grow until the matrix is as tall as the colour
   // bar, which would otherwise stand many times taller than it (a single cell: 48 px beside 160).
   const int n_q = static_cast<int>(request.query_tokens.size());
@@ -325,12 +347,13 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
   }
   if (best) return *best;
   const int n_max = static_cast<int>(std::max(request.query_tokens.size(), request.key_tokens.size()));
-  std::optional<GridLayout> smallest;  // the smallest layout tried, for the message
+  std::optional<GridLayout> smallest;  // the smallest labelled layout tried, for the messages
   for (const int cols : choices) {
     GridLayout coarsest = place(request, fonts, texts, colorbar, cols, 1, n_max);
     if (!fits(coarsest)) {
-      const auto area = [](const GridLayout& l) { return static_cast<double>(l.width_px) * l.height_px; };
-      if (!smallest || area(coarsest) < area(*smallest)) smallest = std::move(coarsest);
+      // The one with the shortest longer side: the --max-size that would show the text.
+      const auto side = [](const GridLayout& l) { return std::max(l.width_px, l.height_px); };
+      if (!smallest || side(coarsest) < side(*smallest)) smallest = std::move(coarsest);
       continue;
     }
     int lo = 2, hi = n_max;  // invariant: block hi fits; find the smallest block that fits
@@ -340,12 +363,22 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
     }
     return place(request, fonts, texts, colorbar, cols, 1, hi);
   }
-  const std::string tried = choices.size() > 1 ? " in any number of columns" : "";
+  // Below the size where text fits: the cells alone, said so by layout_notes (issue 24: a small
+  // --max-size was refused with advice that heatmaps could not follow).
+  std::optional<GridLayout> thumbnail = fit_thumbnail(request, choices, preferred_cell_px(request), max_side, max_height);
+  if (thumbnail) {
+    thumbnail->labelled_width_px = smallest->width_px;
+    thumbnail->labelled_height_px = smallest->height_px;
+    thumbnail->query_labels = texts.query_labels;  // not drawn; the HTML report shows its own
+    thumbnail->key_labels = texts.key_labels;
+    thumbnail->panel_titles = texts.panel_titles;
+    return *thumbnail;
+  }
   throw LimitError::image_size(
-      "the grid of " + counted(static_cast<long long>(request.panels.size()), "head"), smallest->width_px,
-      smallest->height_px, max_height < max_side ? max_height : max_side,
-      "even at 1 px per cell" + tried + "; raise --max-size (at most " + std::to_string(kMaxSidePx) +
-          ") or show fewer heads");
+      "the grid of " + counted(static_cast<long long>(request.panels.size()), request.panel_noun),
+      smallest->width_px, smallest->height_px, max_height < max_side ? max_height : max_side,
+      "even as a thumbnail without text at 1 px per cell; raise --max-size (at most " + std::to_string(kMaxSidePx) +
+          ")");
 }
 
 }  // namespace
@@ -361,7 +394,7 @@ GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   const std::vector<ValueRange> ranges =
       request.range ? std::vector<ValueRange>(request.panels.size(), *request.range)
                     : panel_ranges(request.panels, allowed_cells(request), request.scale);
-  const ColorbarScale scale = colorbar_scale(request.scale, ranges);
+  const ColorbarScale scale = colorbar_scale(request.scale, ranges, request.panel_noun);
   const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
   Texts texts = measure_texts(request, fonts, ranges);
   const int max_side = std::clamp(request.max_size_px, 1, kMaxSidePx);

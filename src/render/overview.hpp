@@ -38,7 +38,11 @@ struct RenderedOverview {
   int block = 1;                   ///< total aggregation: each drawn cell is block × block weights
   int map_px = 0;                  ///< side of one map's cell area (maps are drawn_rows × cell_px high)
   std::vector<std::vector<Rect>> map_rects;  ///< [layer][column], the mean column last when drawn
-  std::vector<std::string> notes;  ///< legend lines (aggregation, masking, layout), also warnings
+  std::vector<std::string> notes;  ///< legend lines (layout, aggregation, masking) before wrapping
+  bool thumbnail = false;          ///< no text fits max_size_px: the maps alone (no labels, title,
+                                   ///< colour bar or legend)
+  std::vector<std::string> warnings;  ///< for the user: a thumbnail (and the size its text needs),
+                                      ///< aggregated cells
 };
 
 /// The largest number of drawn cells per map side worth keeping while a model runs with
@@ -48,8 +52,10 @@ int overview_cells_per_side(int columns, int max_size_px);
 
 /// Lays out and draws the overview. Cell size: up to 12 px, as large as fits (maps of about
 /// 160 px for short inputs); when even 1 px per cell does not fit, cells are aggregated further
-/// by the smallest factor that fits. Throws UsageError for an unknown cmap, LimitError::image_size
-/// when nothing fits kMaxSidePx, LimitError::memory over max_memory_bytes.
+/// by the smallest factor that fits. The title and legend wrap at spaces rather than widen the
+/// image beyond max_size_px. When no labelled layout fits, a thumbnail of the maps alone (same
+/// rule for cells; see RenderedOverview::thumbnail). Throws UsageError for an unknown cmap,
+/// LimitError::image_size when not even a thumbnail fits, LimitError::memory over max_memory_bytes.
 /// Requires: at least one layer and one head, every map of the same shape.
 RenderedOverview render_overview(const OverviewRequest& request, const FontSet& fonts);
 

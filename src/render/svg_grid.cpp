@@ -225,6 +225,7 @@ SvgPicture grid_svg(const GridRequest& request, const FontSet& fonts, const std:
     if (layout.annotation_font_px > 0) {
       svg.body += cell_values(fonts, cells, origin, layout.cell_px, layout.annotation_font_px, layout.ranges[p], colormap);
     }
+    if (layout.thumbnail) continue;
     svg.body += panel_labels(fonts, layout, panel);
     svg.body += text(fonts, layout.panel_titles[p], panel.title.x_px, panel.title.y_px, kPanelTitleFontPx, kTextColour);
     svg.body += vertical_text(fonts, request.query_axis_title, panel.query_axis_title.x_px, panel.query_axis_title.bottom_px(),
@@ -232,12 +233,14 @@ SvgPicture grid_svg(const GridRequest& request, const FontSet& fonts, const std:
     svg.body += text(fonts, request.key_axis_title, panel.key_axis_title.x_px, panel.key_axis_title.y_px, kAxisTitleFontPx,
                      kNoteColour);
   }
-  svg.body += "<g shape-rendering=\"crispEdges\">\n" + colorbar(fonts, layout, colormap, request.colorbar_label) + "</g>\n";
-  if (!request.figure_title.empty()) {
+  if (!layout.thumbnail) {
+    svg.body += "<g shape-rendering=\"crispEdges\">\n" + colorbar(fonts, layout, colormap, request.colorbar_label) + "</g>\n";
+  }
+  if (!request.figure_title.empty() && !layout.thumbnail) {
     svg.body += text(fonts, request.figure_title, layout.figure_title.x_px, layout.figure_title.y_px, kFigureTitleFontPx,
                      kTextColour);
   }
-  const bool any_masked = allowed.size() != 0 && (allowed.array() == 0).any();
+  const bool any_masked = allowed.size() != 0 && (allowed.array() == 0).any() && !layout.thumbnail;
   if (any_masked) {
     // The swatch's hatch counts from its own top-left corner, the legend's first line.
     svg.defs += hatch_pattern(id_prefix + "hatch-legend", Point{layout.legend.x_px, layout.legend.y_px});
