@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -21,6 +22,21 @@ enum ValueType : std::uint32_t {
   kUint8 = 0, kInt8 = 1, kUint16 = 2, kInt16 = 3, kUint32 = 4, kInt32 = 5, kFloat32 = 6,
   kBool = 7, kString = 8, kArray = 9, kUint64 = 10, kInt64 = 11, kFloat64 = 12,
 };
+
+// The name gguf.md gives value type `type` ("uint32", "array"…), or "value type N" for an id
+// outside 0-12.
+std::string type_name(std::uint32_t type) {
+  static const char* const kNames[] = {"uint8", "int8",  "uint16", "int16",  "uint32", "int32", "float32",
+                                       "bool",  "string", "array", "uint64", "int64",  "float64"};
+  return type <= kFloat64 ? kNames[type] : "value type " + std::to_string(type);
+}
+
+// "a uint32", "an int8", "an array of float32": what a value of the file is, for messages.
+std::string describe_value(std::uint32_t type, std::uint32_t element_type) {
+  const std::string name = type == kArray ? "array of " + type_name(element_type) : type_name(type);
+  const bool vowel = name[0] == 'a' || name[0] == 'i';  // "a uint8": u is said "you"
+  return (vowel ? "an " : "a ") + name;
+}
 
 // Bytes of a scalar of `type`; 0 for string, array or an unknown id.
 std::uint64_t scalar_bytes(std::uint32_t type) {
@@ -106,13 +122,12 @@ double read_float(Cursor& cursor, std::uint32_t type, const std::string& what) {
   return type == kFloat32 ? cursor.read<float>(what) : cursor.read<double>(what);
 }
 
-GgufValue::Array read_array(Cursor& cursor, const std::string& what, const std::string& file) {
-  const auto type = cursor.read<std::uint32_t>(what + " (its element type)");
+GgufValue::Array read_array(Cursor& cursor, std::uint32_t type, const std::string& what, const std::string& file) {
   const auto count = cursor.read<std::uint64_t>(what + " (its length)");
   const std::uint64_t least = type == kString ? 8 : scalar_bytes(type);
+  if (type == kArray) throw InputError::inconsistent(file, what + ": arrays of arrays are not supported");
   if (least == 0)
-    throw InputError::inconsistent(file, what + ": arrays of value type " + std::to_string(type) +
-                                             " are not supported (GGUF types 0-8 and 10-12)");
+    throw InputError::inconsistent(file, what + ": an array of unknown " + type_name(type) + " (GGUF knows 0-12)");
   if (count > cursor.remaining() / least)
     throw InputError::inconsistent(file, what + ": an array of " + std::to_string(count) +
                                              " elements cannot fit in the " + std::to_string(cursor.remaining()) +
@@ -144,7 +159,8 @@ GgufValue read_value(Cursor& cursor, const std::string& key, const std::string& 
   if (value.gguf_type == kString) {
     value.value = cursor.string(what);
   } else if (value.gguf_type == kArray) {
-    value.value = read_array(cursor, what, file);
+    value.element_type = cursor.read<std::uint32_t>(what + " (its element type)");
+    value.value = read_array(cursor, value.element_type, what, file);
   } else if (value.gguf_type == kBool) {
     value.value = cursor.read<std::uint8_t>(what) != 0;
   } else if (value.gguf_type == kFloat32 || value.gguf_type == kFloat64) {
@@ -152,10 +168,25 @@ GgufValue read_value(Cursor& cursor, const std::string& key, const std::string& 
   } else if (is_integer_type(value.gguf_type)) {
     value.value = read_integer(cursor, value.gguf_type, what, file);
   } else {
-    throw InputError::inconsistent(file, what + ": unknown value type " + std::to_string(value.gguf_type) +
-                                             " (GGUF knows 0-12)");
+    throw InputError::inconsistent(file, what + ": unknown " + type_name(value.gguf_type) + " (GGUF knows 0-12)");
   }
   return value;
+}
+
+// The version field: 2 or 3. A file written on a big-endian machine reads as 2 or 3 with its
+// bytes reversed (0x03000000 = 50331648), which llama.cpp (gguf.cpp) recognises by its low
+// 16 bits being zero; say so rather than report a version that never existed.
+void check_version(const std::string& path, std::uint32_t version) {
+  if (version == 2 || version == 3) return;
+  if ((version & 0xFFFFu) == 0) {
+    const std::uint32_t swapped = __builtin_bswap32(version);
+    char hex[11];
+    std::snprintf(hex, sizeof hex, "0x%08X", version);
+    throw InputError::inconsistent(path, "GGUF version " + std::to_string(version) + " (" + hex + ") is version " + std::to_string(swapped) +
+                                             " with its bytes reversed: the file is big-endian (written for a big-endian "
+                                             "machine such as s390x); attnviz reads little-endian GGUF files only");
+  }
+  throw InputError::inconsistent(path, "GGUF version " + std::to_string(version) + " is not supported (2 and 3 are)");
 }
 
 }  // namespace
@@ -181,8 +212,7 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
     throw InputError::inconsistent(path, "not a GGUF file (its first bytes are not \"GGUF\")");
   cursor.read<std::uint32_t>("magic");
   version_ = cursor.read<std::uint32_t>("the version");
-  if (version_ != 2 && version_ != 3)
-    throw InputError::inconsistent(path, "GGUF version " + std::to_string(version_) + " is not supported (2 and 3 are)");
+  check_version(path, version_);
   const auto tensor_count = cursor.read<std::uint64_t>("the tensor count");
   const auto metadata_count = cursor.read<std::uint64_t>("the metadata count");
   // Each key/value takes at least 12 bytes, each tensor entry at least 8 + 4 + 8 + 4 + 8.
@@ -198,12 +228,7 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
     metadata_.emplace(std::move(key), std::move(value));
   }
 
-  std::uint64_t alignment = kDefaultAlignment;
-  if (const auto given = integer("general.alignment")) {
-    if (*given <= 0 || (*given & (*given - 1)) != 0)
-      throw InputError::inconsistent(path, "metadata general.alignment: expected a power of two, got " + std::to_string(*given));
-    alignment = static_cast<std::uint64_t>(*given);
-  }
+  const std::uint64_t alignment = read_alignment();
 
   tensors_.resize(tensor_count);
   for (std::uint64_t i = 0; i < tensor_count; ++i) {
@@ -232,8 +257,11 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
 
   const std::uint64_t data_start = (cursor.position() + alignment - 1) / alignment * alignment;
   if (tensor_count > 0 && data_start > file_bytes_)
-    throw InputError::inconsistent(path, "truncated: the tensor data would start at byte " + std::to_string(data_start) +
-                                             ", past the end of the file (" + std::to_string(file_bytes_) + " bytes)");
+    throw InputError::inconsistent(path, "the tensor data would start at byte " + std::to_string(data_start) + " (the header's end, byte " +
+                                             std::to_string(cursor.position()) + ", rounded up to a multiple of " +
+                                             (alignment == kDefaultAlignment ? "the default alignment " : "metadata general.alignment ") +
+                                             std::to_string(alignment) + "), past the end of the file (" +
+                                             std::to_string(file_bytes_) + " bytes): truncated, or a wrong general.alignment");
   for (GgufTensorInfo& info : tensors_) {
     const std::string what = "tensor " + info.name;
     if (info.offset % alignment != 0)
@@ -264,6 +292,18 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
       throw InputError::inconsistent(path, "tensors " + by_offset[i - 1]->name + " and " + by_offset[i]->name + " overlap");
 }
 
+// general.alignment (gguf.md: a uint32, a power of two; 32 when absent): tensor offsets are
+// multiples of it and the data section starts at the next multiple after the header.
+std::uint64_t GgufFile::read_alignment() const {
+  const std::string key = "general.alignment";
+  const std::optional<std::int64_t> given = integer(key);
+  if (!given) return kDefaultAlignment;
+  if (*given <= 0 || *given > std::numeric_limits<std::uint32_t>::max() || (*given & (*given - 1)) != 0)
+    throw InputError::inconsistent(path_, "metadata " + key + ": expected a power of two from 1 to 2^31 (a uint32), got " +
+                                              std::to_string(*given));
+  return static_cast<std::uint64_t>(*given);
+}
+
 const GgufValue* GgufFile::find(std::string_view key) const {
   const auto it = metadata_.find(key);
   return it == metadata_.end() ? nullptr : &it->second;
@@ -271,7 +311,7 @@ const GgufValue* GgufFile::find(std::string_view key) const {
 
 void GgufFile::wrong_type(std::string_view key, const char* expected) const {
   throw InputError::inconsistent(path_, "metadata " + std::string(key) + ": expected " + expected +
-                                            ", got GGUF value type " + std::to_string(find(key)->gguf_type));
+                                            ", got " + describe_value(find(key)->gguf_type, find(key)->element_type));
 }
 
 bool GgufFile::has(std::string_view key) const { return find(key) != nullptr; }
