@@ -317,7 +317,7 @@ void warn_if_diverging_cmap(const Options& options, std::vector<std::string>& wa
 
 void dispatch(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.command == Command::Tokenize) {
-    out << tokenize_report(options);
+    out << tokenize_report(options, warnings);
     return;
   }
   check_output_kind(options);
