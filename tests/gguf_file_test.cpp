@@ -138,7 +138,7 @@ TEST_CASE("GGUF reader: broken files are refused with one line naming the fault"
   GgufBytes overlap;
   overlap.header(3, 2, 0).tensor("a", {16}, 0, 0).tensor("b", {16}, 0, 32).pad_to(32);
   overlap.bytes.append(96, '\0');
-  CHECK_THAT(error_of(overlap.write(dir)), Catch::Contains("tensors a and b overlap"));
+  CHECK_THAT(error_of(overlap.write(dir)), Catch::EndsWith("tensors a (bytes [0, 64)) and b (bytes [32, 96)) of the tensor data overlap"));
   GgufBytes misaligned;
   misaligned.header(3, 1, 0).tensor("a", {4}, 0, 4).pad_to(32);
   misaligned.bytes.append(64, '\0');
@@ -196,6 +196,26 @@ TEST_CASE("GGUF reader: arrays of arrays and unknown value types are named", "[g
   GgufBytes unknown;
   unknown.header(3, 0, 1).str("a").put<std::uint32_t>(13).put<std::uint32_t>(0);
   CHECK(error_of(unknown.write(dir)) == dir.file("m.gguf") + ": metadata a: unknown value type 13 (GGUF knows 0-12)");
+}
+
+// Issue 24's safetensors fault in GGUF: bytes between tensors that no tensor covers were
+// accepted; llama.cpp's gguf.cpp wants each tensor where the previous one's padded end is.
+TEST_CASE("GGUF reader: tensors follow each other, padded to the alignment, and a gap is refused naming its bytes", "[gguf][errors]") {
+  TempDir dir;
+  const auto two_tensors = [&dir](std::uint64_t offset_b) {
+    GgufBytes g;
+    g.header(3, 2, 0).tensor("a", {4}, 0, 0).tensor("b", {4}, 0, offset_b).pad_to(32);
+    g.bytes.append(offset_b + 16, '\0');
+    return error_of(g.write(dir));
+  };
+  CHECK(two_tensors(32) == "(no error)");  // a's 16 bytes, padded to 32
+  CHECK(two_tensors(64) == dir.file("m.gguf") + ": bytes [32, 64) of the tensor data belong to no tensor (the gap before tensor b "
+                                                "(bytes [64, 80)); each tensor starts where the one before ends, padded to the alignment 32)");
+  GgufBytes late_first;
+  late_first.header(3, 1, 0).tensor("a", {4}, 0, 32).pad_to(32);
+  late_first.bytes.append(48, '\0');
+  CHECK(error_of(late_first.write(dir)) == dir.file("m.gguf") + ": bytes [0, 32) of the tensor data belong to no tensor (the gap before "
+                                                               "tensor a (bytes [32, 48)); each tensor starts where the one before ends, padded to the alignment 32)");
 }
 
 // An alignment of 2^31 was refused as "truncated", naming neither the key nor its value.

@@ -96,7 +96,7 @@ TEST_CASE("safetensors: broken files are refused with one line naming the fault"
 
 // Issue 24: bytes no tensor covers, and bytes two tensors share, were accepted; the format's
 // own reader (the safetensors crate's validate()) refuses both.
-TEST_CASE("safetensors: the tensors must tile the data exactly; a gap or shared bytes are refused naming the range",
+TEST_CASE("safetensors: the tensors must tile the data exactly, and a gap or shared bytes are refused naming the range",
           "[model][errors]") {
   TempDir dir;
   const auto error = [&dir](const std::string& tensors, std::size_t data_bytes) {

@@ -216,7 +216,7 @@ TEST_CASE("vocabulary_from_gguf: a missing key, a short array or a bad id is nam
 // llama.cpp #25739: a vocabulary with a piece listed twice was accepted and the first id used,
 // so the second could never come from text. Current llama.cpp refuses it naming the piece and
 // both ids; empty pieces are exempt there too (it renames them), with a warning.
-TEST_CASE("vocabulary_from_gguf: a piece listed twice is refused naming it and both ids; empty pieces are warned about",
+TEST_CASE("vocabulary_from_gguf: a piece listed twice is refused naming it and both ids, and empty pieces are warned about",
           "[tokenizer][errors]") {
   test::TempDir dir;
   const auto llama = [](const std::vector<std::string>& pieces) {

@@ -283,13 +283,38 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
                                                std::to_string(file_bytes_ - data_start) + " bytes of tensor data)");
     info.data = data + data_start + info.offset;
   }
+  check_layout(alignment);
+}
+
+// The tensors, in offset order, must neither share bytes nor leave bytes between them that no
+// tensor covers beyond the padding to the alignment: llama.cpp (gguf.cpp) requires each
+// tensor's offset to be exactly the previous one's end padded to general.alignment. Tensors of
+// a type this build cannot decode have no known size; with one of those only overlaps of the
+// others are checked.
+void GgufFile::check_layout(std::uint64_t alignment) const {
   std::vector<const GgufTensorInfo*> by_offset;
-  for (const GgufTensorInfo& info : tensors_)
+  bool all_sized = true;
+  for (const GgufTensorInfo& info : tensors_) {
     if (info.data) by_offset.push_back(&info);
-  std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
-  for (std::size_t i = 1; i < by_offset.size(); ++i)
-    if (by_offset[i - 1]->offset + by_offset[i - 1]->bytes > by_offset[i]->offset)
-      throw InputError::inconsistent(path, "tensors " + by_offset[i - 1]->name + " and " + by_offset[i]->name + " overlap");
+    else all_sized = false;
+  }
+  std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return std::pair(a->offset, a->name) < std::pair(b->offset, b->name); });
+  const auto range = [](const GgufTensorInfo* t) {
+    return t->name + " (bytes [" + std::to_string(t->offset) + ", " + std::to_string(t->offset + t->bytes) + "))";
+  };
+  std::uint64_t next = 0;  // where the next tensor must start: the previous end, padded
+  const GgufTensorInfo* previous = nullptr;
+  for (const GgufTensorInfo* tensor : by_offset) {
+    if (previous && previous->offset + previous->bytes > tensor->offset)
+      throw InputError::inconsistent(path_, "tensors " + range(previous) + " and " + range(tensor) + " of the tensor data overlap");
+    if (all_sized && tensor->offset > next)
+      throw InputError::inconsistent(path_, "bytes [" + std::to_string(next) + ", " + std::to_string(tensor->offset) +
+                                                ") of the tensor data belong to no tensor (the gap before tensor " + range(tensor) +
+                                                "; each tensor starts where the one before ends, padded to the alignment " +
+                                                std::to_string(alignment) + ")");
+    next = (tensor->offset + tensor->bytes + alignment - 1) / alignment * alignment;
+    previous = tensor;
+  }
 }
 
 // general.alignment (gguf.md: a uint32, a power of two; 32 when absent): tensor offsets are

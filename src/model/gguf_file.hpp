@@ -54,7 +54,8 @@ class GgufFile {
   /// such), a general.alignment that is not a power of two up to 2^31, a truncated header, a string or
   /// array count that cannot fit in the file, duplicate keys or tensor names, dimensions whose
   /// product overflows, a tensor whose data runs past the end of the file or overlaps another,
-  /// an unknown type id, or a misaligned offset.
+  /// bytes between tensors that no tensor covers (beyond the alignment's padding; llama.cpp
+  /// refuses them too), an unknown type id, or a misaligned offset.
   explicit GgufFile(const std::string& path);
   GgufFile(GgufFile&&) noexcept = default;
   GgufFile& operator=(GgufFile&&) noexcept = default;
@@ -102,6 +103,7 @@ class GgufFile {
  private:
   const GgufValue* find(std::string_view key) const;
   std::uint64_t read_alignment() const;
+  void check_layout(std::uint64_t alignment) const;
   [[noreturn]] void wrong_type(std::string_view key, const char* expected) const;
 
   std::string path_;
