@@ -239,6 +239,10 @@ TEST_CASE("GGUF reader: general.alignment is checked by name: a uint32 power of 
   CHECK(with_alignment(kUint64, 1ULL << 32) ==
         at + "metadata general.alignment: expected a power of two from 1 to 2^31 (a uint32), got 4294967296");
   CHECK(with_alignment(kString, 0) == at + "metadata general.alignment: expected an integer, got a string");
+  GgufBytes no_data;  // the default alignment: the header's 57 bytes end before byte 64
+  no_data.header(3, 1, 0).tensor("w", {4}, 0, 0);
+  CHECK(error_of(no_data.write(dir)) == at + "the tensor data would start at byte 64 (the header's end, byte 57, rounded up to a "
+                                             "multiple of the default alignment 32), past the end of the file (57 bytes): truncated");
   CHECK(with_alignment(kUint32, 1ULL << 31) ==
         at + "the tensor data would start at byte 2147483648 (the header's end, byte 90, rounded up to a multiple of metadata "
              "general.alignment 2147483648), past the end of the file (144 bytes): truncated, or a wrong general.alignment");

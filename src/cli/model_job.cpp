@@ -151,9 +151,10 @@ void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::ve
     const std::string range = "(0-" + std::to_string(n_vocab - 1) + ")";
     if (o.token_ids || !vocab)
       throw UsageError::bad_option("--token-ids", "token id " + std::to_string(id) + " is outside the vocabulary " + range);
-    throw InputError::inconsistent(vocabulary_name(*vocab), "--text gives token " + std::to_string(i) + " the id " + std::to_string(id) + " (" +
-                                                                quoted_piece(vocab->pieces[static_cast<std::size_t>(id)]) + "), but the model " + o.model +
-                                                                " has " + std::to_string(n_vocab) + " token embeddings " + range +
+    const std::string piece = quoted_piece(vocab->pieces[static_cast<std::size_t>(id)]);
+    throw InputError::inconsistent(vocabulary_name(*vocab), "--text gives token " + std::to_string(i) + " the id " + std::to_string(id) +
+                                                                " (" + piece + "), but the model " + o.model + " has " +
+                                                                std::to_string(n_vocab) + " token embeddings " + range +
                                                                 ": its tokenizer and its weights disagree");
   }
 }

@@ -31,8 +31,9 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 /// block to `sink`; returns everything else about the run. Appends user-facing warnings.
 /// Throws UsageError (options that do not fit: SENTENCE with --model, neither --text nor
 /// --token-ids…, a --token-ids id outside the vocabulary), InputError (the model file, a --text
-/// token the tokenizer has but the model's embedding lacks, a text longer than the context), LimitError (the forward pass plus what `kept` says the sink keeps over
-/// `memory_budget` bytes, estimated before computing).
+/// token the tokenizer has but the model's embedding lacks, a text longer than the context),
+/// LimitError (the forward pass plus what `kept` says the sink keeps over `memory_budget`
+/// bytes, estimated before computing).
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept = {});
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include "core/error.hpp"
 
@@ -182,8 +183,8 @@ void check_version(const std::string& path, std::uint32_t version) {
     const std::uint32_t swapped = __builtin_bswap32(version);
     char hex[11];
     std::snprintf(hex, sizeof hex, "0x%08X", version);
-    throw InputError::inconsistent(path, "GGUF version " + std::to_string(version) + " (" + hex + ") is version " + std::to_string(swapped) +
-                                             " with its bytes reversed: the file is big-endian (written for a big-endian "
+    throw InputError::inconsistent(path, "GGUF version " + std::to_string(version) + " (" + hex + ") is version " +
+                                             std::to_string(swapped) + " with its bytes reversed: the file is big-endian (written for a big-endian "
                                              "machine such as s390x); attnviz reads little-endian GGUF files only");
   }
   throw InputError::inconsistent(path, "GGUF version " + std::to_string(version) + " is not supported (2 and 3 are)");
@@ -256,12 +257,16 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
   }
 
   const std::uint64_t data_start = (cursor.position() + alignment - 1) / alignment * alignment;
-  if (tensor_count > 0 && data_start > file_bytes_)
-    throw InputError::inconsistent(path, "the tensor data would start at byte " + std::to_string(data_start) + " (the header's end, byte " +
-                                             std::to_string(cursor.position()) + ", rounded up to a multiple of " +
-                                             (alignment == kDefaultAlignment ? "the default alignment " : "metadata general.alignment ") +
+  if (tensor_count > 0 && data_start > file_bytes_) {
+    const bool given = has("general.alignment");
+    throw InputError::inconsistent(path, "the tensor data would start at byte " + std::to_string(data_start) +
+                                             " (the header's end, byte " + std::to_string(cursor.position()) +
+                                             ", rounded up to a multiple of " +
+                                             (given ? "metadata general.alignment " : "the default alignment ") +
                                              std::to_string(alignment) + "), past the end of the file (" +
-                                             std::to_string(file_bytes_) + " bytes): truncated, or a wrong general.alignment");
+                                             std::to_string(file_bytes_) + " bytes): truncated" +
+                                             (given ? ", or a wrong general.alignment" : ""));
+  }
   for (GgufTensorInfo& info : tensors_) {
     const std::string what = "tensor " + info.name;
     if (info.offset % alignment != 0)
@@ -298,7 +303,8 @@ void GgufFile::check_layout(std::uint64_t alignment) const {
     if (info.data) by_offset.push_back(&info);
     else all_sized = false;
   }
-  std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return std::pair(a->offset, a->name) < std::pair(b->offset, b->name); });
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](auto* a, auto* b) { return std::tie(a->offset, a->name) < std::tie(b->offset, b->name); });
   const auto range = [](const GgufTensorInfo* t) {
     return t->name + " (bytes [" + std::to_string(t->offset) + ", " + std::to_string(t->offset + t->bytes) + "))";
   };
@@ -306,12 +312,13 @@ void GgufFile::check_layout(std::uint64_t alignment) const {
   const GgufTensorInfo* previous = nullptr;
   for (const GgufTensorInfo* tensor : by_offset) {
     if (previous && previous->offset + previous->bytes > tensor->offset)
-      throw InputError::inconsistent(path_, "tensors " + range(previous) + " and " + range(tensor) + " of the tensor data overlap");
+      throw InputError::inconsistent(path_, "tensors " + range(previous) + " and " + range(tensor) +
+                                                " of the tensor data overlap");
     if (all_sized && tensor->offset > next)
       throw InputError::inconsistent(path_, "bytes [" + std::to_string(next) + ", " + std::to_string(tensor->offset) +
-                                                ") of the tensor data belong to no tensor (the gap before tensor " + range(tensor) +
-                                                "; each tensor starts where the one before ends, padded to the alignment " +
-                                                std::to_string(alignment) + ")");
+                                                ") of the tensor data belong to no tensor (the gap before tensor " +
+                                                range(tensor) + "; each tensor starts where the one before ends, padded to the " +
+                                                "alignment " + std::to_string(alignment) + ")");
     next = (tensor->offset + tensor->bytes + alignment - 1) / alignment * alignment;
     previous = tensor;
   }

@@ -51,11 +51,11 @@ class GgufFile {
  public:
   /// Maps and parses `path`. Throws InputError ("FILE: …" one line) for a missing or unreadable
   /// file, a wrong magic, an unsupported version (not 2 or 3; a big-endian file is named as
-  /// such), a general.alignment that is not a power of two up to 2^31, a truncated header, a string or
-  /// array count that cannot fit in the file, duplicate keys or tensor names, dimensions whose
-  /// product overflows, a tensor whose data runs past the end of the file or overlaps another,
-  /// bytes between tensors that no tensor covers (beyond the alignment's padding; llama.cpp
-  /// refuses them too), an unknown type id, or a misaligned offset.
+  /// such), a general.alignment that is not a power of two up to 2^31, a truncated header, a
+  /// string or array count that cannot fit in the file, duplicate keys or tensor names,
+  /// dimensions whose product overflows, a tensor whose data runs past the end of the file or
+  /// overlaps another, bytes between tensors that no tensor covers (beyond the alignment's
+  /// padding; llama.cpp refuses them too), an unknown type id, or a misaligned offset.
   explicit GgufFile(const std::string& path);
   GgufFile(GgufFile&&) noexcept = default;
   GgufFile& operator=(GgufFile&&) noexcept = default;

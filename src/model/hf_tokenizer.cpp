@@ -171,14 +171,15 @@ class PieceAssigner {
   PieceAssigner(const std::string& path, Vocabulary& vocab) : path_(path), vocab_(vocab), where_(vocab.size()) {}
 
   void operator()(std::size_t id, const std::string& piece, const std::string& pointer, TokenType type) {
+    const std::string at = pointer + ": ";
     if (!where_[id].empty() && vocab_.pieces[id] != piece)
-      throw InputError::inconsistent(path_, pointer + ": id " + std::to_string(id) + " for " + quoted_piece(piece) + ", but " + where_[id] +
+      throw InputError::inconsistent(path_, at + "id " + std::to_string(id) + " for " + quoted_piece(piece) + ", but " + where_[id] +
                                                 " gives id " + std::to_string(id) + " to " + quoted_piece(vocab_.pieces[id]) +
                                                 " (an id has one piece)");
     const auto [it, inserted] = ids_.emplace(piece, id);
     if (!inserted && it->second != id)
-      throw InputError::inconsistent(path_, pointer + ": " + quoted_piece(piece) + " has id " + std::to_string(id) + ", but " +
-                                                where_[it->second] + " gives it id " + std::to_string(it->second) + " (a piece has one id)");
+      throw InputError::inconsistent(path_, at + quoted_piece(piece) + " has id " + std::to_string(id) + ", but " + where_[it->second] +
+                                                " gives it id " + std::to_string(it->second) + " (a piece has one id)");
     vocab_.pieces[id] = piece;
     vocab_.types[id] = type;
     where_[id] = pointer;

@@ -118,17 +118,19 @@ void SafetensorsFile::check_tiling(std::vector<const SafetensorsTensor*>& tensor
     if (begin(tensor) > covered)
       throw InputError::inconsistent(path_, "bytes [" + std::to_string(covered) + ", " + std::to_string(begin(tensor)) +
                                                 ") of the data belong to no tensor (the gap before tensor " + offsets(tensor) + ")");
-    if (begin(tensor) < covered)
+    if (begin(tensor) < covered) {
+      const std::string shared = "bytes [" + std::to_string(begin(tensor)) + ", " + std::to_string(std::min(covered, end(tensor))) + ")";
       throw InputError::inconsistent(path_, "tensor " + offsets(tensor) + " starts inside tensor " + offsets(previous) +
-                                                (tensor->bytes == 0 ? std::string()
-                                                                    : ": bytes [" + std::to_string(begin(tensor)) + ", " +
-                                                                          std::to_string(std::min(covered, end(tensor))) + ") would belong to both"));
+                                                (tensor->bytes == 0 ? std::string() : ": " + shared + " would belong to both"));
+    }
     covered = end(tensor);
     previous = tensor;
   }
-  if (covered < data_bytes)
-    throw InputError::inconsistent(path_, "bytes [" + std::to_string(covered) + ", " + std::to_string(data_bytes) + ") of the data belong to no tensor (" +
-                                              (previous ? "after the last, tensor " + offsets(previous) : std::string("the header lists none")) + ")");
+  if (covered < data_bytes) {
+    const std::string where = previous ? "after the last, tensor " + offsets(previous) : std::string("the header lists none");
+    throw InputError::inconsistent(path_, "bytes [" + std::to_string(covered) + ", " + std::to_string(data_bytes) +
+                                              ") of the data belong to no tensor (" + where + ")");
+  }
 }
 
 const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const {

@@ -73,8 +73,9 @@ void check_unique_pieces(const GgufFile& file, Vocabulary& vocab) {
     }
     const auto [it, inserted] = first_id.emplace(piece, id);
     if (!inserted)
-      throw InputError::inconsistent(file.path(), "tokenizer.ggml.tokens: the piece " + quoted_piece(piece) + " is listed twice, as ids " +
-                                                      std::to_string(it->second) + " and " + std::to_string(id) + " (a piece names one token)");
+      throw InputError::inconsistent(file.path(), "tokenizer.ggml.tokens: the piece " + quoted_piece(piece) +
+                                                      " is listed twice, as ids " + std::to_string(it->second) + " and " +
+                                                      std::to_string(id) + " (a piece names one token)");
   }
   if (empty.empty()) return;
   std::string ids;
