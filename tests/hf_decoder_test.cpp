@@ -115,6 +115,10 @@ TEST_CASE("safetensors: the tensors must tile the data exactly, and a gap or sha
         at + "bytes [0, 4) of the data belong to no tensor (the gap before tensor b (data_offsets [4, 8]))");
   CHECK(error(a, 12) == at + "bytes [8, 12) of the data belong to no tensor (after the last, tensor a (data_offsets [0, 8]))");
   CHECK(error("", 4) == at + "bytes [0, 4) of the data belong to no tensor (the header lists none)");
+  CHECK(error(R"("__metadata__": {"format": "pt"}, )" + a, 8) == "(no error)");
+  CHECK(error(R"("__metadata__": {"format": 1}, )" + a, 8) == at + "__metadata__/format: expected a string, got the integer 1");
+  CHECK(error(R"("__metadata__": ["pt"], )" + a, 8) ==
+        at + "__metadata__: expected an object of strings, got an array of 1 item");
   CHECK(error(a + R"(, "b": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]})", 8) ==
         at + "tensor b (data_offsets [0, 8]) starts inside tensor a (data_offsets [0, 8]): bytes [0, 8) would belong to both");
   CHECK(error(R"("big": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, "in": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]})", 16) ==

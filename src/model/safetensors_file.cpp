@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "io/json_reader.hpp"
 #include "model/ggml_types.hpp"
 
 namespace attnviz {
@@ -23,6 +24,14 @@ std::uint64_t dtype_bytes(const std::string& dtype) {
   if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
   if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" || dtype == "F8_E5M2") return 1;
   return 0;
+}
+
+// __metadata__ is free text for the writer (format, framework), a string -> string map as the
+// safetensors crate reads it (Option<HashMap<String, String>>); anything else is refused there.
+void check_metadata(const std::string& path, const nlohmann::json& metadata) {
+  if (!metadata.is_object()) throw InputError::bad_value(path, "__metadata__", "an object of strings", describe_json(metadata));
+  for (const auto& [key, value] : metadata.items())
+    if (!value.is_string()) throw InputError::bad_value(path, "__metadata__/" + key, "a string", describe_json(value));
 }
 
 constexpr std::uint64_t kMaxHeaderBytes = 100 * 1024 * 1024;  // the format's own limit
@@ -60,7 +69,10 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   const std::uint64_t data_bytes = file_bytes - data_start;
   std::vector<const SafetensorsTensor*> by_offset;
   for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") continue;
+    if (name == "__metadata__") {
+      check_metadata(path, entry);
+      continue;
+    }
     const std::string what = "tensor " + name;
     if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets") ||
         !entry["dtype"].is_string() || !entry["shape"].is_array() || !entry["data_offsets"].is_array() ||

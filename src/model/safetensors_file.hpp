@@ -31,8 +31,9 @@ class SafetensorsFile {
   /// Maps and validates `path`. Throws InputError (one line naming the file and the tensor) for
   /// a header length past the end, a header that is not a JSON object, a tensor without dtype,
   /// shape or data_offsets, offsets out of range, a byte count that disagrees with dtype ×
-  /// shape, or tensors that do not tile the data exactly (bytes [a, b) that no tensor covers,
-  /// or that two tensors share), as the safetensors crate's validate() refuses them.
+  /// shape, tensors that do not tile the data exactly (bytes [a, b) that no tensor covers, or
+  /// that two tensors share), or a __metadata__ that is not an object of strings, as the
+  /// safetensors crate refuses them.
   explicit SafetensorsFile(const std::string& path);
 
   const std::string& path() const { return path_; }
