@@ -88,10 +88,69 @@ TEST_CASE("safetensors: broken files are refused with one line naming the fault"
                                         R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
                                             "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})",
                                         12)),
-             Contains("tensors a and b overlap"));
+             Contains("tensor b (data_offsets [4, 12]) starts inside tensor a (data_offsets [0, 8])"));
   CHECK_THAT(error_of(write_safetensors(dir, R"({"w": {"dtype": "Q9", "shape": [2], "data_offsets": [0, 8]}})", 8)),
              Contains("tensor w: unknown dtype \"Q9\""));
   CHECK_THAT(error_of(write_safetensors(dir, R"({"w": {"shape": [2]}})", 8)), Contains("tensor w: expected {\"dtype\""));
+}
+
+// Issue 24: bytes no tensor covers, and bytes two tensors share, were accepted; the format's
+// own reader (the safetensors crate's validate()) refuses both.
+TEST_CASE("safetensors: the tensors must tile the data exactly, and a gap or shared bytes are refused naming the range",
+          "[model][errors]") {
+  TempDir dir;
+  const auto error = [&dir](const std::string& tensors, std::size_t data_bytes) {
+    return error_of(write_safetensors(dir, "{" + tensors + "}", data_bytes));
+  };
+  const std::string at = dir.file("model.safetensors") + ": ";
+  const std::string a = R"("a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]})";
+  const std::string b_at_8 = R"("b": {"dtype": "F32", "shape": [1], "data_offsets": [8, 12]})";
+  const std::string empty_at_8 = R"("e": {"dtype": "F32", "shape": [0], "data_offsets": [8, 8]})";
+  CHECK(error(a + ", " + b_at_8, 12) == "(no error)");
+  CHECK(error(a + ", " + empty_at_8 + ", " + b_at_8, 12) == "(no error)");
+  CHECK(error("", 0) == "(no error)");
+  CHECK(error(R"("b": {"dtype": "F32", "shape": [1], "data_offsets": [12, 16]}, )" + a, 16) ==
+        at + "bytes [8, 12) of the data belong to no tensor (the gap before tensor b (data_offsets [12, 16]))");
+  CHECK(error(R"("b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]})", 8) ==
+        at + "bytes [0, 4) of the data belong to no tensor (the gap before tensor b (data_offsets [4, 8]))");
+  CHECK(error(a, 12) == at + "bytes [8, 12) of the data belong to no tensor (after the last, tensor a (data_offsets [0, 8]))");
+  CHECK(error("", 4) == at + "bytes [0, 4) of the data belong to no tensor (the header lists none)");
+  CHECK(error(R"("__metadata__": {"format": "pt"}, )" + a, 8) == "(no error)");
+  CHECK(error(R"("__metadata__": {"format": 1}, )" + a, 8) == at + "__metadata__/format: expected a string, got the integer 1");
+  CHECK(error(R"("__metadata__": ["pt"], )" + a, 8) ==
+        at + "__metadata__: expected an object of strings, got an array of 1 item");
+  CHECK(error(a + R"(, "b": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]})", 8) ==
+        at + "tensor b (data_offsets [0, 8]) starts inside tensor a (data_offsets [0, 8]): bytes [0, 8) would belong to both");
+  CHECK(error(R"("big": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, "in": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]})", 16) ==
+        at + "tensor in (data_offsets [4, 8]) starts inside tensor big (data_offsets [0, 16]): bytes [4, 8) would belong to both");
+  CHECK(error(a + R"(, "e": {"dtype": "F32", "shape": [0], "data_offsets": [4, 4]})", 8) ==
+        at + "tensor e (data_offsets [4, 4]) starts inside tensor a (data_offsets [0, 8])");
+}
+
+// Issue 24: an id the tokenizer made from --text that the model's embedding lacks was blamed on
+// --token-ids, which was not given; the tokenizer and the weights disagree, so the files are named.
+TEST_CASE("safetensors folder: a --text token beyond the model's embedding names the tokenizer, not --token-ids", "[model][errors]") {
+  TempDir dir;
+  const std::string source = realdata_file("stories260k/hf-safetensors");
+  std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
+  std::filesystem::copy_file(source + "/config.json", dir.file("config.json"));
+  std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
+    "added_tokens": [{"id": 600, "content": "<big>", "special": false}]})";
+  Options o;
+  o.command = Command::Dump;
+  o.model = dir.path().string();
+  o.text = "a<big>";
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK(r.err == "attnviz: error: " + dir.file("tokenizer.json") + ": --text gives token 1 the id 600 (\"<big>\"), but the model " +
+                     dir.path().string() + " has 512 token embeddings (0-511): its tokenizer and its weights disagree\n");
+  CHECK(!std::filesystem::exists(dir.file("dump.json")));
+  o.text.reset();
+  o.token_ids = std::vector<int>{0, 600};
+  CHECK(attnviz::test::run_with(o).err == "attnviz: error: --token-ids: token id 600 is outside the vocabulary (0-511)\n");
 }
 
 TEST_CASE("safetensors: a config that disagrees with the tensors is refused, naming both", "[model]") {

@@ -184,6 +184,31 @@ TEST_CASE("tokenizer.json: a member of the wrong type is refused naming the file
   }
 }
 
+// Issue 24 (the kind of llama.cpp #25739, a piece listed twice): /model/vocab is a JSON object,
+// so its pieces are distinct, but two pieces could share an id and an added token could give a
+// piece a second id or an id a second piece; the later silently replaced the earlier.
+TEST_CASE("tokenizer.json: an id given two pieces, or a piece given two ids, is refused naming both places", "[tokenizer][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("tokenizer.json");
+  using json = nlohmann::json;
+  json shared_id = gpt2_tokenizer_json();
+  shared_id["model"]["vocab"]["\xC4\xA0the"] = 0;
+  CHECK(load_error(dir, shared_id) ==
+        path + ": /model/vocab/\xC4\xA0the: id 0 for \"\xC4\xA0the\", but /model/vocab/! gives id 0 to \"!\" (an id has one piece)");
+  const auto with_added = [](json token) {
+    json t = gpt2_tokenizer_json();
+    t["added_tokens"].push_back(token);
+    return t;
+  };
+  CHECK(load_error(dir, with_added({{"id", 50257}, {"content", "!"}})) ==
+        path + ": /added_tokens/1: \"!\" has id 50257, but /model/vocab/! gives it id 0 (a piece has one id)");
+  CHECK(load_error(dir, with_added({{"id", 0}, {"content", "<x>"}})) ==
+        path + ": /added_tokens/1: id 0 for \"<x>\", but /model/vocab/! gives id 0 to \"!\" (an id has one piece)");
+  CHECK(load_error(dir, with_added({{"id", 50257}, {"content", "<|endoftext|>"}})) ==
+        path + ": /added_tokens/1: \"<|endoftext|>\" has id 50257, but /added_tokens/0 gives it id 50256 (a piece has one id)");
+  CHECK(load_error(dir, with_added({{"id", 50256}, {"content", "<|endoftext|>"}})) == "(no error)");
+}
+
 // Found by a hostile tester: these were accepted and tokenized as if absent, giving other ids
 // than Hugging Face's. Each names the feature and says to pass --token-ids.
 TEST_CASE("tokenizer.json: features the byte-level BPE does not implement are refused, naming them", "[tokenizer][errors]") {

@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/run.hpp"
 #include "core/error.hpp"
 #include "model/gguf_file.hpp"
 #include "model/vocabulary.hpp"
+#include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -209,6 +211,67 @@ TEST_CASE("vocabulary_from_gguf: a missing key, a short array or a bad id is nam
   CHECK_THAT(load_error(with_model("gpt2").write(dir)),
              Catch::Contains("vocab.gguf: tokenizer.ggml.merges: missing field"));
   CHECK(load_error(llama().write(dir)) == "(no error)");
+}
+
+// llama.cpp #25739: a vocabulary with a piece listed twice was accepted and the first id used,
+// so the second could never come from text. Current llama.cpp refuses it naming the piece and
+// both ids; empty pieces are exempt there too (it renames them), with a warning.
+TEST_CASE("vocabulary_from_gguf: a piece listed twice is refused naming it and both ids, and empty pieces are warned about",
+          "[tokenizer][errors]") {
+  test::TempDir dir;
+  const auto llama = [](const std::vector<std::string>& pieces) {
+    return TokenizerGguf().string("tokenizer.ggml.model", "llama").strings("tokenizer.ggml.tokens", pieces);
+  };
+  const std::string path = dir.file("vocab.gguf");
+  CHECK(load_error(llama({"<unk>", "<s>", "</s>", "a", "b", "a"}).write(dir)) ==
+        path + ": tokenizer.ggml.tokens: the piece \"a\" is listed twice, as ids 3 and 5 (a piece names one token)");
+  CHECK(load_error(llama({"<unk>", "<s>", "</s>", "\n\"", "\n\""}).write(dir)) ==
+        path + ": tokenizer.ggml.tokens: the piece \"\\n\\\"\" is listed twice, as ids 3 and 4 (a piece names one token)");
+  const Vocabulary with_empty = vocabulary_from_gguf(GgufFile(llama({"<unk>", "<s>", "</s>", "", "\xE2\x96\x81" "a", ""}).write(dir)));
+  CHECK(with_empty.warnings == std::vector<std::string>{path + ": tokenizer.ggml.tokens: 2 empty pieces (ids 3, 5): no text tokenizes to them"});
+  CHECK(tokenize(with_empty, "a", false) == Ids{4});  // "▁a": the dummy space prefix
+  CHECK(stories260k().warnings.empty());
+}
+
+// Issue 24: a gpt2 GGUF without tokenizer.ggml.pre was split with the default regex silently;
+// llama.cpp warns ("missing pre-tokenizer type, using: 'default'").
+TEST_CASE("vocabulary_from_gguf: a gpt2 vocabulary without tokenizer.ggml.pre is split as llama.cpp does, with a warning",
+          "[tokenizer]") {
+  test::TempDir dir;
+  const auto gpt2 = [] {
+    return TokenizerGguf().string("tokenizer.ggml.model", "gpt2").strings("tokenizer.ggml.tokens", {"a", "b", "ab"}).strings(
+        "tokenizer.ggml.merges", {"a b"});
+  };
+  const std::string path = dir.file("vocab.gguf");
+  const Vocabulary without = vocabulary_from_gguf(GgufFile(gpt2().write(dir)));
+  CHECK(without.pre == "default");
+  CHECK(without.warnings == std::vector<std::string>{
+                                path + ": tokenizer.ggml.pre is missing: the text is split with the \"default\" pre-tokenizer (GPT-2's "
+                                       "regex), as llama.cpp does; if the model was trained with another (LLaMA 3's, Qwen 2's…) its "
+                                       "tokens will differ: reconvert the model with a current llama.cpp, or pass --token-ids"});
+  CHECK(tokenize(without, "ab", false) == Ids{2});
+  CHECK(vocabulary_from_gguf(GgufFile(gpt2().string("tokenizer.ggml.pre", "gpt-2").write(dir))).warnings.empty());
+  CHECK(vocabulary_from_gguf(GgufFile(gpt2().string("tokenizer.ggml.pre", "default").write(dir))).warnings.empty());
+  CHECK(vocabulary_from_gguf(GgufFile(test::realdata_file("vocab-gguf/ggml-vocab-gpt-2.gguf"))).warnings.empty());
+  Options options;  // the CLI prints it through the warning channel, then the ids
+  options.command = Command::Tokenize;
+  options.model = gpt2().write(dir);
+  options.text = "ab";
+  const test::RunResult result = test::run_with(options);
+  CHECK(result.code == 0);
+  CHECK(result.err == "attnviz: warning: " + without.warnings[0] + "\n");
+  CHECK_THAT(result.out, Catch::StartsWith("{\"token_ids\":[2],\"tokens\":[\"ab\"]}\n"));
+}
+
+// Issue 24: token_type as an array of floats named "GGUF value type 9" (an array).
+TEST_CASE("vocabulary_from_gguf: tokenizer.ggml.token_type of the wrong element type names it in words", "[tokenizer][errors]") {
+  test::TempDir dir;
+  const std::string path = TokenizerGguf()
+                               .string("tokenizer.ggml.model", "llama")
+                               .strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>"})
+                               .floats("tokenizer.ggml.token_type", {2, 3, 3})
+                               .write(dir);
+  CHECK(load_error(path) == path + ": metadata tokenizer.ggml.token_type: expected an array of integers, got an array of float32");
 }
 
 TEST_CASE("tokenize: a GGUF with another tokenizer model loads, and tokenize names it", "[tokenizer][errors]") {

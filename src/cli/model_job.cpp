@@ -167,7 +167,26 @@ void name_tokens(const Vocabulary* names, ModelRunInfo& info) {
   }
 }
 
-ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_budget, const KeptBytes& kept) {
+// The ids must index the model's embedding. Ids given with --token-ids are the user's; ids the
+// tokenizer made from --text that the model lacks mean its tokenizer and its weights disagree
+// (a tokenizer.json or token list longer than the embedding table), which is the files' fault.
+void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::int32_t id = ids[i];
+    if (id >= 0 && id < n_vocab) continue;
+    const std::string range = "(0-" + std::to_string(n_vocab - 1) + ")";
+    if (o.token_ids || !vocab)
+      throw UsageError::bad_option("--token-ids", "token id " + std::to_string(id) + " is outside the vocabulary " + range);
+    const std::string piece = quoted_piece(vocab->pieces[static_cast<std::size_t>(id)]);
+    throw InputError::inconsistent(vocabulary_name(*vocab), "--text gives token " + std::to_string(i) + " the id " + std::to_string(id) +
+                                                                " (" + piece + "), but the model " + o.model + " has " +
+                                                                std::to_string(n_vocab) + " token embeddings " + range +
+                                                                ": its tokenizer and its weights disagree");
+  }
+}
+
+ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
+                         const KeptBytes& kept) {
   const LoadedDecoder loaded = load_decoder(o);
   const DecoderModel& model = *loaded.model;
   const Vocabulary* vocab = loaded.vocab.get();
@@ -177,12 +196,10 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, double memory_
   ModelRunInfo info;
   info.model = summary_of(c);
   info.token_ids = input_ids(o, vocab);
+  if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   if (info.token_ids.empty())
     throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
-  for (const std::int32_t id : info.token_ids)
-    if (id < 0 || id >= c.n_vocab)
-      throw UsageError::bad_option("--token-ids", "token id " + std::to_string(id) + " is outside the vocabulary (0-" +
-                                                      std::to_string(c.n_vocab - 1) + ")");
+  check_ids_in_model(o, vocab, info.token_ids, c.n_vocab);
   info.prompt_length = static_cast<int>(info.token_ids.size());
   const long total = static_cast<long>(info.token_ids.size()) + std::max(o.generate, 0);
   if (c.context_length > 0 && total > c.context_length)
@@ -271,7 +288,7 @@ ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vecto
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
                                                   "model.safetensors (GGUF models are single files)");
   }
-  return run_decoder(options, sink, memory_budget, kept);
+  return run_decoder(options, sink, warnings, memory_budget, kept);
 }
 
 namespace {
@@ -303,8 +320,9 @@ std::string json_text(const nlohmann::ordered_json& value) {
 
 }  // namespace
 
-std::string tokenize_report(const Options& options) {
+std::string tokenize_report(const Options& options, std::vector<std::string>& warnings) {
   const Vocabulary vocab = tokenizer_of(options.model);
+  warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
   const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
   Tokens pieces, texts;
   for (const std::int32_t id : ids) {

@@ -30,9 +30,10 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 /// Runs the model named by options.model on options.text / token_ids, handing every selected
 /// block to `sink`; returns everything else about the run. Appends user-facing warnings.
 /// Throws UsageError (options that do not fit: SENTENCE with --model, neither --text nor
-/// --token-ids…), InputError (the model file, a token id outside the vocabulary, a text longer
-/// than the context), LimitError (the forward pass plus what `kept` says the sink keeps over
-/// `memory_budget` bytes, estimated before computing).
+/// --token-ids…, a --token-ids id outside the vocabulary), InputError (the model file, a --text
+/// token the tokenizer has but the model's embedding lacks, a text longer than the context),
+/// LimitError (the forward pass plus what `kept` says the sink keeps over `memory_budget`
+/// bytes, estimated before computing).
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept = {});
 
@@ -41,8 +42,9 @@ ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vecto
 /// "token_ids": [...], "token_texts": [token_display_text]} on one line; with options.table, a
 /// header row "index id piece text kind" and one tab-separated line per token: the piece
 /// JSON-quoted, its text quoted on one line (piece_display), and byte, special, unknown or
-/// nothing. Throws InputError for a folder without tokenizer.json and as the tokenizers do.
-std::string tokenize_report(const Options& options);
+/// nothing. Appends the vocabulary's warnings (Vocabulary::warnings). Throws InputError for a
+/// folder without tokenizer.json and as the tokenizers do.
+std::string tokenize_report(const Options& options, std::vector<std::string>& warnings);
 
 /// The folder of a block's pictures below the output folder: "layer_<l>" for decoder-only
 /// models, "encoder/layer_<l>", "decoder/layer_<l>/self" and "decoder/layer_<l>/cross" for

@@ -377,7 +377,7 @@ void warn_if_diverging_cmap(const Options& options, std::vector<std::string>& wa
 void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
               std::vector<std::string>& warnings) {
   if (options.command == Command::Tokenize) {
-    data << tokenize_report(options);
+    data << tokenize_report(options, warnings);
     return;
   }
   check_standard_output(options);

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include "core/error.hpp"
 
@@ -21,6 +23,21 @@ enum ValueType : std::uint32_t {
   kUint8 = 0, kInt8 = 1, kUint16 = 2, kInt16 = 3, kUint32 = 4, kInt32 = 5, kFloat32 = 6,
   kBool = 7, kString = 8, kArray = 9, kUint64 = 10, kInt64 = 11, kFloat64 = 12,
 };
+
+// The name gguf.md gives value type `type` ("uint32", "array"…), or "value type N" for an id
+// outside 0-12.
+std::string type_name(std::uint32_t type) {
+  static const char* const kNames[] = {"uint8", "int8",  "uint16", "int16",  "uint32", "int32", "float32",
+                                       "bool",  "string", "array", "uint64", "int64",  "float64"};
+  return type <= kFloat64 ? kNames[type] : "value type " + std::to_string(type);
+}
+
+// "a uint32", "an int8", "an array of float32": what a value of the file is, for messages.
+std::string describe_value(std::uint32_t type, std::uint32_t element_type) {
+  const std::string name = type == kArray ? "array of " + type_name(element_type) : type_name(type);
+  const bool vowel = name[0] == 'a' || name[0] == 'i';  // "a uint8": u is said "you"
+  return (vowel ? "an " : "a ") + name;
+}
 
 // Bytes of a scalar of `type`; 0 for string, array or an unknown id.
 std::uint64_t scalar_bytes(std::uint32_t type) {
@@ -106,13 +123,12 @@ double read_float(Cursor& cursor, std::uint32_t type, const std::string& what) {
   return type == kFloat32 ? cursor.read<float>(what) : cursor.read<double>(what);
 }
 
-GgufValue::Array read_array(Cursor& cursor, const std::string& what, const std::string& file) {
-  const auto type = cursor.read<std::uint32_t>(what + " (its element type)");
+GgufValue::Array read_array(Cursor& cursor, std::uint32_t type, const std::string& what, const std::string& file) {
   const auto count = cursor.read<std::uint64_t>(what + " (its length)");
   const std::uint64_t least = type == kString ? 8 : scalar_bytes(type);
+  if (type == kArray) throw InputError::inconsistent(file, what + ": arrays of arrays are not supported");
   if (least == 0)
-    throw InputError::inconsistent(file, what + ": arrays of value type " + std::to_string(type) +
-                                             " are not supported (GGUF types 0-8 and 10-12)");
+    throw InputError::inconsistent(file, what + ": an array of unknown " + type_name(type) + " (GGUF knows 0-12)");
   if (count > cursor.remaining() / least)
     throw InputError::inconsistent(file, what + ": an array of " + std::to_string(count) +
                                              " elements cannot fit in the " + std::to_string(cursor.remaining()) +
@@ -144,7 +160,8 @@ GgufValue read_value(Cursor& cursor, const std::string& key, const std::string& 
   if (value.gguf_type == kString) {
     value.value = cursor.string(what);
   } else if (value.gguf_type == kArray) {
-    value.value = read_array(cursor, what, file);
+    value.element_type = cursor.read<std::uint32_t>(what + " (its element type)");
+    value.value = read_array(cursor, value.element_type, what, file);
   } else if (value.gguf_type == kBool) {
     value.value = cursor.read<std::uint8_t>(what) != 0;
   } else if (value.gguf_type == kFloat32 || value.gguf_type == kFloat64) {
@@ -152,10 +169,25 @@ GgufValue read_value(Cursor& cursor, const std::string& key, const std::string& 
   } else if (is_integer_type(value.gguf_type)) {
     value.value = read_integer(cursor, value.gguf_type, what, file);
   } else {
-    throw InputError::inconsistent(file, what + ": unknown value type " + std::to_string(value.gguf_type) +
-                                             " (GGUF knows 0-12)");
+    throw InputError::inconsistent(file, what + ": unknown " + type_name(value.gguf_type) + " (GGUF knows 0-12)");
   }
   return value;
+}
+
+// The version field: 2 or 3. A file written on a big-endian machine reads as 2 or 3 with its
+// bytes reversed (0x03000000 = 50331648), which llama.cpp (gguf.cpp) recognises by its low
+// 16 bits being zero; say so rather than report a version that never existed.
+void check_version(const std::string& path, std::uint32_t version) {
+  if (version == 2 || version == 3) return;
+  if ((version & 0xFFFFu) == 0) {
+    const std::uint32_t swapped = __builtin_bswap32(version);
+    char hex[11];
+    std::snprintf(hex, sizeof hex, "0x%08X", version);
+    throw InputError::inconsistent(path, "GGUF version " + std::to_string(version) + " (" + hex + ") is version " +
+                                             std::to_string(swapped) + " with its bytes reversed: the file is big-endian (written for a big-endian "
+                                             "machine such as s390x); attnviz reads little-endian GGUF files only");
+  }
+  throw InputError::inconsistent(path, "GGUF version " + std::to_string(version) + " is not supported (2 and 3 are)");
 }
 
 }  // namespace
@@ -181,8 +213,7 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
     throw InputError::inconsistent(path, "not a GGUF file (its first bytes are not \"GGUF\")");
   cursor.read<std::uint32_t>("magic");
   version_ = cursor.read<std::uint32_t>("the version");
-  if (version_ != 2 && version_ != 3)
-    throw InputError::inconsistent(path, "GGUF version " + std::to_string(version_) + " is not supported (2 and 3 are)");
+  check_version(path, version_);
   const auto tensor_count = cursor.read<std::uint64_t>("the tensor count");
   const auto metadata_count = cursor.read<std::uint64_t>("the metadata count");
   // Each key/value takes at least 12 bytes, each tensor entry at least 8 + 4 + 8 + 4 + 8.
@@ -198,12 +229,7 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
     metadata_.emplace(std::move(key), std::move(value));
   }
 
-  std::uint64_t alignment = kDefaultAlignment;
-  if (const auto given = integer("general.alignment")) {
-    if (*given <= 0 || (*given & (*given - 1)) != 0)
-      throw InputError::inconsistent(path, "metadata general.alignment: expected a power of two, got " + std::to_string(*given));
-    alignment = static_cast<std::uint64_t>(*given);
-  }
+  const std::uint64_t alignment = read_alignment();
 
   tensors_.resize(tensor_count);
   for (std::uint64_t i = 0; i < tensor_count; ++i) {
@@ -231,9 +257,16 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
   }
 
   const std::uint64_t data_start = (cursor.position() + alignment - 1) / alignment * alignment;
-  if (tensor_count > 0 && data_start > file_bytes_)
-    throw InputError::inconsistent(path, "truncated: the tensor data would start at byte " + std::to_string(data_start) +
-                                             ", past the end of the file (" + std::to_string(file_bytes_) + " bytes)");
+  if (tensor_count > 0 && data_start > file_bytes_) {
+    const bool given = has("general.alignment");
+    throw InputError::inconsistent(path, "the tensor data would start at byte " + std::to_string(data_start) +
+                                             " (the header's end, byte " + std::to_string(cursor.position()) +
+                                             ", rounded up to a multiple of " +
+                                             (given ? "metadata general.alignment " : "the default alignment ") +
+                                             std::to_string(alignment) + "), past the end of the file (" +
+                                             std::to_string(file_bytes_) + " bytes): truncated" +
+                                             (given ? ", or a wrong general.alignment" : ""));
+  }
   for (GgufTensorInfo& info : tensors_) {
     const std::string what = "tensor " + info.name;
     if (info.offset % alignment != 0)
@@ -255,13 +288,52 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
                                                std::to_string(file_bytes_ - data_start) + " bytes of tensor data)");
     info.data = data + data_start + info.offset;
   }
+  check_layout(alignment);
+}
+
+// The tensors, in offset order, must neither share bytes nor leave bytes between them that no
+// tensor covers beyond the padding to the alignment: llama.cpp (gguf.cpp) requires each
+// tensor's offset to be exactly the previous one's end padded to general.alignment. Tensors of
+// a type this build cannot decode have no known size; with one of those only overlaps of the
+// others are checked.
+void GgufFile::check_layout(std::uint64_t alignment) const {
   std::vector<const GgufTensorInfo*> by_offset;
-  for (const GgufTensorInfo& info : tensors_)
+  bool all_sized = true;
+  for (const GgufTensorInfo& info : tensors_) {
     if (info.data) by_offset.push_back(&info);
-  std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
-  for (std::size_t i = 1; i < by_offset.size(); ++i)
-    if (by_offset[i - 1]->offset + by_offset[i - 1]->bytes > by_offset[i]->offset)
-      throw InputError::inconsistent(path, "tensors " + by_offset[i - 1]->name + " and " + by_offset[i]->name + " overlap");
+    else all_sized = false;
+  }
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](auto* a, auto* b) { return std::tie(a->offset, a->name) < std::tie(b->offset, b->name); });
+  const auto range = [](const GgufTensorInfo* t) {
+    return t->name + " (bytes [" + std::to_string(t->offset) + ", " + std::to_string(t->offset + t->bytes) + "))";
+  };
+  std::uint64_t next = 0;  // where the next tensor must start: the previous end, padded
+  const GgufTensorInfo* previous = nullptr;
+  for (const GgufTensorInfo* tensor : by_offset) {
+    if (previous && previous->offset + previous->bytes > tensor->offset)
+      throw InputError::inconsistent(path_, "tensors " + range(previous) + " and " + range(tensor) +
+                                                " of the tensor data overlap");
+    if (all_sized && tensor->offset > next)
+      throw InputError::inconsistent(path_, "bytes [" + std::to_string(next) + ", " + std::to_string(tensor->offset) +
+                                                ") of the tensor data belong to no tensor (the gap before tensor " +
+                                                range(tensor) + "; each tensor starts where the one before ends, padded to the " +
+                                                "alignment " + std::to_string(alignment) + ")");
+    next = (tensor->offset + tensor->bytes + alignment - 1) / alignment * alignment;
+    previous = tensor;
+  }
+}
+
+// general.alignment (gguf.md: a uint32, a power of two; 32 when absent): tensor offsets are
+// multiples of it and the data section starts at the next multiple after the header.
+std::uint64_t GgufFile::read_alignment() const {
+  const std::string key = "general.alignment";
+  const std::optional<std::int64_t> given = integer(key);
+  if (!given) return kDefaultAlignment;
+  if (*given <= 0 || *given > std::numeric_limits<std::uint32_t>::max() || (*given & (*given - 1)) != 0)
+    throw InputError::inconsistent(path_, "metadata " + key + ": expected a power of two from 1 to 2^31 (a uint32), got " +
+                                              std::to_string(*given));
+  return static_cast<std::uint64_t>(*given);
 }
 
 const GgufValue* GgufFile::find(std::string_view key) const {
@@ -271,7 +343,7 @@ const GgufValue* GgufFile::find(std::string_view key) const {
 
 void GgufFile::wrong_type(std::string_view key, const char* expected) const {
   throw InputError::inconsistent(path_, "metadata " + std::string(key) + ": expected " + expected +
-                                            ", got GGUF value type " + std::to_string(find(key)->gguf_type));
+                                            ", got " + describe_value(find(key)->gguf_type, find(key)->element_type));
 }
 
 bool GgufFile::has(std::string_view key) const { return find(key) != nullptr; }

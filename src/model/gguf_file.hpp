@@ -42,17 +42,20 @@ struct GgufValue {
   using Array = std::variant<std::vector<std::int64_t>, std::vector<double>, std::vector<std::uint8_t> /*bool*/,
                              std::vector<std::string>>;
   std::variant<std::int64_t, double, bool, std::string, Array> value;
-  std::uint32_t gguf_type = 0;  ///< the file's value type id (0…12)
+  std::uint32_t gguf_type = 0;     ///< the file's value type id (0…12)
+  std::uint32_t element_type = 0;  ///< for an array (gguf_type 9): its elements' type id
 };
 
 /// The mapped file with its parsed header. Move-only; the mapping lives as long as the object.
 class GgufFile {
  public:
   /// Maps and parses `path`. Throws InputError ("FILE: …" one line) for a missing or unreadable
-  /// file, a wrong magic, an unsupported version (not 2 or 3), a truncated header, a string or
-  /// array count that cannot fit in the file, duplicate keys or tensor names, dimensions whose
-  /// product overflows, a tensor whose data runs past the end of the file or overlaps another,
-  /// an unknown type id, or a misaligned offset.
+  /// file, a wrong magic, an unsupported version (not 2 or 3; a big-endian file is named as
+  /// such), a general.alignment that is not a power of two up to 2^31, a truncated header, a
+  /// string or array count that cannot fit in the file, duplicate keys or tensor names,
+  /// dimensions whose product overflows, a tensor whose data runs past the end of the file or
+  /// overlaps another, bytes between tensors that no tensor covers (beyond the alignment's
+  /// padding; llama.cpp refuses them too), an unknown type id, or a misaligned offset.
   explicit GgufFile(const std::string& path);
   GgufFile(GgufFile&&) noexcept = default;
   GgufFile& operator=(GgufFile&&) noexcept = default;
@@ -62,7 +65,8 @@ class GgufFile {
   std::uint64_t file_bytes() const { return file_bytes_; }
 
   // Metadata. Each accessor returns nullopt when the key is absent and throws InputError
-  // ("FILE: metadata KEY: expected …, got …") when it is present with another type.
+  // ("FILE: metadata KEY: expected an integer, got an array of float32") when it is present with
+  // another type.
   bool has(std::string_view key) const;
   std::optional<std::string> string(std::string_view key) const;
   std::optional<std::int64_t> integer(std::string_view key) const;  ///< any integer type
@@ -98,6 +102,8 @@ class GgufFile {
 
  private:
   const GgufValue* find(std::string_view key) const;
+  std::uint64_t read_alignment() const;
+  void check_layout(std::uint64_t alignment) const;
   [[noreturn]] void wrong_type(std::string_view key, const char* expected) const;
 
   std::string path_;

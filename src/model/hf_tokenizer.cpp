@@ -1,6 +1,7 @@
 #include "model/hf_tokenizer.hpp"
 
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
@@ -160,6 +161,37 @@ std::optional<TemplateToken> template_bos(const JsonSettings& t, const std::stri
   return TemplateToken{bos, t.text(bos, "")};
 }
 
+// Puts each piece at its id, refusing an id given two pieces or a piece given two ids. /model/vocab
+// is a JSON object, so its pieces are distinct, but two may share an id; an added token may
+// name a piece /model/vocab has under another id (Hugging Face then keeps the vocab's id and
+// logs "Token '…' was expected to have ID …"), or an id whose piece differs. Either way one of
+// the two tokens could never be produced or shown, so the file is refused, naming both places.
+class PieceAssigner {
+ public:
+  PieceAssigner(const std::string& path, Vocabulary& vocab) : path_(path), vocab_(vocab), where_(vocab.size()) {}
+
+  void operator()(std::size_t id, const std::string& piece, const std::string& pointer, TokenType type) {
+    const std::string at = pointer + ": ";
+    if (!where_[id].empty() && vocab_.pieces[id] != piece)
+      throw InputError::inconsistent(path_, at + "id " + std::to_string(id) + " for " + quoted_piece(piece) + ", but " + where_[id] +
+                                                " gives id " + std::to_string(id) + " to " + quoted_piece(vocab_.pieces[id]) +
+                                                " (an id has one piece)");
+    const auto [it, inserted] = ids_.emplace(piece, id);
+    if (!inserted && it->second != id)
+      throw InputError::inconsistent(path_, at + quoted_piece(piece) + " has id " + std::to_string(id) + ", but " + where_[it->second] +
+                                                " gives it id " + std::to_string(it->second) + " (a piece has one id)");
+    vocab_.pieces[id] = piece;
+    vocab_.types[id] = type;
+    where_[id] = pointer;
+  }
+
+ private:
+  const std::string& path_;
+  Vocabulary& vocab_;
+  std::vector<std::string> where_;  // the JSON pointer that gave each id its piece; "" for none yet
+  std::unordered_map<std::string, std::size_t> ids_;
+};
+
 }  // namespace
 
 Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
@@ -193,16 +225,15 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   if (size > (1u << 24)) throw InputError::inconsistent(path, "/model/vocab: more than 16777216 pieces");
   vocab.pieces.assign(size, "");
   vocab.types.assign(size, TokenType::Undefined);
+  PieceAssigner assign(path, vocab);
   for (const auto& [piece, id] : pieces->items()) {
     if (!id.is_number_unsigned() || id.get<std::size_t>() >= size)
       throw InputError::bad_value(path, "/model/vocab/" + piece, "an id below " + std::to_string(size), id.dump());
-    vocab.pieces[id.get<std::size_t>()] = piece;
-    vocab.types[id.get<std::size_t>()] = TokenType::Normal;
+    assign(id.get<std::size_t>(), piece, "/model/vocab/" + piece, TokenType::Normal);
   }
-  for (const AddedToken& token : added) {
-    vocab.pieces[token.id] = token.content;
-    vocab.types[token.id] = token.special ? TokenType::Control : TokenType::UserDefined;
-  }
+  for (std::size_t i = 0; i < added.size(); ++i)
+    assign(added[i].id, added[i].content, "/added_tokens/" + std::to_string(i),
+           added[i].special ? TokenType::Control : TokenType::UserDefined);
   const json* merges = t.find("/model/merges");
   if (!merges || !merges->is_array()) throw InputError::missing_field(path, "/model/merges", "the BPE merges");
   for (const json& merge : *merges) {

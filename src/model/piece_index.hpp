@@ -14,7 +14,9 @@ namespace attnviz {
 
 class PieceIndex {
  public:
-  /// Indexes vocab.pieces. Where two ids share a piece, the lower id wins (the file's first).
+  /// Indexes vocab.pieces. The loaders refuse a vocabulary with a non-empty piece listed twice
+  /// (vocabulary_from_gguf, vocabulary_from_tokenizer_json); for one built in code, the lower
+  /// id wins.
   explicit PieceIndex(const Vocabulary& vocab);
 
   /// The id of the token whose piece is exactly `piece`, or nullopt.

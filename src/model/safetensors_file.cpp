@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "io/json_reader.hpp"
 #include "model/ggml_types.hpp"
 
 namespace attnviz {
@@ -22,6 +24,14 @@ std::uint64_t dtype_bytes(const std::string& dtype) {
   if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
   if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" || dtype == "F8_E5M2") return 1;
   return 0;
+}
+
+// __metadata__ is free text for the writer (format, framework), a string -> string map as the
+// safetensors crate reads it (Option<HashMap<String, String>>); anything else is refused there.
+void check_metadata(const std::string& path, const nlohmann::json& metadata) {
+  if (!metadata.is_object()) throw InputError::bad_value(path, "__metadata__", "an object of strings", describe_json(metadata));
+  for (const auto& [key, value] : metadata.items())
+    if (!value.is_string()) throw InputError::bad_value(path, "__metadata__/" + key, "a string", describe_json(value));
 }
 
 constexpr std::uint64_t kMaxHeaderBytes = 100 * 1024 * 1024;  // the format's own limit
@@ -59,7 +69,10 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   const std::uint64_t data_bytes = file_bytes - data_start;
   std::vector<const SafetensorsTensor*> by_offset;
   for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") continue;
+    if (name == "__metadata__") {
+      check_metadata(path, entry);
+      continue;
+    }
     const std::string what = "tensor " + name;
     if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets") ||
         !entry["dtype"].is_string() || !entry["shape"].is_array() || !entry["data_offsets"].is_array() ||
@@ -93,10 +106,43 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
     tensor.bytes = end - begin;
     by_offset.push_back(&tensors_.emplace(name, std::move(tensor)).first->second);
   }
-  std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->data < b->data; });
-  for (std::size_t i = 1; i < by_offset.size(); ++i)
-    if (by_offset[i - 1]->data + by_offset[i - 1]->bytes > by_offset[i]->data)
-      throw InputError::inconsistent(path, "tensors " + by_offset[i - 1]->name + " and " + by_offset[i]->name + " overlap");
+  check_tiling(by_offset, data + data_start, data_bytes);
+}
+
+// The tensors' byte ranges must tile the data section exactly: sorted by data_offsets, each
+// starts where the one before ends, the first at 0, the last at the end of the file (the
+// safetensors crate's Metadata::validate and its MetadataIncompleteBuffer check). A gap is bytes
+// no tensor reads, an overlap bytes two tensors read: either means a damaged or hand-made file.
+void SafetensorsFile::check_tiling(std::vector<const SafetensorsTensor*>& tensors, const std::uint8_t* data,
+                                   std::uint64_t data_bytes) const {
+  const auto begin = [data](const SafetensorsTensor* t) { return static_cast<std::uint64_t>(t->data - data); };
+  const auto end = [&begin](const SafetensorsTensor* t) { return begin(t) + t->bytes; };
+  const auto offsets = [&](const SafetensorsTensor* t) {
+    return t->name + " (data_offsets [" + std::to_string(begin(t)) + ", " + std::to_string(end(t)) + "])";
+  };
+  const auto key = [&](const SafetensorsTensor* t) {
+    return std::tuple<std::uint64_t, std::uint64_t, const std::string&>(begin(t), end(t), t->name);
+  };
+  std::sort(tensors.begin(), tensors.end(), [&](auto* a, auto* b) { return key(a) < key(b); });
+  std::uint64_t covered = 0;  // bytes [0, covered) belong to the tensors seen so far
+  const SafetensorsTensor* previous = nullptr;
+  for (const SafetensorsTensor* tensor : tensors) {
+    if (begin(tensor) > covered)
+      throw InputError::inconsistent(path_, "bytes [" + std::to_string(covered) + ", " + std::to_string(begin(tensor)) +
+                                                ") of the data belong to no tensor (the gap before tensor " + offsets(tensor) + ")");
+    if (begin(tensor) < covered) {
+      const std::string shared = "bytes [" + std::to_string(begin(tensor)) + ", " + std::to_string(std::min(covered, end(tensor))) + ")";
+      throw InputError::inconsistent(path_, "tensor " + offsets(tensor) + " starts inside tensor " + offsets(previous) +
+                                                (tensor->bytes == 0 ? std::string() : ": " + shared + " would belong to both"));
+    }
+    covered = end(tensor);
+    previous = tensor;
+  }
+  if (covered < data_bytes) {
+    const std::string where = previous ? "after the last, tensor " + offsets(previous) : std::string("the header lists none");
+    throw InputError::inconsistent(path_, "bytes [" + std::to_string(covered) + ", " + std::to_string(data_bytes) +
+                                              ") of the data belong to no tensor (" + where + ")");
+  }
 }
 
 const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const {

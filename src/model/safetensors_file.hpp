@@ -30,8 +30,10 @@ class SafetensorsFile {
  public:
   /// Maps and validates `path`. Throws InputError (one line naming the file and the tensor) for
   /// a header length past the end, a header that is not a JSON object, a tensor without dtype,
-  /// shape or data_offsets, offsets out of range or overlapping, or a byte count that disagrees
-  /// with dtype × shape.
+  /// shape or data_offsets, offsets out of range, a byte count that disagrees with dtype ×
+  /// shape, tensors that do not tile the data exactly (bytes [a, b) that no tensor covers, or
+  /// that two tensors share), or a __metadata__ that is not an object of strings, as the
+  /// safetensors crate refuses them.
   explicit SafetensorsFile(const std::string& path);
 
   const std::string& path() const { return path_; }
@@ -43,6 +45,8 @@ class SafetensorsFile {
   Matrix matrix(const SafetensorsTensor& tensor) const;
 
  private:
+  void check_tiling(std::vector<const SafetensorsTensor*>& tensors, const std::uint8_t* data, std::uint64_t data_bytes) const;
+
   std::string path_;
   FileText bytes_;
   std::map<std::string, SafetensorsTensor, std::less<>> tensors_;

@@ -2,7 +2,9 @@
 // (llama_vocab::impl::load) for what a file leaves out.
 #include "model/vocabulary.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "model/bpe_pre_tokenizer.hpp"
@@ -52,6 +54,46 @@ void read_pieces(const GgufFile& file, Vocabulary& vocab) {
   if (!tokens) throw InputError::missing_field(file.path(), key, "the token list");
   if (tokens->empty()) throw InputError::bad_value(file.path(), key, "at least one token", "none");
   vocab.pieces = *tokens;
+}
+
+// Each piece names one token: text is matched to ids by piece, so a piece listed twice would
+// make one of its ids unreachable. llama.cpp refuses such a vocabulary ("duplicate token in
+// vocabulary"); so does attnviz, naming the piece and both ids. Empty pieces are exempt, as in
+// llama.cpp (which renames each to "[EMPTY_<id>]"): no text tokenizes to them, and a warning
+// says so.
+void check_unique_pieces(const GgufFile& file, Vocabulary& vocab) {
+  std::unordered_map<std::string_view, std::size_t> first_id;
+  first_id.reserve(vocab.size());
+  std::vector<std::size_t> empty;
+  for (std::size_t id = 0; id < vocab.size(); ++id) {
+    const std::string& piece = vocab.pieces[id];
+    if (piece.empty()) {
+      empty.push_back(id);
+      continue;
+    }
+    const auto [it, inserted] = first_id.emplace(piece, id);
+    if (!inserted)
+      throw InputError::inconsistent(file.path(), "tokenizer.ggml.tokens: the piece " + quoted_piece(piece) +
+                                                      " is listed twice, as ids " + std::to_string(it->second) + " and " +
+                                                      std::to_string(id) + " (a piece names one token)");
+  }
+  if (empty.empty()) return;
+  std::string ids;
+  for (std::size_t i = 0; i < std::min<std::size_t>(empty.size(), 5); ++i) ids += (i ? ", " : "") + std::to_string(empty[i]);
+  if (empty.size() > 5) ids += ", …";
+  vocab.warnings.push_back(file.path() + ": tokenizer.ggml.tokens: " + std::to_string(empty.size()) + " empty piece" +
+                           (empty.size() == 1 ? "" : "s") + " (id" + (empty.size() == 1 ? " " : "s ") + ids + "): no text tokenizes to " +
+                           (empty.size() == 1 ? "it" : "them"));
+}
+
+// A gpt2 vocabulary without tokenizer.ggml.pre is split by GPT-2's own regex, as llama.cpp
+// does (with its "GENERATION QUALITY WILL BE DEGRADED" warning): files converted before
+// llama.cpp recorded the pre-tokenizer (spring 2024) lack the key, whatever their model used.
+void warn_missing_pre_tokenizer(const GgufFile& file, Vocabulary& vocab) {
+  if (vocab.model != "gpt2" || file.has("tokenizer.ggml.pre")) return;
+  vocab.warnings.push_back(file.path() + ": tokenizer.ggml.pre is missing: the text is split with the \"default\" pre-tokenizer "
+                           "(GPT-2's regex), as llama.cpp does; if the model was trained with another (LLaMA 3's, Qwen 2's…) its "
+                           "tokens will differ: reconvert the model with a current llama.cpp, or pass --token-ids");
 }
 
 void check_length(const GgufFile& file, const std::string& key, std::size_t length, std::size_t n_vocab) {
@@ -124,6 +166,23 @@ void read_merges(const GgufFile& file, Vocabulary& vocab) {
 
 }  // namespace
 
+std::string quoted_piece(std::string_view piece) {
+  std::string text = "\"";
+  for (const char c : piece) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      text += '\\';
+      text += c;
+    } else if (byte < 0x20 || byte == 0x7F) {
+      static const char kHex[] = "0123456789ABCDEF";
+      text += c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : std::string("\\x") + kHex[byte >> 4] + kHex[byte & 15];
+    } else {
+      text += c;
+    }
+  }
+  return text + "\"";
+}
+
 Vocabulary vocabulary_from_gguf(const GgufFile& file) {
   Vocabulary vocab;
   vocab.source = file.path();
@@ -132,6 +191,8 @@ Vocabulary vocabulary_from_gguf(const GgufFile& file) {
   vocab.model = *model;
   vocab.pre = file.string("tokenizer.ggml.pre").value_or("default");
   read_pieces(file, vocab);
+  check_unique_pieces(file, vocab);
+  warn_missing_pre_tokenizer(file, vocab);
   read_scores_and_types(file, vocab);
   read_merges(file, vocab);
   set_model_defaults(vocab);

@@ -36,6 +36,10 @@ struct Vocabulary {
   bool normalize_nfc = false;         ///< gpt2: text is put in Unicode NFC before pre-tokenizing
                                       ///< (a tokenizer.json NFC normalizer, as Qwen 2's; GGUF has none)
   std::string source;                 ///< the file it was read from, for messages ("" if built in code)
+  /// What the file leaves out or holds that the tokens may suffer from (a gpt2 file without
+  /// tokenizer.ggml.pre, empty pieces), one line each naming the file; the CLI prints them
+  /// when it tokenizes text.
+  std::vector<std::string> warnings;
 
   std::size_t size() const { return pieces.size(); }
 };
@@ -45,11 +49,13 @@ std::string vocabulary_name(const Vocabulary& vocab);
 
 /// Reads tokenizer.ggml.* from `file`; keys it leaves out take llama.cpp's defaults for the
 /// model (llama: BOS 1, EOS 2, UNK 0, add_bos, space prefix; bert: [CLS] 101, [UNK] 100,
-/// [SEP] 102; gpt2: add_bos only for the llama3 pre-tokenizers). A special-token id of
-/// 4294967295 (uint32 -1) means "none". Throws InputError naming the key for a missing model
-/// or token list, arrays of different lengths, a special-token id outside the vocabulary, a
-/// gpt2 file without merges, or add_bos/add_eos set with no such token. Another tokenizer
-/// model loads (token_text works), and tokenize() refuses it.
+/// [SEP] 102; gpt2: add_bos only for the llama3 pre-tokenizers, the "default" pre-tokenizer
+/// with a warning when tokenizer.ggml.pre is absent). A special-token id of 4294967295
+/// (uint32 -1) means "none". Throws InputError naming the key for a missing model or token
+/// list, a non-empty piece listed twice (naming it and both ids, as llama.cpp does), arrays of
+/// different lengths, a special-token id outside the vocabulary, a gpt2 file without merges,
+/// or add_bos/add_eos set with no such token. Another tokenizer model loads (token_text
+/// works), and tokenize() refuses it.
 Vocabulary vocabulary_from_gguf(const GgufFile& file);
 
 /// Token ids of `text` (UTF-8). With add_special, BOS (and EOS, CLS/SEP for bert) are added as
@@ -105,6 +111,10 @@ bool pieces_are_byte_level(const Vocabulary& vocab);
 /// (other control bytes as "<0xXX>"): token_display_text made one line. Throws InputError for
 /// an id outside the vocabulary.
 std::string piece_display(const Vocabulary& vocab, std::int32_t id);
+
+/// `piece` in double quotes for a message: '"' and '\\' escaped, control bytes as \n, \t, \r
+/// or \xNN; other bytes as they are.
+std::string quoted_piece(std::string_view piece);
 
 /// The tokenizer.ggml.pre values the "gpt2" tokenizer accepts, for messages and --help.
 std::vector<std::string> gpt2_pre_tokenizers();
