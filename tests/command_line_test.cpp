@@ -138,4 +138,22 @@ TEST_CASE("command_line: a word that is no command, with options after it, is an
         "compare, tokenize)\n");
   CHECK(failure_of({"plot", "-o", "out"}).first ==
         "attnviz: error: unknown command \"plot\" (commands: dump, heatmaps, render, compare, tokenize)\n");
+// Issue 24 §2: a weights file may say "causal": true; --no-causal is the way to override it off.
+TEST_CASE("command_line: --causal and --no-causal are flags of the attention commands and exclude each other",
+          "[cli]") {
+  const auto parse = [](std::vector<std::string> args) {
+    CLI::App app;
+    Options options;
+    add_options(app, options);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    return options;
+  };
+  for (const char* command : {"dump", "heatmaps", "compare"}) {
+    const Options off = parse({command, "s.json", "-o", "x", "--no-causal"});
+    CHECK(off.no_causal);
+    CHECK_FALSE(off.causal);
+    CHECK(parse({command, "s.json", "-o", "x", "--causal"}).causal);
+    CHECK_THROWS_AS(parse({command, "s.json", "-o", "x", "--causal", "--no-causal"}), CLI::ExcludesError);
+  }
 }

@@ -2,7 +2,9 @@
 // message naming the file, the JSON pointer and expected vs found (issues #2 and #6).
 #include "io/input_schema.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "support/test_support.hpp"
@@ -134,4 +136,119 @@ TEST_CASE("load_inputs: a weights file that declares its kind of attention is ru
                                             self + " asks for cross-attention; drop --source");
   CHECK(load_inputs({self, "", ""}).weights.attention == "self");
   CHECK(load_error({odd, "", ""}) == odd + ": /attention: expected \"self\" or \"cross\", got \"causal\"");
+}
+
+namespace {
+
+// fa.json (a combined sentence + weights file) with `changes` merged into its root, written to
+// `path`. A null in `changes` removes that member.
+std::string fa_with(const std::string& path, const nlohmann::json& changes) {
+  nlohmann::json root = nlohmann::json::parse(test::read_file(test::fixture("fa.json")));
+  root.merge_patch(changes);
+  std::ofstream(path) << root.dump();
+  return path;
+}
+
+}  // namespace
+
+// Issue 24 §2: a member attnviz does not read is named, never dropped in silence.
+TEST_CASE("load_inputs: members no role reads are named in one warning per file", "[io]") {
+  test::TempDir dir;
+  SECTION("unknown members of a combined file") {
+    const std::string path = fa_with(dir.file("extra.json"), {{"tokenz", 1}, {"dropout", 0.1}});
+    const InputBundle in = load_inputs({path, "", ""});
+    REQUIRE(in.warnings.size() == 1);
+    CHECK(in.warnings[0] == path + ": ignoring /dropout, /tokenz: not fields of attnviz's input files "
+                                   "(README \"Input files\" lists them)");
+  }
+  SECTION("a weights member in a file read only as a sentence file, and a sentence member in the weights file") {
+    const std::string sentence = test::fixture("fa.json");
+    const std::string weights = fa_with(dir.file("weights.json"), {{"tokens", nullptr}, {"embeddings", nullptr},
+                                                                    {"attention_mask", {1, 1, 1}}});
+    const InputBundle in = load_inputs({sentence, weights, ""});
+    // One line per file (in the order of their paths, which depends on where temporary files go).
+    std::vector<std::string> lines = in.warnings;
+    std::sort(lines.begin(), lines.end());
+    std::vector<std::string> expected{
+                             weights + ": not using /attention_mask: this file is read as the weights file (the "
+                                       "sentence is " + sentence + ")",
+                             sentence + ": not using /W_K, /W_O, /W_Q, /W_V, /b_K, /b_O, /b_Q, /b_V, /num_heads: this "
+                                        "file is read as a sentence file (the weights are " + weights + ")"};
+    std::sort(expected.begin(), expected.end());
+    CHECK(lines == expected);
+  }
+  SECTION("documented metadata and every field of the bundled examples are not warned about") {
+    const std::string path = fa_with(dir.file("meta.json"), {{"licence", "MIT"}, {"reference_weights", {1}},
+                                                             {"source_sentence", "x"}, {"target_output_tokens", {"a"}}});
+    CHECK(load_inputs({path, "", ""}).warnings.empty());
+    CHECK(load_inputs({test::data_file("use-lite/layer0.json"), "", ""}).warnings.empty());
+    CHECK(load_inputs({test::data_file("stories260k/layer0.json"), "", ""}).warnings.empty());
+    CHECK(load_inputs({test::data_file("aren-translit/mcdonald/decoder_layer2.json"), "",
+                       test::data_file("aren-translit/mcdonald/source.json")})
+              .warnings.empty());
+  }
+}
+
+TEST_CASE("load_inputs: a member that would change the maths but is not implemented is refused", "[io][errors]") {
+  test::TempDir dir;
+  const std::string path = dir.file("w.json");
+  CHECK(load_error({fa_with(path, {{"is_causal", true}}), "", ""}) ==
+        path + ": /is_causal: would change the attention, but attnviz reads \"causal\": true or false (refused rather "
+               "than ignored)");
+  CHECK(load_error({fa_with(path, {{"sliding_window", 4}}), "", ""}) ==
+        path + ": /sliding_window: would change the attention, but sliding-window attention is not implemented "
+               "(refused rather than ignored)");
+  CHECK(load_error({fa_with(path, {{"rope", {{"style", "half"}, {"thetta", 500000}}}}), "", ""}) ==
+        path + ": /rope/thetta: not a setting attnviz knows here (dim, scaling, style, theta); it would change the "
+               "maths, so it is refused rather than ignored");
+}
+
+// Issue 24 §2: "causal": true in a weights file was ignored.
+TEST_CASE("load_inputs: a weights file's causal is read as true or false", "[io]") {
+  test::TempDir dir;
+  const std::string path = dir.file("w.json");
+  CHECK(load_inputs({fa_with(path, {{"causal", true}}), "", ""}).weights.causal == std::optional<bool>(true));
+  CHECK(load_inputs({fa_with(path, {{"causal", false}}), "", ""}).weights.causal == std::optional<bool>(false));
+  CHECK_FALSE(load_inputs({test::fixture("fa.json"), "", ""}).weights.causal.has_value());
+  CHECK(load_error({fa_with(path, {{"causal", 1}}), "", ""}) == path + ": /causal: expected true or false, got the integer 1");
+}
+
+// Issue 24 §2: a rope block's linear scaling (or Hugging Face's top-level rope_scaling) ran unscaled.
+TEST_CASE("load_inputs: RoPE linear scaling is read from the rope block or rope_scaling; other kinds are refused",
+          "[io][rope]") {
+  test::TempDir dir;
+  const std::string path = dir.file("w.json");
+  const nlohmann::json rope = {{"style", "interleaved"}, {"theta", 10000}};
+  nlohmann::json nested = rope;
+  nested["scaling"] = {{"type", "linear"}, {"factor", 4}};
+  InputBundle in = load_inputs({fa_with(path, {{"rope", nested}}), "", ""});
+  REQUIRE(in.weights.rope);
+  CHECK(in.weights.rope->linear_factor == 4.0);
+  CHECK(in.weights.rope_scaling_pointer == "/rope/scaling");
+  in = load_inputs({fa_with(path, {{"rope", rope}, {"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.5}}}}), "", ""});
+  REQUIRE(in.weights.rope);
+  CHECK(in.weights.rope->linear_factor == 2.5);
+  CHECK(load_inputs({fa_with(path, {{"rope", rope}, {"rope_scaling", {{"rope_type", "default"}}}}), "", ""})
+            .weights.rope->linear_factor == 1.0);
+  CHECK(load_error({fa_with(path, {{"rope", rope}, {"rope_scaling", {{"type", "yarn"}, {"factor", 4}}}}), "", ""}) ==
+        path + ": /rope_scaling/type: expected \"linear\" (the only RoPE scaling a weights file applies; \"yarn\" is not "
+               "implemented here), got \"yarn\"");
+  nested["scaling"] = {{"rope_type", "llama3"}, {"factor", 8}, {"low_freq_factor", 1}};
+  CHECK(load_error({fa_with(path, {{"rope", nested}}), "", ""}) ==
+        path + ": /rope/scaling/rope_type: expected \"linear\" (the only RoPE scaling a weights file applies; \"llama3\" "
+               "is not implemented here), got \"llama3\"");
+  nested["scaling"] = {{"type", "linear"}, {"factor", 4}};
+  CHECK(load_error({fa_with(path, {{"rope", nested}, {"rope_scaling", {{"type", "linear"}, {"factor", 4}}}}), "", ""}) ==
+        path + ": /rope/scaling and /rope_scaling both given: give the scaling once");
+  nested["scaling"] = {{"type", "linear"}, {"factor", 0}};
+  CHECK(load_error({fa_with(path, {{"rope", nested}}), "", ""}) == path + ": /rope/scaling/factor: expected a number > 0, got 0");
+  nested["scaling"] = {{"type", "linear"}};
+  CHECK(load_error({fa_with(path, {{"rope", nested}}), "", ""}) ==
+        path + ": /rope/scaling/factor: missing field (the linear scaling factor)");
+  nested["scaling"] = {{"type", "linear"}, {"factor", 2}, {"original_max_position_embeddings", 2048}};
+  CHECK(load_inputs({fa_with(path, {{"rope", nested}}), "", ""}).weights.rope->linear_factor == 2.0);
+  nested["scaling"] = {{"type", "linear"}, {"factor", 2}, {"beta_fast", 32}};
+  CHECK(load_error({fa_with(path, {{"rope", nested}}), "", ""}) ==
+        path + ": /rope/scaling/beta_fast: not a setting attnviz knows here (factor, original_max_position_embeddings, "
+               "rope_type, type); it would change the maths, so it is refused rather than ignored");
 }

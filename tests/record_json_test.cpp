@@ -27,7 +27,8 @@ AttentionRecord fa_record(bool with_extras) {
 
 std::string read_error(const std::string& path) {
   try {
-    read_record(path);
+    std::vector<std::string> warnings;
+    read_record(path, 0, warnings);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -44,7 +45,9 @@ TEST_CASE("record_json: a dump reads back with bit-identical weights", "[io]") {
     std::ofstream out(path);
     out << record_to_json(record);
   }
-  const AttentionRecord back = read_record(path);
+  std::vector<std::string> warnings;
+  const AttentionRecord back = read_record(path, 0, warnings);
+  CHECK(warnings.empty());
   REQUIRE(back.num_heads == 2);
   CHECK(back.query_tokens == record.query_tokens);
   CHECK(back.key_tokens == record.key_tokens);
@@ -151,4 +154,42 @@ TEST_CASE("record_json: the longest float32 texts, in every cell, and masked sco
   std::string appended = "before";
   append_record_json(record, "\"stack\": \"decoder\",", appended);
   CHECK(appended == "before{\"stack\": \"decoder\"," + text.substr(1, text.size() - 2));
+}
+
+// Issue 24 §2: the dump records the RoPE scaling that was applied, and reads it back.
+TEST_CASE("record_json: a linear RoPE scaling is written under rope and read back", "[io][rope]") {
+  AttentionRecord record = fa_record(false);
+  record.rope = RopeSettings{};
+  record.rope->dim = 2;
+  const nlohmann::json unscaled = nlohmann::json::parse(record_to_json(record));
+  CHECK_FALSE(unscaled["rope"].contains("scaling"));  // dumps of unscaled RoPE read as before
+  record.rope->linear_factor = 4;
+  const std::string text = record_to_json(record);
+  CHECK(nlohmann::json::parse(text)["rope"]["scaling"] == nlohmann::json({{"type", "linear"}, {"factor", 4.0}}));
+  test::TempDir dir;
+  const std::string path = dir.file("scaled.json");
+  std::ofstream(path) << text;
+  std::vector<std::string> warnings;
+  const AttentionRecord back = read_record(path, 0, warnings);
+  REQUIRE(back.rope);
+  CHECK(back.rope->linear_factor == 4.0);
+  CHECK(warnings.empty());
+}
+
+// Issue 24 §2: a member of a dump that attnviz does not read is named, not dropped in silence.
+TEST_CASE("record_json: members that are not dump fields are named in a warning", "[io]") {
+  nlohmann::json dump = nlohmann::json::parse(record_to_json(fa_record(false)));
+  dump["attention_temperature"] = 2;
+  dump["heads_note"] = "x";
+  dump["rope"] = {{"style", "half"}, {"theta", 10000}, {"dim", 2}, {"partial", true}};
+  test::TempDir dir;
+  const std::string path = dir.file("extra.json");
+  std::ofstream(path) << dump.dump();
+  std::vector<std::string> warnings;
+  const AttentionRecord back = read_record(path, 0, warnings);
+  CHECK(back.num_heads == 2);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] == path + ": ignoring /attention_temperature, /heads_note: not fields of an attention dump (README "
+                              "\"Output: dump files\")");
+  CHECK(warnings[1] == path + ": ignoring /rope/partial: not a field of a dump's rope (what was applied)");
 }

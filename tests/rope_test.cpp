@@ -332,3 +332,50 @@ TEST_CASE("RoPE scaling: LLaMA 3's frequency factors keep short wavelengths and 
   CHECK(f[30] > 1.0);
   CHECK(f[30] < 8.0);
 }
+
+// Issue 24 §2: a weights file's linear rope scaling ran unscaled without a word. Linear
+// interpolation divides positions by f (apply_rope), so factor 2 at positions 2p must give
+// exactly the weights of no scaling at p — as the model path applies a config's rope_scaling.
+TEST_CASE("RoPE scaling: a weights file's linear factor is applied, recorded, and needs RoPE to scale", "[rope]") {
+  const TempDir dir;
+  json input = read_json(golden("interleaved_full.json"));  // 5 tokens, positions 0 … 4
+  input.erase("expected_weights");
+  const std::string plain_path = dir.file("plain.json");
+  write_json(plain_path, input);
+  input["positions"] = {0, 2, 4, 6, 8};
+  input["rope"]["scaling"] = {{"type", "linear"}, {"factor", 2}};
+  const std::string scaled_path = dir.file("scaled.json");
+  write_json(scaled_path, input);
+  std::vector<std::string> warnings;
+  Options options;
+  options.sentence = plain_path;
+  const AttentionRecord plain = compute_record(options, warnings);
+  options.sentence = scaled_path;
+  const AttentionRecord scaled = compute_record(options, warnings);
+  CHECK(warnings.empty());
+  REQUIRE(scaled.rope);
+  CHECK(scaled.rope->linear_factor == 2.0);
+  for (int h = 0; h < plain.num_heads; ++h) test::check_matrix_near(scaled.weights[h], plain.weights[h], 1e-6);
+  // The same positions unscaled differ, so the check above is not vacuous.
+  input["rope"].erase("scaling");
+  write_json(scaled_path, input);
+  CHECK(max_abs_diff(compute_record(options, warnings).weights[0], plain.weights[0]) > 1e-3);
+
+  SECTION("a top-level rope_scaling (Hugging Face's spelling) applies to RoPE turned on by --rope") {
+    input.erase("rope");
+    input["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 2}};
+    write_json(scaled_path, input);
+    CHECK_THAT(error_message([&] { compute_record(options, warnings); }),
+               Contains(scaled_path + ": /rope_scaling: scales RoPE, but the file has no rope block and no --rope turns "
+                                      "RoPE on"));
+    options.rope = "interleaved";
+    options.rope_dim = 6;
+    const AttentionRecord flagged = compute_record(options, warnings);
+    REQUIRE(flagged.rope);
+    CHECK(flagged.rope->linear_factor == 2.0);
+    test::check_matrix_near(flagged.weights[0], plain.weights[0], 1e-6);
+    options.rope = "none";
+    options.rope_dim.reset();
+    CHECK_FALSE(compute_record(options, warnings).rope);
+  }
+}

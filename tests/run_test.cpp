@@ -455,4 +455,151 @@ TEST_CASE("run: a character no font has is warned once, with a font for its scri
   }
   CHECK(warnings == 1);
   CHECK_THAT(r.err, Contains("fonts-symbola for emoji") && !Contains("fonts-noto-cjk"));
+namespace {
+
+// fa.json with `changes` merged into its root, written into `dir`.
+std::string fa_with(const test::TempDir& dir, const std::string& name, const nlohmann::json& changes) {
+  nlohmann::json root = nlohmann::json::parse(test::read_file(fixture("fa.json")));
+  root.merge_patch(changes);
+  const std::string path = dir.file(name);
+  std::ofstream(path) << root.dump();
+  return path;
+}
+
+nlohmann::json dumped(const std::string& path) { return nlohmann::json::parse(test::read_file(path)); }
+
+Options compare_options(const std::string& a, const std::string& b, const std::string& output,
+                        std::vector<LayerHead> heads) {
+  Options options;
+  options.command = Command::Compare;
+  options.sentence = a;
+  options.weights = b;
+  options.output = output;
+  options.layer_heads = std::move(heads);
+  return options;
+}
+
+}  // namespace
+
+// Issue 24 §2: "causal": true in a weights file was ignored, so a decoder layer drawn without
+// --causal attended to future tokens.
+TEST_CASE("run: a weights file's causal applies; --causal and --no-causal override it; the dump records it",
+          "[cli]") {
+  test::TempDir inputs;
+  const std::string causal_file = fa_with(inputs, "causal.json", {{"causal", true}});
+  test::TempDir dir;
+  SECTION("the file's causal: true masks the future") {
+    const RunResult r = run_with(dump_options(causal_file, dir.file("out.json")));
+    REQUIRE(r.code == kExitOk);
+    const nlohmann::json dump = dumped(dir.file("out.json"));
+    CHECK(dump["causal"] == true);
+    CHECK(dump["weights"][0][0][1] == 0.0);
+    CHECK(dump["weights"][1][1][2] == 0.0);
+  }
+  SECTION("--no-causal turns it off") {
+    Options options = dump_options(causal_file, dir.file("out.json"));
+    options.no_causal = true;
+    REQUIRE(run_with(options).code == kExitOk);
+    const nlohmann::json dump = dumped(dir.file("out.json"));
+    CHECK(dump["causal"] == false);
+    CHECK(dump["weights"][0][0][1].get<double>() > 0.5);  // fa.json's head 0: query "I" looks at "saw"
+  }
+  SECTION("--causal turns it on over causal: false") {
+    Options options = dump_options(fa_with(inputs, "not_causal.json", {{"causal", false}}), dir.file("out.json"));
+    options.causal = true;
+    REQUIRE(run_with(options).code == kExitOk);
+    CHECK(dumped(dir.file("out.json"))["causal"] == true);
+  }
+  SECTION("causal: true with --source is refused, naming the file; --no-causal lets it run") {
+    const std::string queries = fa_with(inputs, "queries.json", {{"causal", true}});
+    Options options = dump_options(queries, dir.file("out.json"));
+    options.source = fixture("fa.json");
+    const RunResult r = run_with(options);
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: " + queries + ": /causal: true (a causal self-attention layer), but --source " +
+                       fixture("fa.json") + " asks for cross-attention, which has no causal mask; drop --source, or "
+                                            "pass --no-causal\n");
+    CHECK(test::snapshot(dir.path()).empty());
+    options.no_causal = true;
+    CHECK(run_with(options).code == kExitOk);
+  }
+  SECTION("--causal with --no-causal is refused") {
+    Options options = dump_options(causal_file, dir.file("out.json"));
+    options.causal = options.no_causal = true;
+    const RunResult r = run_with(options);
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: --no-causal: contradicts --causal: give one\n");
+    CHECK(test::snapshot(dir.path()).empty());
+  }
+}
+
+// Issue 24 §2: an unknown member is a warning on stderr; the run still succeeds.
+TEST_CASE("run: members attnviz does not read are named in a warning, for inputs and for dumps", "[cli]") {
+  test::TempDir inputs;
+  const std::string extra = fa_with(inputs, "extra.json", {{"dropout", 0.1}});
+  test::TempDir dir;
+  const RunResult r = run_with(dump_options(extra, dir.file("out.json")));
+  CHECK(r.code == kExitOk);
+  CHECK(r.err == "attnviz: warning: " + extra + ": ignoring /dropout: not a field of attnviz's input files (README "
+                                                "\"Input files\" lists them)\n");
+  nlohmann::json dump = dumped(dir.file("out.json"));
+  dump["colour"] = "red";
+  const std::string edited = inputs.file("edited_dump.json");
+  std::ofstream(edited) << dump.dump();
+  Options render;
+  render.command = Command::Render;
+  render.sentence = edited;
+  render.output = dir.file("pictures");
+  const RunResult drawn = run_with(render);
+  CHECK(drawn.code == kExitOk);
+  CHECK_THAT(drawn.err, Contains("attnviz: warning: " + edited + ": ignoring /colour: not a field of an attention dump"));
+}
+
+// Issue 24 §2: --heads L0H1,L0H2 on a single layer compared all four heads, and heads that do
+// not exist (L5H1, L0H9) were ignored: a head selection is never widened or dropped.
+TEST_CASE("run: compare --heads L<l>H<h> on single layers takes those heads or is refused", "[cli][errors]") {
+  test::TempDir dir;
+  const std::string use_lite = test::data_file("use-lite/layer0.json");
+  SECTION("L0H1,L0H2 on layer 0 compares exactly those two heads") {
+    const RunResult r = run_with(compare_options(use_lite, "", dir.file("c.png"), {{0, 1, ""}, {0, 2, ""}}));
+    CHECK(r.code == kExitOk);
+    CHECK_THAT(r.out, StartsWith("head ") && Contains("\nL0H1 ") && Contains("\nL0H2 "));
+    CHECK_FALSE(Contains("L0H0 ").match(r.out));
+    CHECK_FALSE(Contains("L0H3 ").match(r.out));
+  }
+  const auto refused = [&](const Options& options, const std::string& message) {
+    const RunResult r = run_with(options);
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: --heads: " + message + "\n");
+    CHECK(test::snapshot(dir.path()).empty());
+  };
+  SECTION("a layer or head that does not exist is refused, naming the valid ones") {
+    refused(compare_options(use_lite, "", dir.file("c.png"), {{5, 1, ""}}),
+            "L5H1 is not in " + use_lite + ", which holds layer 0: valid heads are L0H0–L0H3");
+    refused(compare_options(use_lite, "", dir.file("c.png"), {{0, 9, ""}}),
+            "L0H9 does not exist: valid heads are L0H0–L0H3");
+    refused(compare_options(use_lite, "", dir.file("c.png"), {{0, 1, "enc"}}),
+            "enc.L0H1 names a block of a whole model (compare --model); these runs are single layers: name heads "
+            "L0H0–L0H3; or name heads by number (1)");
+  }
+  SECTION("a run that records no layer takes numbers") {
+    refused(compare_options(fixture("fa.json"), "", dir.file("c.png"), {{0, 1, ""}}),
+            "L0H1 names layer 0, but " + fixture("fa.json") + " records no layer: name heads by number, 0–1");
+  }
+  SECTION("two dumps of different layers") {
+    test::TempDir dumps;
+    REQUIRE(run_with(dump_options(use_lite, dumps.file("a.json"))).code == kExitOk);
+    nlohmann::json b = dumped(dumps.file("a.json"));
+    b["layer"] = 2;
+    std::ofstream(dumps.file("b.json")) << b.dump();
+    const RunResult same = run_with(compare_options(dumps.file("a.json"), dumps.file("a.json"), dir.file("same.png"),
+                                                    {{0, 3, ""}}));
+    CHECK(same.code == kExitOk);
+    CHECK_THAT(same.out, Contains("\nA:L0H3 ") && Contains("\nB:L0H3 "));
+    CHECK_FALSE(Contains("L0H1").match(same.out));
+    std::filesystem::remove(dir.file("same.png"));
+    refused(compare_options(dumps.file("a.json"), dumps.file("b.json"), dir.file("c.png"), {{1, 6, ""}}),
+            "L1H6 is not in " + dumps.file("a.json") + ", which holds layer 0 (the two runs are different layers: "
+            "name heads by number, e.g. 6, to take the same head of each)");
+  }
 }

@@ -18,6 +18,7 @@ constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 constexpr double kDefaultMemoryFraction = 0.5;
 
 void check_options(const Options& options) {
+  if (options.causal && options.no_causal) throw UsageError::bad_option("--no-causal", "contradicts --causal: give one");
   if (options.causal && !options.source.empty()) {
     throw UsageError::bad_option("--causal", "applies to self-attention; cross-attention (--source) has no causal mask");
   }
@@ -46,7 +47,14 @@ std::optional<RopeSettings> rope_settings(const Options& options, const WeightsF
     throw UsageError::bad_option(options.rope_theta ? "--rope-theta" : "--rope-dim",
                                  "needs --rope STYLE (the weights file has no rope block)");
   }
-  if (!rope) return std::nullopt;
+  if (!rope) {
+    if (!weights.rope_scaling_pointer.empty() && options.rope != "none")
+      throw InputError::inconsistent(weights.file, weights.rope_scaling_pointer +
+                                                       ": scales RoPE, but the file has no rope block and no --rope "
+                                                       "turns RoPE on (add \"rope\", or run with --rope STYLE)");
+    return std::nullopt;
+  }
+  rope->linear_factor = weights.rope_linear_factor;  // also when --rope, not the file, turned RoPE on
   if (options.rope_theta) {
     if (!(*options.rope_theta > 0)) throw UsageError::bad_option("--rope-theta", "must be positive");
     rope->theta = *options.rope_theta;
@@ -73,6 +81,18 @@ std::optional<RopeSettings> rope_settings(const Options& options, const WeightsF
                                 std::to_string(rope->dim));
   }
   return rope;
+}
+
+// --causal and --no-causal override the weights file's "causal"; a file that asks for a causal
+// mask cannot be run as cross-attention, which has none.
+bool causal_mask(const Options& options, const InputBundle& in) {
+  if (options.causal || options.no_causal) return options.causal;
+  const bool causal = in.weights.causal.value_or(false);
+  if (causal && in.source)
+    throw InputError::inconsistent(in.weights.file, "/causal: true (a causal self-attention layer), but --source " +
+                                                        in.source->file + " asks for cross-attention, which has no "
+                                                        "causal mask; drop --source, or pass --no-causal");
+  return causal;
 }
 
 void add_positional(Sentence& sentence) {
@@ -130,6 +150,8 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
                              needed, budget, "--max-memory MIB");
   }
   const std::optional<RopeSettings> rope = rope_settings(options, in.weights);
+  const bool causal = causal_mask(options, in);
+  warnings.insert(warnings.end(), in.warnings.begin(), in.warnings.end());
   if (options.positional == "sinusoidal") {
     add_positional(in.queries);
     if (in.source) add_positional(*in.source);
@@ -137,7 +159,7 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   const Sentence& keys = in.keys();
   const AttentionLayer& layer = in.weights.layer;
   const MaskMatrix allowed = build_mask(static_cast<long>(in.queries.tokens.size()),
-                                        static_cast<long>(keys.tokens.size()), options.causal, keys.attention_mask);
+                                        static_cast<long>(keys.tokens.size()), causal, keys.attention_mask);
   std::optional<RopeRequest> rope_request;
   if (rope) rope_request = RopeRequest{*rope, in.queries.positions, keys.positions};
   AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
@@ -163,7 +185,7 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   record.d_k = layer.d_k();
   record.d_v = layer.d_v();
   record.scale = layer.logit_scale();
-  record.causal = options.causal;
+  record.causal = causal;
   record.positional = options.positional;
   record.rope = rope;
   record.key_mask = keys.attention_mask;

@@ -251,7 +251,13 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
   sub.add_option("--source", o.source,
                  "Cross-attention: keys and values come from this sentence file (queries still come from "
                  "SENTENCE). Its attention_mask masks keys; its width may differ (W_K/W_V rows follow it).");
-  sub.add_flag("--causal", o.causal, "Causal mask for self-attention: query i sees keys 0..i only.");
+  CLI::Option* causal = sub.add_flag("--causal", o.causal,
+                                     "Causal mask for self-attention: query i sees keys 0..i only. Default: the "
+                                     "weights file's \"causal\", if any.");
+  sub.add_flag("--no-causal", o.no_causal,
+               "No causal mask, even where the weights file says \"causal\": true (to see a decoder layer's "
+               "scores over every key).")
+      ->excludes(causal);
   sub.add_option("--positional", o.positional,
                  "Add a position encoding to the embeddings before the projections: none (default) or "
                  "sinusoidal (Vaswani et al. 2017, section 3.5).")

@@ -47,9 +47,9 @@ bool is_compared_text(const FileText& text, const std::string& path) {
   return is_model_dump_text(text) || is_record_text(text, path);
 }
 
-AttentionRecord read_compared_record(const FileText& text, const std::string& path) {
-  if (!is_model_dump_text(text)) return read_record(text, path);
-  ModelDump dump = read_model_dump(text, path);
+AttentionRecord read_compared_record(const FileText& text, const std::string& path, std::vector<std::string>& warnings) {
+  if (!is_model_dump_text(text)) return read_record(text, path, warnings);
+  ModelDump dump = read_model_dump(text, path, warnings);
   if (dump.blocks.size() != 1) {
     throw InputError::inconsistent(path, "is a model dump of " + std::to_string(dump.blocks.size()) +
                                              " attention blocks; compare reads one: dump a single layer (--layers 2), "
@@ -68,18 +68,20 @@ std::vector<CompareRun> load_compare_runs(const Options& options, std::vector<st
   InputTexts texts;
   const FileText& first = input_text(texts, options.sentence, budget);
   if (!is_compared_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts)), {}}};
-  if (!options.source.empty() || options.causal || !options.rope.empty() || options.positional != "none") {
-    throw UsageError::bad_option("compare", "--source, --causal, --rope and --positional apply when computing "
+  if (!options.source.empty() || options.causal || options.no_causal || !options.rope.empty() || options.rope_theta ||
+      options.rope_dim || options.positional != "none") {
+    throw UsageError::bad_option("compare", "--source, --causal, --no-causal, --rope, --rope-theta, --rope-dim and "
+                                            "--positional apply when computing "
                                             "attention, not to attention JSON files such as " + options.sentence);
   }
-  std::vector<CompareRun> runs{{"A", read_compared_record(first, options.sentence), {}}};
+  std::vector<CompareRun> runs{{"A", read_compared_record(first, options.sentence, warnings), {}}};
   if (!options.weights.empty()) {
     const FileText& second = input_text(texts, options.weights, budget);
     if (!is_compared_text(second, options.weights)) {
       throw InputError::inconsistent(options.weights, "expected a second attention JSON (weights [head][query][key]) "
                                                       "to compare with " + options.sentence + ", got another kind of file");
     }
-    runs.push_back({"B", read_compared_record(second, options.weights), {}});
+    runs.push_back({"B", read_compared_record(second, options.weights, warnings), {}});
   } else {
     runs.front().label = "";
   }
@@ -93,10 +95,55 @@ void require_same_tokens(const std::vector<CompareRun>& runs) {
   require_same_tokens(runs[0].record.key_tokens, runs[1].record.key_tokens, "key", runs[0], runs[1]);
 }
 
+namespace {
+
+// "L0H0–L0H3" (or "0–3" for a run that records no layer): the names --heads accepts.
+std::string valid_names(const CompareRun& run, int available) {
+  if (!run.record.layer) return "0–" + std::to_string(available - 1);
+  return head_name(run, 0) + "–" + head_name(run, available - 1);
+}
+
+// One --heads L<l>H<h> on single-layer runs: the layer must be every run's own (a head of
+// another layer is not in these files) and the head one every run has; the head's number.
+int resolve_named_head(const LayerHead& named, const std::vector<CompareRun>& runs, int available) {
+  const std::string name = named.block.empty() ? "L" + std::to_string(named.layer) + "H" + std::to_string(named.head)
+                                               : named.block + ".L" + std::to_string(named.layer) + "H" +
+                                                     std::to_string(named.head);
+  const std::string by_number = "; or name heads by number (" + std::to_string(named.head) + ")";
+  if (!named.block.empty())
+    throw UsageError::bad_option("--heads", name + " names a block of a whole model (compare --model); these runs are "
+                                                "single layers: name heads " + valid_names(runs.front(), available) +
+                                                by_number);
+  for (const CompareRun& run : runs) {
+    const std::string& file = run.record.inputs.front();
+    if (!run.record.layer)
+      throw UsageError::bad_option("--heads", name + " names layer " + std::to_string(named.layer) + ", but " + file +
+                                                  " records no layer: name heads by number, 0–" +
+                                                  std::to_string(available - 1));
+    if (*run.record.layer != named.layer) {
+      const bool layers_differ = runs.size() == 2 && runs[0].record.layer != runs[1].record.layer;
+      throw UsageError::bad_option(
+          "--heads", name + " is not in " + file + ", which holds layer " + std::to_string(*run.record.layer) +
+                         (layers_differ ? " (the two runs are different layers: name heads by number, e.g. " +
+                                              std::to_string(named.head) + ", to take the same head of each)"
+                                        : ": valid heads are " + valid_names(run, available)));
+    }
+  }
+  if (named.head >= available)
+    throw UsageError::bad_option("--heads", name + " does not exist: valid heads are " +
+                                                valid_names(runs.front(), available));
+  return named.head;
+}
+
+}  // namespace
+
 std::vector<int> chosen_heads(const Options& options, const std::vector<CompareRun>& runs) {
   int available = runs.front().record.num_heads;
   for (const CompareRun& run : runs) available = std::min(available, run.record.num_heads);
   std::vector<int> heads = options.heads;
+  for (const LayerHead& named : options.layer_heads) {
+    heads.push_back(resolve_named_head(named, runs, available));
+  }
   if (heads.empty()) {
     for (int h = 0; h < available; ++h) heads.push_back(h);
   }

@@ -35,7 +35,10 @@ std::vector<CompareRun> load_compare_runs(const Options& options, std::vector<st
 /// Two runs: throws InputError naming both files when their query or key tokens differ.
 void require_same_tokens(const std::vector<CompareRun>& runs);
 
-/// options.heads, or every head every run has. Throws UsageError for a head some run lacks.
+/// options.heads (numbers), or options.layer_heads (L<l>H<h>, accepted when l is the layer of
+/// every run), or every head every run has when neither is given. Throws UsageError for a head
+/// some run lacks, a layer that is not the runs' own (or a run that records none) and a block
+/// name (enc./dec./cross., which only compare --model has): a selection is never widened.
 std::vector<int> chosen_heads(const Options& options, const std::vector<CompareRun>& runs);
 
 }  // namespace attnviz

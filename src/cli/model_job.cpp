@@ -26,7 +26,9 @@ void refuse_layer_options(const Options& o) {
   if (!o.sentence.empty())
     throw UsageError::bad_option("--model", "replaces SENTENCE and WEIGHTS; give one or the other (got " + o.sentence + ")");
   if (!o.source.empty()) throw UsageError::bad_option("--source", "is for single layers; with --model the model's own inputs are used");
-  if (o.causal) throw UsageError::bad_option("--causal", "is for single layers; a decoder model applies its own causal mask");
+  if (o.causal || o.no_causal)
+    throw UsageError::bad_option(o.causal ? "--causal" : "--no-causal",
+                                 "is for single layers; a decoder model applies its own causal mask");
   if (!o.rope.empty() || o.rope_theta || o.rope_dim)
     throw UsageError::bad_option("--rope", "is for single layers; a model file carries its own RoPE settings");
   if (o.positional != "none") throw UsageError::bad_option("--positional", "is for single layers");

@@ -47,7 +47,8 @@ struct Options {
   std::string census;                ///< compare --model --census FILE.csv|FILE.json
 
   // Attention.
-  bool causal = false;
+  bool causal = false;     ///< --causal: causal mask, whatever the weights file says
+  bool no_causal = false;  ///< --no-causal: no causal mask, whatever the weights file says
   std::string positional = "none";  ///< "none" or "sinusoidal"
   std::string rope;                 ///< "" = as the weights file says, "none", "interleaved", "half"
   std::optional<double> rope_theta;

@@ -222,7 +222,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
 
 void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
                            std::vector<std::string>& warnings) {
-  const ModelDump dump = read_model_dump(text, options.sentence);
+  const ModelDump dump = read_model_dump(text, options.sentence, warnings);
   timer.lap("load");
   timer.lap("compute");
   const bool encoder_decoder = !dump.info.source_tokens.empty();
@@ -342,7 +342,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   }
   if (options.rollout) throw UsageError::bad_option("--rollout", "needs a whole model: --model FILE, or a model dump to render");
   const AttentionRecord record =
-      options.command == Command::Render ? read_record(text, options.sentence) : compute_record(options, warnings, &timer);
+      options.command == Command::Render ? read_record(text, options.sentence, warnings) : compute_record(options, warnings, &timer);
   if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
   timer.lap("compute");                                       // printed so every command has the phases
   OutputSet files;

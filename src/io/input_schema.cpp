@@ -1,8 +1,10 @@
 #include "io/input_schema.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
@@ -100,8 +102,22 @@ std::string positive_expectation(const json& value) {
   return underflows ? "a positive number float32 can hold (at least 1.4e-45; this one rounds to 0)" : "a positive number";
 }
 
+// Every member of a settings block changes the maths, so one attnviz does not know is refused
+// rather than skipped (a misspelt "thetta" would silently rotate by the default θ).
+void refuse_unknown_settings(const json& block, const std::string& file, const std::string& pointer,
+                             const std::set<std::string>& known) {
+  for (const auto& [key, value] : block.items()) {
+    if (known.count(key) != 0) continue;
+    std::string names;
+    for (const std::string& name : known) names += (names.empty() ? "" : ", ") + name;
+    throw InputError::inconsistent(file, pointer + "/" + key + ": not a setting attnviz knows here (" + names +
+                                             "); it would change the maths, so it is refused rather than ignored");
+  }
+}
+
 RopeSettings read_rope(const json& value, const std::string& file) {
   if (!value.is_object()) throw InputError::bad_value(file, "/rope", "an object {style, theta, dim}", describe_json(value));
+  refuse_unknown_settings(value, file, "/rope", {"style", "theta", "dim", "scaling"});
   RopeSettings rope;
   const auto style = value.find("style");
   if (style == value.end()) throw InputError::missing_field(file, "/rope/style", "\"interleaved\" or \"half\"");
@@ -120,6 +136,56 @@ RopeSettings read_rope(const json& value, const std::string& file) {
     rope.dim = static_cast<long>(read_integer(*dim, file, "/rope/dim", 2, std::numeric_limits<int>::max()));
   }
   return rope;
+}
+
+// A RoPE scaling block, as Hugging Face's config.json writes rope_scaling: {"type" (or
+// "rope_type"): "linear", "factor": f}, or null / type "default" for none. Only linear position
+// interpolation is applied (positions divided by f, as the model path applies a config's
+// linear rope_scaling); any other kind (llama3, yarn, dynamic, longrope, …) is refused, naming
+// it. Returns the factor, 1 for none.
+double read_linear_scaling(const json& value, const std::string& file, const std::string& pointer) {
+  if (value.is_null()) return 1.0;
+  if (!value.is_object())
+    throw InputError::bad_value(file, pointer, "an object {\"type\": \"linear\", \"factor\": f} or null",
+                                describe_json(value));
+  const auto type = value.find("type");
+  const auto rope_type = value.find("rope_type");
+  if (type == value.end() && rope_type == value.end())
+    throw InputError::missing_field(file, pointer + "/type", "the scaling type, \"linear\"");
+  const auto kind = rope_type != value.end() ? rope_type : type;
+  const std::string kind_pointer = pointer + (rope_type != value.end() ? "/rope_type" : "/type");
+  const std::string name = read_string(*kind, file, kind_pointer);
+  if (type != value.end() && rope_type != value.end() && *type != *rope_type)
+    throw InputError::inconsistent(file, pointer + "/rope_type " + rope_type->dump() + " and " + pointer + "/type " +
+                                             type->dump() + " disagree");
+  if (name == "default") return 1.0;
+  if (name != "linear")
+    throw InputError::bad_value(file, kind_pointer,
+                                "\"linear\" (the only RoPE scaling a weights file applies; \"" + name +
+                                    "\" is not implemented here)",
+                                "\"" + name + "\"");
+  // original_max_position_embeddings: transformers' configs carry it; linear scaling does not use it.
+  refuse_unknown_settings(value, file, pointer, {"type", "rope_type", "factor", "original_max_position_embeddings"});
+  const auto factor = value.find("factor");
+  if (factor == value.end()) throw InputError::missing_field(file, pointer + "/factor", "the linear scaling factor");
+  const double f = read_double(*factor, file, pointer + "/factor");
+  if (!(f > 0)) throw InputError::bad_value(file, pointer + "/factor", "a number > 0", factor->dump());
+  return f;
+}
+
+// The file's RoPE scaling, from the rope block's "scaling" or a top-level "rope_scaling"
+// (Hugging Face's name), never both.
+void read_rope_scaling(const JsonSource& source, WeightsFile& weights) {
+  const json* rope = source.find("rope");
+  const json* nested = rope != nullptr && rope->contains("scaling") ? &rope->at("scaling") : nullptr;
+  const json* top = source.find("rope_scaling");
+  if (nested != nullptr && top != nullptr)
+    throw InputError::inconsistent(source.file, "/rope/scaling and /rope_scaling both given: give the scaling once");
+  if (nested == nullptr && top == nullptr) return;
+  weights.rope_scaling_pointer = nested != nullptr ? "/rope/scaling" : "/rope_scaling";
+  weights.rope_linear_factor = read_linear_scaling(nested != nullptr ? *nested : *top, source.file,
+                                                   weights.rope_scaling_pointer);
+  if (weights.rope) weights.rope->linear_factor = weights.rope_linear_factor;
 }
 
 // A projection's rows must equal the width of the embeddings it multiplies; the message
@@ -193,6 +259,8 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
     if (!(*layer.scale > 0)) throw InputError::bad_value(file, "/scale", positive_expectation(*scale), scale->dump());
   }
   if (const json* rope = source.find("rope")) weights.rope = read_rope(*rope, file);
+  read_rope_scaling(source, weights);
+  if (const json* causal = source.find("causal")) weights.causal = read_bool(*causal, file, "/causal");
   weights.model = optional_string(source, "model");
   weights.layer_index = optional_layer(source);
   weights.attention = optional_string(source, "attention");
@@ -221,8 +289,78 @@ void require_declared_kind(const InputBundle& bundle) {
 // The large members, which the fast path reads straight into matrices.
 const std::set<std::string> kMatrixMembers = {"embeddings", "W_Q", "W_K", "W_V", "W_O"};
 
+// The members each role reads (README "Input files"), and the documented metadata that no role
+// reads but that files carry for people (the bundled examples' provenance and the reference
+// values their converters computed): neither is warned about.
+const std::set<std::string> kSentenceMembers = {"tokens", "embeddings", "attention_mask", "positions", "model", "layer"};
+const std::set<std::string> kWeightsMembers = {"num_heads", "num_kv_heads", "W_Q", "W_K", "W_V", "b_Q",
+                                               "b_K", "b_V", "W_O", "b_O", "scale", "rope",
+                                               "rope_scaling", "causal", "attention", "model", "layer"};
+const std::set<std::string> kMetadataMembers = {"description", "source", "licence", "license",
+                                                "sentence", "source_sentence", "target_output_tokens"};
+constexpr std::string_view kMetadataPrefix = "reference_";
+
+// Members other tools write that would change the attention if attnviz read them: refused,
+// with what to write instead, since a picture without them is not the layer's attention.
+const std::map<std::string, std::string> kRefusedMembers = {
+    {"is_causal", "attnviz reads \"causal\": true or false"},
+    {"rope_theta", "attnviz reads RoPE settings from the \"rope\" block: {\"style\", \"theta\", \"dim\"}"},
+    {"sliding_window", "sliding-window attention is not implemented"},
+    {"attn_logit_softcapping", "logit soft-capping is not implemented"},
+    {"alibi", "ALiBi is not implemented"},
+    {"alibi_slopes", "ALiBi is not implemented"},
+    {"attn_mask", "an explicit mask is not read: use the sentence file's attention_mask (padding) or causal"},
+};
+
+// What one file is read as in this run, and the members it holds.
+struct FileRoles {
+  bool sentence = false, weights = false;
+  std::vector<std::string> members;
+};
+
+std::string pointer_list(const std::vector<std::string>& keys) {
+  std::string list;
+  for (const std::string& key : keys) list += (list.empty() ? "/" : ", /") + key;
+  return list;
+}
+
+// Refuses a member of kRefusedMembers and describes the members no role of the file reads: those
+// of the other role ("not used here") and those attnviz does not know at all. "" = none.
+std::string unread_members(const std::string& file, const FileRoles& roles, const InputPaths& paths) {
+  std::vector<std::string> other_role, unknown;
+  for (const std::string& key : roles.members) {
+    if (const auto refused = kRefusedMembers.find(key); refused != kRefusedMembers.end())
+      throw InputError::inconsistent(file, "/" + key + ": would change the attention, but " + refused->second +
+                                               " (refused rather than ignored)");
+    const bool read = (roles.sentence && kSentenceMembers.count(key) != 0) ||
+                      (roles.weights && kWeightsMembers.count(key) != 0);
+    if (read || kMetadataMembers.count(key) != 0 || key.rfind(kMetadataPrefix, 0) == 0) continue;
+    (kSentenceMembers.count(key) != 0 || kWeightsMembers.count(key) != 0 ? other_role : unknown).push_back(key);
+  }
+  std::string text;
+  if (!unknown.empty())
+    text += "ignoring " + pointer_list(unknown) + ": not " + (unknown.size() == 1 ? "a field" : "fields") +
+            " of attnviz's input files (README \"Input files\" lists them)";
+  if (!other_role.empty()) {
+    const std::string& weights = paths.weights.empty() ? paths.sentence : paths.weights;
+    text += std::string(text.empty() ? "" : "; ") + "not using " + pointer_list(other_role) + ": this file is read as " +
+            (roles.weights ? "the weights file (the sentence is " + paths.sentence + ")"
+                           : "a sentence file (the weights are " + weights + ")");
+  }
+  return text.empty() ? text : file + ": " + text;
+}
+
+std::vector<std::string> unread_member_warnings(const std::map<std::string, FileRoles>& files, const InputPaths& paths) {
+  std::vector<std::string> warnings;
+  for (const auto& [file, roles] : files) {
+    if (std::string warning = unread_members(file, roles, paths); !warning.empty()) warnings.push_back(std::move(warning));
+  }
+  return warnings;
+}
+
 InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, InputTexts& texts, bool fast) {
   std::map<std::string, FastDocument> documents;  // each distinct file parsed once
+  std::map<std::string, FileRoles> roles;
   auto source = [&](const std::string& path) -> JsonSource {
     auto it = documents.find(path);
     if (it == documents.end()) {
@@ -230,17 +368,29 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
       FastDocument document = fast ? parse_json_document(text, path, kMatrixMembers)
                                    : FastDocument{parse_json_file(text, path), {}};
       it = documents.emplace(path, std::move(document)).first;
+      // Member names now: read_matrix takes the fast path's matrices out of the document.
+      std::vector<std::string>& members = roles[path].members;
+      if (it->second.root.is_object())
+        for (const auto& [key, value] : it->second.root.items()) members.push_back(key);
+      for (const auto& [key, matrix] : it->second.matrices) members.push_back(key);
+      std::sort(members.begin(), members.end());
     }
     return {it->second.root, path, &it->second.matrices};
   };
   InputBundle bundle;
   bundle.queries = read_sentence(source(paths.sentence));
-  if (!paths.source.empty()) bundle.source = read_sentence(source(paths.source));
+  roles[paths.sentence].sentence = true;
+  if (!paths.source.empty()) {
+    bundle.source = read_sentence(source(paths.source));
+    roles[paths.source].sentence = true;
+  }
   const std::string& weights_path = paths.weights.empty() ? paths.sentence : paths.weights;
   const Sentence& keys = bundle.keys();
   bundle.weights = read_weights(source(weights_path), bundle.queries.embeddings.cols(), bundle.queries.file,
                                 keys.embeddings.cols(), keys.file);
+  roles[weights_path].weights = true;
   require_declared_kind(bundle);
+  bundle.warnings = unread_member_warnings(roles, paths);
   return bundle;
 }
 

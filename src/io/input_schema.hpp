@@ -26,11 +26,16 @@ struct Sentence {
   std::optional<int> layer;                  ///< optional layer index (from 0)
 };
 
-/// A weights file: one attention layer, plus optional naming and RoPE settings.
+/// A weights file: one attention layer, plus optional naming, mask and RoPE settings.
 struct WeightsFile {
   std::string file;
   AttentionLayer layer;
-  std::optional<RopeSettings> rope;  ///< the file's "rope" block, if any
+  std::optional<RopeSettings> rope;  ///< the file's "rope" block, if any (linear_factor from its scaling)
+  /// The file's RoPE linear scaling factor (1 = none) and where it was given ("/rope/scaling",
+  /// "/rope_scaling"; "" = not given): it applies to RoPE whether the file or --rope turns it on.
+  double rope_linear_factor = 1.0;
+  std::string rope_scaling_pointer;
+  std::optional<bool> causal;        ///< the file's "causal", if given (flags override it)
   std::string model;                 ///< optional display name
   std::optional<int> layer_index;    ///< optional layer index (from 0)
   std::string attention;             ///< "self", "cross" (keys from --source) or "" (not declared)
@@ -52,12 +57,18 @@ struct InputBundle {
 
   /// The sentence that supplies keys and values (source for cross-attention, else queries).
   const Sentence& keys() const { return source ? *source : queries; }
+
+  /// One line per file that has members attnviz does not read (README "Input files": they are
+  /// named, never dropped in silence), for the CLI to print as warnings.
+  std::vector<std::string> warnings;
 };
 
 /// Loads and validates every file of a run, reading each distinct file once (files already in
 /// `texts`, e.g. a pipe the caller has looked into, are not read again).
-/// Throws InputError naming the file, the JSON pointer, the expected and the found value,
-/// or LimitError when a file is too large to parse within `memory_budget_bytes` (0 = no limit).
+/// Throws InputError naming the file, the JSON pointer, the expected and the found value (also
+/// for a member that would change the maths but that attnviz does not implement, e.g.
+/// "sliding_window", a RoPE scaling other than linear, a key inside the rope block it does not
+/// know), or LimitError when a file is too large to parse within `memory_budget_bytes` (0 = no limit).
 InputBundle load_inputs(const InputPaths& paths, double memory_budget_bytes = 0, InputTexts texts = {});
 
 }  // namespace attnviz

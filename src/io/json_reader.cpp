@@ -79,6 +79,20 @@ std::string describe_json(const json& value) {
   }
 }
 
+std::string unknown_members_warning(const json& object, const std::string& file, const std::string& pointer,
+                                    const std::set<std::string>& known, const std::string& what) {
+  if (!object.is_object()) return {};
+  std::string names;
+  std::size_t count = 0;
+  for (const auto& [key, value] : object.items()) {
+    if (known.count(key) != 0) continue;
+    names += (names.empty() ? "" : ", ") + pointer + "/" + key;
+    ++count;
+  }
+  if (count == 0) return {};
+  return file + ": ignoring " + names + ": not " + (count == 1 ? "a field" : "fields") + " of " + what;
+}
+
 void require_object(const JsonSource& source) {
   if (!source.root.is_object()) {
     throw InputError::bad_value(source.file, "", "a JSON object", describe_json(source.root));

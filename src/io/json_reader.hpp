@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct JsonSource {
 
 /// "a string \"ab\"", "null", "an array of 3 items", … — how a found value is described.
 std::string describe_json(const nlohmann::json& value);
+
+/// "FILE: ignoring POINTER/a, POINTER/b: not fields of WHAT" for the members of `object` that are
+/// not in `known` (an object's members that no reader looks at are named, never dropped in
+/// silence); "" when there are none or `object` is not an object.
+std::string unknown_members_warning(const nlohmann::json& object, const std::string& file, const std::string& pointer,
+                                    const std::set<std::string>& known, const std::string& what);
 
 /// Requires the document root to be an object.
 void require_object(const JsonSource& source);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
+#include "io/json_reader.hpp"
 #include "io/record_json.hpp"
 
 namespace attnviz {
@@ -17,6 +19,13 @@ using ordered_json = nlohmann::ordered_json;  // the dump's fields in docs/model
 
 constexpr const char* kFormatName = "attnviz.model_attention";
 constexpr int kFormatVersion = 1;
+
+// The members finish() and model_json() write (README "Model dumps").
+const std::set<std::string> kDumpMembers = {"format", "version", "model", "tokens", "token_ids", "text",
+                                            "prompt_length", "generated_text", "source_tokens", "target_tokens",
+                                            "last_logits", "rollout_residual", "rollout", "layers"};
+const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
+                                             "num_kv_heads", "d_model", "d_k", "context_length", "rope"};
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;
@@ -102,10 +111,15 @@ bool is_model_dump_text(const FileText& text) {
   return head.find(std::string("\"") + kFormatName + "\"") != std::string_view::npos;
 }
 
-ModelDump read_model_dump(const FileText& text, const std::string& path) {
+ModelDump read_model_dump(const FileText& text, const std::string& path, std::vector<std::string>& warnings) {
   const json root = parse_json_file(text, path);
   if (!root.is_object() || field_or<std::string>(root, "format", "") != kFormatName)
     throw InputError::bad_value(path, "/format", std::string("\"") + kFormatName + "\"", "something else");
+  for (std::string warning :
+       {unknown_members_warning(root, path, "", kDumpMembers, "a model dump (README \"Model dumps\")"),
+        unknown_members_warning(root.contains("model") ? root.at("model") : json(), path, "/model", kModelMembers,
+                                "a model dump's model")})
+    if (!warning.empty()) warnings.push_back(std::move(warning));
   const auto version = root.find("version");
   if (version == root.end() || !version->is_number_integer() || version->get<long long>() != kFormatVersion)
     throw InputError::bad_value(path, "/version", std::to_string(kFormatVersion) + " (the version this attnviz reads)",
@@ -152,7 +166,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path) {
       throw InputError::bad_value(where, "/stack", "\"encoder\" or \"decoder\"", block.stack);
     if (block.kind != "self" && block.kind != "cross")
       throw InputError::bad_value(where, "/kind", "\"self\" or \"cross\"", block.kind);
-    block.record = record_from_json(layer, where);
+    block.record = record_from_json(layer, where, warnings, {"stack", "kind"});
     block.record.inputs = {path};
     if (!block.record.layer) throw InputError::missing_field(where, "/layer", "the layer number");
     block.layer = *block.record.layer;

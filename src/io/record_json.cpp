@@ -80,10 +80,23 @@ class NumberWriter {
   std::string& out_;
 };
 
+// The RoPE that was applied; "scaling" only when positions were scaled, so dumps of unscaled
+// RoPE read as before.
 json rope_json(const std::optional<RopeSettings>& rope) {
   if (!rope) return nullptr;
-  return {{"style", rope_style_name(rope->style)}, {"theta", rope->theta}, {"dim", rope->dim}};
+  json out = {{"style", rope_style_name(rope->style)}, {"theta", rope->theta}, {"dim", rope->dim}};
+  if (rope->linear_factor != 1.0) out["scaling"] = {{"type", "linear"}, {"factor", rope->linear_factor}};
+  return out;
 }
+
+// Every member a single-layer dump has (README "Output: dump files"), plus "tokens", which
+// another tool may write for both axes.
+const std::set<std::string> kRecordMembers = {
+    "format",     "version",    "mode",     "model",     "layer",   "inputs",   "query_tokens",
+    "key_tokens", "tokens",     "num_heads", "num_kv_heads", "d_model", "d_k",   "d_v",
+    "scale",      "causal",     "positional", "rope",    "key_mask", "query_mask", "rows",
+    "cols",       "index",      "vmin",     "vmax",      "fully_masked_rows", "weights", "scores_masked",
+    "scores",     "head_outputs", "output"};
 
 // The small fields, in a fixed order, via nlohmann (escaping, UTF-8 checks).
 std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r) {
@@ -276,19 +289,25 @@ std::vector<std::uint8_t> optional_mask(const JsonSource& source, const std::str
 
 }  // namespace
 
-AttentionRecord read_record(const std::string& path, double memory_budget_bytes) {
-  return read_record(read_input_text(path, memory_budget_bytes), path);
+AttentionRecord read_record(const std::string& path, double memory_budget_bytes, std::vector<std::string>& warnings) {
+  return read_record(read_input_text(path, memory_budget_bytes), path, warnings);
 }
 
-AttentionRecord read_record(const FileText& text, const std::string& path) {
-  AttentionRecord record = record_from_json(parse_json_file(text, path), path);
+AttentionRecord read_record(const FileText& text, const std::string& path, std::vector<std::string>& warnings) {
+  AttentionRecord record = record_from_json(parse_json_file(text, path), path, warnings);
   record.inputs = {path};
   return record;
 }
 
-AttentionRecord record_from_json(const nlohmann::json& root, const std::string& path) {
+AttentionRecord record_from_json(const nlohmann::json& root, const std::string& path, std::vector<std::string>& warnings,
+                                 const std::set<std::string>& extra_members) {
   const JsonSource source{root, path};
   require_object(source);
+  std::set<std::string> known = kRecordMembers;
+  known.insert(extra_members.begin(), extra_members.end());
+  if (std::string warning = unknown_members_warning(root, path, "", known, "an attention dump (README \"Output: dump files\")");
+      !warning.empty())
+    warnings.push_back(std::move(warning));
   AttentionRecord record;
   record.inputs = {path};
   record.query_tokens = read_tokens_field(source, "query_tokens");
@@ -325,6 +344,14 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
     settings.style = *style == "half" ? RopeStyle::Half : RopeStyle::Interleaved;
     if (const auto theta = rope->find("theta"); theta != rope->end() && theta->is_number()) settings.theta = theta->get<double>();
     if (const auto dim = rope->find("dim"); dim != rope->end() && dim->is_number_integer()) settings.dim = dim->get<long>();
+    if (const auto scaling = rope->find("scaling"); scaling != rope->end() && scaling->is_object()) {
+      if (const auto factor = scaling->find("factor"); factor != scaling->end() && factor->is_number())
+        settings.linear_factor = factor->get<double>();
+    }
+    if (std::string warning = unknown_members_warning(*rope, path, "/rope", {"style", "theta", "dim", "scaling"},
+                                                      "a dump's rope (what was applied)");
+        !warning.empty())
+      warnings.push_back(std::move(warning));
     record.rope = settings;
   }
   record.key_mask = optional_mask(source, "key_mask", record.key_tokens.size());

@@ -5,8 +5,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/attention_record.hpp"
 #include "io/file_text.hpp"
@@ -37,15 +39,18 @@ inline constexpr double kRecordRowSumTolerance = 1e-3;
 /// within kRecordRowSumTolerance (an all-zero row counts as fully masked), and that masked
 /// cells hold 0. Throws InputError naming file, JSON pointer, expected and found.
 /// Reads `path` within `memory_budget_bytes` (0 = no limit; checked before reading, as for
-/// every input). Also throws LimitError.
-AttentionRecord read_record(const std::string& path, double memory_budget_bytes = 0);
+/// every input). Also throws LimitError. Members that are not fields of the format (README
+/// "Output: dump files") are named in one line appended to `warnings`.
+AttentionRecord read_record(const std::string& path, double memory_budget_bytes, std::vector<std::string>& warnings);
 
 /// read_record on text already read from `path` (see json_file.hpp's InputTexts).
-AttentionRecord read_record(const FileText& text, const std::string& path);
+AttentionRecord read_record(const FileText& text, const std::string& path, std::vector<std::string>& warnings);
 
 /// read_record on a JSON object already parsed (one layer of a model dump); `path` names it
-/// in messages, e.g. "dump.json: /layers/3".
-AttentionRecord record_from_json(const nlohmann::json& object, const std::string& path);
+/// in messages, e.g. "dump.json: /layers/3". `extra_members` are fields the caller reads
+/// (a model dump layer's stack and kind): not warned about.
+AttentionRecord record_from_json(const nlohmann::json& object, const std::string& path,
+                                 std::vector<std::string>& warnings, const std::set<std::string>& extra_members = {});
 
 /// True when `text` (read from `path`) holds attention weights (a `weights` field and no
 /// `embeddings`) rather than a sentence or weights file. Throws InputError when it is not JSON.

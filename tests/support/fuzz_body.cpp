@@ -33,12 +33,12 @@ void compute_and_draw(const std::string& path, const std::string& source) {
 }
 
 void draw_record(const std::string& path) {
-  const AttentionRecord record = read_record(path);
+  std::vector<std::string> warnings;
+  const AttentionRecord record = read_record(path, 0, warnings);
   Options options;
   options.max_size_px = kFuzzImagePx;
   options.output = "/nonexistent-attnviz-fuzz";
   options.formats = {"png", "svg"};  // issue 14: the SVG and HTML writers see every token too
-  std::vector<std::string> warnings;
   (void)render_heatmaps(record, options, warnings, kFuzzMemoryMiB * 1024 * 1024);
   (void)html_report({"fuzz", {heatmap_report_view(record, options, "layer", kFuzzMemoryMiB * 1024 * 1024)}, false});
 }
