@@ -273,3 +273,25 @@ attnviz_expect(cli_small_max_size_thumbnail 0
   "wrote 10 PNG files.*the grid of 8 heads is drawn as a [0-9]+ [^ ]+ [0-9]+ px thumbnail of its cells alone.*overview\\.png: drawn as a [0-9]+ [^ ]+ [0-9]+ px thumbnail"
   heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Once upon a time there was" --layers 0 --max-size 300
   -o ${ATTNVIZ_CLI_OUT}/small_max_size)
+# Issue 24 §2: nothing given is silently ignored. --heads L<l>H<h> on a single layer takes
+# exactly those heads (the table lists L0H1 and L0H2, nothing else); a layer or head that does
+# not exist is refused, naming the valid ones, with nothing written.
+attnviz_expect(cli_heads_named_single_layer 0
+  "^head [^\n]*\nL0H1 [^\n]*\nL0H2 [^\n]*\n\\(entropies"
+  compare ${ATTNVIZ_USE_LITE} --heads L0H1,L0H2 -o ${ATTNVIZ_CLI_OUT}/heads_named.png)
+attnviz_expect(cli_heads_other_layer 1
+  "^attnviz: error: --heads: L5H1 is not in [^ ]*layer0\\.json, which holds layer 0: valid heads are L0H0–L0H3$"
+  compare ${ATTNVIZ_USE_LITE} --heads L5H1 -o ${ATTNVIZ_CLI_OUT}/never_written.png)
+attnviz_expect(cli_heads_missing_head 1 "^attnviz: error: --heads: L0H9 does not exist: valid heads are L0H0–L0H3$"
+  compare ${ATTNVIZ_USE_LITE} --heads L0H9 -o ${ATTNVIZ_CLI_OUT}/never_written.png)
+# --causal and --no-causal (which overrides a weights file's "causal": true) exclude each other.
+attnviz_expect(cli_causal_and_no_causal 108 "^attnviz: error: --causal excludes --no-causal"
+  dump ${ATTNVIZ_STORIES} --causal --no-causal -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+# The bundled examples, run as scripts/demo.sh runs them, print one line and no warning: the
+# members only people read (description, licence, reference_…) are documented metadata.
+attnviz_expect(cli_bundled_use_lite_quiet 0 "^wrote [^\n]*$" heatmaps ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/quiet1)
+attnviz_expect(cli_bundled_stories_quiet 0 "^wrote [^\n]*$"
+  heatmaps ${ATTNVIZ_STORIES} --causal -o ${ATTNVIZ_CLI_OUT}/quiet2)
+attnviz_expect(cli_bundled_aren_quiet 0 "^wrote [^\n]*$"
+  heatmaps ${PROJECT_SOURCE_DIR}/data/aren-translit/mcdonald/decoder_layer2.json
+  --source ${PROJECT_SOURCE_DIR}/data/aren-translit/mcdonald/source.json -o ${ATTNVIZ_CLI_OUT}/quiet3)
