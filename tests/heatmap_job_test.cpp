@@ -42,3 +42,12 @@ TEST_CASE("heatmap_job: an encoder-decoder's pictures name their block in titles
   CHECK(view.panel_names == std::vector<std::string>{"cross.L3H0", "cross.L3H1"});
   CHECK(heatmap_report_view(record, options, "layer_3", 8e9).panel_names == std::vector<std::string>{"L3H0", "L3H1"});
 }
+
+// Issue 24 §2: the RoPE scaling that was applied is shown, as the dump records it.
+TEST_CASE("heatmap_job: the figure title names RoPE and its linear scaling", "[cli][render]") {
+  AttentionRecord record;
+  record.rope = RopeSettings{};
+  CHECK(heatmap_figure_title(record) == "self-attention weights · RoPE (interleaved)");
+  record.rope->linear_factor = 2.5;
+  CHECK(heatmap_figure_title(record) == "self-attention weights · RoPE (interleaved, linear scaling ×2.5)");
+}

@@ -159,7 +159,7 @@ TEST_CASE("load_inputs: members no role reads are named in one warning per file"
     const InputBundle in = load_inputs({path, "", ""});
     REQUIRE(in.warnings.size() == 1);
     CHECK(in.warnings[0] == path + ": ignoring /dropout, /tokenz: not fields of attnviz's input files "
-                                   "(README \"Input files\" lists them)");
+                                   "(docs/input-files.md lists them)");
   }
   SECTION("a weights member in a file read only as a sentence file, and a sentence member in the weights file") {
     const std::string sentence = test::fixture("fa.json");

@@ -189,7 +189,7 @@ TEST_CASE("record_json: members that are not dump fields are named in a warning"
   const AttentionRecord back = read_record(path, 0, warnings);
   CHECK(back.num_heads == 2);
   REQUIRE(warnings.size() == 2);
-  CHECK(warnings[0] == path + ": ignoring /attention_temperature, /heads_note: not fields of an attention dump (README "
-                              "\"Output: dump files\")");
+  CHECK(warnings[0] == path + ": ignoring /attention_temperature, /heads_note: not fields of an attention dump "
+                              "(docs/output-formats.md)");
   CHECK(warnings[1] == path + ": ignoring /rope/partial: not a field of a dump's rope (what was applied)");
 }

@@ -540,8 +540,8 @@ TEST_CASE("run: members attnviz does not read are named in a warning, for inputs
   test::TempDir dir;
   const RunResult r = run_with(dump_options(extra, dir.file("out.json")));
   CHECK(r.code == kExitOk);
-  CHECK(r.err == "attnviz: warning: " + extra + ": ignoring /dropout: not a field of attnviz's input files (README "
-                                                "\"Input files\" lists them)\n");
+  CHECK(r.err == "attnviz: warning: " + extra + ": ignoring /dropout: not a field of attnviz's input files "
+                                                "(docs/input-files.md lists them)\n");
   nlohmann::json dump = dumped(dir.file("out.json"));
   dump["colour"] = "red";
   const std::string edited = inputs.file("edited_dump.json");

@@ -441,7 +441,8 @@ void add_options(CLI::App& app, Options& o) {
         if (text.find('L') != std::string::npos) o.layer_heads = parse_layer_heads(text);
         else o.heads = parse_heads(text);
       },
-      "Heads to compare, numbered from 0, e.g. 0,3,5 (default: all); with --model, heads of any layers: L0H3,L4H1 "
+      "Heads to compare, numbered from 0, e.g. 0,3,5, or named as the pictures name them, L0H3,L0H5 (the layer "
+      "must be the runs' own); default: all. With --model, heads of any layers: L0H3,L4H1 "
       "(encoder-decoder models name the block: enc.L0H3 encoder, dec.L0H3 decoder self-, cross.L0H3 decoder "
       "cross-attention).");
   compare->add_flag("--average", o.average, "Add the mean over the chosen heads (mean of probabilities), labelled.");

@@ -1,6 +1,7 @@
 #include "cli/heatmap_job.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -147,7 +148,14 @@ std::string heatmap_figure_title(const AttentionRecord& record, const std::strin
   if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
     title += " · padding mask";
   }
-  if (record.rope) title += " · RoPE (" + rope_style_name(record.rope->style) + ")";
+  if (record.rope) {
+    // "×4": std::to_chars's shortest form, so a factor of 2.5 is not shown as 2.500000.
+    char factor[32];
+    const char* end = std::to_chars(factor, factor + sizeof factor, record.rope->linear_factor).ptr;
+    const std::string scaling =
+        record.rope->linear_factor != 1.0 ? ", linear scaling ×" + std::string(static_cast<const char*>(factor), end) : std::string();
+    title += " · RoPE (" + rope_style_name(record.rope->style) + scaling + ")";
+  }
   return title;
 }
 

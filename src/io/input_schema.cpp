@@ -289,7 +289,7 @@ void require_declared_kind(const InputBundle& bundle) {
 // The large members, which the fast path reads straight into matrices.
 const std::set<std::string> kMatrixMembers = {"embeddings", "W_Q", "W_K", "W_V", "W_O"};
 
-// The members each role reads (README "Input files"), and the documented metadata that no role
+// The members each role reads (docs/input-files.md), and the documented metadata that no role
 // reads but that files carry for people (the bundled examples' provenance and the reference
 // values their converters computed): neither is warned about.
 const std::set<std::string> kSentenceMembers = {"tokens", "embeddings", "attention_mask", "positions", "model", "layer"};
@@ -340,7 +340,7 @@ std::string unread_members(const std::string& file, const FileRoles& roles, cons
   std::string text;
   if (!unknown.empty())
     text += "ignoring " + pointer_list(unknown) + ": not " + (unknown.size() == 1 ? "a field" : "fields") +
-            " of attnviz's input files (README \"Input files\" lists them)";
+            " of attnviz's input files (docs/input-files.md lists them)";
   if (!other_role.empty()) {
     const std::string& weights = paths.weights.empty() ? paths.sentence : paths.weights;
     text += std::string(text.empty() ? "" : "; ") + "not using " + pointer_list(other_role) + ": this file is read as " +

@@ -58,7 +58,7 @@ struct InputBundle {
   /// The sentence that supplies keys and values (source for cross-attention, else queries).
   const Sentence& keys() const { return source ? *source : queries; }
 
-  /// One line per file that has members attnviz does not read (README "Input files": they are
+  /// One line per file that has members attnviz does not read (docs/input-files.md: they are
   /// named, never dropped in silence), for the CLI to print as warnings.
   std::vector<std::string> warnings;
 };

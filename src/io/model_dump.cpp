@@ -20,7 +20,7 @@ using ordered_json = nlohmann::ordered_json;  // the dump's fields in docs/model
 constexpr const char* kFormatName = "attnviz.model_attention";
 constexpr int kFormatVersion = 1;
 
-// The members finish() and model_json() write (README "Model dumps").
+// The members finish() and model_json() write (docs/models.md).
 const std::set<std::string> kDumpMembers = {"format", "version", "model", "tokens", "token_ids", "text",
                                             "prompt_length", "generated_text", "source_tokens", "target_tokens",
                                             "last_logits", "rollout_residual", "rollout", "layers"};
@@ -116,7 +116,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
   if (!root.is_object() || field_or<std::string>(root, "format", "") != kFormatName)
     throw InputError::bad_value(path, "/format", std::string("\"") + kFormatName + "\"", "something else");
   for (std::string warning :
-       {unknown_members_warning(root, path, "", kDumpMembers, "a model dump (README \"Model dumps\")"),
+       {unknown_members_warning(root, path, "", kDumpMembers, "a model dump (docs/models.md)"),
         unknown_members_warning(root.contains("model") ? root.at("model") : json(), path, "/model", kModelMembers,
                                 "a model dump's model")})
     if (!warning.empty()) warnings.push_back(std::move(warning));

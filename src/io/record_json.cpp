@@ -89,7 +89,7 @@ json rope_json(const std::optional<RopeSettings>& rope) {
   return out;
 }
 
-// Every member a single-layer dump has (README "Output: dump files"), plus "tokens", which
+// Every member a single-layer dump has (docs/output-formats.md), plus "tokens", which
 // another tool may write for both axes.
 const std::set<std::string> kRecordMembers = {
     "format",     "version",    "mode",     "model",     "layer",   "inputs",   "query_tokens",
@@ -305,7 +305,7 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
   require_object(source);
   std::set<std::string> known = kRecordMembers;
   known.insert(extra_members.begin(), extra_members.end());
-  if (std::string warning = unknown_members_warning(root, path, "", known, "an attention dump (README \"Output: dump files\")");
+  if (std::string warning = unknown_members_warning(root, path, "", known, "an attention dump (docs/output-formats.md)");
       !warning.empty())
     warnings.push_back(std::move(warning));
   AttentionRecord record;

@@ -39,8 +39,8 @@ inline constexpr double kRecordRowSumTolerance = 1e-3;
 /// within kRecordRowSumTolerance (an all-zero row counts as fully masked), and that masked
 /// cells hold 0. Throws InputError naming file, JSON pointer, expected and found.
 /// Reads `path` within `memory_budget_bytes` (0 = no limit; checked before reading, as for
-/// every input). Also throws LimitError. Members that are not fields of the format (README
-/// "Output: dump files") are named in one line appended to `warnings`.
+/// every input). Also throws LimitError. Members that are not fields of the format
+/// (docs/output-formats.md) are named in one line appended to `warnings`.
 AttentionRecord read_record(const std::string& path, double memory_budget_bytes, std::vector<std::string>& warnings);
 
 /// read_record on text already read from `path` (see json_file.hpp's InputTexts).
