@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "render/font.hpp"
 #include "support/run_support.hpp"
@@ -601,5 +602,39 @@ TEST_CASE("run: compare --heads L<l>H<h> on single layers takes those heads or i
     refused(compare_options(dumps.file("a.json"), dumps.file("b.json"), dir.file("c.png"), {{1, 6, ""}}),
             "L1H6 is not in " + dumps.file("a.json") + ", which holds layer 0 (the two runs are different layers: "
             "name heads by number, e.g. 6, to take the same head of each)");
+  }
+}
+
+// Issue 24 §2: what would change the maths but is not implemented stops the run before anything
+// is written: a maths member attnviz does not implement, a RoPE scaling kind other than linear,
+// an unknown RoPE setting, and a rope_scaling with nothing to scale.
+TEST_CASE("run: input members that would change the maths but are not implemented write nothing", "[cli][errors]") {
+  test::TempDir inputs;
+  const nlohmann::json rope = {{"style", "interleaved"}, {"theta", 10000}};
+  nlohmann::json yarn = rope;
+  yarn["scaling"] = {{"type", "yarn"}, {"factor", 4}};
+  const auto [name, changes, message] = GENERATE_REF(
+      std::tuple<std::string, nlohmann::json, std::string>{
+          "is_causal.json", {{"is_causal", true}},
+          "/is_causal: would change the attention, but attnviz reads \"causal\": true or false (refused rather than "
+          "ignored)"},
+      std::tuple<std::string, nlohmann::json, std::string>{
+          "yarn.json", {{"rope", yarn}},
+          "/rope/scaling/type: expected \"linear\" (the only RoPE scaling a weights file applies; \"yarn\" is not "
+          "implemented here), got \"yarn\""},
+      std::tuple<std::string, nlohmann::json, std::string>{
+          "no_rope.json", {{"rope_scaling", {{"type", "linear"}, {"factor", 4}}}},
+          "/rope_scaling: scales RoPE, but the file has no rope block and no --rope turns RoPE on (add \"rope\", or "
+          "run with --rope STYLE)"});
+  const std::string path = fa_with(inputs, name, changes);
+  test::TempDir dir;
+  for (const Command command : {Command::Dump, Command::Heatmaps, Command::Compare}) {
+    Options options = dump_options(path, dir.file(command == Command::Heatmaps ? "pictures" : "out.png"));
+    options.command = command;
+    if (command == Command::Dump) options.output = dir.file("out.json");
+    const RunResult r = run_with(options);
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: " + path + ": " + message + "\n");
+    CHECK(test::snapshot(dir.path()).empty());
   }
 }
