@@ -295,3 +295,22 @@ attnviz_expect(cli_bundled_stories_quiet 0 "^wrote [^\n]*$"
 attnviz_expect(cli_bundled_aren_quiet 0 "^wrote [^\n]*$"
   heatmaps ${PROJECT_SOURCE_DIR}/data/aren-translit/mcdonald/decoder_layer2.json
   --source ${PROJECT_SOURCE_DIR}/data/aren-translit/mcdonald/source.json -o ${ATTNVIZ_CLI_OUT}/quiet3)
+# Every member a dump attnviz writes is one its readers know: a decoder's model dump with every
+# optional field (rollout, logits, a continuation), a translation model's (source tokens and
+# text), and a single-layer dump with scores and outputs are drawn back without a warning.
+attnviz_expect(cli_quiet_dump_decoder 0 "^wrote [^\n]*\ngenerated: [^\n]*$"
+  dump --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --rollout --logits --generate 2
+  -o ${ATTNVIZ_CLI_OUT}/quiet_decoder.json)
+attnviz_expect(cli_quiet_dump_ct2 0 "^wrote [^\n]*\ntranslation: [^\n]*$"
+  dump --model ${ATTNVIZ_CT2_MODEL} --text "ماكدونالد" -o ${ATTNVIZ_CLI_OUT}/quiet_ct2.json)
+attnviz_expect(cli_quiet_dump_layer 0 "^wrote [^\n]*$"
+  dump ${ATTNVIZ_STORIES} --causal --scores --outputs -o ${ATTNVIZ_CLI_OUT}/quiet_layer.json)
+attnviz_expect(cli_quiet_render_decoder 0 "^wrote [^\n]*$"
+  render ${ATTNVIZ_CLI_OUT}/quiet_decoder.json -o ${ATTNVIZ_CLI_OUT}/quiet_decoder)
+attnviz_expect(cli_quiet_render_ct2 0 "^wrote [^\n]*$"
+  render ${ATTNVIZ_CLI_OUT}/quiet_ct2.json -o ${ATTNVIZ_CLI_OUT}/quiet_ct2)
+attnviz_expect(cli_quiet_render_layer 0 "^wrote [^\n]*$"
+  render ${ATTNVIZ_CLI_OUT}/quiet_layer.json -o ${ATTNVIZ_CLI_OUT}/quiet_layer)
+set_tests_properties(cli_quiet_render_decoder PROPERTIES DEPENDS cli_quiet_dump_decoder)
+set_tests_properties(cli_quiet_render_ct2 PROPERTIES DEPENDS cli_quiet_dump_ct2)
+set_tests_properties(cli_quiet_render_layer PROPERTIES DEPENDS cli_quiet_dump_layer)

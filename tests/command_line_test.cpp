@@ -138,6 +138,8 @@ TEST_CASE("command_line: a word that is no command, with options after it, is an
         "compare, tokenize)\n");
   CHECK(failure_of({"plot", "-o", "out"}).first ==
         "attnviz: error: unknown command \"plot\" (commands: dump, heatmaps, render, compare, tokenize)\n");
+}
+
 // Issue 24 §2: a weights file may say "causal": true; --no-causal is the way to override it off.
 TEST_CASE("command_line: --causal and --no-causal are flags of the attention commands and exclude each other",
           "[cli]") {

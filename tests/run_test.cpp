@@ -456,6 +456,8 @@ TEST_CASE("run: a character no font has is warned once, with a font for its scri
   }
   CHECK(warnings == 1);
   CHECK_THAT(r.err, Contains("fonts-symbola for emoji") && !Contains("fonts-noto-cjk"));
+}
+
 namespace {
 
 // fa.json with `changes` merged into its root, written into `dir`.

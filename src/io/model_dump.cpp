@@ -21,9 +21,10 @@ constexpr const char* kFormatName = "attnviz.model_attention";
 constexpr int kFormatVersion = 1;
 
 // The members finish() and model_json() write (docs/models.md).
-const std::set<std::string> kDumpMembers = {"format", "version", "model", "tokens", "token_ids", "text",
-                                            "prompt_length", "generated_text", "source_tokens", "target_tokens",
-                                            "last_logits", "rollout_residual", "rollout", "layers"};
+const std::set<std::string> kDumpMembers = {"format",        "version",       "model",          "tokens",
+                                            "token_ids",     "token_texts",   "text",           "prompt_length",
+                                            "generated_text", "source_tokens", "source_text",   "target_tokens",
+                                            "last_logits",   "rollout_residual", "rollout",     "layers"};
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
                                              "num_kv_heads", "d_model", "d_k", "context_length", "rope"};
 
