@@ -4,9 +4,9 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <string_view>
 
 #include "core/error.hpp"
+#include "io/input_members.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 
@@ -289,78 +289,9 @@ void require_declared_kind(const InputBundle& bundle) {
 // The large members, which the fast path reads straight into matrices.
 const std::set<std::string> kMatrixMembers = {"embeddings", "W_Q", "W_K", "W_V", "W_O"};
 
-// The members each role reads (docs/input-files.md), and the documented metadata that no role
-// reads but that files carry for people (the bundled examples' provenance and the reference
-// values their converters computed): neither is warned about.
-const std::set<std::string> kSentenceMembers = {"tokens", "embeddings", "attention_mask", "positions", "model", "layer"};
-const std::set<std::string> kWeightsMembers = {"num_heads", "num_kv_heads", "W_Q", "W_K", "W_V", "b_Q",
-                                               "b_K", "b_V", "W_O", "b_O", "scale", "rope",
-                                               "rope_scaling", "causal", "attention", "model", "layer"};
-const std::set<std::string> kMetadataMembers = {"description", "source", "licence", "license",
-                                                "sentence", "source_sentence", "target_output_tokens"};
-constexpr std::string_view kMetadataPrefix = "reference_";
-
-// Members other tools write that would change the attention if attnviz read them: refused,
-// with what to write instead, since a picture without them is not the layer's attention.
-const std::map<std::string, std::string> kRefusedMembers = {
-    {"is_causal", "attnviz reads \"causal\": true or false"},
-    {"rope_theta", "attnviz reads RoPE settings from the \"rope\" block: {\"style\", \"theta\", \"dim\"}"},
-    {"sliding_window", "sliding-window attention is not implemented"},
-    {"attn_logit_softcapping", "logit soft-capping is not implemented"},
-    {"alibi", "ALiBi is not implemented"},
-    {"alibi_slopes", "ALiBi is not implemented"},
-    {"attn_mask", "an explicit mask is not read: use the sentence file's attention_mask (padding) or causal"},
-};
-
-// What one file is read as in this run, and the members it holds.
-struct FileRoles {
-  bool sentence = false, weights = false;
-  std::vector<std::string> members;
-};
-
-std::string pointer_list(const std::vector<std::string>& keys) {
-  std::string list;
-  for (const std::string& key : keys) list += (list.empty() ? "/" : ", /") + key;
-  return list;
-}
-
-// Refuses a member of kRefusedMembers and describes the members no role of the file reads: those
-// of the other role ("not used here") and those attnviz does not know at all. "" = none.
-std::string unread_members(const std::string& file, const FileRoles& roles, const InputPaths& paths) {
-  std::vector<std::string> other_role, unknown;
-  for (const std::string& key : roles.members) {
-    if (const auto refused = kRefusedMembers.find(key); refused != kRefusedMembers.end())
-      throw InputError::inconsistent(file, "/" + key + ": would change the attention, but " + refused->second +
-                                               " (refused rather than ignored)");
-    const bool read = (roles.sentence && kSentenceMembers.count(key) != 0) ||
-                      (roles.weights && kWeightsMembers.count(key) != 0);
-    if (read || kMetadataMembers.count(key) != 0 || key.rfind(kMetadataPrefix, 0) == 0) continue;
-    (kSentenceMembers.count(key) != 0 || kWeightsMembers.count(key) != 0 ? other_role : unknown).push_back(key);
-  }
-  std::string text;
-  if (!unknown.empty())
-    text += "ignoring " + pointer_list(unknown) + ": not " + (unknown.size() == 1 ? "a field" : "fields") +
-            " of attnviz's input files (docs/input-files.md lists them)";
-  if (!other_role.empty()) {
-    const std::string& weights = paths.weights.empty() ? paths.sentence : paths.weights;
-    text += std::string(text.empty() ? "" : "; ") + "not using " + pointer_list(other_role) + ": this file is read as " +
-            (roles.weights ? "the weights file (the sentence is " + paths.sentence + ")"
-                           : "a sentence file (the weights are " + weights + ")");
-  }
-  return text.empty() ? text : file + ": " + text;
-}
-
-std::vector<std::string> unread_member_warnings(const std::map<std::string, FileRoles>& files, const InputPaths& paths) {
-  std::vector<std::string> warnings;
-  for (const auto& [file, roles] : files) {
-    if (std::string warning = unread_members(file, roles, paths); !warning.empty()) warnings.push_back(std::move(warning));
-  }
-  return warnings;
-}
-
 InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, InputTexts& texts, bool fast) {
   std::map<std::string, FastDocument> documents;  // each distinct file parsed once
-  std::map<std::string, FileRoles> roles;
+  std::map<std::string, InputFileRoles> roles;
   auto source = [&](const std::string& path) -> JsonSource {
     auto it = documents.find(path);
     if (it == documents.end()) {
@@ -390,7 +321,15 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
                                 keys.embeddings.cols(), keys.file);
   roles[weights_path].weights = true;
   require_declared_kind(bundle);
-  bundle.warnings = unread_member_warnings(roles, paths);
+  // A member of the role a file does not play here names the file that plays it.
+  const std::string sentence_note = "the sentence is " + paths.sentence;
+  const std::string weights_note = "the weights are " + weights_path;
+  for (const auto& [file, file_roles] : roles) {
+    if (std::string warning =
+            unread_members_warning(file, file_roles, file_roles.weights ? sentence_note : weights_note);
+        !warning.empty())
+      bundle.warnings.push_back(std::move(warning));
+  }
   return bundle;
 }
 
