@@ -16,8 +16,9 @@ namespace {
 
 constexpr Rgb kWhite{255, 255, 255};
 
+// DejaVu Sans alone: what it lacks stays missing on a machine with more fonts (issue 24).
 const FontSet& fonts() {
-  static const FontSet set;
+  static const FontSet set({ATTNVIZ_DEFAULT_FONT}, nullptr);
   return set;
 }
 

@@ -76,7 +76,7 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
       reported.push_back(cp);
       warnings.push_back(where + ": no glyph for " + code_point_name(cp) + " in " +
                          font_list(fonts) +
-                         (fonts.fallback() == FallbackFonts::Fontconfig ? " or any installed font" : "") +
+                         (fonts.fallback() ? " or " + fonts.fallback()->description() : "") +
                          "; drawn as " + substitute +
                          " (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)");
     }
