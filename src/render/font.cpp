@@ -120,8 +120,8 @@ struct FontSet::Impl {
            kNoGlyph;
   }
 
-  // A font of `fallback` that fontconfig offers for `code_point` that loads and has an outline for it, added to
-  // the set; kNoFont when none does.
+  // A font of `fallback` that fontconfig offers for `code_point`, loads and has an outline for
+  // it, added to the set; kNoFont when none does.
   int find_fallback(char32_t code_point) const {
     for (const std::string& path : fallback->fonts_for(code_point)) {
       if (std::find(paths.begin(), paths.end(), path) != paths.end() ||

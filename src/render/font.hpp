@@ -40,9 +40,9 @@ struct LineMetrics {
 
 /// An ordered list of fonts: each grapheme cluster is drawn by the first font that has all its
 /// (not default-ignorable) code points, else by a font fontconfig finds among the fallback fonts
-/// (the installed ones unless a test pins them). A cluster no font has is drawn as one U+FFFD from the first font that has that,
-/// else as the ASCII text "<U+XXXX>"; missing_code_points() lists such code points so callers
-/// can warn. Explicit direction marks and other default-ignorable characters are never drawn and
+/// (the installed ones unless a test pins them). A cluster no font has is drawn as one U+FFFD
+/// from the first font that has that, else as the ASCII text "<U+XXXX>"; missing_code_points()
+/// lists such code points so callers can warn. Explicit direction marks and other default-ignorable characters are never drawn and
 /// never missing.
 /// Sizes are em sizes in pixels (the font size, as in CSS px). Thread-safe: const calls may run
 /// on several threads at once (a mutex guards the glyph cache).
