@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Convert the extracted real-model attention data into attnviz's input schema.
 
-Reads the JSON files under <shared>/realdata (use-lite/, stories260k/,
-aren-translit/) and writes, under <out> (default: the repository's data/):
+Reads the JSON files under the folder given by --realdata (use-lite/, stories260k/,
+aren-translit/: the team's extracted real-data collection, not part of this repository) and writes, under <out> (default: the repository's data/):
 
   use-lite/layer0.json                      sentence + weights (self-attention)
   stories260k/layer0.json                   sentence + weights (self-attention, GQA)
@@ -18,7 +18,7 @@ Output is deterministic. After writing, a self-check recomputes the attention
 from the written files in float64 numpy and compares it with the stored
 references (disable with --no-check).
 
-Use Debian's python (it has numpy):  /usr/bin/python3 scripts/convert_realdata.py
+Use Debian's python (it has numpy):  /usr/bin/python3 scripts/convert_realdata.py --realdata DIR
 """
 
 import argparse
@@ -41,7 +41,7 @@ LICENSE_FILES = [
     ("aren-translit/raw/LICENSE", "CTranslate2-MIT.txt"),
 ]
 
-REGEN_COMMAND = "/usr/bin/python3 scripts/convert_realdata.py"
+REGEN_COMMAND = "/usr/bin/python3 scripts/convert_realdata.py --realdata DIR"
 
 # Tolerances of the self-check.
 TOL_ATTN = 1e-5     # softmax weights
@@ -98,14 +98,14 @@ def expect_shape(name, x, shape):
         raise SystemExit("convert_realdata: %s has shape %s, expected %s" % (name, s, tuple(shape)))
 
 
-def resolve_realdata(shared):
-    """Accept either the shared folder (holding realdata/) or realdata/ itself."""
-    cand = os.path.join(shared, "realdata")
+def resolve_realdata(folder):
+    """Accept either the real-data folder itself or a folder holding it as realdata/."""
+    cand = os.path.join(folder, "realdata")
     if os.path.isdir(os.path.join(cand, "use-lite")):
         return cand
-    if os.path.isdir(os.path.join(shared, "use-lite")):
-        return shared
-    raise SystemExit("convert_realdata: no realdata/ (use-lite/, stories260k/, aren-translit/) under %s" % shared)
+    if os.path.isdir(os.path.join(folder, "use-lite")):
+        return folder
+    raise SystemExit("convert_realdata: --realdata %s: no use-lite/, stories260k/, aren-translit/ there or in its realdata/" % folder)
 
 
 # ---------------------------------------------------------------- converters
@@ -330,7 +330,9 @@ source data (float32 values, unchanged). Descriptive keys (`model`, `layer`,
 `description`, `source`, `licence`, `sentence`) are for titles and humans.
 
 Regenerate this whole folder (the JSON files, `LICENSES/` and this README)
-from the extracted data in `../shared/realdata/` with:
+from the team's extracted real-data collection (the folders `use-lite/`,
+`stories260k/` and `aren-translit/` with their extractions; not part of this
+repository, the sources are named below) with:
 
 ```
 {regen}
@@ -564,9 +566,9 @@ def self_check(out, rd):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shared", default=os.path.join(REPO_ROOT, "..", "shared"),
-                    help="folder holding realdata/ (or realdata/ itself); default: ../shared "
-                         "relative to the repository root")
+    ap.add_argument("--realdata", required=True, metavar="DIR",
+                    help="the extracted real-data folder (holding use-lite/, stories260k/, aren-translit/), "
+                         "or a folder holding it as realdata/")
     ap.add_argument("--out", default=os.path.join(REPO_ROOT, "data"),
                     help="output folder; default: the repository's data/")
     ap.add_argument("--check", dest="check", action="store_true", default=True,
@@ -575,7 +577,7 @@ def main():
                     help="skip the self-check")
     args = ap.parse_args()
 
-    rd = resolve_realdata(os.path.normpath(args.shared))
+    rd = resolve_realdata(os.path.normpath(args.realdata))
     out = os.path.normpath(args.out)
     os.makedirs(out, exist_ok=True)
 

@@ -9,7 +9,7 @@ unicode_regex_split, each pattern of a list splits every piece the previous ones
 matches and the text between them.
 
 Usage: scripts/pre_tokenizer_reference.py INP [OUT]
-  INP: llama.cpp's tokenizer test strings (e.g. ../shared/realdata/vocab-gguf/ggml-vocab-gpt-2.gguf.inp),
+  INP: llama.cpp's tokenizer test strings (e.g. tests/data/vocab-gguf/ggml-vocab-gpt-2.gguf.inp),
   each followed by a line __ggml_vocab_test__. A few strings of unusual spaces, digits and marks
   are added. OUT defaults to tests/fixtures/bpe_pre_tokenizer_golden.json.
 Needs python3-regex (Debian).

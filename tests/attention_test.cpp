@@ -1,4 +1,4 @@
-// The maths against the hand-checked cases of shared/cases/attention-cases.md (float64
+// The maths against the hand-checked cases of tests/attention-cases.md (float64
 // NumPy and PyTorch references there; tolerance 1e-6 on weights unless a case says otherwise).
 #include "attention/attention.hpp"
 

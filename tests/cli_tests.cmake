@@ -75,7 +75,7 @@ set_tests_properties(limits interrupt pipes PROPERTIES
   RUN_SERIAL TRUE)
 
 # The whole-model path against an independent float64 forward pass (scripts/reference_forward.py),
-# on the bundled stories260K GGUF and its F16/BF16 copies in ../shared/realdata.
+# on the bundled stories260K GGUF and its F16/BF16 copies in tests/data/stories260k/quantized.
 add_test(NAME model_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/model_reference_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(model_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")

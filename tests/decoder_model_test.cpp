@@ -1,5 +1,5 @@
 // The whole stories260K forward pass from its GGUF files against llama.cpp's own attention
-// and an independent float64 forward pass (../shared/realdata/stories260k/quantized/reference),
+// and an independent float64 forward pass (tests/data/stories260k/quantized/reference),
 // and incremental greedy decoding against full forward passes (stories260K and a random model
 // with Q/K/V biases).
 #include <limits>
@@ -13,7 +13,7 @@
 
 using namespace attnviz;
 using attnviz::test::data_file;
-using attnviz::test::realdata_file;
+using attnviz::test::test_data_file;
 
 namespace {
 
@@ -22,7 +22,7 @@ const std::vector<std::int32_t> kSentenceIds = {1,   403, 407, 261, 378, 432, 38
                                                 408, 419, 292, 411, 322, 265, 282, 295, 433, 426};
 
 nlohmann::json reference(const std::string& name) {
-  return nlohmann::json::parse(attnviz::test::read_file(realdata_file("stories260k/quantized/reference/" + name)));
+  return nlohmann::json::parse(attnviz::test::read_file(test_data_file("stories260k/quantized/reference/" + name)));
 }
 
 // Runs every layer of `model_path` on the sentence; returns [layer] -> blocks, and the logits.
@@ -211,7 +211,7 @@ TEST_CASE("stories260K F32 GGUF: every layer's attention matches llama.cpp and t
 TEST_CASE("stories260K F16 and BF16 GGUF copies stay within llama.cpp's own rounding of them", "[model][realdata]") {
   const std::vector<std::pair<const char*, double>> bounds = {{"F16", 1.5e-3}, {"BF16", 1e-2}};
   for (const auto& [type, bound] : bounds) {
-    const auto blocks = run_all_layers(realdata_file(std::string("stories260k/quantized/stories260K-") + type + ".gguf"));
+    const auto blocks = run_all_layers(test_data_file(std::string("stories260k/quantized/stories260K-") + type + ".gguf"));
     const double worst = worst_attention_difference(blocks, reference(std::string("llamacpp-attn-") + type + ".json"));
     INFO(type << ": max |attnviz - llama.cpp| = " << worst);
     CHECK(worst < bound);
@@ -240,7 +240,7 @@ TEST_CASE("stories260K quantized GGUF copies: attention against the float64 refe
     bool has_pyref;
   };
   for (const Case& c : {Case{"Q8_0", true}, Case{"Q4_0", true}, Case{"Q4_K_M", false}}) {
-    const auto blocks = run_all_layers(realdata_file(std::string("stories260k/quantized/stories260K-") + c.type + ".gguf"));
+    const auto blocks = run_all_layers(test_data_file(std::string("stories260k/quantized/stories260K-") + c.type + ".gguf"));
     REQUIRE(blocks.size() == 5);
     const double vs_llamacpp = worst_attention_difference(blocks, reference(std::string("llamacpp-attn-") + c.type + ".json"));
     INFO(c.type << ": max |attnviz - llama.cpp| = " << vs_llamacpp);
@@ -254,7 +254,7 @@ TEST_CASE("stories260K quantized GGUF copies: attention against the float64 refe
 }
 
 TEST_CASE("stories260K Q8_0: greedy decoding from BOS starts as the F32 model's does", "[model][realdata]") {
-  const DecoderModel q8 = decoder_from_gguf(std::make_shared<const GgufFile>(realdata_file("stories260k/quantized/stories260K-Q8_0.gguf")));
+  const DecoderModel q8 = decoder_from_gguf(std::make_shared<const GgufFile>(test_data_file("stories260k/quantized/stories260K-Q8_0.gguf")));
   std::vector<std::int32_t> ids = {1};
   q8.generate(ids, 10, 2);
   CHECK(ids == std::vector<std::int32_t>(kSentenceIds.begin(), kSentenceIds.begin() + 11));

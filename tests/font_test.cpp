@@ -1,6 +1,7 @@
 // TrueType text: loading, fallbacks, missing-glyph reporting, measuring and drawing (BH-20).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +35,11 @@ attnviz::Rect ink_box(const Image& image) {
   return x1 < 0 ? attnviz::Rect{} : attnviz::Rect{x0, y0, x1 - x0 + 1, y1 - y0 + 1};
 }
 
+// A DejaVu file beside the default font (fonts-dejavu-core).
+std::string dejavu(const std::string& name) {
+  return (std::filesystem::path(ATTNVIZ_DEFAULT_FONT).parent_path() / name).string();
+}
+
 }  // namespace
 
 TEST_CASE("font: a missing or invalid font file is an InputError naming the path", "[render][errors]") {
@@ -43,9 +49,11 @@ TEST_CASE("font: a missing or invalid font file is an InputError naming the path
                     Catch::Contains("README.md") && Catch::Contains("not a TrueType"));
 }
 
+// Without fallback fonts: with them, a machine with a CJK font installed draws 我 and 猫 (issue 24).
 TEST_CASE("font: DejaVu Sans has the subword markers and accents but not CJK (BH-20)", "[render]") {
-  const FontSet fonts;
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, nullptr);
   CHECK(fonts.paths() == std::vector<std::string>{ATTNVIZ_DEFAULT_FONT});
+  CHECK(FontSet().paths() == fonts.paths());
   CHECK(fonts.missing_code_points("\xE2\x96\x81" "cat \xC4\xA0" "dog \xC3\xA9").empty());
   CHECK(fonts.missing_code_points("\xE2\x96\x81\xE6\x88\x91\xE7\x8C\xAB\xE6\x88\x91") ==
         std::vector<char32_t>{0x6211, 0x732B});
@@ -54,7 +62,7 @@ TEST_CASE("font: DejaVu Sans has the subword markers and accents but not CJK (BH
 
 TEST_CASE("font: a later font is a per-glyph fallback", "[render]") {
   // DejaVu Sans Mono lacks Arabic; DejaVu Sans (the fallback) has it.
-  const FontSet fonts({"/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", ATTNVIZ_DEFAULT_FONT});
+  const FontSet fonts({dejavu("DejaVuSansMono.ttf"), ATTNVIZ_DEFAULT_FONT}, nullptr);
   CHECK(fonts.missing_code_points("\xD8\xA7" "a").empty());
 }
 
@@ -96,7 +104,7 @@ TEST_CASE("font: vertical text reads bottom to top inside its line box", "[rende
 }
 
 TEST_CASE("font: a missing glyph is drawn as U+FFFD, never as nothing", "[render]") {
-  const FontSet fonts;
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, nullptr);
   CHECK(fonts.text_width_px("\xE7\x8C\xAB", kSizePx) == fonts.text_width_px("\xEF\xBF\xBD", kSizePx));
   Image image(40, 30, kWhite);
   fonts.draw(image, "\xE7\x8C\xAB", 2, 2, kSizePx, kBlack);
@@ -113,8 +121,8 @@ TEST_CASE("font: glyphs are cached, drawing twice gives identical pixels", "[ren
 
 TEST_CASE("font: shaped lines are cached per size, and stay right after the cache is emptied (issue 11)",
           "[render]") {
-  const FontSet fresh(std::vector<std::string>{attnviz::default_font_path()}, attnviz::FallbackFonts::None);
-  const FontSet busy(std::vector<std::string>{attnviz::default_font_path()}, attnviz::FallbackFonts::None);
+  const FontSet fresh(std::vector<std::string>{attnviz::default_font_path()}, nullptr);
+  const FontSet busy(std::vector<std::string>{attnviz::default_font_path()}, nullptr);
   const std::vector<attnviz::ShapedGlyph> first = busy.shape("attention", kSizePx);
   const int small = busy.text_width_px("attention", kSizePx);
   const int large = busy.text_width_px("attention", 2 * kSizePx);
@@ -199,7 +207,7 @@ bool same_columns(const Image& image, int x0, const Image& part, int from, int t
 
 // Issue 15: a Hebrew token "שלום" was drawn mirrored ("םולש"): code points left to right.
 TEST_CASE("font: right-to-left text is drawn in its visual order, first letter rightmost", "[render]") {
-  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, nullptr);
   const std::string shalom = "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D";  // ש ל ו ם
   const std::string shin = "\xD7\xA9", final_mem = "\xD7\x9D";
   const std::vector<int> ids = glyph_ids(fonts, shalom);
@@ -218,7 +226,7 @@ TEST_CASE("font: right-to-left text is drawn in its visual order, first letter r
 
 // Issue 15: an Arabic word was drawn as unjoined letters from left to right.
 TEST_CASE("font: Arabic is shaped into joined forms, right to left", "[render]") {
-  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, nullptr);
   const std::string bayt = "\xD8\xA8\xD9\x8A\xD8\xAA";  // ب ي ت: three joining letters
   const std::vector<int> ids = glyph_ids(fonts, bayt);
   REQUIRE(ids.size() == 3);
@@ -238,7 +246,7 @@ TEST_CASE("font: Arabic is shaped into joined forms, right to left", "[render]")
 
 // Issue 15: direction marks and overrides are honoured and never drawn.
 TEST_CASE("font: explicit direction marks steer the order and draw nothing", "[render]") {
-  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, nullptr);
   CHECK(glyph_ids(fonts, "a\xE2\x80\x8F" "b") == glyph_ids(fonts, "ab"));  // RLM between Latin letters
   CHECK(fonts.text_width_px("a\xE2\x80\x8E" "b", kSizePx) == fonts.text_width_px("ab", kSizePx));  // LRM
   CHECK(fonts.missing_code_points("a\xE2\x80\x8F\xE2\x80\xAE" "b\xE2\x80\xAC\xE2\x81\xA7" "c\xE2\x81\xA9").empty());
@@ -255,7 +263,7 @@ TEST_CASE("font: explicit direction marks steer the order and draw nothing", "[r
 // Issue 15: 👍🏽 (emoji + skin-tone modifier) was two replacement glyphs; a cluster no font has
 // is one, and "e" + U+0301 is one letter with its accent placed on it.
 TEST_CASE("font: a user-perceived character is drawn, or replaced, as one", "[render]") {
-  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const FontSet fonts({ATTNVIZ_DEFAULT_FONT}, nullptr);
   const std::string thumbs = "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD";
   if (!fonts.has_glyph(0x1F44D)) {
     CHECK(glyph_ids(fonts, thumbs) == glyph_ids(fonts, "\xEF\xBF\xBD"));  // one U+FFFD
@@ -274,24 +282,43 @@ TEST_CASE("font: a user-perceived character is drawn, or replaced, as one", "[re
 
 // Issue 15: giving --font replaced DejaVu, and a character no listed font had was never looked
 // for among the installed fonts. 𝐀 (U+1D400) is not in DejaVu Sans but in DejaVu Serif Bold
-// (fonts-dejavu-core, a dependency): fontconfig finds it.
-TEST_CASE("font: installed fonts fontconfig finds draw what the listed fonts lack", "[render]") {
+// (fonts-dejavu-core, beside the default font). The fallback fonts are pinned to named files, so
+// that what is found does not depend on what else the machine has installed (issue 24).
+TEST_CASE("font: fallback fonts fontconfig finds draw what the listed fonts lack", "[render]") {
   const std::string bold_a = "\xF0\x9D\x90\x80";
-  const FontSet listed_only({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::None);
+  const std::string serif_bold = dejavu("DejaVuSerif-Bold.ttf");
+  const FontSet listed_only({ATTNVIZ_DEFAULT_FONT}, nullptr);
+  CHECK(listed_only.fallback() == nullptr);
   CHECK_FALSE(listed_only.has_glyph(0x1D400));
   CHECK(listed_only.missing_code_points(bold_a) == std::vector<char32_t>{0x1D400});
-  const FontSet with_system({ATTNVIZ_DEFAULT_FONT}, attnviz::FallbackFonts::Fontconfig);
-  CHECK(with_system.has_glyph(0x1D400));
-  CHECK(with_system.missing_code_points(bold_a).empty());
-  const std::vector<attnviz::ShapedGlyph> glyphs = with_system.shape("x" + bold_a, kSizePx);
+  const FontSet with_fallback({ATTNVIZ_DEFAULT_FONT},
+                              attnviz::FallbackFonts::only({dejavu("DejaVuSansMono.ttf"), serif_bold}));
+  CHECK(with_fallback.has_glyph(0x1D400));
+  CHECK(with_fallback.missing_code_points(bold_a).empty());
+  CHECK(with_fallback.missing_code_points("\xE6\x88\x91") == std::vector<char32_t>{0x6211});  // no CJK font among them
+  const std::vector<attnviz::ShapedGlyph> glyphs = with_fallback.shape("x" + bold_a, kSizePx);
   REQUIRE(glyphs.size() == 2);
   CHECK(glyphs[0].font == 0);
   CHECK(glyphs[1].font == 1);  // the fallback, after the listed font
-  CHECK(with_system.paths() == std::vector<std::string>{ATTNVIZ_DEFAULT_FONT});
+  CHECK(with_fallback.paths() == std::vector<std::string>{ATTNVIZ_DEFAULT_FONT});
   // --font F keeps the default font after F, so what drew before still draws.
   CHECK(attnviz::label_font_paths({"/fonts/F.ttf"}) ==
         std::vector<std::string>{"/fonts/F.ttf", attnviz::default_font_path()});
   CHECK(attnviz::label_font_paths({attnviz::default_font_path()}) ==
         std::vector<std::string>{attnviz::default_font_path()});
   CHECK(attnviz::label_font_paths({}) == std::vector<std::string>{attnviz::default_font_path()});
+}
+
+TEST_CASE("font: the default fallback is every installed font, a pinned one only the files named", "[render][errors]") {
+  CHECK(FontSet().fallback() == attnviz::FallbackFonts::installed().get());
+  CHECK(attnviz::FallbackFonts::installed()->description() == "any installed font");
+  const auto pinned = attnviz::FallbackFonts::only({dejavu("DejaVuSansMono.ttf"), dejavu("DejaVuSerif-Bold.ttf")});
+  CHECK(pinned->description() ==
+        "the fallback fonts " + dejavu("DejaVuSansMono.ttf") + ", " + dejavu("DejaVuSerif-Bold.ttf"));
+  CHECK(pinned->fonts_for(0x1D400) == std::vector<std::string>{dejavu("DejaVuSerif-Bold.ttf")});
+  CHECK(pinned->fonts_for(0x6211).empty());
+  CHECK(pinned->fonts_for('A').size() == 2);
+  CHECK(attnviz::FallbackFonts::only({})->fonts_for('A').empty());
+  CHECK_THROWS_WITH(attnviz::FallbackFonts::only({"/nonexistent/font.ttf"}),
+                    Catch::Contains("/nonexistent/font.ttf") && Catch::Contains("fontconfig cannot read it as a font"));
 }

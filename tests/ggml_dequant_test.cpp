@@ -1,5 +1,5 @@
-// ggml block decoders against ggml itself: ../shared/realdata/ggml-quant-golden/ggml-quant-golden.gguf (its
-// README) holds, for each type T, a tensor `T` quantized by ggml and `T.deq`, ggml's own
+// ggml block decoders against ggml itself: tests/data/ggml-quant-golden/ggml-quant-golden.gguf
+// (tests/data/README.md) holds, for each type T, a tensor `T` quantized by ggml and `T.deq`, ggml's own
 // dequantization of it (F32), dims [256, 32]. Every decoded float must equal ggml's bit for bit,
 // through dequantize_row and through GgufFile::matrix.
 #include <cstring>
@@ -14,7 +14,7 @@ using namespace attnviz;
 
 namespace {
 
-std::string golden_path() { return attnviz::test::realdata_file("ggml-quant-golden/ggml-quant-golden.gguf"); }
+std::string golden_path() { return attnviz::test::test_data_file("ggml-quant-golden/ggml-quant-golden.gguf"); }
 
 const GgufFile& golden() {
   static const GgufFile file(golden_path());

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "render/colormap.hpp"
@@ -16,8 +17,9 @@ namespace {
 
 constexpr Rgb kWhite{255, 255, 255};
 
+// DejaVu Sans alone: what it lacks stays missing on a machine with more fonts (issue 24).
 const FontSet& fonts() {
-  static const FontSet set;
+  static const FontSet set({ATTNVIZ_DEFAULT_FONT}, nullptr);
   return set;
 }
 
@@ -275,6 +277,13 @@ TEST_CASE("head_grid: missing glyphs are warned once per code point, subword mar
                                    Catch::Contains("U+FFFD"));
   CHECK_THAT(grid.warnings[1], Catch::Contains("token 3") && Catch::Contains("U+732B"));
   CHECK(grid.layout.key_labels[1] == "\xC4\xA0" "cat");  // the raw marker is drawn as-is
+  CHECK_THAT(grid.warnings[0], !Catch::Contains(".ttf or "));  // these fonts have no fallback
+  // The warning names where else it looked: here, fallback fonts pinned to one named file.
+  const std::string mono = (std::filesystem::path(ATTNVIZ_DEFAULT_FONT).parent_path() / "DejaVuSansMono.ttf").string();
+  const FontSet with_fallback({ATTNVIZ_DEFAULT_FONT}, FallbackFonts::only({mono}));
+  const RenderedGrid searched = render_grid(request, with_fallback);
+  REQUIRE(searched.warnings.size() == 2);
+  CHECK_THAT(searched.warnings[0], Catch::Contains(std::string(ATTNVIZ_DEFAULT_FONT) + " or the fallback fonts " + mono + ";"));
 }
 
 TEST_CASE("head_grid: empty and whitespace tokens get visible placeholders", "[render]") {

@@ -1,4 +1,4 @@
-// The Hugging Face path: stories260K's safetensors folder (../shared/realdata) against
+// The Hugging Face path: stories260K's safetensors folder (tests/data/stories260k) against
 // llama.cpp's attention for the GGUF file, and hand-broken safetensors files and configs.
 #include <filesystem>
 #include <functional>
@@ -13,7 +13,7 @@
 #include "support/test_support.hpp"
 
 using namespace attnviz;
-using attnviz::test::realdata_file;
+using attnviz::test::test_data_file;
 using attnviz::test::TempDir;
 using Catch::Matchers::Contains;
 
@@ -42,7 +42,7 @@ std::string error_of(const std::string& path) {
 }  // namespace
 
 TEST_CASE("safetensors: stories260K's Hugging Face folder gives llama.cpp's attention", "[model][realdata]") {
-  const DecoderModel model = decoder_from_hf_folder(realdata_file("stories260k/hf-safetensors"));
+  const DecoderModel model = decoder_from_hf_folder(test_data_file("stories260k/hf-safetensors"));
   CHECK(model.config().rope.style == RopeStyle::Half);
   CHECK(model.config().num_kv_heads == 4);
   CHECK(!model.config().tied_output);
@@ -56,7 +56,7 @@ TEST_CASE("safetensors: stories260K's Hugging Face folder gives llama.cpp's atte
   model.forward(request);
   REQUIRE(blocks.size() == 5);
   const nlohmann::json reference = nlohmann::json::parse(
-      attnviz::test::read_file(realdata_file("stories260k/quantized/reference/llamacpp-attn-F32.json")));
+      attnviz::test::read_file(test_data_file("stories260k/quantized/reference/llamacpp-attn-F32.json")));
   double worst = 0;
   for (const AttentionBlock& b : blocks)
     for (int h = 0; h < 8; ++h)
@@ -69,7 +69,7 @@ TEST_CASE("safetensors: stories260K's Hugging Face folder gives llama.cpp's atte
 }
 
 TEST_CASE("safetensors: greedy decoding from BOS writes the GGUF model's sentence (rotate-half RoPE, cached keys)", "[model][realdata]") {
-  const DecoderModel model = decoder_from_hf_folder(realdata_file("stories260k/hf-safetensors"));
+  const DecoderModel model = decoder_from_hf_folder(test_data_file("stories260k/hf-safetensors"));
   std::vector<std::int32_t> ids = {1};
   CHECK(model.generate(ids, 31, 2) == 31);
   CHECK(ids == std::vector<std::int32_t>{1,   403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426,
@@ -155,7 +155,7 @@ TEST_CASE("safetensors folder: a --text token beyond the model's embedding names
 
 TEST_CASE("safetensors: a config that disagrees with the tensors is refused, naming both", "[model]") {
   TempDir dir;
-  const std::string source = realdata_file("stories260k/hf-safetensors");
+  const std::string source = test_data_file("stories260k/hf-safetensors");
   std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
   nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(source + "/config.json"));
   config["intermediate_size"] = 100;
@@ -178,7 +178,7 @@ TEST_CASE("safetensors: a config that disagrees with the tensors is refused, nam
 TEST_CASE("safetensors folder: a config.json, index or tokenizer.json that is not JSON is refused naming the file, line and column",
           "[model][errors]") {
   TempDir dir;
-  const std::string source = realdata_file("stories260k/hf-safetensors");
+  const std::string source = test_data_file("stories260k/hf-safetensors");
   const std::string config = attnviz::test::read_file(source + "/config.json");
   std::ofstream(dir.file("config.json")) << "{\n  \"hidden_size\": 64,,\n}\n";
   CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()),
@@ -209,7 +209,7 @@ namespace {
 // A folder holding stories260K's model.safetensors and its config.json changed by `edit`, for
 // the config.json cases; returns the error decoder_from_hf_folder reports, or "(no error)".
 std::string config_error(const TempDir& dir, const std::function<void(nlohmann::json&)>& edit) {
-  const std::string source = realdata_file("stories260k/hf-safetensors");
+  const std::string source = test_data_file("stories260k/hf-safetensors");
   if (!std::filesystem::exists(dir.file("model.safetensors")))
     std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
   nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(source + "/config.json"));

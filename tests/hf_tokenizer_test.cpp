@@ -11,7 +11,7 @@
 #include "support/test_support.hpp"
 
 using namespace attnviz;
-using attnviz::test::realdata_file;
+using attnviz::test::test_data_file;
 using attnviz::test::TempDir;
 using Catch::Matchers::Contains;
 
@@ -19,7 +19,7 @@ namespace {
 
 // GPT-2's tokenizer.json as Hugging Face ships it, rebuilt from the GGUF's pieces and merges.
 nlohmann::json gpt2_tokenizer_json() {
-  const GgufFile file(realdata_file("vocab-gguf/ggml-vocab-gpt-2.gguf"));
+  const GgufFile file(test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf"));
   nlohmann::json vocab = nlohmann::json::object();
   const auto& pieces = *file.string_array("tokenizer.ggml.tokens");
   for (std::size_t id = 0; id < pieces.size(); ++id) vocab[pieces[id]] = id;
@@ -30,7 +30,7 @@ nlohmann::json gpt2_tokenizer_json() {
 }
 
 std::vector<std::string> test_strings() {
-  std::ifstream in(realdata_file("vocab-gguf/ggml-vocab-gpt-2.gguf.inp"), std::ios::binary);
+  std::ifstream in(test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf.inp"), std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
   std::string content = bytes.str();
@@ -44,7 +44,7 @@ std::vector<std::string> test_strings() {
 }
 
 std::vector<std::vector<std::int32_t>> reference_ids() {
-  std::ifstream in(realdata_file("vocab-gguf/ggml-vocab-gpt-2.gguf.out"));
+  std::ifstream in(test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf.out"));
   std::vector<std::vector<std::int32_t>> all;
   for (std::string line; std::getline(in, line);) {
     std::istringstream numbers(line);

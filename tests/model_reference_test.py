@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """attnviz dump --model against scripts/reference_forward.py (float64, no shared code), on
-stories260K F32 (data/) and its F16 and BF16 copies (../shared/realdata): every layer's
+stories260K F32 (data/) and its F16 and BF16 copies (tests/data/): every layer's
 attention within 1e-5, the last logits within 1e-4.
 
     /usr/bin/python3 tests/model_reference_test.py build/attnviz
@@ -16,7 +16,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IDS = "1,403,407,261,378,432,383,286,261,376,298,315,421,395,317,426,338,401,396,267,337,410,408,419,292,411,322,265,282,295,433,426"
 MODELS = [os.path.join(ROOT, "data/stories260k/stories260K.gguf")] + [
-    os.path.join(ROOT, "../shared/realdata/stories260k/quantized/stories260K-%s.gguf" % t) for t in ("F16", "BF16")]
+    os.path.join(ROOT, "tests/data/stories260k/quantized/stories260K-%s.gguf" % t) for t in ("F16", "BF16")]
 
 
 def main():

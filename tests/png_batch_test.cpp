@@ -10,8 +10,9 @@ using namespace attnviz;
 
 namespace {
 
+// DejaVu Sans alone: what it lacks stays missing on a machine with more fonts (issue 24).
 const FontSet& fonts() {
-  static const FontSet set;
+  static const FontSet set({ATTNVIZ_DEFAULT_FONT}, nullptr);
   return set;
 }
 

@@ -1,5 +1,5 @@
 // model/vocabulary + tokenizers on real GGUF vocabularies: stories260K (llama, SentencePiece)
-// and llama.cpp's own tokenizer test vectors (realdata/vocab-gguf: GPT-2's byte-level BPE and
+// and llama.cpp's own tokenizer test vectors (tests/data/vocab-gguf: GPT-2's byte-level BPE and
 // BAAI bge's WordPiece), whose .out files hold the ids Hugging Face's tokenizers give.
 #include <fstream>
 #include <sstream>
@@ -54,9 +54,9 @@ std::vector<Ids> reference_ids(const std::string& path) {
 // Tokenizes every test string of `name` (add_special false: the .out files hold no BOS, CLS or
 // SEP) and checks each against the reference; returns how many match.
 std::size_t matching_strings(const std::string& name) {
-  const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::realdata_file("vocab-gguf/" + name)));
-  const std::vector<std::string> strings = test_strings(test::realdata_file("vocab-gguf/" + name + ".inp"));
-  const std::vector<Ids> expected = reference_ids(test::realdata_file("vocab-gguf/" + name + ".out"));
+  const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::test_data_file("vocab-gguf/" + name)));
+  const std::vector<std::string> strings = test_strings(test::test_data_file("vocab-gguf/" + name + ".inp"));
+  const std::vector<Ids> expected = reference_ids(test::test_data_file("vocab-gguf/" + name + ".out"));
   REQUIRE(strings.size() == 46);
   REQUIRE(expected.size() == strings.size());
   std::size_t matches = 0;
@@ -181,14 +181,14 @@ TEST_CASE("tokenize bert: the 46 reference strings of ggml-vocab-bert-bge give H
 }
 
 TEST_CASE("tokenize bert: bge adds CLS and SEP with add_special", "[tokenizer]") {
-  const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::realdata_file("vocab-gguf/ggml-vocab-bert-bge.gguf")));
+  const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::test_data_file("vocab-gguf/ggml-vocab-bert-bge.gguf")));
   CHECK(tokenize(vocab, "Hello world", true) == Ids{101, 7592, 2088, 102});
   CHECK(decode(vocab, {101, 7592, 2088, 102}) == "hello world");
 }
 
 TEST_CASE("decode gpt2: the reference strings round-trip", "[tokenizer]") {
-  const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::realdata_file("vocab-gguf/ggml-vocab-gpt-2.gguf")));
-  for (const std::string& text : test_strings(test::realdata_file("vocab-gguf/ggml-vocab-gpt-2.gguf.inp"))) {
+  const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf")));
+  for (const std::string& text : test_strings(test::test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf.inp"))) {
     CHECK(decode(vocab, tokenize(vocab, text, false)) == text);
   }
 }

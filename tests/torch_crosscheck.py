@@ -10,7 +10,7 @@ compares with PyTorch in float32, eval mode, need_weights=True, average_attn_wei
   attention weights  [h][n_q][n_k]  tolerance 1e-5
   W_O output         [n_q][d_out]   tolerance 1e-4
 No case masks every key of a query (PyTorch 1.13 returns NaN there; attnviz returns zeros, see
-shared/cases BH-01). Prints the largest differences per case and a closing "N passed, M failed"
+tests/attention-cases.md, BH-01). Prints the largest differences per case and a closing "N passed, M failed"
 line; exits 1 on any failure, 77 (CTest's skip code here) if PyTorch is not installed.
 """
 

@@ -14,8 +14,8 @@
 // f instead; the final LN_enc and LN_dec are applied when the file has them (a pre-norm model
 // always does unless converted with no_final_norm). act is ReLU unless the file says otherwise.
 //
-// (CTranslate2 src/layers/transformer.cc and attention.cc; the aren-transliteration test model's
-// README in the realdata folder checks this against CTranslate2's recorded log-probabilities.)
+// (CTranslate2 src/layers/transformer.cc and attention.cc; tests/ct2_model_test.cpp checks this on the
+// aren-transliteration test model against the log-probabilities CTranslate2's own tests record.)
 // Every attention block is attention/multi_head_attention; PE is sinusoidal_encoding_halves.
 #pragma once
 

@@ -88,7 +88,7 @@ std::vector<std::string> label_font_paths(const std::vector<std::string>& chosen
 
 struct FontSet::Impl {
   std::vector<std::string> paths;
-  FallbackFonts fallback = FallbackFonts::Fontconfig;
+  std::shared_ptr<const FallbackFonts> fallback;  // null: only `paths`
   // Guards everything below, so that pictures can be drawn on several threads with one FontSet
   // (fallback fonts are added while drawing). Glyph references stay valid after the lock is
   // released: entries are never erased or moved.
@@ -120,10 +120,10 @@ struct FontSet::Impl {
            kNoGlyph;
   }
 
-  // A font fontconfig offers for `code_point` that loads and has an outline for it, added to
-  // the set; kNoFont when none does.
+  // A font of `fallback` that fontconfig offers for `code_point`, loads and has an outline for
+  // it, added to the set; kNoFont when none does.
   int find_fallback(char32_t code_point) const {
-    for (const std::string& path : system_fonts_for(code_point)) {
+    for (const std::string& path : fallback->fonts_for(code_point)) {
       if (std::find(paths.begin(), paths.end(), path) != paths.end() ||
           std::find(fallback_paths.begin(), fallback_paths.end(), path) != fallback_paths.end() ||
           refused_paths.count(path) != 0) {
@@ -158,7 +158,7 @@ struct FontSet::Impl {
     for (std::size_t f = 0; f < fonts.size() && result == kNoFont; ++f) {
       if (font_has(static_cast<int>(f), code_point)) result = static_cast<int>(f);
     }
-    if (result == kNoFont && fallback == FallbackFonts::Fontconfig) result = find_fallback(code_point);
+    if (result == kNoFont && fallback) result = find_fallback(code_point);
     resolved.emplace(code_point, result);
     return result;
   }
@@ -287,10 +287,11 @@ struct FontSet::Impl {
   }
 };
 
-FontSet::FontSet(const std::vector<std::string>& paths, FallbackFonts fallback) : impl_(std::make_unique<Impl>()) {
+FontSet::FontSet(const std::vector<std::string>& paths, std::shared_ptr<const FallbackFonts> fallback)
+    : impl_(std::make_unique<Impl>()) {
   if (paths.empty()) throw InputError::unreadable("--font", "no font file given");
   impl_->paths = paths;
-  impl_->fallback = fallback;
+  impl_->fallback = std::move(fallback);
   for (const std::string& path : paths) impl_->fonts.push_back(load_font(path));
 }
 
@@ -300,7 +301,7 @@ FontSet& FontSet::operator=(FontSet&&) noexcept = default;
 
 const std::vector<std::string>& FontSet::paths() const { return impl_->paths; }
 
-FallbackFonts FontSet::fallback() const { return impl_->fallback; }
+const FallbackFonts* FontSet::fallback() const { return impl_->fallback.get(); }
 
 LineMetrics FontSet::line_metrics(int size_px) const {
   int ascent = 0, descent = 0, line_gap = 0;

@@ -13,17 +13,12 @@
 #include <vector>
 
 #include "render/image.hpp"
+#include "render/system_fonts.hpp"
 
 namespace attnviz {
 
 /// The font used when the user names none (ATTNVIZ_DEFAULT_FONT, DejaVu Sans on Debian).
 std::string default_font_path();
-
-/// Where glyphs that no listed font has may come from.
-enum class FallbackFonts {
-  None,        ///< only the listed fonts (tests that need the same result on every machine)
-  Fontconfig,  ///< also the installed fonts fontconfig finds for the missing character
-};
 
 /// The fonts for labels: the user's --font files in order, then the default font (so that
 /// what it draws still draws when a font is added), each once.
@@ -44,19 +39,21 @@ struct LineMetrics {
 };
 
 /// An ordered list of fonts: each grapheme cluster is drawn by the first font that has all its
-/// (not default-ignorable) code points, else by a font fontconfig finds (FallbackFonts::
-/// Fontconfig). A cluster no font has is drawn as one U+FFFD from the first font that has that,
-/// else as the ASCII text "<U+XXXX>"; missing_code_points() lists such code points so callers
-/// can warn. Explicit direction marks and other default-ignorable characters are never drawn and
+/// (not default-ignorable) code points, else by a font fontconfig finds among the fallback fonts
+/// (the installed ones unless a test pins them). A cluster no font has is drawn as one U+FFFD
+/// from the first font that has that, else as the ASCII text "<U+XXXX>"; missing_code_points()
+/// lists such code points so callers can warn. Explicit direction marks and other default-ignorable characters are never drawn and
 /// never missing.
 /// Sizes are em sizes in pixels (the font size, as in CSS px). Thread-safe: const calls may run
 /// on several threads at once (a mutex guards the glyph cache).
 class FontSet {
  public:
-  /// Loads every file in `paths` (at least one). Throws InputError::unreadable naming the path
-  /// if a file cannot be read or is not a TrueType/OpenType font.
+  /// Loads every file in `paths` (at least one). Characters none of them has are looked for in
+  /// `fallback` (null: nowhere; a test that needs the same result on every machine passes null or
+  /// FallbackFonts::only). Throws InputError::unreadable naming the path if a file cannot be read
+  /// or is not a TrueType/OpenType font.
   explicit FontSet(const std::vector<std::string>& paths = {default_font_path()},
-                   FallbackFonts fallback = FallbackFonts::Fontconfig);
+                   std::shared_ptr<const FallbackFonts> fallback = FallbackFonts::installed());
   ~FontSet();
   FontSet(FontSet&&) noexcept;
   FontSet& operator=(FontSet&&) noexcept;
@@ -65,8 +62,8 @@ class FontSet {
 
   /// The font files, primary first, as given.
   const std::vector<std::string>& paths() const;
-  /// Where missing glyphs may come from besides paths().
-  FallbackFonts fallback() const;
+  /// Where missing glyphs may come from besides paths(); null if nowhere.
+  const FallbackFonts* fallback() const;
   /// Line metrics of the primary font at `size_px` (> 0).
   LineMetrics line_metrics(int size_px) const;
   /// True if some font in the set has a glyph for `code_point`.

@@ -89,7 +89,7 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
       reported.push_back(cp);
       warnings.push_back(where + kNoGlyph + code_point_name(cp) + " in " +
                          font_list(fonts) +
-                         (fonts.fallback() == FallbackFonts::Fontconfig ? " or any installed font" : "") +
+                         (fonts.fallback() ? " or " + fonts.fallback()->description() : "") +
                          "; drawn as " + substitute +
                          " (" + missing_font_advice(cp) + ")");
     }

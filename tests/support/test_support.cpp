@@ -12,9 +12,7 @@ namespace fs = std::filesystem;
 std::string fixture(const std::string& name) { return std::string(ATTNVIZ_TESTS_DIR) + "/fixtures/" + name; }
 
 std::string data_file(const std::string& name) { return std::string(ATTNVIZ_DATA_DIR) + "/" + name; }
-std::string realdata_file(const std::string& name) {
-  return std::string(ATTNVIZ_SHARED_DIR) + "/realdata/" + name;
-}
+std::string test_data_file(const std::string& name) { return std::string(ATTNVIZ_TEST_DATA_DIR) + "/" + name; }
 
 Matrix matrix(std::initializer_list<std::initializer_list<double>> rows) {
   Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.begin()->size()));

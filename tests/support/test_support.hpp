@@ -18,8 +18,9 @@ namespace attnviz::test {
 std::string fixture(const std::string& name);
 /// Path of a file under data/.
 std::string data_file(const std::string& name);
-/// Path of a file under ../shared/realdata/ (the team's real models and references).
-std::string realdata_file(const std::string& name);
+/// Path of a file under tests/data/ (real model files and their references; tests/data/README.md
+/// gives each file's source, licence and sha256).
+std::string test_data_file(const std::string& name);
 
 /// A Matrix from rows written inline.
 Matrix matrix(std::initializer_list<std::initializer_list<double>> rows);
