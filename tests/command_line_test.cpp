@@ -97,7 +97,7 @@ TEST_CASE("command_line: a misspelt flag is named with the nearest of its comman
         "attnviz: error: compare: unknown option \"--haeds\"; did you mean \"--heads\"? (see attnviz compare --help)\n");
 }
 
-TEST_CASE("command_line: a flag of another command says whose it is; a far one is only named", "[cli][errors]") {
+TEST_CASE("command_line: a flag of another command says whose it is, a far one is only named", "[cli][errors]") {
   CHECK(failure_of({"tokenize", "--model", "m.gguf", "--text", "a", "--format", "png"}).first ==
         "attnviz: error: tokenize: unknown option \"--format\": it is an option of heatmaps, render and compare "
         "(see attnviz tokenize --help)\n");

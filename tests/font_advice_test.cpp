@@ -35,7 +35,7 @@ TEST_CASE("font_advice: the package fits the character's script", "[render]") {
   CHECK(missing_font_advice(U'\u732B') == "install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font");
 }
 
-TEST_CASE("grid_notes: a missing-glyph warning names its code point; others none", "[render]") {
+TEST_CASE("grid_notes: a missing-glyph warning names its code point, others none", "[render]") {
   CHECK(missing_glyph_code("token 1 \"x\": no glyph for U+1F642 in a.ttf; drawn as U+FFFD (…)") == "U+1F642");
   CHECK(missing_glyph_code("every 4th key label shown") == "");
 }

@@ -131,7 +131,7 @@ TEST_CASE("safetensors: the tensors must tile the data exactly, and a gap or sha
 // --token-ids, which was not given; the tokenizer and the weights disagree, so the files are named.
 TEST_CASE("safetensors folder: a --text token beyond the model's embedding names the tokenizer, not --token-ids", "[model][errors]") {
   TempDir dir;
-  const std::string source = realdata_file("stories260k/hf-safetensors");
+  const std::string source = test_data_file("stories260k/hf-safetensors");
   std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
   std::filesystem::copy_file(source + "/config.json", dir.file("config.json"));
   std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},

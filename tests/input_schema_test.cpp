@@ -214,7 +214,7 @@ TEST_CASE("load_inputs: a weights file's causal is read as true or false", "[io]
 }
 
 // Issue 24 §2: a rope block's linear scaling (or Hugging Face's top-level rope_scaling) ran unscaled.
-TEST_CASE("load_inputs: RoPE linear scaling is read from the rope block or rope_scaling; other kinds are refused",
+TEST_CASE("load_inputs: RoPE linear scaling is read from the rope block or rope_scaling, other kinds are refused",
           "[io][rope]") {
   test::TempDir dir;
   const std::string path = dir.file("w.json");

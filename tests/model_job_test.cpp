@@ -127,7 +127,7 @@ TEST_CASE("tokenize: a Hugging Face folder is read through its tokenizer.json", 
 }
 
 // Bug: labels of GPT-2/Qwen-style vocabularies read "ä½" for 你 and "Ġ" for spaces.
-TEST_CASE("model run: byte-level pieces are labelled with their text; the dump keeps the pieces", "[model][cli]") {
+TEST_CASE("model run: byte-level pieces are labelled with their text, the dump keeps the pieces", "[model][cli]") {
   TempDir model;
   write_tiny_llama(model);
   std::ofstream(model.file("tokenizer.json")) << byte_level_tokenizer().dump();

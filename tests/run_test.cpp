@@ -486,7 +486,7 @@ Options compare_options(const std::string& a, const std::string& b, const std::s
 
 // Issue 24 §2: "causal": true in a weights file was ignored, so a decoder layer drawn without
 // --causal attended to future tokens.
-TEST_CASE("run: a weights file's causal applies; --causal and --no-causal override it; the dump records it",
+TEST_CASE("run: a weights file's causal applies, --causal and --no-causal override it, the dump records it",
           "[cli]") {
   test::TempDir inputs;
   const std::string causal_file = fa_with(inputs, "causal.json", {{"causal", true}});

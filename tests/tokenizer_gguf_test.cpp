@@ -252,7 +252,7 @@ TEST_CASE("vocabulary_from_gguf: a gpt2 vocabulary without tokenizer.ggml.pre is
   CHECK(tokenize(without, "ab", false) == Ids{2});
   CHECK(vocabulary_from_gguf(GgufFile(gpt2().string("tokenizer.ggml.pre", "gpt-2").write(dir))).warnings.empty());
   CHECK(vocabulary_from_gguf(GgufFile(gpt2().string("tokenizer.ggml.pre", "default").write(dir))).warnings.empty());
-  CHECK(vocabulary_from_gguf(GgufFile(test::realdata_file("vocab-gguf/ggml-vocab-gpt-2.gguf"))).warnings.empty());
+  CHECK(vocabulary_from_gguf(GgufFile(test::test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf"))).warnings.empty());
   Options options;  // the CLI prints it through the warning channel, then the ids
   options.command = Command::Tokenize;
   options.model = gpt2().write(dir);
