@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "cli/overview_job.hpp"
+#include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "core/error.hpp"
 #include "render/font.hpp"
@@ -164,7 +165,7 @@ std::vector<GridRequest> CensusCollector::picture_requests(const ModelRunInfo& i
 
 std::string CensusCollector::render_png(const ModelRunInfo& info, const Options& options, double memory_budget,
                                         std::vector<std::string>& warnings) const {
-  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const FontSet fonts = picture_fonts(options);
   std::vector<Image> parts;
   for (const GridRequest& request : picture_requests(info, options, memory_budget)) {
     RenderedGrid grid = render_grid(request, fonts);
@@ -180,7 +181,7 @@ void CensusCollector::add_pictures(const ModelRunInfo& info, const Options& opti
   if (wants_format(options, "png")) files.add(options.output, render_png(info, options, memory_budget, warnings));
   const bool svg = wants_format(options, "svg"), html = wants_format(options, "html");
   if (!svg && !html) return;
-  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const FontSet fonts = picture_fonts(options);
   const std::vector<GridRequest> requests = picture_requests(info, options, memory_budget);
   if (svg) {
     std::vector<SvgPicture> parts;

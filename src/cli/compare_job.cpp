@@ -6,6 +6,7 @@
 #include "cli/compare_figure.hpp"
 #include "cli/compare_runs.hpp"
 #include "cli/compare_stats.hpp"
+#include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
@@ -71,7 +72,7 @@ void compare_runs(const std::vector<CompareRun>& runs, const std::vector<int>& h
   const StatsReport report = collect_stats(runs, heads, *masks.both);
   timer.lap("compute");  // attention (one computed run), differences and statistics
 
-  const FontSet fonts(label_font_paths(options.fonts));
+  const FontSet fonts = picture_fonts(options);
   const CompareFigure figure{runs, heads, panels, report, masks};
   NamedRequests requests;
   std::vector<Image> parts = fit_figure(figure, options, fonts, budget, warnings, requests);

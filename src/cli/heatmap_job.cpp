@@ -6,8 +6,9 @@
 #include <filesystem>
 #include <limits>
 
-#include "core/counted.hpp"
+#include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
+#include "core/counted.hpp"
 #include "core/error.hpp"
 #include "model/model_run.hpp"
 #include "render/color_scale.hpp"
@@ -163,7 +164,7 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
                           double memory_budget, const std::string& block) {
   warn_if_flat(record, options, warnings);
   warn_about_stale_heads(record, options.output, warnings);
-  const FontSet fonts(label_font_paths(options.fonts));
+  const FontSet fonts = picture_fonts(options);
   const std::filesystem::path folder(options.output);
   OutputSet files;
   files.create_directory(options.output);
@@ -219,7 +220,7 @@ ReportView heatmap_report_view(const AttentionRecord& record, const Options& opt
                                  " weights beside the weights themselves",
                              record.memory_bytes() + values * kReportBytesPerValue, memory_budget, "--max-memory MIB");
   }
-  const FontSet fonts = options.fonts.empty() ? FontSet() : FontSet(options.fonts);
+  const FontSet fonts = picture_fonts(options);
   GridRequest grid = base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity(), block);
   std::vector<std::string> names;
   for (int h = 0; h < record.num_heads; ++h) {

@@ -63,6 +63,9 @@ struct Options {
   int max_size_px = 4096;
   bool annotate = false;
   std::vector<std::string> fonts;    ///< empty = the default font
+  /// Where characters no label font has are looked for: unset = the installed fonts (fontconfig);
+  /// set = only these files (no flag: tests pin their fonts so, whatever the machine has).
+  std::optional<std::vector<std::string>> fallback_fonts;
   std::vector<std::string> formats = {"png"};  ///< --format: any of png, svg, html, each once
 
   // Compare.

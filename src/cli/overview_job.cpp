@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cli/picture_fonts.hpp"
 #include "core/counted.hpp"
 #include "core/parallel_for.hpp"
 #include "render/font.hpp"
@@ -118,7 +119,7 @@ std::string OverviewCollector::render_png(const ModelRunInfo& info, double memor
   request.cmap = options_.cmap.empty() ? "viridis" : options_.cmap;
   request.max_size_px = options_.max_size_px;
   request.max_memory_bytes = memory_budget;
-  const FontSet fonts = options_.fonts.empty() ? FontSet() : FontSet(options_.fonts);
+  const FontSet fonts = picture_fonts(options_);
   const RenderedOverview overview = render_overview(request, fonts);
   for (const std::string& warning : overview.warnings) warnings.push_back("overview.png: " + warning);
   if (!skipped_.empty()) {

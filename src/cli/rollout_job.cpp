@@ -4,6 +4,7 @@
 
 #include "attention/head_stats.hpp"
 #include "cli/overview_job.hpp"
+#include "cli/picture_fonts.hpp"
 #include "core/error.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
@@ -102,7 +103,7 @@ std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory
   strip.allowed = nullptr;
   strip.figure_title.clear();
   strip.query_axis_title = "layer";
-  const FontSet fonts = options_.fonts.empty() ? FontSet() : FontSet(options_.fonts);
+  const FontSet fonts = picture_fonts(options_);
   RenderedGrid a = render_grid(top, fonts);
   RenderedGrid b = render_grid(strip, fonts);
   for (const RenderedGrid* g : {&a, &b})

@@ -1,0 +1,12 @@
+#include "cli/picture_fonts.hpp"
+
+#include "render/system_fonts.hpp"
+
+namespace attnviz {
+
+FontSet picture_fonts(const Options& options) {
+  return FontSet(label_font_paths(options.fonts),
+                 options.fallback_fonts ? FallbackFonts::only(*options.fallback_fonts) : FallbackFonts::installed());
+}
+
+}  // namespace attnviz
