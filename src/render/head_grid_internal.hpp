@@ -36,6 +36,10 @@ inline std::pair<int, int> grid_shape(int n_panels, int cols) {
   return {(n_panels + cols - 1) / cols, cols};
 }
 
+/// A layout's cell grid alone: token counts, panel rows and columns for `cols`, cell size and
+/// aggregation block, drawn rows and columns (ceil(n / block)); nothing placed yet.
+GridLayout cell_grid(const GridRequest& request, int cols, int cell_px, int block);
+
 /// The thumbnail layout (GridLayout::thumbnail: cells alone, 2 px margins, 4 px between panels)
 /// for the first of `choices` (column counts) whose cells are largest, from preferred_cell_px
 /// down to 1 px; else the smallest block at 1 px per cell in the first choice that fits; nullopt

@@ -227,14 +227,7 @@ int colorbar_x(const GridLayout& layout, const ColorbarSize& colorbar) {
 // The whole layout for one choice of cell size and block; the caller checks whether it fits.
 GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
                  const ColorbarSize& colorbar, int cols, int cell_px, int block) {
-  GridLayout layout;
-  layout.n_q = static_cast<int>(request.query_tokens.size());
-  layout.n_k = static_cast<int>(request.key_tokens.size());
-  std::tie(layout.panel_rows, layout.panel_cols) = grid_shape(static_cast<int>(request.panels.size()), cols);
-  layout.cell_px = cell_px;
-  layout.block = block;
-  layout.drawn_rows = (layout.n_q + block - 1) / block;
-  layout.drawn_cols = (layout.n_k + block - 1) / block;
+  GridLayout layout = cell_grid(request, cols, cell_px, block);
   layout.label_font_px = std::clamp(cell_px - kLabelPaddingPx, kMinLabelFontPx, kMaxLabelFontPx);
   const int label_line_px = line_px(fonts, layout.label_font_px);
   layout.query_label_stride = label_stride(cell_px, label_line_px) * block;
@@ -382,6 +375,18 @@ GridLayout fit(const GridRequest& request, const FontSet& fonts, Texts& texts,
 }
 
 }  // namespace
+
+GridLayout cell_grid(const GridRequest& request, int cols, int cell_px, int block) {
+  GridLayout layout;
+  layout.n_q = static_cast<int>(request.query_tokens.size());
+  layout.n_k = static_cast<int>(request.key_tokens.size());
+  std::tie(layout.panel_rows, layout.panel_cols) = grid_shape(static_cast<int>(request.panels.size()), cols);
+  layout.cell_px = cell_px;
+  layout.block = block;
+  layout.drawn_rows = (layout.n_q + block - 1) / block;
+  layout.drawn_cols = (layout.n_k + block - 1) / block;
+  return layout;
+}
 
 const MaskMatrix& mask_or_empty(const SharedMask& mask) {
   static const MaskMatrix kEmpty;

@@ -13,15 +13,8 @@ constexpr int kThumbnailGapPx = 4;     // between panels
 
 // Cells only, `cols` columns of cell_px cells aggregating block × block; every text rect empty.
 GridLayout place_thumbnail(const GridRequest& request, int cols, int cell_px, int block) {
-  GridLayout layout;
+  GridLayout layout = cell_grid(request, cols, cell_px, block);
   layout.thumbnail = true;
-  layout.n_q = static_cast<int>(request.query_tokens.size());
-  layout.n_k = static_cast<int>(request.key_tokens.size());
-  std::tie(layout.panel_rows, layout.panel_cols) = grid_shape(static_cast<int>(request.panels.size()), cols);
-  layout.cell_px = cell_px;
-  layout.block = block;
-  layout.drawn_rows = (layout.n_q + block - 1) / block;
-  layout.drawn_cols = (layout.n_k + block - 1) / block;
   const int cells_w = layout.drawn_cols * cell_px, cells_h = layout.drawn_rows * cell_px;
   for (std::size_t p = 0; p < request.panels.size(); ++p) {
     const int r = static_cast<int>(p) / layout.panel_cols, c = static_cast<int>(p) % layout.panel_cols;
