@@ -44,6 +44,29 @@ TEST_CASE("model pictures: heatmaps --model writes overview.png, and rollout.png
   CHECK(std::filesystem::exists(dir.file("pictures/layer_4/grid.png")));
 }
 
+// Bug: rollout.png stacks two grids, each given all of --max-size's height (256 -> 256 x 470).
+TEST_CASE("model pictures: every picture of heatmaps --model --rollout honours --max-size", "[model][overview][cli]") {
+  for (const int limit : {256, 300, 400, 600}) {
+    test::TempDir dir;
+    Options o = model_options(Command::Heatmaps, dir.file("pictures"));
+    o.rollout = true;
+    o.max_size_px = limit;
+    const RunResult r = run_with(o);
+    INFO(r.err);
+    REQUIRE(r.code == kExitOk);
+    int pictures = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path())) {
+      if (entry.path().extension() != ".png") continue;
+      const auto [width, height] = test::png_size(entry.path().string());
+      CAPTURE(limit, entry.path().string());
+      CHECK(width <= limit);
+      CHECK(height <= limit);
+      ++pictures;
+    }
+    CHECK(pictures == 47);  // 5 grids, 40 heads, overview.png, rollout.png
+  }
+}
+
 TEST_CASE("model pictures: dump --rollout holds R for every layer, rows summing to 1", "[model][rollout][cli]") {
   test::TempDir dir;
   Options o = model_options(Command::Dump, dir.file("dump.json"));

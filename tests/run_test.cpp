@@ -334,20 +334,6 @@ TEST_CASE("run: render of one head counts it in the singular and notes a divergi
                      "it\n");
 }
 
-namespace {
-
-// Width and height of a PNG file (its IHDR chunk).
-std::pair<int, int> png_size(const std::string& path) {
-  const std::string bytes = test::read_file(path);
-  REQUIRE(bytes.size() >= 24);
-  const auto be32 = [&](std::size_t at) {
-    return (static_cast<unsigned char>(bytes[at]) << 24) | (static_cast<unsigned char>(bytes[at + 1]) << 16) |
-           (static_cast<unsigned char>(bytes[at + 2]) << 8) | static_cast<unsigned char>(bytes[at + 3]);
-  };
-  return {be32(16), be32(20)};
-}
-
-}  // namespace
 
 // Issue 15: compare of 8 heads of two dumps wrote a 2458 x 5752 image past the default 4096 px;
 // heatmaps --max-size 700 of the 32-token stories260K example was refused. --max-size holds for
@@ -367,7 +353,7 @@ TEST_CASE("run: every picture honours --max-size", "[cli][render]") {
   for (const int limit : {4096, 2000}) {
     compare.max_size_px = limit;
     REQUIRE(run_with(compare).code == kExitOk);
-    const auto [width, height] = png_size(dir.file("compare.png"));
+    const auto [width, height] = test::png_size(dir.file("compare.png"));
     CHECK(width <= limit);
     CHECK(height <= limit);
     CHECK(height > limit * 3 / 4);  // shrunk to fit, not far below
@@ -378,10 +364,10 @@ TEST_CASE("run: every picture honours --max-size", "[cli][render]") {
   heatmaps.max_size_px = 700;
   const RunResult r = run_with(heatmaps);
   CHECK(r.code == kExitOk);
-  const auto [width, height] = png_size(dir.file("pictures/grid.png"));
+  const auto [width, height] = test::png_size(dir.file("pictures/grid.png"));
   CHECK(width <= 700);
   CHECK(height <= 700);
-  CHECK(png_size(dir.file("pictures/head_7.png")).first <= 700);
+  CHECK(test::png_size(dir.file("pictures/head_7.png")).first <= 700);
 }
 
 // Issue 24, section 4: `dump -o -` writes the JSON to standard output, nothing else there.

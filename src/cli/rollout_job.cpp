@@ -1,5 +1,6 @@
 #include "cli/rollout_job.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "attention/head_stats.hpp"
@@ -106,6 +107,22 @@ std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory
   const FontSet fonts = picture_fonts(options_);
   RenderedGrid a = render_grid(top, fonts);
   RenderedGrid b = render_grid(strip, fonts);
+  // The two grids are stacked, so they share --max-size's height: when the stack is too tall
+  // both are drawn again with the height in proportion to what each took (a grid does not shrink
+  // exactly in proportion, hence a few attempts, each a little tighter).
+  const int limit = options_.max_size_px;
+  for (int attempt = 0; attempt < 4 && a.image.height_px() + b.image.height_px() > limit; ++attempt) {
+    const double shrink = static_cast<double>(limit) / (a.image.height_px() + b.image.height_px());
+    const auto share_of = [&](int height) { return std::max(1, static_cast<int>(height * shrink) - attempt * height / 20); };
+    top.max_height_px = share_of(a.image.height_px());
+    strip.max_height_px = share_of(b.image.height_px());
+    a = render_grid(top, fonts);
+    b = render_grid(strip, fonts);
+  }
+  if (a.image.height_px() + b.image.height_px() > limit) {
+    throw LimitError::image_size("rollout.png (two grids stacked)", std::max(a.image.width_px(), b.image.width_px()),
+                                 a.image.height_px() + b.image.height_px(), limit, "raise --max-size");
+  }
   for (const RenderedGrid* g : {&a, &b})
     for (const std::string& w : g->warnings) warnings.push_back("rollout.png: " + w);
   return encode_png(stack_vertically({a.image, b.image}, kBackground), "rollout.png");

@@ -72,4 +72,14 @@ std::map<std::string, std::string> snapshot(const fs::path& folder) {
   return files;
 }
 
+std::pair<int, int> png_size(const std::string& path) {
+  const std::string bytes = read_file(path);
+  REQUIRE(bytes.size() >= 24);
+  const auto be32 = [&](std::size_t at) {
+    return (static_cast<unsigned char>(bytes[at]) << 24) | (static_cast<unsigned char>(bytes[at + 1]) << 16) |
+           (static_cast<unsigned char>(bytes[at + 2]) << 8) | static_cast<unsigned char>(bytes[at + 3]);
+  };
+  return {be32(16), be32(20)};
+}
+
 }  // namespace attnviz::test

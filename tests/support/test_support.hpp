@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/types.hpp"
@@ -50,5 +51,8 @@ std::map<std::string, std::string> snapshot(const std::filesystem::path& folder)
 
 /// The bytes of a file.
 std::string read_file(const std::string& path);
+
+/// Width and height of a PNG file, from its IHDR chunk; REQUIREs at least its 24 bytes.
+std::pair<int, int> png_size(const std::string& path);
 
 }  // namespace attnviz::test
