@@ -130,7 +130,7 @@ TEST_CASE("safetensors: the tensors must tile the data exactly, and a gap or sha
 // A repeated key kept one of its values silently, and an unknown member of a tensor entry was
 // ignored (as the crate's serde does); both are refused. A header padded with spaces before its
 // '{' is read, as the crate reads it.
-TEST_CASE("safetensors: a repeated key or an unknown tensor member is refused naming it; leading spaces are read",
+TEST_CASE("safetensors: a repeated key or an unknown tensor member is refused naming it, and leading spaces are read",
           "[model][errors]") {
   TempDir dir;
   const std::string at = dir.file("model.safetensors") + ": ";

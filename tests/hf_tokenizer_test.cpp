@@ -303,7 +303,7 @@ TEST_CASE("tokenizer.json: the settings of GPT-2's, LLaMA 3's and Qwen 2's files
 // A tester found truncation, padding, fuse_unk, an unk_token missing from the vocabulary and
 // unknown members all accepted silently. Truncation and padding that reaches one text change
 // the ids: refused. The rest leaves byte-level BPE's ids alone or is not understood: warned.
-TEST_CASE("tokenizer.json: truncation and one-text padding are refused; fuse_unk, a missing unk_token and unknown members are warned about",
+TEST_CASE("tokenizer.json: truncation and one-text padding are refused, and fuse_unk, a missing unk_token and unknown members are warned about",
           "[tokenizer][errors]") {
   TempDir dir;
   const std::string path = dir.file("tokenizer.json");
