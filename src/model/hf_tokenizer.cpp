@@ -133,7 +133,7 @@ const std::set<std::string>& known_members(const std::string& kind) {
 
 // Appends to `unknown` the pointers of the members of the object at `pointer` that `kind` does not have.
 void unknown_members(const JsonSettings& t, const std::string& pointer, const std::string& kind, std::vector<std::string>& unknown) {
-  const json* object = t.find(pointer.empty() ? "" : pointer, JsonNull::Absent);
+  const json* object = t.find(pointer, JsonNull::Absent);  // "" is the root
   if (!object || !object->is_object()) return;
   for (const auto& [member, value] : object->items())
     if (!known_members(kind).count(member)) unknown.push_back(pointer + "/" + member);
