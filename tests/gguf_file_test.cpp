@@ -236,9 +236,10 @@ TEST_CASE("GGUF reader: general.alignment is checked by name: a uint32 power of 
   CHECK(with_alignment(kUint32, 64) == "(no error)");
   CHECK(with_alignment(kUint32, 0) == at + "metadata general.alignment: expected a power of two from 1 to 2^31 (a uint32), got 0");
   CHECK(with_alignment(kUint32, 48) == at + "metadata general.alignment: expected a power of two from 1 to 2^31 (a uint32), got 48");
-  CHECK(with_alignment(kUint64, 1ULL << 32) ==
-        at + "metadata general.alignment: expected a power of two from 1 to 2^31 (a uint32), got 4294967296");
-  CHECK(with_alignment(kString, 0) == at + "metadata general.alignment: expected an integer, got a string");
+  // llama.cpp's gguf_get_val_u32 aborts on another type, even a uint64 whose value would do.
+  CHECK(with_alignment(kUint64, 64) == at + "metadata general.alignment: expected a uint32 (as llama.cpp reads it), got a uint64");
+  CHECK(with_alignment(kUint64, 1ULL << 32) == at + "metadata general.alignment: expected a uint32 (as llama.cpp reads it), got a uint64");
+  CHECK(with_alignment(kString, 0) == at + "metadata general.alignment: expected a uint32 (as llama.cpp reads it), got a string");
   GgufBytes no_data;  // the default alignment: the header's 57 bytes end before byte 64
   no_data.header(3, 1, 0).tensor("w", {4}, 0, 0);
   CHECK(error_of(no_data.write(dir)) == at + "the tensor data would start at byte 64 (the header's end, byte 57, rounded up to a "
@@ -323,4 +324,52 @@ TEST_CASE("GGUF decoder: a RoPE base, scaling factor or RMSNorm epsilon no model
     return [length](GgufBytes& g) { g.str("llama.context_length").put<std::uint32_t>(5).put(length); };
   };
   CHECK_THAT(config_error(llama_gguf(dir, 1, context(-1))), Catch::EndsWith("metadata llama.context_length: expected a positive count, got -1"));
+}
+
+// A tester found llama.attention.sliding_window and llama.attn_logit_softcapping accepted
+// silently: attnviz computes full causal attention without caps, so the weights it drew were
+// not the model's. Such keys are refused unless neutral; keys it does not know are warned about.
+TEST_CASE("GGUF decoder: llama metadata that changes the maths is refused naming it, unknown llama keys are warned about",
+          "[gguf][errors]") {
+  TempDir dir;
+  const std::string at = dir.file("m.gguf") + ": metadata ";
+  const auto uint32_key = [](const std::string& key, std::uint32_t value) {
+    return [key, value](GgufBytes& g) { g.str(key).put<std::uint32_t>(4).put(value); };
+  };
+  const auto bool_key = [](const std::string& key, bool value) {
+    return [key, value](GgufBytes& g) { g.str(key).put<std::uint32_t>(7).put<std::uint8_t>(value); };
+  };
+  CHECK(config_error(llama_gguf(dir, 1, uint32_key("llama.attention.sliding_window", 4096))) ==
+        at + "llama.attention.sliding_window = 4096: each query would see only the last N keys in llama.cpp, which attnviz does not "
+             "apply for architecture llama");
+  CHECK(config_error(llama_gguf(dir, 1, float_key("llama.attn_logit_softcapping", 50))) ==
+        at + "llama.attn_logit_softcapping = 50: attention scores would be soft-capped (c·tanh(s/c)) in llama.cpp, which attnviz "
+             "does not apply for architecture llama");
+  CHECK_THAT(config_error(llama_gguf(dir, 1, bool_key("llama.attention.causal", false))),
+             Catch::EndsWith("llama.attention.causal = false: the attention mask would not be causal in llama.cpp, which attnviz does "
+                             "not apply for architecture llama"));
+  CHECK_THAT(config_error(llama_gguf(dir, 1, uint32_key("llama.expert_count", 8))), Catch::Contains("llama.expert_count = 8: "));
+  CHECK_THAT(config_error(llama_gguf(dir, 1, float_key("llama.embedding_scale", 12))), Catch::Contains("llama.embedding_scale = 12: "));
+  CHECK(config_error(llama_gguf(dir, 1, uint32_key("llama.attention.value_length", 2))) ==
+        at + "llama.attention.value_length = 2: value heads would have another width than the key heads' 4, which attnviz does not "
+             "apply for architecture llama");
+  // Neutral values change nothing and are read; so are the keys llama.cpp writes for llama.
+  for (const auto& extra : std::vector<std::function<void(GgufBytes&)>>{
+           uint32_key("llama.attention.sliding_window", 0), bool_key("llama.attention.causal", true), float_key("llama.logit_scale", 1),
+           uint32_key("llama.expert_count", 0), uint32_key("llama.attention.value_length", 4), uint32_key("llama.vocab_size", 4),
+           uint32_key("llama.context_length", 2048)}) {
+    const GgufFile file(llama_gguf(dir, 1, extra));
+    CHECK(decoder_config_from_gguf(file).warnings.empty());
+  }
+  const GgufFile unknown(llama_gguf(dir, 2, [&](GgufBytes& g) {
+    uint32_key("llama.future_knob", 3)(g);
+    float_key("llama.rope.scaling.yarn_log_multiplier", 0.1f)(g);
+  }));
+  CHECK(decoder_config_from_gguf(unknown).warnings ==
+        std::vector<std::string>{dir.file("m.gguf") + ": metadata attnviz does not know for architecture llama, ignored: "
+                                 "llama.future_knob, llama.rope.scaling.yarn_log_multiplier"});
+  CHECK(decoder_config_from_gguf(GgufFile(data_file("stories260k/stories260K.gguf"))).warnings.empty());
+  for (const std::string type : {"BF16", "F16", "Q8_0", "Q4_0", "Q4_K_M"})
+    CHECK(decoder_config_from_gguf(GgufFile(attnviz::test::test_data_file("stories260k/quantized/stories260K-" + type + ".gguf")))
+              .warnings.empty());
 }

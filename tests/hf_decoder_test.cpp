@@ -21,8 +21,8 @@ namespace {
 
 // A safetensors file from a header (as JSON text) and `data_bytes` zero bytes.
 std::string write_safetensors(const TempDir& dir, const std::string& header, std::size_t data_bytes,
-                              std::uint64_t declared_length = 0) {
-  const std::string path = dir.file("model.safetensors");
+                              std::uint64_t declared_length = 0, const std::string& name = "model.safetensors") {
+  const std::string path = dir.file(name);
   std::ofstream out(path, std::ios::binary);
   const std::uint64_t length = declared_length ? declared_length : header.size();
   out.write(reinterpret_cast<const char*>(&length), 8);
@@ -125,6 +125,63 @@ TEST_CASE("safetensors: the tensors must tile the data exactly, and a gap or sha
         at + "tensor in (data_offsets [4, 8]) starts inside tensor big (data_offsets [0, 16]): bytes [4, 8) would belong to both");
   CHECK(error(a + R"(, "e": {"dtype": "F32", "shape": [0], "data_offsets": [4, 4]})", 8) ==
         at + "tensor e (data_offsets [4, 4]) starts inside tensor a (data_offsets [0, 8])");
+}
+
+// A repeated key kept one of its values silently, and an unknown member of a tensor entry was
+// ignored (as the crate's serde does); both are refused. A header padded with spaces before its
+// '{' is read, as the crate reads it.
+TEST_CASE("safetensors: a repeated key or an unknown tensor member is refused naming it, and leading spaces are read",
+          "[model][errors]") {
+  TempDir dir;
+  const std::string at = dir.file("model.safetensors") + ": ";
+  const std::string a = R"("a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]})";
+  CHECK_THAT(error_of(write_safetensors(dir, "{" + a + ", " + a + "}", 8)),
+             Contains("the key \"a\" appears twice in one object (one value would be lost)"));
+  CHECK_THAT(error_of(write_safetensors(dir, R"({"a": {"dtype": "F32", "dtype": "F16", "shape": [2], "data_offsets": [0, 8]}})", 8)),
+             Contains("the key \"dtype\" appears twice in one object"));
+  CHECK(error_of(write_safetensors(dir, R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "byte_order": "big"}})", 8)) ==
+        at + "tensor a: unknown member \"byte_order\" (a string \"big\"; a tensor entry has only dtype, shape and data_offsets)");
+  CHECK(error_of(write_safetensors(dir, "   {" + a + "}  ", 8)) == "(no error)");
+}
+
+// The shards were loaded from the weight_map's file names and each tensor looked up in whichever
+// shard held it: a map that disagreed with its shards was not noticed.
+TEST_CASE("safetensors folder: a weight_map that disagrees with its shards is refused naming the tensor and the shards",
+          "[model][errors]") {
+  TempDir dir;
+  std::filesystem::copy_file(test_data_file("stories260k/hf-safetensors") + "/config.json", dir.file("config.json"));
+  const auto tensor = [](const std::string& name) { return "\"" + name + R"(": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]})"; };
+  write_safetensors(dir, "{" + tensor("a") + "}", 4, 0, "s1.safetensors");
+  write_safetensors(dir, "{" + tensor("b") + "}", 4, 0, "s2.safetensors");
+  const std::string index = dir.file("model.safetensors.index.json");
+  const auto error = [&](const std::string& weight_map) {
+    std::ofstream(index) << R"({"metadata": {}, "weight_map": {)" + weight_map + "}}";
+    try {
+      decoder_from_hf_folder(dir.path().string());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string s1 = dir.file("s1.safetensors"), s2 = dir.file("s2.safetensors");
+  CHECK(error(R"("a": "s1.safetensors", "b": "s1.safetensors")") ==
+        index + ": /weight_map/b names shard s1.safetensors, but no shard the weight_map lists holds tensor b");
+  CHECK(error(R"("a": "s2.safetensors", "b": "s2.safetensors")") ==
+        index + ": /weight_map/a names shard s2.safetensors, but no shard the weight_map lists holds tensor a");
+  CHECK(error(R"("a": "s1.safetensors", "b": "s1.safetensors", "c": "s2.safetensors")") ==
+        index + ": /weight_map/b names shard s1.safetensors, but tensor b is in " + s2);
+  CHECK(error(R"("a": "s1.safetensors", "c": "s1.safetensors")") ==
+        index + ": /weight_map/c names shard s1.safetensors, but no shard the weight_map lists holds tensor c");
+  CHECK(error(R"("a": "s1.safetensors", "x": "s2.safetensors")") ==
+        index + ": /weight_map/x names shard s2.safetensors, but no shard the weight_map lists holds tensor x");
+  write_safetensors(dir, "{" + tensor("b") + "}", 4, 0, "s1.safetensors");
+  CHECK(error(R"("b": "s1.safetensors", "z": "s2.safetensors")") ==
+        index + ": tensor b is in two shards, " + s1 + " and " + s2 + " (/weight_map names s1.safetensors)");
+  write_safetensors(dir, "{" + tensor("a") + ", " + R"("extra": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]})" + "}", 8, 0,
+                    "s1.safetensors");
+  CHECK(error(R"("a": "s1.safetensors", "b": "s2.safetensors")") ==
+        index + ": tensor extra of shard " + s1 + " is missing from /weight_map (transformers would not load it)");
+  CHECK_THAT(error(R"("a": "s1.safetensors", "b": "s2.safetensors", "extra": "s1.safetensors")"), !Contains("weight_map"));
 }
 
 // Issue 24: an id the tokenizer made from --text that the model's embedding lacks was blamed on

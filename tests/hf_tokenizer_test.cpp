@@ -111,7 +111,7 @@ TEST_CASE("tokenizer.json: a file that is not JSON is refused naming the file, l
 TEST_CASE("tokenizer.json: a 20 MB file is read", "[tokenizer]") {
   TempDir dir;
   nlohmann::json tokenizer = gpt2_tokenizer_json();
-  tokenizer["padding"] = std::string(20 * 1024 * 1024, 'x');  // a member the reader ignores
+  tokenizer["version"] = std::string(20 * 1024 * 1024, 'x');  // a member the reader ignores
   const Vocabulary vocab = vocabulary_from_tokenizer_json(write(dir, tokenizer));
   CHECK(vocab.size() == 50257);
 }
@@ -298,4 +298,46 @@ TEST_CASE("tokenizer.json: the settings of GPT-2's, LLaMA 3's and Qwen 2's files
   // "e" + U+0301 COMBINING ACUTE ACCENT is "é" (U+00E9) in NFC: the same ids.
   CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false) == tokenize(qwen2_vocab, "caf\xC3\xA9", false));
   CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false) != tokenize(gpt2_vocab, "caf" "e\xCC\x81", false));
+}
+
+// A tester found truncation, padding, fuse_unk, an unk_token missing from the vocabulary and
+// unknown members all accepted silently. Truncation and padding that reaches one text change
+// the ids: refused. The rest leaves byte-level BPE's ids alone or is not understood: warned.
+TEST_CASE("tokenizer.json: truncation and one-text padding are refused, and fuse_unk, a missing unk_token and unknown members are warned about",
+          "[tokenizer][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("tokenizer.json");
+  using json = nlohmann::json;
+  const auto with = [](const std::string& pointer, json value, json base = gpt2_tokenizer_json()) {
+    base[json::json_pointer(pointer)] = value;
+    return base;
+  };
+  const json truncation = {{"direction", "Right"}, {"max_length", 512}, {"strategy", "LongestFirst"}, {"stride", 0}};
+  CHECK(load_error(dir, with("/truncation", truncation)) ==
+        path + ": /truncation " + truncation.dump() + " (ids cut to a maximum length) is not supported (supported: null); pass --token-ids");
+  const json fixed = {{"strategy", {{"Fixed", 128}}}, {"direction", "Right"}, {"pad_id", 0}, {"pad_token", "!"}};
+  CHECK(load_error(dir, with("/padding", fixed)) ==
+        path + ": /padding " + fixed.dump() + " (pad ids added to one text) is not supported (supported: null, " +
+            "{\"strategy\": \"BatchLongest\"} without pad_to_multiple_of); pass --token-ids");
+  const json multiple = {{"strategy", "BatchLongest"}, {"pad_to_multiple_of", 8}, {"pad_id", 0}};
+  CHECK_THAT(load_error(dir, with("/padding", multiple)), Contains(path + ": /padding " + multiple.dump() + " (pad ids added to one text)"));
+  const json longest = {{"strategy", "BatchLongest"}, {"pad_to_multiple_of", nullptr}, {"pad_id", 0}, {"pad_token", "!"}};
+  const auto warnings = [&](const json& tokenizer) { return vocabulary_from_tokenizer_json(write(dir, tokenizer)).warnings; };
+  CHECK(warnings(with("/padding", longest)).empty());
+  CHECK(warnings(with("/truncation", nullptr)).empty());
+  CHECK(warnings(gpt2_tokenizer_json()).empty());
+
+  json unknown = with("/model/future_option", 1);
+  unknown["pre_tokenizer"]["regex_flavour"] = "pcre";
+  unknown["extras"] = json::object();
+  CHECK(warnings(unknown) ==
+        std::vector<std::string>{path + ": members attnviz does not know, ignored: /extras, /model/future_option, /pre_tokenizer/regex_flavour"});
+  json split = split_tokenizer_json(kLlama3Regex, true);
+  split["pre_tokenizer"]["pretokenizers"][0]["flags"] = "i";
+  CHECK(warnings(split) == std::vector<std::string>{path + ": members attnviz does not know, ignored: /pre_tokenizer/pretokenizers/0/flags"});
+  CHECK(warnings(with("/model/fuse_unk", true)) ==
+        std::vector<std::string>{path + ": /model/fuse_unk true ignored (byte-level BPE has no unknown pieces to fuse)"});
+  CHECK(warnings(with("/model/unk_token", "<unk>")) ==
+        std::vector<std::string>{path + ": /model/unk_token \"<unk>\" is not in the vocabulary (Hugging Face would fail on a piece it lacks)"});
+  CHECK(warnings(with("/model/unk_token", "<|endoftext|>")).empty());
 }

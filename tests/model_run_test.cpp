@@ -297,26 +297,50 @@ TEST_CASE("model run: render refuses a model dump with no layers, a layer twice 
   }
 }
 
-// Found by a hostile tester: a vocabulary piece that is not UTF-8 (here stories260K's "<0xFE>"
-// rewritten as the bytes FF FE "abcd", same length) made dump exit 3 with nlohmann's
+// Found by a hostile tester: a vocabulary piece that is not UTF-8 (here stories260K's "▁mom"
+// rewritten as the bytes FF FE "abcd", same length; it was "<0xFE>" until BYTE pieces had to
+// be <0xXX>) made dump exit 3 with nlohmann's
 // type_error.316 from io/record_json.cpp's append_record_json (the query_tokens/key_tokens
 // header field's dump()), while heatmaps drew it. Expected: the label dumped with U+FFFD for
 // each bad byte, as "text" already is.
 TEST_CASE("model run: a vocabulary piece that is not UTF-8 is dumped with U+FFFD", "[model][cli]") {
   test::TempDir dir;
   std::string bytes = test::read_file(data_file("stories260k/stories260K.gguf"));
-  const std::size_t at = bytes.find("<0xFE>");
+  const std::size_t at = bytes.find("\xE2\x96\x81mom");
   REQUIRE(at != std::string::npos);
   bytes.replace(at, 6, "\xFF\xFE" "abcd");
   std::ofstream(dir.file("bad.gguf"), std::ios::binary) << bytes;
   Options options = model_options(Command::Dump, dir.file("dump.json"));
   options.model = dir.file("bad.gguf");
-  options.token_ids = std::vector<int>{1, 257};  // <s>, then the rewritten piece (3 + 0xFE)
+  options.token_ids = std::vector<int>{1, 357};  // <s>, then the rewritten piece (a NORMAL token)
   options.layers = "0";
   const RunResult result = run_with(options);
   INFO(result.err);
   REQUIRE(result.code == 0);
   CHECK(read_json(options.output)["tokens"][1] == "\xEF\xBF\xBD\xEF\xBF\xBD" "abcd");
+}
+
+// llama.* metadata attnviz neither reads nor knows was ignored silently; the run now names it
+// on stderr (one warning) and still writes its output. Here stories260K's llama.context_length
+// renamed in place, same length.
+TEST_CASE("model run: a GGUF's unknown llama metadata is named in one warning", "[model][cli]") {
+  test::TempDir dir;
+  std::string bytes = test::read_file(data_file("stories260k/stories260K.gguf"));
+  const std::size_t at = bytes.find("llama.context_length");
+  REQUIRE(at != std::string::npos);
+  bytes.replace(at, 20, "llama.context_lengtX");
+  std::ofstream(dir.file("renamed.gguf"), std::ios::binary) << bytes;
+  Options options = model_options(Command::Dump, dir.file("dump.json"));
+  options.model = dir.file("renamed.gguf");
+  options.token_ids = std::vector<int>{1, 357};
+  options.layers = "0";
+  const RunResult result = run_with(options);
+  INFO(result.err);
+  REQUIRE(result.code == 0);
+  CHECK_THAT(result.err, Catch::Contains(dir.file("renamed.gguf") +
+                                         ": metadata attnviz does not know for architecture llama, ignored: llama.context_lengtX"));
+  options.model = data_file("stories260k/stories260K.gguf");
+  CHECK_THAT(run_with(options).err, !Catch::Contains("metadata attnviz does not know"));
 }
 
 TEST_CASE("model run: compare reads a model dump of one layer as that layer, and names the ways when it holds "

@@ -86,6 +86,11 @@ class TokenizerGguf {
     for (const float value : values) put(value);
     return *this;
   }
+  TokenizerGguf& int32s(const std::string& key, const std::vector<std::int32_t>& values) {
+    entry(key, kArray).put<std::uint32_t>(kInt32).put<std::uint64_t>(values.size());
+    for (const std::int32_t value : values) put(value);
+    return *this;
+  }
   TokenizerGguf& uint32(const std::string& key, std::uint32_t value) {
     entry(key, kUint32).put(value);
     return *this;
@@ -103,7 +108,7 @@ class TokenizerGguf {
   }
 
  private:
-  static constexpr std::uint32_t kUint32 = 4, kFloat32 = 6, kString = 8, kArray = 9;  // GGUF value types
+  static constexpr std::uint32_t kUint32 = 4, kInt32 = 5, kFloat32 = 6, kString = 8, kArray = 9;  // GGUF value types
   template <typename T>
   TokenizerGguf& put(T value) {
     body_.append(reinterpret_cast<const char*>(&value), sizeof value);
@@ -272,6 +277,29 @@ TEST_CASE("vocabulary_from_gguf: tokenizer.ggml.token_type of the wrong element 
                                .floats("tokenizer.ggml.token_type", {2, 3, 3})
                                .write(dir);
   CHECK(load_error(path) == path + ": metadata tokenizer.ggml.token_type: expected an array of integers, got an array of float32");
+}
+
+// A token type outside llama.cpp's enum became Undefined, and a BYTE token whose piece is not
+// <0xXX> was read (llama.cpp's strtol gives byte 0 for it): both are refused naming the token.
+TEST_CASE("vocabulary_from_gguf: a token type outside llama.cpp's enum or a BYTE piece not <0xXX> is refused naming the id",
+          "[tokenizer][errors]") {
+  test::TempDir dir;
+  const auto with_types = [&dir](const std::vector<std::string>& pieces, const std::vector<std::int32_t>& types) {
+    return load_error(TokenizerGguf()
+                          .string("tokenizer.ggml.model", "llama")
+                          .strings("tokenizer.ggml.tokens", pieces)
+                          .int32s("tokenizer.ggml.token_type", types)
+                          .write(dir));
+  };
+  const std::string at = dir.file("vocab.gguf") + ": ";
+  CHECK(with_types({"<unk>", "<s>", "<0x0A>", "<0xfe>", "a"}, {2, 3, 6, 6, 0}) == "(no error)");
+  CHECK(with_types({"<unk>", "<s>", "a"}, {2, 3, 7}) ==
+        at + "tokenizer.ggml.token_type[2]: expected a token type from 0 to 6 (llama.cpp's llama_token_type), got 7");
+  CHECK(with_types({"<unk>", "<s>", "a"}, {-1, 3, 1}) ==
+        at + "tokenizer.ggml.token_type[0]: expected a token type from 0 to 6 (llama.cpp's llama_token_type), got -1");
+  for (const std::string piece : {"a", "<0x0A", "<0xZZ>", "<0x0AB>", "0x0A"})
+    CHECK(with_types({"<unk>", "<s>", piece}, {2, 3, 6}) ==
+          at + "tokenizer.ggml.token_type[2]: expected a BYTE token's piece of the form <0xXX>, got BYTE for token 2 \"" + piece + "\"");
 }
 
 TEST_CASE("tokenize: a GGUF with another tokenizer model loads, and tokenize names it", "[tokenizer][errors]") {

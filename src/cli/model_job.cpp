@@ -198,6 +198,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
   ModelRunInfo info;
   info.model = summary_of(c);
   info.token_ids = input_ids(o, vocab);
+  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   if (info.token_ids.empty())
     throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");

@@ -39,6 +39,9 @@ struct DecoderConfig {
   std::string rope_scaling = "none";  ///< description for the dump: "none", "linear x4", "llama3"
   bool qkv_bias = false;      ///< blk.L.attn_{q,k,v}.bias present (Qwen2)
   bool tied_output = false;   ///< output.weight absent: logits use token_embd.weight
+  /// What the file holds that attnviz reads past (metadata it does not know), one line each
+  /// naming the file; the CLI prints them.
+  std::vector<std::string> warnings;
 };
 
 /// The value rules both model readers (gguf_decoder, hf_decoder) apply to a DecoderConfig's

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "model/llama_metadata.hpp"
 
 namespace attnviz {
 
@@ -110,6 +111,7 @@ DecoderConfig llama_config(const GgufFile& file) {
     c.rope_scaling = c.rope_scaling == "none" ? "llama3" : c.rope_scaling + ", llama3";
   }
   c.tied_output = file.find_tensor("output.weight") == nullptr;
+  c.warnings = check_llama_metadata(file, c.d_k);
   return c;
 }
 

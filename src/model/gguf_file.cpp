@@ -328,8 +328,14 @@ void GgufFile::check_layout(std::uint64_t alignment) const {
 // multiples of it and the data section starts at the next multiple after the header.
 std::uint64_t GgufFile::read_alignment() const {
   const std::string key = "general.alignment";
+  const GgufValue* value = find(key);
+  if (!value) return kDefaultAlignment;
+  // llama.cpp reads it with gguf_get_val_u32, which aborts on any other type; a uint64 that
+  // happens to fit is still a file llama.cpp cannot load.
+  if (value->gguf_type != kUint32)
+    throw InputError::inconsistent(path_, "metadata " + key + ": expected a uint32 (as llama.cpp reads it), got " +
+                                              describe_value(value->gguf_type, value->element_type));
   const std::optional<std::int64_t> given = integer(key);
-  if (!given) return kDefaultAlignment;
   if (*given <= 0 || *given > std::numeric_limits<std::uint32_t>::max() || (*given & (*given - 1)) != 0)
     throw InputError::inconsistent(path_, "metadata " + key + ": expected a power of two from 1 to 2^31 (a uint32), got " +
                                               std::to_string(*given));

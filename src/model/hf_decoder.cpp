@@ -59,6 +59,7 @@ class SafetensorsWeights : public WeightSource {
           files_.push_back(std::make_unique<SafetensorsFile>((folder / file).string()));
         }
       }
+      check_weight_map(index_path.string(), index["weight_map"]);
     }
   }
 
@@ -93,6 +94,37 @@ class SafetensorsWeights : public WeightSource {
     std::string text = "[";
     for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
     return text + "]";
+  }
+  // transformers loads each tensor from the shard the weight_map names, so the map and the
+  // shards must agree exactly: a tensor mapped to a shard that lacks it, held by two shards, or
+  // held by a shard the map does not list it for means the folder is broken (a shard swapped
+  // for another checkpoint's, or a map from an older save), and which tensor wins would differ
+  // between loaders.
+  void check_weight_map(const std::string& index_path, const json& weight_map) const {
+    std::map<std::string, const SafetensorsFile*> holder;
+    for (const auto& file : files_)
+      for (const auto& [name, tensor] : file->tensors()) {
+        const auto [it, first] = holder.emplace(name, file.get());
+        if (!first)
+          throw InputError::inconsistent(index_path, "tensor " + name + " is in two shards, " + it->second->path() + " and " +
+                                                         file->path() + " (" + shard_name(weight_map, name) + ")");
+      }
+    for (const auto& [name, shard] : weight_map.items()) {
+      const auto it = holder.find(name);
+      const std::string mapped = shard.get<std::string>();
+      if (it == holder.end())
+        throw InputError::inconsistent(index_path, "/weight_map/" + name + " names shard " + mapped + ", but no shard the weight_map lists holds tensor " + name);
+      if (fs::path(it->second->path()).filename().string() != mapped)
+        throw InputError::inconsistent(index_path, "/weight_map/" + name + " names shard " + mapped + ", but tensor " + name +
+                                                       " is in " + it->second->path());
+    }
+    for (const auto& [name, file] : holder)
+      if (!weight_map.contains(name))
+        throw InputError::inconsistent(index_path, "tensor " + name + " of shard " + file->path() +
+                                                       " is missing from /weight_map (transformers would not load it)");
+  }
+  static std::string shard_name(const json& weight_map, const std::string& name) {
+    return weight_map.contains(name) ? "/weight_map names " + weight_map[name].get<std::string>() : "/weight_map lists neither";
   }
   std::pair<const SafetensorsFile*, const SafetensorsTensor*> find(const std::string& name) const {
     for (const auto& file : files_)

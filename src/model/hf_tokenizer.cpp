@@ -1,6 +1,9 @@
 #include "model/hf_tokenizer.hpp"
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -95,6 +98,72 @@ void require_plain_bpe(const JsonSettings& t) {
   if (dropout != 0.0)
     throw InputError::unsupported_tokenizer(t.file(), "/model/dropout " + t.find("/model/dropout")->dump() + " (BPE dropout)", "null, 0");
   require_flag(t, "/model/byte_fallback", false, "<0xXX> tokens for bytes missing from the vocabulary");
+}
+
+// /truncation and /padding, which Hugging Face applies after the post-processor. Truncation
+// cuts a long text's ids; fixed-length padding, or padding to a multiple of N, appends pad ids
+// even to one text. Padding to the longest of a batch changes nothing for one text.
+void require_no_length_change(const JsonSettings& t) {
+  if (const json* truncation = optional_object(t, "/truncation"))
+    throw InputError::unsupported_tokenizer(t.file(), "/truncation " + truncation->dump() + " (ids cut to a maximum length)", "null");
+  const json* padding = optional_object(t, "/padding");
+  if (!padding) return;
+  const json* strategy = t.find("/padding/strategy", JsonNull::Absent);
+  const json* multiple = t.find("/padding/pad_to_multiple_of", JsonNull::Absent);
+  const bool batch_longest = !strategy || (strategy->is_string() && strategy->get<std::string>() == "BatchLongest");
+  const bool pads_one_text = !batch_longest || (multiple && !(multiple->is_number_unsigned() && multiple->get<std::uint64_t>() <= 1));
+  if (pads_one_text)
+    throw InputError::unsupported_tokenizer(t.file(), "/padding " + padding->dump() + " (pad ids added to one text)",
+                                            "null, {\"strategy\": \"BatchLongest\"} without pad_to_multiple_of");
+}
+
+// The members attnviz reads or knows to leave ids alone, per object kind.
+const std::set<std::string>& known_members(const std::string& kind) {
+  static const std::map<std::string, std::set<std::string>> kKnown = {
+      {"", {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder", "model"}},
+      {"model", {"type", "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk", "byte_fallback",
+                 "ignore_merges", "vocab", "merges"}},
+      {"ByteLevel", {"type", "add_prefix_space", "trim_offsets", "use_regex"}},
+      {"Split", {"type", "pattern", "behavior", "invert"}},
+      {"Sequence", {"type", "pretokenizers"}}};
+  static const std::set<std::string> kNone;
+  const auto it = kKnown.find(kind);
+  return it == kKnown.end() ? kNone : it->second;
+}
+
+// Appends to `unknown` the pointers of the members of the object at `pointer` that `kind` does not have.
+void unknown_members(const JsonSettings& t, const std::string& pointer, const std::string& kind, std::vector<std::string>& unknown) {
+  const json* object = t.find(pointer, JsonNull::Absent);  // "" is the root
+  if (!object || !object->is_object()) return;
+  for (const auto& [member, value] : object->items())
+    if (!known_members(kind).count(member)) unknown.push_back(pointer + "/" + member);
+}
+
+// One warning naming what the file holds that attnviz reads past: members it does not know
+// (a newer tokenizers release may give them meaning), fuse_unk, and an unk_token missing from
+// the vocabulary. Byte-level BPE has a piece for every byte, so no text meets the unknown
+// token and neither changes ids; a member attnviz does not know might.
+void warn_unread(const JsonSettings& t, const Vocabulary& vocab, std::vector<std::string>& warnings) {
+  std::vector<std::string> unknown;
+  unknown_members(t, "", "", unknown);
+  unknown_members(t, "/model", "model", unknown);
+  const std::string pre_type = t.text("/pre_tokenizer/type", "", JsonNull::Absent);
+  unknown_members(t, "/pre_tokenizer", pre_type, unknown);
+  if (const json* steps = t.find("/pre_tokenizer/pretokenizers", JsonNull::Absent); steps && steps->is_array())
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+      const std::string at = "/pre_tokenizer/pretokenizers/" + std::to_string(i);
+      unknown_members(t, at, t.text(at + "/type", ""), unknown);
+    }
+  if (!unknown.empty()) {
+    std::string list;
+    for (const std::string& pointer : unknown) list += (list.empty() ? "" : ", ") + pointer;
+    warnings.push_back(t.file() + ": members attnviz does not know, ignored: " + list);
+  }
+  if (t.flag("/model/fuse_unk", false, JsonNull::Absent))
+    warnings.push_back(t.file() + ": /model/fuse_unk true ignored (byte-level BPE has no unknown pieces to fuse)");
+  const std::string unk = t.text("/model/unk_token", "", JsonNull::Absent);
+  if (!unk.empty() && std::find(vocab.pieces.begin(), vocab.pieces.end(), unk) == vocab.pieces.end())
+    warnings.push_back(t.file() + ": /model/unk_token \"" + unk + "\" is not in the vocabulary (Hugging Face would fail on a piece it lacks)");
 }
 
 // /added_tokens/I: its id and content, with the matching options attnviz implements (an added
@@ -207,6 +276,7 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
     throw InputError::bad_value(path, "/model/type", "\"BPE\" (byte-level BPE; pass --token-ids for other tokenizers)",
                                 "\"" + type + "\"");
   require_plain_bpe(t);
+  require_no_length_change(t);
   Vocabulary vocab;
   vocab.source = path;
   vocab.model = "gpt2";
@@ -250,6 +320,7 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
     if (!vocab.bos) throw InputError::bad_value(path, bos->pointer, "a token of the vocabulary", "\"" + bos->piece + "\"");
     vocab.add_bos = true;
   }
+  warn_unread(t, vocab, vocab.warnings);
   return vocab;
 }
 

@@ -18,7 +18,9 @@ namespace attnviz {
 /// not JSON (with line and column); with the JSON pointer and the value for a member of the
 /// wrong type, a model type other than BPE, a pre-tokenizer it cannot match exactly,
 /// vocab/merges/added tokens that do not fit, or (InputError::unsupported_tokenizer, "pass
-/// --token-ids") a feature the gpt2 tokenizer does not implement.
+/// --token-ids") a feature the gpt2 tokenizer does not implement, truncation, or padding that
+/// reaches one text (a Fixed length, pad_to_multiple_of). Members it does not know (top level,
+/// model, pre-tokenizer), fuse_unk and an unk_token missing from the vocabulary become warnings.
 Vocabulary vocabulary_from_tokenizer_json(const std::string& path);
 
 }  // namespace attnviz

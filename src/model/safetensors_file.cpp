@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "io/file_text.hpp"
+#include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 #include "model/ggml_types.hpp"
 
@@ -58,12 +60,11 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   if (header_bytes > file_bytes - 8 || header_bytes > kMaxHeaderBytes)
     throw InputError::inconsistent(path, "the header length " + std::to_string(header_bytes) + " runs past the end of the file (" +
                                              std::to_string(file_bytes) + " bytes)");
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes_.view().substr(8, header_bytes));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError::inconsistent(path, std::string("the header is not JSON: ") + e.what());
-  }
+  // The JSON reader attnviz uses for config.json and tokenizer.json: it refuses a repeated key,
+  // which nlohmann (and the crate's serde HashMap) would resolve by keeping one value silently.
+  // Leading whitespace is accepted, as the crate's serde_json does (the spec says the header
+  // MUST start with '{', but the crate has read such files since #686).
+  const nlohmann::json header = parse_json_file(FileText::own(std::string(bytes_.view().substr(8, header_bytes))), path);
   if (!header.is_object()) throw InputError::inconsistent(path, "the header is not a JSON object");
   const std::uint64_t data_start = 8 + header_bytes;
   const std::uint64_t data_bytes = file_bytes - data_start;
@@ -78,6 +79,13 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
         !entry["dtype"].is_string() || !entry["shape"].is_array() || !entry["data_offsets"].is_array() ||
         entry["data_offsets"].size() != 2)
       throw InputError::inconsistent(path, what + ": expected {\"dtype\", \"shape\", \"data_offsets\": [begin, end]}");
+    // The crate's TensorInfo has these three members and ignores others; a member it ignores
+    // (a byte order, a stride, a quantization scale) may be one the writer meant to change how
+    // the bytes are read, so it is refused rather than guessed at.
+    for (const auto& [member, value] : entry.items())
+      if (member != "dtype" && member != "shape" && member != "data_offsets")
+        throw InputError::inconsistent(path, what + ": unknown member \"" + member + "\" (" + describe_json(value) +
+                                                 "; a tensor entry has only dtype, shape and data_offsets)");
     SafetensorsTensor tensor;
     tensor.name = name;
     tensor.dtype = entry["dtype"].get<std::string>();

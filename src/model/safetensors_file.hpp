@@ -33,7 +33,8 @@ class SafetensorsFile {
   /// shape or data_offsets, offsets out of range, a byte count that disagrees with dtype ×
   /// shape, tensors that do not tile the data exactly (bytes [a, b) that no tensor covers, or
   /// that two tensors share), or a __metadata__ that is not an object of strings, as the
-  /// safetensors crate refuses them.
+  /// safetensors crate refuses them; and, stricter than the crate, a key repeated in one
+  /// object or a tensor entry member other than dtype, shape and data_offsets.
   explicit SafetensorsFile(const std::string& path);
 
   const std::string& path() const { return path_; }

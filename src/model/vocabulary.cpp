@@ -3,6 +3,7 @@
 #include "model/vocabulary.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <unordered_map>
 
@@ -103,6 +104,12 @@ void check_length(const GgufFile& file, const std::string& key, std::size_t leng
   }
 }
 
+// "<0x0A>", "<0xfe>": the form llama.cpp gives a byte token (either case of hex digit).
+bool is_byte_piece(const std::string& piece) {
+  return piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>' &&
+         std::isxdigit(static_cast<unsigned char>(piece[3])) && std::isxdigit(static_cast<unsigned char>(piece[4]));
+}
+
 void read_scores_and_types(const GgufFile& file, Vocabulary& vocab) {
   if (const auto scores = file.number_array("tokenizer.ggml.scores")) {
     check_length(file, "tokenizer.ggml.scores", scores->size(), vocab.size());
@@ -113,8 +120,17 @@ void read_scores_and_types(const GgufFile& file, Vocabulary& vocab) {
     check_length(file, "tokenizer.ggml.token_type", types->size(), vocab.size());
     for (std::size_t i = 0; i < types->size(); ++i) {
       const std::int64_t type = (*types)[i];
-      vocab.types[i] = type >= 0 && type <= static_cast<std::int64_t>(TokenType::Byte) ? static_cast<TokenType>(type)
-                                                                                      : TokenType::Undefined;
+      const std::string what = "tokenizer.ggml.token_type[" + std::to_string(i) + "]";
+      // llama.cpp's llama_token_type runs from UNDEFINED (0) to BYTE (6); another value has no
+      // meaning there, and taking it as one of them would change how the token is matched.
+      if (type < 0 || type > static_cast<std::int64_t>(TokenType::Byte))
+        throw InputError::bad_value(file.path(), what, "a token type from 0 to 6 (llama.cpp's llama_token_type)", std::to_string(type));
+      vocab.types[i] = static_cast<TokenType>(type);
+      // llama.cpp reads a BYTE token's byte from its piece's two hex digits (strtol, which gives 0
+      // for anything else): a BYTE piece of another form would stand for the wrong byte.
+      if (vocab.types[i] == TokenType::Byte && !is_byte_piece(vocab.pieces[i]))
+        throw InputError::bad_value(file.path(), what, "a BYTE token's piece of the form <0xXX>",
+                                    "BYTE for token " + std::to_string(i) + " \"" + vocab.pieces[i] + "\"");
     }
   }
 }
