@@ -662,3 +662,27 @@ TEST_CASE("run: compare of a one-token run prints H/ln k and previous-token mass
   CHECK(head["previous_token_mass"].is_null());
   CHECK(head["diagonal_mass"] == 1.0);
 }
+
+// Found by a hostile tester: two runs with 2 and 1 heads compared head 0 only, silently.
+TEST_CASE("run: compare of runs with different head counts is refused unless --heads names heads both have",
+          "[cli][stats]") {
+  test::TempDir dir;
+  REQUIRE(run_with(dump_options(fixture("fa.json"), dir.file("two.json"))).code == kExitOk);
+  REQUIRE(run_with(dump_options(fa_with(dir, "fa1.json", {{"num_heads", 1}}), dir.file("one.json"))).code == kExitOk);
+  Options options = compare_options(dir.file("two.json"), dir.file("one.json"), dir.file("c.png"), {});
+  options.stats = dir.file("stats.csv");
+  RunResult r = run_with(options);
+  CHECK(r.code == kExitInputError);
+  CHECK(r.err == "attnviz: error: " + dir.file("one.json") + ": 1 heads, but 2 in " + dir.file("two.json") +
+                     ": compare pairs head h of one run with head h of the other; name heads both have with --heads (0–0)\n");
+  CHECK_FALSE(std::filesystem::exists(dir.file("c.png")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("stats.csv")));
+  options.heads = {0};
+  r = run_with(options);
+  CHECK(r.code == kExitOk);
+  CHECK_THAT(test::read_file(dir.file("stats.csv")), Contains("\"A:H0\"") && Contains("\"B:H0\"") && !Contains("H1"));
+  options.heads = {1};
+  r = run_with(options);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains("head 1 does not exist: valid heads are 0–0"));
+}
