@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "model/ct2_model.hpp"
 #include "render/color_scale.hpp"
@@ -88,8 +89,8 @@ TEST_CASE("census: every statistic of a head on hand values", "[census]") {
   CHECK_THAT(r.stats.entropy_mean, WithinAbs((0 + h1 + h2) / 3, 1e-6));
   CHECK_THAT(r.stats.entropy_min, WithinAbs(0, 1e-12));
   CHECK_THAT(r.stats.entropy_max, WithinAbs(h2, 1e-6));
-  // Row 0 sees one key: H/ln k is 0 there by definition.
-  CHECK_THAT(r.stats.entropy_normalised_mean, WithinAbs((0 + h1 / std::log(2.0) + h2 / std::log(3.0)) / 3, 1e-6));
+  // Row 0 sees one key: H/ln k = 0/0 carries nothing and is left out of the mean.
+  CHECK_THAT(*r.stats.entropy_normalised_mean, WithinAbs((h1 / std::log(2.0) + h2 / std::log(3.0)) / 2, 1e-6));
   CHECK_THAT(r.stats.max_weight_mean, WithinAbs((1 + 0.6 + 0.5) / 3, 1e-6));
   CHECK_THAT(*r.stats.mean_distance, WithinAbs((0 + 0.4 * 1 + (0.2 * 2 + 0.3 * 1)) / 3, 1e-6));
   CHECK_THAT(*r.stats.diagonal_mass, WithinAbs((1 + 0.6 + 0.5) / 3, 1e-6));
@@ -242,4 +243,31 @@ TEST_CASE("census: the CTranslate2 model's census has every block, labelled, and
   const Eigen::Index previous_panel = 5;
   CHECK(parts[1].panel_titles[previous_panel] == "previous-token mass");
   CHECK_THAT((*parts[1].panels[previous_panel])(3, 5), WithinAbs(*best->stats.previous_mass, 1e-6));
+}
+
+// Found by a hostile tester: a one-token run gave previous-token mass 0 (no row i >= 1 exists)
+// and H/ln k 0 (0/0); both are undefined, left out of the table and of the ranking.
+TEST_CASE("census: a one-token run leaves H/ln k and previous-token mass undefined", "[census]") {
+  AttentionBlock block;
+  block.layer = 0;
+  block.record.layer = 0;
+  block.record.causal = true;
+  block.record.query_tokens = block.record.key_tokens = {"a"};
+  block.record.num_heads = 1;
+  block.record.weights = {matrix({{1}})};
+  const std::vector<CensusRow> rows = census_of_block(block);
+  REQUIRE(rows.size() == 1);
+  CHECK_FALSE(rows.front().stats.entropy_normalised_mean.has_value());
+  CHECK_FALSE(rows.front().stats.previous_mass.has_value());
+  // layer, head, H mean/min/max, H/ln k (empty), max weight, distance, diagonal, previous (empty), first, induction (empty)
+  CHECK(census_to_csv(rows).substr(census_to_csv(rows).find('\n') + 1) == "0,0,0,0,0,,1,0,1,,1,\n");
+  const nlohmann::json json = nlohmann::json::parse(census_to_json(rows));
+  CHECK(json["heads"][0]["entropy_normalised_mean"].is_null());
+  CHECK(json["heads"][0]["previous_token_mass"].is_null());
+  CensusCollector census;
+  census.add(block);
+  const std::vector<std::string> titles = census.picture_requests(ModelRunInfo{}, Options{}, 8e9).front().panel_titles;
+  CHECK(std::find(titles.begin(), titles.end(), "previous-token mass") == titles.end());
+  CHECK(std::find(titles.begin(), titles.end(), "H / ln k") == titles.end());
+  CHECK(std::find(titles.begin(), titles.end(), "first-token mass") != titles.end());
 }

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -304,7 +305,7 @@ TEST_CASE("GGUF decoder: a RoPE base, scaling factor or RMSNorm epsilon no model
       {float_key("llama.attention.layer_norm_rms_epsilon", nan), "llama.attention.layer_norm_rms_epsilon: expected a finite number >= 0, got nan"},
       {float_key("llama.attention.layer_norm_rms_epsilon", -0.5f), "llama.attention.layer_norm_rms_epsilon: expected a finite number >= 0, got -0.5"},
       {float_key("llama.attention.layer_norm_rms_epsilon", inf), "llama.attention.layer_norm_rms_epsilon: expected a finite number >= 0, got inf"},
-      {float_key("llama.rope.scale_linear", 0), "llama.rope.scale_linear: expected a finite number > 0, got 0"},
+      {float_key("llama.rope.scale_linear", -2), "llama.rope.scale_linear: expected a finite number > 0, got -2"},
       {float_key("llama.rope.scale_linear", inf), "llama.rope.scale_linear: expected a finite number > 0, got inf"},
   };
   for (const auto& [extra, message] : cases) {
@@ -372,4 +373,57 @@ TEST_CASE("GGUF decoder: llama metadata that changes the maths is refused naming
   for (const std::string type : {"BF16", "F16", "Q8_0", "Q4_0", "Q4_K_M"})
     CHECK(decoder_config_from_gguf(GgufFile(attnviz::test::test_data_file("stories260k/quantized/stories260K-" + type + ".gguf")))
               .warnings.empty());
+}
+
+namespace {
+
+// One string metadata entry.
+std::function<void(GgufBytes&)> string_key(const std::string& key, const std::string& value) {
+  return [key, value](GgufBytes& g) { g.str(key).put<std::uint32_t>(8).str(value); };
+}
+
+// The linear factor decoder_config_from_gguf applies for these metadata entries, with the dump's words.
+std::pair<double, std::string> applied_scaling(const TempDir& dir, const std::vector<std::function<void(GgufBytes&)>>& keys) {
+  const DecoderConfig c = decoder_config_from_gguf(GgufFile(llama_gguf(dir, keys.size(), [&](GgufBytes& g) {
+    for (const auto& key : keys) key(g);
+  })));
+  return {c.rope.linear_factor, c.rope_scaling};
+}
+
+}  // namespace
+
+// Found by a hostile tester: attnviz read the scaling unlike llama.cpp (llama-model.cpp
+// load_hparams: type defaults to "linear", factor from rope.scaling.factor else rope.scale_linear,
+// 0 = unscaled; llama-context.cpp: type "none" never scales).
+TEST_CASE("GGUF decoder: RoPE linear scaling follows llama.cpp's keys, defaults and type none", "[gguf][rope]") {
+  TempDir dir;
+  using Keys = std::vector<std::function<void(GgufBytes&)>>;
+  const auto type = [](const std::string& t) { return string_key("llama.rope.scaling.type", t); };
+  const auto factor = [](float f) { return float_key("llama.rope.scaling.factor", f); };
+  const auto old_factor = [](float f) { return float_key("llama.rope.scale_linear", f); };
+  const std::vector<std::tuple<std::string, Keys, double>> cases = {
+      {"nothing", {}, 1.0},
+      {"factor 4 without a type (linear by default)", {factor(4)}, 4.0},
+      {"scale_linear 4 without a type", {old_factor(4)}, 4.0},
+      {"type none + scale_linear 4", {type("none"), old_factor(4)}, 1.0},
+      {"type none + factor 4", {type("none"), factor(4)}, 1.0},
+      {"type linear + scale_linear 4", {type("linear"), old_factor(4)}, 4.0},
+      {"type linear + factor 2.5", {type("linear"), factor(2.5f)}, 2.5},
+      {"type linear without a factor", {type("linear")}, 1.0},
+      {"type linear + factor 0 (unscaled)", {type("linear"), factor(0)}, 1.0},
+      {"factor wins over scale_linear", {factor(2), old_factor(8)}, 2.0},
+      {"factor 0 is read, not skipped for scale_linear", {factor(0), old_factor(8)}, 1.0},
+  };
+  for (const auto& [what, keys, expected] : cases) {
+    CAPTURE(what);
+    const auto [applied, words] = applied_scaling(dir, keys);
+    CHECK(applied == expected);
+    CHECK(words == (expected == 1.0 ? "none" : "linear x" + std::to_string(expected)));
+  }
+  const std::string at = dir.file("m.gguf") + ": ";
+  for (const std::string kind : {"yarn", "longrope", "Linear"})
+    CHECK(config_error(llama_gguf(dir, 2, [&](GgufBytes& g) { type(kind)(g); factor(4)(g); })) ==
+          at + "llama.rope.scaling.type \"" + kind + "\" is not supported (none, linear)");
+  CHECK(config_error(llama_gguf(dir, 2, [&](GgufBytes& g) { type("none")(g); factor(-4)(g); })) ==
+        at + "llama.rope.scaling.factor: expected a finite number > 0, got -4");
 }

@@ -17,7 +17,7 @@ TEST_CASE("head_stats: a one-hot row has entropy 0 and a uniform row ln n", "[st
   CHECK_THAT(s.entropy_min, WithinAbs(0.0, 1e-12));
   CHECK_THAT(s.entropy_max, WithinAbs(std::log(4.0), 1e-7));
   CHECK_THAT(s.entropy_mean, WithinAbs(std::log(4.0) / 2, 1e-7));
-  CHECK_THAT(s.entropy_normalised_mean, WithinAbs(0.5, 1e-7));
+  CHECK_THAT(*s.entropy_normalised_mean, WithinAbs(0.5, 1e-7));
   CHECK_THAT(s.max_weight_mean, WithinAbs((1 + 0.25) / 2, 1e-7));
   CHECK(s.argmax_keys == std::vector<long>{0, 0});
   CHECK_FALSE(s.mean_distance.has_value());
@@ -41,8 +41,28 @@ TEST_CASE("head_stats: fully masked rows are skipped, entropy is normalised by t
   const HeadStats s = head_statistics({w}, allowed, rows, true).front();
   CHECK(s.argmax_keys == std::vector<long>{-1, 1, 1});
   CHECK_THAT(s.entropy_mean, WithinAbs(std::log(2.0) / 2, 1e-7));
-  CHECK_THAT(s.entropy_normalised_mean, WithinAbs((0 + 1) / 2.0, 1e-7));  // row 1: one key -> 0; row 2: ln2/ln2
+  CHECK_THAT(*s.entropy_normalised_mean, WithinAbs(1.0, 1e-7));  // row 1 sees one key: left out; row 2: ln2/ln2
   CHECK_THAT(*s.diagonal_mass, WithinAbs((1 + 0.5) / 2, 1e-7));
+}
+
+// Found by a hostile tester: a row that sees one key has H/ln k = 0/0 and was counted as 0,
+// pulling a uniform head's mean below 1; with one token previous-token mass read 0, not undefined.
+TEST_CASE("head_stats: a uniform causal head has H/ln k exactly 1 over the rows that see two keys or more", "[stats]") {
+  const MaskMatrix allowed = build_mask(4, 4, true, {1, 1, 1, 1});
+  const Matrix w = matrix({{1, 0, 0, 0}, {0.5, 0.5, 0, 0}, {1.0 / 3, 1.0 / 3, 1.0 / 3, 0}, {0.25, 0.25, 0.25, 0.25}});
+  const HeadStats s = head_statistics({w}, allowed, rows_for_statistics(4, allowed, {}), true).front();
+  REQUIRE(s.entropy_normalised_mean);
+  CHECK_THAT(*s.entropy_normalised_mean, WithinAbs(1.0, 1e-7));  // rows 1..3; with row 0 as 0 it read 0.75
+  CHECK_THAT(*s.previous_mass, WithinAbs((0.5 + 1.0 / 3 + 0.25) / 3, 1e-7));
+}
+
+TEST_CASE("head_stats: with one token H/ln k and previous-token mass are undefined, not 0", "[stats]") {
+  const MaskMatrix allowed = build_mask(1, 1, true, {1});
+  const HeadStats s = head_statistics({matrix({{1}})}, allowed, {0}, true).front();
+  CHECK_FALSE(s.entropy_normalised_mean.has_value());
+  CHECK_FALSE(s.previous_mass.has_value());
+  CHECK_THAT(*s.diagonal_mass, WithinAbs(1.0, 1e-12));  // defined: the one row sees itself
+  CHECK_THAT(*s.first_token_mass, WithinAbs(1.0, 1e-12));
 }
 
 TEST_CASE("head_stats: rows a file gave all zeros are left out, as are rows with no allowed key", "[stats]") {

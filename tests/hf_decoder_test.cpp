@@ -1,5 +1,6 @@
 // The Hugging Face path: stories260K's safetensors folder (tests/data/stories260k) against
 // llama.cpp's attention for the GGUF file, and hand-broken safetensors files and configs.
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -399,4 +400,59 @@ TEST_CASE("safetensors folder: settings attnviz does not implement, or that no m
   CHECK(config_error(dir, set("hidden_act", "silu")) == "(no error)");
   CHECK(config_error(dir, scaling(llama3)) == "(no error)");
   CHECK(config_error(dir, scaling({{"type", "linear"}, {"factor", 0.5}})) == "(no error)");
+}
+
+// Found by a hostile tester: partial_rotary_factor was ignored and every component turned.
+// transformers' _compute_default_rope_parameters: dim = int(head_dim · partial_rotary_factor).
+TEST_CASE("safetensors folder: partial_rotary_factor turns only the first int(head_dim x factor) components", "[model][rope]") {
+  TempDir dir;
+  REQUIRE(config_error(dir, [](nlohmann::json& c) { c["partial_rotary_factor"] = 0.5; }) == "(no error)");
+  const DecoderModel model = decoder_from_hf_folder(dir.path().string());
+  const RopeSettings& rope = model.config().rope;
+  REQUIRE(model.config().d_k == 8);
+  CHECK(rope.dim == 4);
+  CHECK(model.config().partial_rotary_factor == 0.5);
+  // By hand, rotate_half over the first 4 of 8 components at position p: pairs (0, 2) and (1, 3)
+  // turn at θ^0 = 1 and θ^(-2/4) = 1/100 rad per position (θ = 10000); components 4..7 stay.
+  Matrix x(1, 8);
+  x << 1, 2, 3, 4, 5, 6, 7, 8;
+  const double p = 3;
+  apply_rope(x, 8, rope, {3});
+  const double a0 = 1, b0 = 3, a1 = 2, b1 = 4, w0 = p * 1.0, w1 = p / 100.0;
+  const std::vector<double> expected = {a0 * std::cos(w0) - b0 * std::sin(w0), a1 * std::cos(w1) - b1 * std::sin(w1),
+                                        a0 * std::sin(w0) + b0 * std::cos(w0), a1 * std::sin(w1) + b1 * std::cos(w1),
+                                        5, 6, 7, 8};
+  for (int i = 0; i < 8; ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(x(0, i) - expected[static_cast<std::size_t>(i)]) < 1e-6);
+  }
+  // The dump's model block records the factor beside the width it gave.
+  Options o;
+  o.command = Command::Dump;
+  o.model = dir.path().string();
+  o.token_ids = std::vector<int>{1, 403, 407, 261};
+  o.output = dir.file("d.json");
+  o.threads = 1;
+  REQUIRE(attnviz::test::run_with(o).code == 0);
+  const nlohmann::json dump = nlohmann::json::parse(attnviz::test::read_file(o.output));
+  CHECK(dump["model"]["rope"]["dim"] == 4);
+  CHECK(dump["model"]["rope"]["partial_rotary_factor"] == 0.5);
+}
+
+TEST_CASE("safetensors folder: a partial_rotary_factor out of range, of the wrong type or giving an odd width is refused",
+          "[model][rope][errors]") {
+  TempDir dir;
+  const std::string at = dir.file("config.json") + ": /partial_rotary_factor";
+  const auto factor = [&](nlohmann::json value) { return config_error(dir, [value](nlohmann::json& c) { c["partial_rotary_factor"] = value; }); };
+  const std::string range = ": expected a number in (0, 1] (the fraction of each head RoPE turns), got ";
+  CHECK(factor(0) == at + range + "0");
+  CHECK(factor(-0.5) == at + range + "-0.5");
+  CHECK(factor(1.5) == at + range + "1.5");
+  CHECK(factor("half") == at + ": expected a number, got a string \"half\"");
+  CHECK(factor(true) == at + ": expected a number, got true");
+  CHECK(factor(nullptr) == at + ": expected a number, got null");
+  CHECK(factor(0.1) == at + " 0.1 turns int(head_dim 8 x 0.1) = 0 components of each head: RoPE needs an even count of at least 2");
+  CHECK(factor(0.4) == at + " 0.4 turns int(head_dim 8 x 0.4) = 3 components of each head: RoPE needs an even count of at least 2");
+  CHECK(factor(1) == "(no error)");
+  CHECK(factor(0.25) == "(no error)");
 }

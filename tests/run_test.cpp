@@ -623,3 +623,52 @@ TEST_CASE("run: input members that would change the maths but are not implemente
     CHECK(test::snapshot(dir.path()).empty());
   }
 }
+
+// Found by a hostile tester: with one token, previous-token mass read 0 (there is no row i >= 1)
+// and H/ln k read 0 (its one row sees one key: 0/0). Both are undefined, as the induction score
+// of a text without repeats: '-' in the printed table, an empty CSV field, null in JSON.
+TEST_CASE("run: compare of a one-token run prints H/ln k and previous-token mass as undefined", "[cli][stats]") {
+  test::TempDir dir;
+  const std::string input = dir.file("one.json");
+  std::ofstream(input) << R"({"tokens": ["x"], "causal": true, "weights": [[[1]]]})";
+  Options options;
+  options.command = Command::Compare;
+  options.sentence = input;
+  options.output = dir.file("compare.png");
+  options.stats = dir.file("stats.csv");
+  RunResult r = run_with(options);
+  REQUIRE(r.code == kExitOk);
+  // head, H_mean, H_min, H_max, H/ln_k, max_w, distance, diagonal, previous, first
+  CHECK_THAT(test::read_file(dir.file("stats.csv")), Contains("\"H0\",0,0,0,,1,0,1,,1,"));
+  CHECK_THAT(r.out, Contains("H0      0.000    0.000    0.000        -    1.000    0.000    1.000        -    1.000\n"));
+  options.stats = dir.file("stats.json");
+  REQUIRE(run_with(options).code == kExitOk);
+  const nlohmann::json head = dumped(dir.file("stats.json"))["heads"][0];
+  CHECK(head["entropy_normalised_mean"].is_null());
+  CHECK(head["previous_token_mass"].is_null());
+  CHECK(head["diagonal_mass"] == 1.0);
+}
+
+// Found by a hostile tester: two runs with 2 and 1 heads compared head 0 only, silently.
+TEST_CASE("run: compare of runs with different head counts is refused unless --heads names heads both have",
+          "[cli][stats]") {
+  test::TempDir dir;
+  REQUIRE(run_with(dump_options(fixture("fa.json"), dir.file("two.json"))).code == kExitOk);
+  REQUIRE(run_with(dump_options(fa_with(dir, "fa1.json", {{"num_heads", 1}}), dir.file("one.json"))).code == kExitOk);
+  Options options = compare_options(dir.file("two.json"), dir.file("one.json"), dir.file("c.png"), {});
+  options.stats = dir.file("stats.csv");
+  RunResult r = run_with(options);
+  CHECK(r.code == kExitInputError);
+  CHECK(r.err == "attnviz: error: " + dir.file("one.json") + ": 1 heads, but 2 in " + dir.file("two.json") +
+                     ": compare pairs head h of one run with head h of the other; name heads both have with --heads (0–0)\n");
+  CHECK_FALSE(std::filesystem::exists(dir.file("c.png")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("stats.csv")));
+  options.heads = {0};
+  r = run_with(options);
+  CHECK(r.code == kExitOk);
+  CHECK_THAT(test::read_file(dir.file("stats.csv")), Contains("\"A:H0\"") && Contains("\"B:H0\"") && !Contains("H1"));
+  options.heads = {1};
+  r = run_with(options);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains("head 1 does not exist: valid heads are 0–0"));
+}

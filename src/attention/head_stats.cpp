@@ -42,7 +42,7 @@ HeadStats one_head(const Matrix& w, const MaskMatrix& allowed, const std::vector
     const double h = entropy(p);
     entropies.push_back(h);
     const long k = allowed_keys(allowed, i, w.cols());
-    normalised.push_back(k > 1 ? h / std::log(static_cast<double>(k)) : 0.0);
+    if (k > 1) normalised.push_back(h / std::log(static_cast<double>(k)));  // k = 1: 0/0, no information
     Eigen::Index best = 0;
     maxima.push_back(p.maxCoeff(&best));
     s.argmax_keys[static_cast<std::size_t>(i)] = static_cast<long>(best);
@@ -58,12 +58,12 @@ HeadStats one_head(const Matrix& w, const MaskMatrix& allowed, const std::vector
   s.entropy_mean = mean(entropies);
   s.entropy_min = *std::min_element(entropies.begin(), entropies.end());
   s.entropy_max = *std::max_element(entropies.begin(), entropies.end());
-  s.entropy_normalised_mean = mean(normalised);
+  if (!normalised.empty()) s.entropy_normalised_mean = mean(normalised);
   s.max_weight_mean = mean(maxima);
   if (self_attention) {
     s.mean_distance = mean(distances);
     s.diagonal_mass = mean(diagonal);
-    s.previous_mass = previous.empty() ? 0.0 : mean(previous);
+    if (!previous.empty()) s.previous_mass = mean(previous);  // no row i >= 1: undefined, as induction_score
     s.first_token_mass = mean(first);
   }
   return s;

@@ -14,13 +14,16 @@ namespace attnviz {
 /// Statistics of one head over its query rows that are not fully masked. Entropies in nats.
 struct HeadStats {
   double entropy_mean = 0, entropy_min = 0, entropy_max = 0;  ///< H_i = −Σ_j a_ij ln a_ij
-  double entropy_normalised_mean = 0;  ///< mean of H_i / ln(k_i), k_i = keys row i may see (0 when k_i = 1)
+  /// Mean of H_i / ln(k_i) over the rows with k_i ≥ 2 (k_i = keys row i may see): a row that
+  /// sees one key has H_i = 0 = ln 1 and carries no entropy information, so it is left out;
+  /// nullopt when no row sees two keys (a 1-token run).
+  std::optional<double> entropy_normalised_mean;
   double max_weight_mean = 0;          ///< mean over rows of max_j a_ij
   std::vector<long> argmax_keys;       ///< per query row, argmax_j a_ij (−1 for a fully masked row)
   // Self-attention only (n_q == n_k, query i is key i):
   std::optional<double> mean_distance;   ///< mean over rows of Σ_j a_ij·|i − j|, in tokens
   std::optional<double> diagonal_mass;   ///< mean over rows of a_ii
-  std::optional<double> previous_mass;   ///< mean over rows i >= 1 of a_i,i−1
+  std::optional<double> previous_mass;   ///< mean over rows i >= 1 of a_i,i−1; nullopt when no such row (1 token)
   std::optional<double> first_token_mass;  ///< mean over rows of a_i0 (the "attention sink")
 };
 

@@ -37,7 +37,7 @@ struct Statistic {
 std::vector<Statistic> statistics(bool induction) {
   std::vector<Statistic> list = {
       {"entropy (nats)", [](const CensusRow& r) { return std::optional<double>(r.stats.entropy_mean); }},
-      {"H / ln k", [](const CensusRow& r) { return std::optional<double>(r.stats.entropy_normalised_mean); }},
+      {"H / ln k", [](const CensusRow& r) { return r.stats.entropy_normalised_mean; }},
       {"max weight", [](const CensusRow& r) { return std::optional<double>(r.stats.max_weight_mean); }},
       {"mean distance (tokens)", [](const CensusRow& r) { return r.stats.mean_distance; }},
       {"diagonal (self) mass", [](const CensusRow& r) { return r.stats.diagonal_mass; }},

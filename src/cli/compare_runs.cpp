@@ -135,6 +135,18 @@ int resolve_named_head(const LayerHead& named, const std::vector<CompareRun>& ru
   return named.head;
 }
 
+// Without --heads, two runs with different head counts are refused: comparing only the heads
+// they share would silently drop the rest of the larger run.
+void require_same_head_count(const std::vector<CompareRun>& runs) {
+  if (runs.size() != 2 || runs[0].record.num_heads == runs[1].record.num_heads) return;
+  const int shared = std::min(runs[0].record.num_heads, runs[1].record.num_heads);
+  throw InputError::inconsistent(runs[1].record.inputs.front(),
+                                 std::to_string(runs[1].record.num_heads) + " heads, but " +
+                                     std::to_string(runs[0].record.num_heads) + " in " + runs[0].record.inputs.front() +
+                                     ": compare pairs head h of one run with head h of the other; name heads both "
+                                     "have with --heads (" + valid_names(runs[0], shared) + ")");
+}
+
 }  // namespace
 
 std::vector<int> chosen_heads(const Options& options, const std::vector<CompareRun>& runs) {
@@ -145,6 +157,7 @@ std::vector<int> chosen_heads(const Options& options, const std::vector<CompareR
     heads.push_back(resolve_named_head(named, runs, available));
   }
   if (heads.empty()) {
+    require_same_head_count(runs);
     for (int h = 0; h < available; ++h) heads.push_back(h);
   }
   for (int h : heads) {

@@ -39,6 +39,8 @@ void require_same_tokens(const std::vector<CompareRun>& runs);
 /// every run), or every head every run has when neither is given. Throws UsageError for a head
 /// some run lacks, a layer that is not the runs' own (or a run that records none) and a block
 /// name (enc./dec./cross., which only compare --model has): a selection is never widened.
+/// Throws InputError, naming both files and counts, for two runs with different head counts
+/// when no head is named (comparing only the shared heads would drop the others silently).
 std::vector<int> chosen_heads(const Options& options, const std::vector<CompareRun>& runs);
 
 }  // namespace attnviz

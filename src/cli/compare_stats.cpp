@@ -82,14 +82,15 @@ void print_stats(const StatsReport& report, std::ostream& out) {
     const HeadStats& s = report.stats[h];
     std::snprintf(line, sizeof line, "%-*s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", static_cast<int>(width),
                   report.head_names[h].c_str(), fixed(s.entropy_mean).c_str(), fixed(s.entropy_min).c_str(),
-                  fixed(s.entropy_max).c_str(), fixed(s.entropy_normalised_mean).c_str(),
+                  fixed(s.entropy_max).c_str(), optional_fixed(s.entropy_normalised_mean).c_str(),
                   fixed(s.max_weight_mean).c_str(), optional_fixed(s.mean_distance).c_str(),
                   optional_fixed(s.diagonal_mass).c_str(), optional_fixed(s.previous_mass).c_str(),
                   optional_fixed(s.first_token_mass).c_str());
     out << line;
   }
   out << "(entropies in nats over the keys of each query row; H/ln_k normalised by the keys a row may see; "
-         "max_w and masses are mean weights; distance in tokens; '-' = self-attention only)\n\n";
+         "max_w and masses are mean weights; distance in tokens; '-' = self-attention only, or undefined: H/ln_k when "
+         "no row sees two keys, previous with one token)\n\n";
   out << "Jensen-Shannon divergence between heads (nats, mean over query rows; 0 = identical, ln 2 = 0.693 max)\n";
   std::snprintf(line, sizeof line, "%-*s", static_cast<int>(width), "");
   out << line;
@@ -117,12 +118,13 @@ TextTable stats_table(const StatsReport& report) {
   for (std::size_t h = 0; h < report.stats.size(); ++h) {
     const HeadStats& s = report.stats[h];
     table.rows.push_back({report.head_names[h], fixed(s.entropy_mean), fixed(s.entropy_min), fixed(s.entropy_max),
-                          fixed(s.entropy_normalised_mean), fixed(s.max_weight_mean), optional_fixed(s.mean_distance),
+                          optional_fixed(s.entropy_normalised_mean), fixed(s.max_weight_mean), optional_fixed(s.mean_distance),
                           optional_fixed(s.diagonal_mass), optional_fixed(s.previous_mass),
                           optional_fixed(s.first_token_mass)});
   }
   table.note = "entropies in nats over the keys of each query row; H/ln_k normalised by the keys a row may see; "
-               "max_w and masses are mean weights; distance in tokens; '-' = self-attention only";
+               "max_w and masses are mean weights; distance in tokens; '-' = self-attention only, or undefined: H/ln_k when "
+               "no row sees two keys, previous with one token";
   return table;
 }
 

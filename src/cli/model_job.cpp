@@ -67,6 +67,7 @@ ModelSummary summary_of(const DecoderConfig& c) {
   m.context_length = c.context_length;
   m.rope = c.rope;
   m.rope_scaling = c.rope_scaling;
+  m.partial_rotary_factor = c.partial_rotary_factor;
   return m;
 }
 

@@ -23,7 +23,8 @@ struct CensusRow {
 
 /// CSV: [stack,kind,]layer,head,entropy_mean,entropy_min,entropy_max,entropy_normalised_mean,max_weight_mean,
 /// mean_distance,diagonal_mass,previous_token_mass,first_token_mass,induction_score; an empty
-/// field where a statistic does not apply (cross-attention; induction without repeats). The
+/// field where a statistic does not apply or is undefined (cross-attention; induction without
+/// repeats; H/ln k when no row sees two keys; previous-token mass with one token). The
 /// stack and kind columns come first when some row has a stack (encoder-decoder models).
 std::string census_to_csv(const std::vector<CensusRow>& rows);
 

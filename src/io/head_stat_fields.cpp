@@ -9,7 +9,7 @@ const std::array<HeadStatField, 9>& head_stat_fields() {
       {"entropy_mean", [](const HeadStats& s) -> std::optional<double> { return s.entropy_mean; }},
       {"entropy_min", [](const HeadStats& s) -> std::optional<double> { return s.entropy_min; }},
       {"entropy_max", [](const HeadStats& s) -> std::optional<double> { return s.entropy_max; }},
-      {"entropy_normalised_mean", [](const HeadStats& s) -> std::optional<double> { return s.entropy_normalised_mean; }},
+      {"entropy_normalised_mean", [](const HeadStats& s) { return s.entropy_normalised_mean; }},
       {"max_weight_mean", [](const HeadStats& s) -> std::optional<double> { return s.max_weight_mean; }},
       {"mean_distance", [](const HeadStats& s) { return s.mean_distance; }},
       {"diagonal_mass", [](const HeadStats& s) { return s.diagonal_mass; }},

@@ -12,7 +12,8 @@
 namespace attnviz {
 
 /// One saved statistic: its JSON key and CSV column name, and its value in a HeadStats
-/// (nullopt where it does not apply: the positional statistics of cross-attention).
+/// (nullopt where it does not apply or is undefined: the positional statistics of
+/// cross-attention, H/ln k when no row sees two keys, previous-token mass with one token).
 struct HeadStatField {
   const char* name;
   std::optional<double> (*value)(const HeadStats& stats);
@@ -23,7 +24,7 @@ struct HeadStatField {
 /// number per head and is not listed).
 const std::array<HeadStatField, 9>& head_stat_fields();
 
-/// A statistic as a CSV field: printf's %.6g, or empty where it does not apply.
+/// A statistic as a CSV field: printf's %.6g, or empty where it does not apply or is undefined.
 std::string csv_statistic(const std::optional<double>& x);
 
 }  // namespace attnviz

@@ -33,6 +33,7 @@ ordered_json model_json(const ModelSummary& m) {
   if (m.rope)
     rope = {{"style", rope_style_name(m.rope->style)}, {"theta", m.rope->theta}, {"dim", m.rope->dim},
             {"scaling", m.rope_scaling}};
+  if (m.rope && m.partial_rotary_factor) rope["partial_rotary_factor"] = *m.partial_rotary_factor;
   return {{"file", m.file},
           {"architecture", m.architecture},
           {"name", m.name},

@@ -23,7 +23,8 @@ struct StatsReport {
 /// "js_divergence": {"heads": [...], "matrix": [[...]]}}.
 std::string stats_to_json(const StatsReport& report);
 
-/// CSV with a header line; one line per head; self-attention columns empty for cross-attention;
+/// CSV with a header line; one line per head; self-attention columns empty for cross-attention,
+/// and a statistic empty where it is undefined (see head_stat_fields);
 /// then one js_<head> column per head.
 std::string stats_to_csv(const StatsReport& report);
 

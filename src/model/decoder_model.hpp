@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct DecoderConfig {
   double rms_epsilon = 1e-5;
   RopeSettings rope;          ///< style, theta, dim, scaling as the architecture applies them
   std::string rope_scaling = "none";  ///< description for the dump: "none", "linear x4", "llama3"
+  /// config.json's partial_rotary_factor when given: rope.dim = int(d_k · factor) (for the dump).
+  std::optional<double> partial_rotary_factor;
   bool qkv_bias = false;      ///< blk.L.attn_{q,k,v}.bias present (Qwen2)
   bool tied_output = false;   ///< output.weight absent: logits use token_embd.weight
   /// What the file holds that attnviz reads past (metadata it does not know), one line each

@@ -1,6 +1,8 @@
 #include "model/gguf_decoder.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "core/error.hpp"
 #include "model/llama_metadata.hpp"
@@ -47,6 +49,24 @@ long required_integer(const GgufFile& file, const std::string& key) {
   return static_cast<long>(*value);
 }
 
+// RoPE's linear scaling as llama.cpp applies it (llama-model.cpp load_hparams, llama-context.cpp):
+// the type defaults to "linear" when absent; the factor is {arch}.rope.scaling.factor, else the
+// older {arch}.rope.scale_linear, and 0 or absent means unscaled (freq_scale = 1); type "none"
+// never scales, whatever factor the file gives. Other types (yarn, longrope) are refused by name.
+void read_rope_scaling(const GgufFile& file, const std::string& a, DecoderConfig& c) {
+  const std::string type_key = a + ".rope.scaling.type";
+  const std::string type = file.string(type_key).value_or("linear");
+  if (type != "linear" && type != "none")
+    throw InputError::inconsistent(file.path(), type_key + " \"" + type + "\" is not supported (none, linear)");
+  const std::string factor_key = file.has(a + ".rope.scaling.factor") ? a + ".rope.scaling.factor" : a + ".rope.scale_linear";
+  const std::optional<double> factor = file.number(factor_key);
+  if (!factor || *factor == 0) return;
+  require_positive_setting(*factor, file.path(), factor_key);
+  if (type == "none" || *factor == 1) return;
+  c.rope.linear_factor = *factor;
+  c.rope_scaling = "linear x" + std::to_string(*factor);
+}
+
 DecoderConfig llama_config(const GgufFile& file) {
   const std::string a = "llama";
   DecoderConfig c;
@@ -86,20 +106,7 @@ DecoderConfig llama_config(const GgufFile& file) {
   if (c.rope.dim <= 0 || c.rope.dim > c.d_k || c.rope.dim % 2 != 0)
     throw InputError::inconsistent(file.path(), a + ".rope.dimension_count " + std::to_string(c.rope.dim) +
                                                     " must be even and at most the head width " + std::to_string(c.d_k));
-  const std::string scaling = file.string(a + ".rope.scaling.type").value_or("none");
-  if (scaling == "linear") {
-    const std::string factor_key = a + ".rope.scaling.factor";
-    const double factor = require_positive_setting(file.number(factor_key).value_or(1.0), file.path(), factor_key);
-    c.rope.linear_factor = factor;
-    c.rope_scaling = "linear x" + std::to_string(factor);
-  } else if (scaling != "none" && scaling != "yarn") {
-    throw InputError::inconsistent(file.path(), a + ".rope.scaling.type \"" + scaling + "\" is not supported (none, linear)");
-  } else if (scaling == "yarn") {
-    throw InputError::inconsistent(file.path(), a + ".rope.scaling.type \"yarn\" is not supported (none, linear)");
-  } else if (const auto factor = file.number(a + ".rope.scale_linear")) {  // older files
-    c.rope.linear_factor = require_positive_setting(*factor, file.path(), a + ".rope.scale_linear");
-    if (*factor != 1.0) c.rope_scaling = "linear x" + std::to_string(*factor);
-  }
+  read_rope_scaling(file, a, c);
   if (const GgufTensorInfo* freqs = file.find_tensor("rope_freqs.weight")) {  // LLaMA 3.1's per-frequency factors
     if (freqs->num_elements() != c.rope.dim / 2)
       throw InputError::inconsistent(file.path(), "tensor rope_freqs.weight has " + std::to_string(freqs->num_elements()) +

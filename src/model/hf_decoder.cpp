@@ -1,8 +1,10 @@
 #include "model/hf_decoder.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -217,6 +219,25 @@ void refuse_unimplemented(const JsonSettings& config) {
     throw InputError::bad_value(config.file(), "/mlp_bias", "false (attnviz's feed-forward layers have no biases)", "true");
 }
 
+// The width RoPE turns in each head, as transformers' _compute_default_rope_parameters gives it:
+// int(head_dim · partial_rotary_factor); the other components pass through unturned. The factor
+// is a number in (0, 1] (absent: 1), and the width it gives must be even and at least 2.
+long rope_dim(const JsonSettings& config, DecoderConfig& c) {
+  const std::string pointer = "/partial_rotary_factor";
+  const json* value = config.find(pointer);
+  if (!value) return c.d_k;
+  const double factor = config.number(pointer, 1.0);
+  if (!(std::isfinite(factor) && factor > 0 && factor <= 1))
+    throw InputError::bad_value(config.file(), pointer, "a number in (0, 1] (the fraction of each head RoPE turns)", value->dump());
+  const auto dim = static_cast<long>(static_cast<double>(c.d_k) * factor);  // Python's int() truncates
+  if (dim < 2 || dim % 2 != 0)
+    throw InputError::inconsistent(config.file(), pointer + " " + value->dump() + " turns int(head_dim " + std::to_string(c.d_k) +
+                                                      " x " + value->dump() + ") = " + std::to_string(dim) +
+                                                      " components of each head: RoPE needs an even count of at least 2");
+  c.partial_rotary_factor = factor;
+  return dim;
+}
+
 DecoderConfig llama_config(const JsonSettings& config) {
   const std::string& file = config.file();
   refuse_unimplemented(config);
@@ -237,7 +258,7 @@ DecoderConfig llama_config(const JsonSettings& config) {
   c.qkv_bias = config.flag("/attention_bias", false);
   c.rope.style = RopeStyle::Half;  // Hugging Face's rotate_half
   c.rope.theta = require_positive_setting(config.number("/rope_theta", 10000.0), file, "/rope_theta");
-  c.rope.dim = c.d_k;
+  c.rope.dim = rope_dim(config, c);
   read_rope_scaling(config, c);
   c.tied_output = config.flag("/tie_word_embeddings", false);
   return c;

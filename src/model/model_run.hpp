@@ -29,6 +29,7 @@ struct ModelSummary {
   long context_length = 0;     ///< 0 when the file does not say
   std::optional<RopeSettings> rope;
   std::string rope_scaling;    ///< "none", "linear ×4", "llama3"… (for the dump and titles)
+  std::optional<double> partial_rotary_factor;  ///< config.json's, when given (rope.dim = int(d_k · factor))
 };
 
 /// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them
