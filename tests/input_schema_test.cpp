@@ -252,3 +252,30 @@ TEST_CASE("load_inputs: RoPE linear scaling is read from the rope block or rope_
         path + ": /rope/scaling/beta_fast: not a setting attnviz knows here (factor, original_max_position_embeddings, "
                "rope_type, type); it would change the maths, so it is refused rather than ignored");
 }
+
+// Tester's report: a sentence and a weights file naming different layers or models ran, the
+// title taking the weights file's; a later error blamed the wrong file.
+TEST_CASE("load_inputs: the sentence and weights files must not disagree on model or layer", "[io][errors]") {
+  test::TempDir dir;
+  const std::string s = dir.file("s.json");
+  const std::string w = dir.file("w.json");
+  fa_with(s, {{"model", "m"}, {"layer", 2}});
+  SECTION("a different layer names both files and values") {
+    CHECK(load_error({s, fa_with(w, {{"model", "m"}, {"layer", 3}}), ""}) ==
+          w + ": /layer 3 disagrees with /layer 2 in the sentence file " + s +
+              " (the embeddings were taken for another layer)");
+  }
+  SECTION("a different model names both files and values") {
+    CHECK(load_error({s, fa_with(w, {{"model", "other"}, {"layer", 2}}), ""}) ==
+          w + ": /model \"other\" disagrees with /model \"m\" in the sentence file " + s +
+              " (embeddings and weights of different models?)");
+  }
+  SECTION("the same values, or a value in one file only, are fine") {
+    CHECK(load_inputs({s, fa_with(w, {{"model", "m"}, {"layer", 2}}), ""}).weights.layer_index == std::optional<int>(2));
+    CHECK(load_inputs({s, fa_with(w, {{"model", nullptr}, {"layer", nullptr}}), ""}).queries.layer ==
+          std::optional<int>(2));
+    CHECK(load_inputs({fa_with(s, {{"model", nullptr}, {"layer", nullptr}}), fa_with(w, {{"model", "x"}, {"layer", 7}}),
+                       ""})
+              .weights.layer_index == std::optional<int>(7));
+  }
+}

@@ -286,6 +286,22 @@ void require_declared_kind(const InputBundle& bundle) {
   }
 }
 
+// The sentence and the weights file each may name the model and layer; given in both, they must
+// agree, or the picture's title (which takes the weights file's) would name a layer the
+// sentence's embeddings were not taken for, and a later error would blame the wrong file.
+void require_same_origin(const Sentence& sentence, const WeightsFile& weights) {
+  if (sentence.file == weights.file) return;
+  if (!sentence.model.empty() && !weights.model.empty() && sentence.model != weights.model)
+    throw InputError::inconsistent(weights.file, "/model \"" + weights.model + "\" disagrees with /model \"" +
+                                                     sentence.model + "\" in the sentence file " + sentence.file +
+                                                     " (embeddings and weights of different models?)");
+  if (sentence.layer && weights.layer_index && *sentence.layer != *weights.layer_index)
+    throw InputError::inconsistent(weights.file, "/layer " + std::to_string(*weights.layer_index) +
+                                                     " disagrees with /layer " + std::to_string(*sentence.layer) +
+                                                     " in the sentence file " + sentence.file +
+                                                     " (the embeddings were taken for another layer)");
+}
+
 // The large members, which the fast path reads straight into matrices.
 const std::set<std::string> kMatrixMembers = {"embeddings", "W_Q", "W_K", "W_V", "W_O"};
 
@@ -320,6 +336,7 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
   bundle.weights = read_weights(source(weights_path), bundle.queries.embeddings.cols(), bundle.queries.file,
                                 keys.embeddings.cols(), keys.file);
   roles[weights_path].weights = true;
+  require_same_origin(bundle.queries, bundle.weights);
   require_declared_kind(bundle);
   // A member of the role a file does not play here names the file that plays it.
   const std::string sentence_note = "the sentence is " + paths.sentence;
