@@ -208,3 +208,20 @@ TEST_CASE("command_line: a single-dash word starting with h is an unknown option
     CHECK_THROWS_AS(parse_arguments(app, args), CLI::CallForHelp);
   }
 }
+
+// The same kind: "-output x.json" was read as -o "utput", and "-outputs" as -o "utputs".
+TEST_CASE("command_line: a long option's name after a single dash is refused, naming the option", "[cli][errors]") {
+  CHECK(failure_of({"dump", "s.json", "-output", "x.json"}) ==
+        std::pair<std::string, int>{"attnviz: error: dump: unknown option \"-output\"; did you mean \"--output\"? "
+                                    "(see attnviz dump --help)\n", 109});
+  CHECK(failure_of({"dump", "s.json", "-o", "x.json", "-outputs"}).first ==
+        "attnviz: error: dump: unknown option \"-outputs\"; did you mean \"--outputs\"? (see attnviz dump --help)\n");
+  CHECK(failure_of({"heatmaps", "s.json", "-o", "x", "-cmap=magma"}).first ==
+        "attnviz: error: heatmaps: unknown option \"-cmap\"; did you mean \"--cmap\"? (see attnviz heatmaps --help)\n");
+  // -o with its value attached stays -o; after "--" every word is a positional.
+  CLI::App app;
+  Options options;
+  add_options(app, options);
+  parse_arguments(app, {"dump", "s.json", "-oout.json"});
+  CHECK(options.output == "out.json");
+}

@@ -511,7 +511,36 @@ void add_options(CLI::App& app, Options& o) {
     sub->get_help_ptr()->disable_flag_override();
 }
 
+namespace {
+
+// "-output x.json": CLI11 reads -o with the value "utput" and runs. A single-dash word that is
+// a long option's name of the command given (or of the top level, before one) is that option
+// misspelt. Help asked for by -h or --help wins.
+void refuse_single_dash_long_names(const CLI::App& app, const std::vector<std::string>& args) {
+  const auto end = std::find(args.begin(), args.end(), "--");
+  if (std::find(args.begin(), end, "-h") != end || std::find(args.begin(), end, "--help") != end) return;  // help wins
+  const CLI::App* command = nullptr;
+  for (const std::string& arg : args) {
+    if (arg == "--") return;
+    if (command == nullptr) {
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (sub->get_name() == arg) command = sub;
+    }
+    if (arg.size() < 3 || arg[0] != '-' || arg[1] == '-') continue;
+    const std::string name = arg.substr(1, arg.find('=') - 1);
+    const CLI::App& scope = command != nullptr ? *command : app;
+    const std::vector<std::string> names = option_names(scope);
+    if (std::find(names.begin(), names.end(), "--" + name) == names.end()) continue;
+    throw UnknownOptionError((command != nullptr ? command->get_name() + ": " : std::string()) + "unknown option \"" +
+                             arg.substr(0, arg.find('=')) + "\"; did you mean \"--" + name + "\"? (see attnviz " +
+                             (command != nullptr ? command->get_name() + " " : std::string()) + "--help)");
+  }
+}
+
+}  // namespace
+
 void parse_arguments(CLI::App& app, std::vector<std::string> args) {
+  refuse_single_dash_long_names(app, args);
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
