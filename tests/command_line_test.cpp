@@ -162,7 +162,7 @@ TEST_CASE("command_line: --causal and --no-causal are flags of the attention com
 // Tester's report (misread flags): "--causal=false" read as "flag not given", so a weights
 // file's "causal": true stayed in force. Every switch of every command refuses a value.
 TEST_CASE("command_line: a switch given a value is refused, naming the switch", "[cli][errors]") {
-  for (const char* value : {"false", "0", "no", "off"}) {
+  for (const char* value : {"false", "0", "no", "off", "true", "1", ""}) {
     INFO(value);
     CHECK(failure_of({"dump", "s.json", "-o", "x.json", std::string("--causal=") + value}) ==
           std::pair<std::string, int>{

@@ -139,6 +139,14 @@ class UnknownOptionError : public CLI::ParseError {
       : CLI::ParseError("UnknownOption", std::move(message), CLI::ExitCodes::ExtrasError) {}
 };
 
+// A switch given a value ("--causal=false"), with the whole message already built. Exit code
+// 114, CLI11's for a flag given a value under disable_flag_override.
+class SwitchValueError : public CLI::ParseError {
+ public:
+  explicit SwitchValueError(std::string message)
+      : CLI::ParseError("SwitchValue", std::move(message), CLI::ExitCodes::ArgumentMismatch) {}
+};
+
 // CLI11's wording for "--causal=false" under disable_flag_override ("causal was given a
 // disallowed flag override"), whose name lacks its dashes.
 constexpr std::string_view kFlagOverrideSuffix = " was given a disallowed flag override";
@@ -250,11 +258,8 @@ std::string unexpected_argument(const CLI::App& app, const CLI::Error& e) {
 
 // "--causal=false": a switch is on when named and off when not; a value (which CLI11 would
 // read as "off", leaving a weights file's "causal": true in force) is refused.
-std::string switch_with_value(const CLI::App& app, const std::string& message) {
-  const std::string name = message.substr(0, message.size() - kFlagOverrideSuffix.size());
+std::string switch_with_value(const std::string& command, const std::string& name) {
   const std::string option = (name.size() == 1 ? "-" : "--") + name;
-  const std::vector<CLI::App*> given = app.get_subcommands();
-  const std::string command = given.empty() ? "" : given.front()->get_name();
   std::string line = (command.empty() ? "" : command + ": ") + "the switch " + option +
                      " takes no value: name it to turn it on, leave it out to leave it off";
   if (name == "causal") line += " (--no-causal turns a weights file's \"causal\": true off)";
@@ -266,10 +271,14 @@ std::string switch_with_value(const CLI::App& app, const std::string& message) {
 // --modle): the option is the mistake.
 std::string failure_line(const CLI::App* app, const CLI::Error& e) {
   const std::string what = e.what();
-  if (e.get_name() == "UnknownCommand" || e.get_name() == "UnknownOption") return "attnviz: error: " + what + "\n";
-  if (e.get_name() == "ArgumentMismatch" && what.size() > kFlagOverrideSuffix.size() &&
-      what.compare(what.size() - kFlagOverrideSuffix.size(), std::string::npos, kFlagOverrideSuffix) == 0)
-    return "attnviz: error: " + switch_with_value(*app, what) + "\n";
+  const std::string name = e.get_name();
+  if (name == "UnknownCommand" || name == "UnknownOption" || name == "SwitchValue") return "attnviz: error: " + what + "\n";
+  if (name == "ArgumentMismatch" && what.size() > kFlagOverrideSuffix.size() &&
+      what.compare(what.size() - kFlagOverrideSuffix.size(), std::string::npos, kFlagOverrideSuffix) == 0) {
+    const std::vector<CLI::App*> given = app->get_subcommands();
+    const std::string flag = what.substr(0, what.size() - kFlagOverrideSuffix.size());
+    return "attnviz: error: " + switch_with_value(given.empty() ? "" : given.front()->get_name(), flag) + "\n";
+  }
   if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError) ||
       (app->get_subcommands().empty() && !first_unknown_option(*app).empty()))
     return "attnviz: error: " + unexpected_argument(*app, e) + "\n";
@@ -515,7 +524,7 @@ namespace {
 
 // "-output x.json": CLI11 reads -o with the value "utput" and runs. A single-dash word that is
 // a long option's name of the command given (or of the top level, before one) is that option
-// misspelt. Help asked for by -h or --help wins.
+// misspelt. And a switch given a value, even "true". Help asked for by -h or --help wins.
 void refuse_single_dash_long_names(const CLI::App& app, const std::vector<std::string>& args) {
   const auto end = std::find(args.begin(), args.end(), "--");
   if (std::find(args.begin(), end, "-h") != end || std::find(args.begin(), end, "--help") != end) return;  // help wins
@@ -526,9 +535,18 @@ void refuse_single_dash_long_names(const CLI::App& app, const std::vector<std::s
       for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
         if (sub->get_name() == arg) command = sub;
     }
+    const CLI::App& scope = command != nullptr ? *command : app;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      // CLI11 takes "--causal=true" (only that value) under disable_flag_override: refused too,
+      // so that a switch never has a value.
+      const std::string long_name = arg.substr(2, arg.find('=') - 2);
+      for (const CLI::Option* opt : scope.get_options())
+        if (opt->check_lname(long_name) && opt->get_items_expected_max() == 0)
+          throw SwitchValueError(switch_with_value(command != nullptr ? command->get_name() : "", long_name));
+      continue;
+    }
     if (arg.size() < 3 || arg[0] != '-' || arg[1] == '-') continue;
     const std::string name = arg.substr(1, arg.find('=') - 1);
-    const CLI::App& scope = command != nullptr ? *command : app;
     const std::vector<std::string> names = option_names(scope);
     if (std::find(names.begin(), names.end(), "--" + name) == names.end()) continue;
     throw UnknownOptionError((command != nullptr ? command->get_name() + ": " : std::string()) + "unknown option \"" +
