@@ -522,10 +522,12 @@ void add_options(CLI::App& app, Options& o) {
 
 namespace {
 
-// "-output x.json": CLI11 reads -o with the value "utput" and runs. A single-dash word that is
-// a long option's name of the command given (or of the top level, before one) is that option
-// misspelt. And a switch given a value, even "true". Help asked for by -h or --help wins.
-void refuse_single_dash_long_names(const CLI::App& app, const std::vector<std::string>& args) {
+// Words CLI11 would misread, refused before it parses. "-output x.json": CLI11 reads -o with
+// the value "utput" and runs; a single-dash word that is a long option's name of the command
+// given (or of the top level, before one) is that option misspelt. "--causal=true": a switch
+// given a value, which disable_flag_override lets through when it is "true". Help asked for by
+// -h or --help wins.
+void refuse_misread_words(const CLI::App& app, const std::vector<std::string>& args) {
   const auto end = std::find(args.begin(), args.end(), "--");
   if (std::find(args.begin(), end, "-h") != end || std::find(args.begin(), end, "--help") != end) return;  // help wins
   const CLI::App* command = nullptr;
@@ -558,7 +560,7 @@ void refuse_single_dash_long_names(const CLI::App& app, const std::vector<std::s
 }  // namespace
 
 void parse_arguments(CLI::App& app, std::vector<std::string> args) {
-  refuse_single_dash_long_names(app, args);
+  refuse_misread_words(app, args);
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
