@@ -324,6 +324,12 @@ TEST_CASE("load_inputs: the sentence and weights files must not disagree on mode
           w + ": /model \"other\" disagrees with /model \"m\" in the sentence file " + s +
               " (embeddings and weights of different models?)");
   }
+  SECTION("checked before the shapes, whose error would blame the sentence's embeddings") {
+    fa_with(s, {{"model", "m"}, {"layer", 2}, {"embeddings", {{1.0}, {2.0}, {3.0}}}, {"tokens", {"a", "b", "c"}}});
+    CHECK(load_error({s, fa_with(w, {{"model", "m"}, {"layer", 3}}), ""}) ==
+          w + ": /layer 3 disagrees with /layer 2 in the sentence file " + s +
+              " (the embeddings were taken for another layer)");
+  }
   SECTION("the same values, or a value in one file only, are fine") {
     CHECK(load_inputs({s, fa_with(w, {{"model", "m"}, {"layer", 2}}), ""}).weights.layer_index == std::optional<int>(2));
     CHECK(load_inputs({s, fa_with(w, {{"model", nullptr}, {"layer", nullptr}}), ""}).queries.layer ==

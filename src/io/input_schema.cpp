@@ -311,18 +311,20 @@ void require_declared_kind(const InputBundle& bundle) {
 
 // The sentence and the weights file each may name the model and layer; given in both, they must
 // agree, or the picture's title (which takes the weights file's) would name a layer the
-// sentence's embeddings were not taken for, and a later error would blame the wrong file.
-void require_same_origin(const Sentence& sentence, const WeightsFile& weights) {
-  if (sentence.file == weights.file) return;
-  if (!sentence.model.empty() && !weights.model.empty() && sentence.model != weights.model)
-    throw InputError::inconsistent(weights.file, "/model \"" + weights.model + "\" disagrees with /model \"" +
-                                                     sentence.model + "\" in the sentence file " + sentence.file +
+// sentence's embeddings were not taken for. Checked before the weights' shapes, whose errors
+// would otherwise blame the sentence's embeddings for the mix-up.
+void require_same_origin(const Sentence& sentence, const JsonSource& weights) {
+  if (sentence.file == weights.file || !weights.root.is_object()) return;
+  const std::string model = optional_string(weights, "model");
+  const std::optional<int> layer = optional_layer(weights);
+  if (!sentence.model.empty() && !model.empty() && sentence.model != model)
+    throw InputError::inconsistent(weights.file, "/model \"" + model + "\" disagrees with /model \"" + sentence.model +
+                                                     "\" in the sentence file " + sentence.file +
                                                      " (embeddings and weights of different models?)");
-  if (sentence.layer && weights.layer_index && *sentence.layer != *weights.layer_index)
-    throw InputError::inconsistent(weights.file, "/layer " + std::to_string(*weights.layer_index) +
-                                                     " disagrees with /layer " + std::to_string(*sentence.layer) +
-                                                     " in the sentence file " + sentence.file +
-                                                     " (the embeddings were taken for another layer)");
+  if (sentence.layer && layer && *sentence.layer != *layer)
+    throw InputError::inconsistent(weights.file, "/layer " + std::to_string(*layer) + " disagrees with /layer " +
+                                                     std::to_string(*sentence.layer) + " in the sentence file " +
+                                                     sentence.file + " (the embeddings were taken for another layer)");
 }
 
 // The large members, which the fast path reads straight into matrices.
@@ -356,10 +358,10 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
   }
   const std::string& weights_path = paths.weights.empty() ? paths.sentence : paths.weights;
   const Sentence& keys = bundle.keys();
+  require_same_origin(bundle.queries, source(weights_path));
   bundle.weights = read_weights(source(weights_path), bundle.queries.embeddings.cols(), bundle.queries.file,
                                 keys.embeddings.cols(), keys.file);
   roles[weights_path].weights = true;
-  require_same_origin(bundle.queries, bundle.weights);
   require_declared_kind(bundle);
   // A member of the role a file does not play here names the file that plays it.
   const std::string sentence_note = "the sentence is " + paths.sentence;
