@@ -240,6 +240,14 @@ attnviz_expect(cli_misspelt_flag 109
 attnviz_expect(cli_option_before_command 109
   "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
   -o out/x)
+# -h is help only alone: "-heads" (CLI11 read -h, then "-eads") printed help and exited 0.
+attnviz_expect(cli_h_bundle_is_unknown_option 109
+  "^attnviz: error: compare: unknown option \"-heads\"@@ did you mean \"--heads\"\\? \\(see attnviz compare --help\\)$"
+  compare ${ATTNVIZ_USE_LITE} -heads 0 -o ${ATTNVIZ_CLI_OUT}/never_written.png)
+# A switch refuses a value: "--causal=false" was read as "not given".
+attnviz_expect(cli_switch_with_value 114
+  "^attnviz: error: dump: the switch --causal takes no value: "
+  dump ${ATTNVIZ_USE_LITE} --causal=false -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 # dump -o -: the JSON on stdout (stdout, then stderr's one line).
 attnviz_expect(cli_dump_stdout 0 "^\\{\n.*\n\\}\nwrote standard output: 4 heads x 14 queries x 14 keys$"
   dump ${ATTNVIZ_USE_LITE} -o -)

@@ -69,9 +69,8 @@ std::pair<std::string, int> failure_of(std::vector<std::string> args) {
   CLI::App app;
   Options options;
   add_options(app, options);
-  std::reverse(args.begin(), args.end());
   try {
-    app.parse(args);
+    parse_arguments(app, args);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
     const int code = app.exit(e, out, err);
@@ -158,4 +157,71 @@ TEST_CASE("command_line: --causal and --no-causal are flags of the attention com
     CHECK(parse({command, "s.json", "-o", "x", "--causal"}).causal);
     CHECK_THROWS_AS(parse({command, "s.json", "-o", "x", "--causal", "--no-causal"}), CLI::ExcludesError);
   }
+}
+
+// Tester's report (misread flags): "--causal=false" read as "flag not given", so a weights
+// file's "causal": true stayed in force. Every switch of every command refuses a value.
+TEST_CASE("command_line: a switch given a value is refused, naming the switch", "[cli][errors]") {
+  for (const char* value : {"false", "0", "no", "off", "true", "1", ""}) {
+    INFO(value);
+    CHECK(failure_of({"dump", "s.json", "-o", "x.json", std::string("--causal=") + value}) ==
+          std::pair<std::string, int>{
+              "attnviz: error: dump: the switch --causal takes no value: name it to turn it on, leave it out to "
+              "leave it off (--no-causal turns a weights file's \"causal\": true off) (see attnviz dump --help)\n",
+              114});
+  }
+  CHECK_THAT(failure_of({"heatmaps", "s.json", "-o", "x", "--causal", "--no-causal=false"}).first,
+             Contains("heatmaps: the switch --no-causal takes no value"));
+  // Every switch of every command, help and version included.
+  const std::vector<std::vector<std::string>> switches = {
+      {"dump", "--scores"},    {"dump", "--outputs"},       {"dump", "--logits"},     {"dump", "--no-bos"},
+      {"dump", "--rollout"},   {"dump", "--profile"},       {"heatmaps", "--annotate"}, {"render", "--rollout"},
+      {"compare", "--average"}, {"compare", "--no-causal"}, {"tokenize", "--json"},   {"dump", "--help"},
+  };
+  for (const std::vector<std::string>& sw : switches) {
+    INFO(sw[0] + " " + sw[1]);
+    const auto [line, code] = failure_of({sw[0], "s.json", "-o", "x", sw[1] + "=false"});
+    CHECK_THAT(line, Contains(sw[0] + ": the switch " + sw[1] + " takes no value"));
+    CHECK(code == 114);
+  }
+  CHECK(failure_of({"--version=0"}).second == 114);
+  CHECK(failure_of({"--help=0"}).second == 114);
+}
+
+// Tester's report: "compare x.json -heads 0" printed help and exited 0 (CLI11 reads -h, then
+// "-eads"). -h is help only alone; a single-dash word starting with h is an unknown option.
+TEST_CASE("command_line: a single-dash word starting with h is an unknown option, not help", "[cli][errors]") {
+  CHECK(failure_of({"compare", "x.json", "-heads", "0", "-o", "y.png"}) ==
+        std::pair<std::string, int>{"attnviz: error: compare: unknown option \"-heads\"; did you mean \"--heads\"? "
+                                    "(see attnviz compare --help)\n", 109});
+  CHECK(failure_of({"dump", "s.json", "-o", "x.json", "-hello"}) ==
+        std::pair<std::string, int>{"attnviz: error: dump: unknown option \"-hello\"; did you mean \"--help\"? "
+                                    "(see attnviz dump --help)\n", 109});
+  CHECK(failure_of({"-hlep"}) == std::pair<std::string, int>{"attnviz: error: unknown option \"-hlep\"; did you mean "
+                                                             "\"--help\"? (see attnviz --help)\n", 109});
+  // Help still works alone, also beside such a word, and in every command.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-h"}, {"--help"}, {"dump", "-h"}, {"compare", "x.json", "-heads", "0", "-h"}, {"tokenize", "--help"}}) {
+    CLI::App app;
+    Options options;
+    add_options(app, options);
+    CHECK_THROWS_AS(parse_arguments(app, args), CLI::CallForHelp);
+  }
+}
+
+// The same kind: "-output x.json" was read as -o "utput", and "-outputs" as -o "utputs".
+TEST_CASE("command_line: a long option's name after a single dash is refused, naming the option", "[cli][errors]") {
+  CHECK(failure_of({"dump", "s.json", "-output", "x.json"}) ==
+        std::pair<std::string, int>{"attnviz: error: dump: unknown option \"-output\"; did you mean \"--output\"? "
+                                    "(see attnviz dump --help)\n", 109});
+  CHECK(failure_of({"dump", "s.json", "-o", "x.json", "-outputs"}).first ==
+        "attnviz: error: dump: unknown option \"-outputs\"; did you mean \"--outputs\"? (see attnviz dump --help)\n");
+  CHECK(failure_of({"heatmaps", "s.json", "-o", "x", "-cmap=magma"}).first ==
+        "attnviz: error: heatmaps: unknown option \"-cmap\"; did you mean \"--cmap\"? (see attnviz heatmaps --help)\n");
+  // -o with its value attached stays -o; after "--" every word is a positional.
+  CLI::App app;
+  Options options;
+  add_options(app, options);
+  parse_arguments(app, {"dump", "s.json", "-oout.json"});
+  CHECK(options.output == "out.json");
 }

@@ -32,6 +32,15 @@ TEST_CASE("input_members: members that would change the attention are refused, w
       {"attn_logit_softcapping", "logit soft-capping is not implemented"},
       {"alibi_slopes", "ALiBi is not implemented"},
       {"attn_mask", "an explicit mask is not read"},
+      // Tester's report: these were only warned about, and the picture drawn without them.
+      {"mask", "an explicit mask is not read: use the sentence file's attention_mask (padding) or causal"},
+      {"causal_mask", "attnviz reads \"causal\": true or false"},
+      {"key_padding_mask", "attnviz reads the sentence file's \"attention_mask\", with the opposite polarity"},
+      {"softmax_scale", "attnviz reads \"scale\""},
+      {"partial_rotary_factor", "attnviz reads the rotated width as the \"rope\" block's \"dim\""},
+      {"rotary_dim", "attnviz reads the rotated width as the \"rope\" block's \"dim\""},
+      {"num_key_value_heads", "attnviz reads \"num_kv_heads\""},
+      {"head_dim", "attnviz takes d_k from W_Q's width divided by num_heads"},
   }));
   const bool as_sentence = GENERATE(true, false);
   const InputFileRoles roles{as_sentence, !as_sentence, {member}};

@@ -247,8 +247,95 @@ TEST_CASE("load_inputs: RoPE linear scaling is read from the rope block or rope_
         path + ": /rope/scaling/factor: missing field (the linear scaling factor)");
   nested["scaling"] = {{"type", "linear"}, {"factor", 2}, {"original_max_position_embeddings", 2048}};
   CHECK(load_inputs({fa_with(path, {{"rope", nested}}), "", ""}).weights.rope->linear_factor == 2.0);
+  // Tester's report: the holes below ran, or refused what scales nothing.
+  SECTION("a type default with a factor (or any member beside the type) is refused") {
+    for (const char* key : {"type", "rope_type"}) {
+      nested["scaling"] = {{key, "default"}, {"factor", 4}};
+      CHECK(load_error({fa_with(path, {{"rope", nested}}), "", ""}) ==
+            path + ": /rope/scaling/factor: given with /rope/scaling/" + key + " \"default\", which scales nothing (for "
+                   "linear scaling write \"linear\"; otherwise drop /factor)");
+    }
+    CHECK(load_error({fa_with(path, {{"rope", rope}, {"rope_scaling", {{"type", "default"}, {"low_freq_factor", 1}}}}),
+                      "", ""}) ==
+          path + ": /rope_scaling/low_freq_factor: given with /rope_scaling/type \"default\", which scales nothing (for "
+                 "linear scaling write \"linear\"; otherwise drop /low_freq_factor)");
+  }
+  SECTION("null scales nothing, with or without a rope block") {
+    CHECK(load_inputs({fa_with(path, {{"rope_scaling", nullptr}}), "", ""}).weights.rope_scaling_pointer.empty());
+    fa_with(path, nlohmann::json::object());
+    nlohmann::json root = nlohmann::json::parse(test::read_file(path));
+    root["rope_scaling"] = nullptr;  // merge_patch would remove it
+    std::ofstream(path) << root.dump();
+    const InputBundle none = load_inputs({path, "", ""});
+    CHECK(none.weights.rope_scaling_pointer.empty());
+    CHECK(none.weights.rope_linear_factor == 1.0);
+    nested["scaling"] = nullptr;
+    root["rope"] = nested;
+    root.erase("rope_scaling");
+    std::ofstream(path) << root.dump();
+    CHECK(load_inputs({path, "", ""}).weights.rope->linear_factor == 1.0);
+  }
+  SECTION("factors must fit float32, be > 0 and keep positions / factor within float32") {
+    const auto factor_error = [&](const nlohmann::json& f) {
+      nested["scaling"] = {{"type", "linear"}, {"factor", f}};
+      return load_error({fa_with(path, {{"rope", nested}}), "", ""});
+    };
+    const std::string prefix = path + ": /rope/scaling/factor: expected ";
+    CHECK(factor_error(1e308) == prefix + "a finite number within float32 range (|x| <= 3.4e38), got 1e+308");
+    CHECK(factor_error(-2) == prefix + "a number > 0, got -2");
+    CHECK(factor_error(1e-30) ==
+          prefix + "a factor of at least 3e-27 (positions up to 1e12 divided by it must fit float32), got 1e-30");
+    CHECK(factor_error(1e-46) ==
+          prefix + "a factor of at least 3e-27 (positions up to 1e12 divided by it must fit float32), got 1e-46");
+    CHECK(factor_error("4") == prefix + "a number, got a string \"4\"");
+    nested["scaling"] = {{"type", "linear"}, {"factor", 1e-26}};
+    CHECK_THAT(load_inputs({fa_with(path, {{"rope", nested}}), "", ""}).weights.rope->linear_factor,
+               Catch::Matchers::WithinRel(1e-26, 1e-6));
+  }
+  SECTION("original_max_position_embeddings is a positive integer") {
+    for (const nlohmann::json& bad : {nlohmann::json("2048"), nlohmann::json(0), nlohmann::json(2048.5),
+                                      nlohmann::json(-1)}) {
+      nested["scaling"] = {{"type", "linear"}, {"factor", 2}, {"original_max_position_embeddings", bad}};
+      CHECK_THAT(load_error({fa_with(path, {{"rope", nested}}), "", ""}),
+                 Catch::Matchers::StartsWith(path + ": /rope/scaling/original_max_position_embeddings: expected an "
+                                                    "integer from 1 to 1000000000000, got "));
+    }
+  }
   nested["scaling"] = {{"type", "linear"}, {"factor", 2}, {"beta_fast", 32}};
   CHECK(load_error({fa_with(path, {{"rope", nested}}), "", ""}) ==
         path + ": /rope/scaling/beta_fast: not a setting attnviz knows here (factor, original_max_position_embeddings, "
                "rope_type, type); it would change the maths, so it is refused rather than ignored");
+}
+
+// Tester's report: a sentence and a weights file naming different layers or models ran, the
+// title taking the weights file's; a later error blamed the wrong file.
+TEST_CASE("load_inputs: the sentence and weights files must not disagree on model or layer", "[io][errors]") {
+  test::TempDir dir;
+  const std::string s = dir.file("s.json");
+  const std::string w = dir.file("w.json");
+  fa_with(s, {{"model", "m"}, {"layer", 2}});
+  SECTION("a different layer names both files and values") {
+    CHECK(load_error({s, fa_with(w, {{"model", "m"}, {"layer", 3}}), ""}) ==
+          w + ": /layer 3 disagrees with /layer 2 in the sentence file " + s +
+              " (the embeddings were taken for another layer)");
+  }
+  SECTION("a different model names both files and values") {
+    CHECK(load_error({s, fa_with(w, {{"model", "other"}, {"layer", 2}}), ""}) ==
+          w + ": /model \"other\" disagrees with /model \"m\" in the sentence file " + s +
+              " (embeddings and weights of different models?)");
+  }
+  SECTION("checked before the shapes, whose error would blame the sentence's embeddings") {
+    fa_with(s, {{"model", "m"}, {"layer", 2}, {"embeddings", {{1.0}, {2.0}, {3.0}}}, {"tokens", {"a", "b", "c"}}});
+    CHECK(load_error({s, fa_with(w, {{"model", "m"}, {"layer", 3}}), ""}) ==
+          w + ": /layer 3 disagrees with /layer 2 in the sentence file " + s +
+              " (the embeddings were taken for another layer)");
+  }
+  SECTION("the same values, or a value in one file only, are fine") {
+    CHECK(load_inputs({s, fa_with(w, {{"model", "m"}, {"layer", 2}}), ""}).weights.layer_index == std::optional<int>(2));
+    CHECK(load_inputs({s, fa_with(w, {{"model", nullptr}, {"layer", nullptr}}), ""}).queries.layer ==
+          std::optional<int>(2));
+    CHECK(load_inputs({fa_with(s, {{"model", nullptr}, {"layer", nullptr}}), fa_with(w, {{"model", "x"}, {"layer", 7}}),
+                       ""})
+              .weights.layer_index == std::optional<int>(7));
+  }
 }

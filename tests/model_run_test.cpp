@@ -279,6 +279,26 @@ TEST_CASE("model run: render refuses a model dump with no layers, a layer twice 
       {[](nlohmann::json& d) { d["layers"][1] = d["layers"][0]; },
        "/layers/1: the decoder's layer 0 self-attention appears twice in /layers"},
       {[](nlohmann::json& d) { d["version"] = 2; }, "/version: expected 1 (the version this attnviz reads), got 2"},
+      // Tester's report: these were taken in silence.
+      {[](nlohmann::json& d) { d["model"]["rope"]["scaling"] = "yarn"; },
+       "/model/rope/scaling: expected a scaling the model path applies: \"none\", \"linear x<factor>\" or \"llama3\", "
+       "got a string \"yarn\""},
+      {[](nlohmann::json& d) { d["model"]["rope"]["theta"] = "abc"; }, "/model/rope/theta: expected a number, got a string"},
+      {[](nlohmann::json& d) { d["model"]["rope"] = 3; }, "/model/rope: expected an object {style, theta, dim, scaling} or null"},
+      {[](nlohmann::json& d) { d["token_ids"].push_back(1); },
+       "/token_ids: expected " + std::to_string(document["tokens"].size()) + " ids, one per token of /tokens, got " +
+           std::to_string(document["tokens"].size() + 1)},
+      {[](nlohmann::json& d) { d["layers"][1]["kind"] = "cross"; },
+       "/layers/1: /kind \"cross\" and /mode \"self\" disagree (a cross-attention block's record has mode \"cross\")"},
+      {[](nlohmann::json& d) { d["layers"][0]["stack"] = 7; }, "/layers/0: /stack: expected a string, got the integer 7"},
+      {[](nlohmann::json& d) {
+         d["layers"][0]["stack"] = "encoder";
+         d["layers"][0]["kind"] = "cross";
+       },
+       "/layers/0: /kind \"cross\" in the encoder: only a decoder has cross-attention"},
+      {[](nlohmann::json& d) { d["layers"][0]["mode"] = 5; }, "/layers/0: /mode: expected a string, got the integer 5"},
+      {[](nlohmann::json& d) { d["layers"][0]["rope"]["theta"] = "abc"; },
+       "/layers/0: /rope/theta: expected a number, got a string \"abc\""},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     CAPTURE(i);
@@ -295,6 +315,26 @@ TEST_CASE("model run: render refuses a model dump with no layers, a layer twice 
     CHECK_THAT(result.err, Catch::Contains(cases[i].message));
     CHECK_FALSE(std::filesystem::exists(render.output));
   }
+}
+
+TEST_CASE("model run: render names members of a model dump's model.rope that it does not write", "[model][cli]") {
+  test::TempDir dir;
+  Options dump = model_options(Command::Dump, dir.file("d.json"));
+  dump.text = "Lily";
+  dump.layers = "0";
+  REQUIRE(run_with(dump).code == 0);
+  nlohmann::json document = nlohmann::json::parse(test::read_file(dump.output));
+  document["model"]["rope"]["foo"] = 1;
+  document["model"]["rope"]["scaling"] = "linear x4.000000, llama3";  // as model_job writes both
+  const std::string path = dir.file("extra.json");
+  std::ofstream(path) << document.dump();
+  Options render;
+  render.command = Command::Render;
+  render.sentence = path;
+  render.output = dir.file("pictures");
+  const auto result = run_with(render);
+  CHECK(result.code == 0);
+  CHECK_THAT(result.err, Catch::Contains(path + ": ignoring /model/rope/foo: not a field of a model dump's RoPE"));
 }
 
 // Found by a hostile tester: a vocabulary piece that is not UTF-8 (here stories260K's "▁mom"

@@ -193,3 +193,44 @@ TEST_CASE("record_json: members that are not dump fields are named in a warning"
                               "(docs/output-formats.md)");
   CHECK(warnings[1] == path + ": ignoring /rope/partial: not a field of a dump's rope (what was applied)");
 }
+
+// Tester's report: render and compare took a dump's wrong-typed or impossible header values in
+// silence (and showed them in titles). Each is refused naming the file and the JSON pointer.
+TEST_CASE("record_json: every header member read or shown is type-checked and validated", "[io][errors]") {
+  nlohmann::json rope = {{"style", "half"}, {"theta", 10000}, {"dim", 2}};
+  nlohmann::json yarn = rope, negative = rope, theta_text = rope;
+  yarn["scaling"] = {{"type", "yarn"}, {"factor", 4}};
+  negative["scaling"] = {{"type", "linear"}, {"factor", -2}};
+  theta_text["theta"] = "abc";
+  const auto [member, value, message] = GENERATE_COPY(table<std::string, nlohmann::json, std::string>({
+      {"rope", yarn, "/rope/scaling/type: expected \"linear\" (the only scaling a layer run applies), got a string \"yarn\""},
+      {"rope", negative, "/rope/scaling/factor: expected a number > 0, got -2"},
+      {"rope", theta_text, "/rope/theta: expected a number, got a string \"abc\""},
+      {"rope", "half", "/rope: expected an object {style, theta, dim} or null, got a string \"half\""},
+      {"mode", 5, "/mode: expected a string, got the integer 5"},
+      {"mode", "both", "/mode: expected \"self\" or \"cross\", got \"both\""},
+      {"model", 7, "/model: expected a string (the model's name) or null, got the integer 7"},
+      {"scale", nlohmann::json::array({1}), "/scale: expected a number, got an array of 1 item"},
+      {"scale", -1, "/scale: expected a number > 0 (or 0: unknown), got -1"},
+      {"version", 2, "/version: expected 1 (the version this attnviz reads), got the integer 2"},
+      {"format", "attnviz.attentionX", "/format: expected \"attnviz.attention\", got a string \"attnviz.attentionX\""},
+  }));
+  nlohmann::json dump = nlohmann::json::parse(record_to_json(fa_record(false)));
+  dump[member] = value;
+  test::TempDir dir;
+  const std::string path = dir.file("bad.json");
+  std::ofstream(path) << dump.dump();
+  CHECK(read_error(path) == path + ": " + message);
+}
+
+TEST_CASE("record_json: a member of a dump's rope scaling that is not written there is named", "[io]") {
+  nlohmann::json dump = nlohmann::json::parse(record_to_json(fa_record(false)));
+  dump["rope"] = {{"style", "half"}, {"theta", 10000}, {"dim", 2}, {"scaling", {{"type", "linear"}, {"factor", 2}, {"foo", 1}}}};
+  test::TempDir dir;
+  const std::string path = dir.file("extra.json");
+  std::ofstream(path) << dump.dump();
+  std::vector<std::string> warnings;
+  CHECK(read_record(path, 0, warnings).rope->linear_factor == 2.0);
+  CHECK(warnings == std::vector<std::string>{path + ": ignoring /rope/scaling/foo: not a field of a dump's RoPE scaling "
+                                                    "(what was applied)"});
+}

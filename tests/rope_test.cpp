@@ -374,8 +374,25 @@ TEST_CASE("RoPE scaling: a weights file's linear factor is applied, recorded, an
     REQUIRE(flagged.rope);
     CHECK(flagged.rope->linear_factor == 2.0);
     test::check_matrix_near(flagged.weights[0], plain.weights[0], 1e-6);
+    // Tester's report: --rope none dropped the file's scaling in silence; refused, as
+    // --rope none --rope-theta is.
     options.rope = "none";
     options.rope_dim.reset();
+    CHECK(error_message([&] { compute_record(options, warnings); }) ==
+          "--rope: none turns RoPE off, but " + scaled_path +
+              " /rope_scaling scales it (drop the scaling from the file, or leave --rope none out)");
+    input["rope_scaling"] = nullptr;  // null scales nothing: --rope none, and no rope at all, are fine
+    write_json(scaled_path, input);
     CHECK_FALSE(compute_record(options, warnings).rope);
+    options.rope.clear();
+    CHECK_FALSE(compute_record(options, warnings).rope);
+  }
+  SECTION("--rope none with the rope block's scaling is refused") {
+    input["rope"]["scaling"] = {{"type", "linear"}, {"factor", 2}};
+    write_json(scaled_path, input);
+    options.rope = "none";
+    CHECK(error_message([&] { compute_record(options, warnings); }) ==
+          "--rope: none turns RoPE off, but " + scaled_path +
+              " /rope/scaling scales it (drop the scaling from the file, or leave --rope none out)");
   }
 }

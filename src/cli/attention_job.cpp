@@ -34,6 +34,12 @@ std::optional<RopeSettings> rope_settings(const Options& options, const WeightsF
       throw UsageError::bad_option(options.rope_theta ? "--rope-theta" : "--rope-dim",
                                    "sets RoPE, but --rope none turns it off");
     }
+    // The file's scaling would be dropped in silence: refused as a flag that sets RoPE is.
+    if (!weights.rope_scaling_pointer.empty()) {
+      throw UsageError::bad_option("--rope", "none turns RoPE off, but " + weights.file + " " +
+                                                 weights.rope_scaling_pointer +
+                                                 " scales it (drop the scaling from the file, or leave --rope none out)");
+    }
     return std::nullopt;
   }
   std::optional<RopeSettings> rope = weights.rope;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/suggestion.hpp"
@@ -130,6 +131,26 @@ class UnknownCommandError : public CLI::ParseError {
       : CLI::ParseError("UnknownCommand", std::move(message), CLI::ExitCodes::ExtrasError) {}
 };
 
+// An option CLI11 would have misread (a "-h..." bundle taken for help), with the whole message
+// already built. Exit code 109, as for every unknown option.
+class UnknownOptionError : public CLI::ParseError {
+ public:
+  explicit UnknownOptionError(std::string message)
+      : CLI::ParseError("UnknownOption", std::move(message), CLI::ExitCodes::ExtrasError) {}
+};
+
+// A switch given a value ("--causal=false"), with the whole message already built. Exit code
+// 114, CLI11's for a flag given a value under disable_flag_override.
+class SwitchValueError : public CLI::ParseError {
+ public:
+  explicit SwitchValueError(std::string message)
+      : CLI::ParseError("SwitchValue", std::move(message), CLI::ExitCodes::ArgumentMismatch) {}
+};
+
+// CLI11's wording for "--causal=false" under disable_flag_override ("causal was given a
+// disallowed flag override"), whose name lacks its dashes.
+constexpr std::string_view kFlagOverrideSuffix = " was given a disallowed flag override";
+
 // CLI11's help, without the hidden COMMAND positional, which its usage line would print as "[]".
 class HelpFormatter : public CLI::Formatter {
  public:
@@ -207,15 +228,9 @@ std::vector<std::string> option_names(const CLI::App& command) {
   return names;
 }
 
-// CLI11's "The following argument was not expected: --modle", with the option meant: the
-// nearest of the command's own options, or the commands that have it. Before any command, the
-// option is out of place whatever it is.
-std::string unexpected_argument(const CLI::App& app, const CLI::Error& e) {
-  const std::vector<CLI::App*> given = app.get_subcommands();
-  const CLI::App& command = given.empty() ? app : *given.front();
-  const std::string option = first_unknown_option(command);
-  if (option.empty()) return e.what();
-  if (given.empty()) return option_before_command(app, option + " ...");
+// "COMMAND: unknown option "--modle"; did you mean "--model"? (see attnviz COMMAND --help)":
+// the nearest of the command's own options, or the commands that have it.
+std::string unknown_option(const CLI::App& app, const CLI::App& command, const std::string& option) {
   std::string message = command.get_name() + ": unknown option \"" + option + "\"";
   if (const std::optional<std::string> nearest = nearest_name(option, option_names(command))) {
     message += "; did you mean \"" + *nearest + "\"?";
@@ -230,11 +245,40 @@ std::string unexpected_argument(const CLI::App& app, const CLI::Error& e) {
   return message + " (see attnviz " + command.get_name() + " --help)";
 }
 
+// CLI11's "The following argument was not expected: --modle", with the option meant. Before
+// any command, the option is out of place whatever it is.
+std::string unexpected_argument(const CLI::App& app, const CLI::Error& e) {
+  const std::vector<CLI::App*> given = app.get_subcommands();
+  const CLI::App& command = given.empty() ? app : *given.front();
+  const std::string option = first_unknown_option(command);
+  if (option.empty()) return e.what();
+  if (given.empty()) return option_before_command(app, option + " ...");
+  return unknown_option(app, command, option);
+}
+
+// "--causal=false": a switch is on when named and off when not; a value (which CLI11 would
+// read as "off", leaving a weights file's "causal": true in force) is refused.
+std::string switch_with_value(const std::string& command, const std::string& name) {
+  const std::string option = (name.size() == 1 ? "-" : "--") + name;
+  std::string line = (command.empty() ? "" : command + ": ") + "the switch " + option +
+                     " takes no value: name it to turn it on, leave it out to leave it off";
+  if (name == "causal") line += " (--no-causal turns a weights file's \"causal\": true off)";
+  return line + " (see attnviz " + (command.empty() ? "" : command + " ") + "--help)";
+}
+
 // One line, like every other attnviz error (an unknown command's message already says where
 // help is). An unknown option is named before CLI11's "A subcommand is required" (attnviz
 // --modle): the option is the mistake.
 std::string failure_line(const CLI::App* app, const CLI::Error& e) {
-  if (e.get_name() == "UnknownCommand") return "attnviz: error: " + std::string(e.what()) + "\n";
+  const std::string what = e.what();
+  const std::string name = e.get_name();
+  if (name == "UnknownCommand" || name == "UnknownOption" || name == "SwitchValue") return "attnviz: error: " + what + "\n";
+  if (name == "ArgumentMismatch" && what.size() > kFlagOverrideSuffix.size() &&
+      what.compare(what.size() - kFlagOverrideSuffix.size(), std::string::npos, kFlagOverrideSuffix) == 0) {
+    const std::vector<CLI::App*> given = app->get_subcommands();
+    const std::string flag = what.substr(0, what.size() - kFlagOverrideSuffix.size());
+    return "attnviz: error: " + switch_with_value(given.empty() ? "" : given.front()->get_name(), flag) + "\n";
+  }
   if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError) ||
       (app->get_subcommands().empty() && !first_unknown_option(*app).empty()))
     return "attnviz: error: " + unexpected_argument(*app, e) + "\n";
@@ -382,6 +426,10 @@ void add_options(CLI::App& app, Options& o) {
   app.failure_message(failure_line);  // before the subcommands, which copy it
   app.formatter(std::make_shared<HelpFormatter>());
   app.require_subcommand(1);
+  // Every switch refuses "=value" ("--causal=false" would read as "not given"); subcommands
+  // copy these defaults when they are added, their help flags are made before and set below.
+  app.option_defaults()->disable_flag_override();
+  app.get_help_ptr()->disable_flag_override();
   app.set_version_flag("--version", std::string("attnviz ") + ATTNVIZ_VERSION);
   // Hidden (no group): catches a first word that is not a subcommand. CLI11 matches subcommand
   // names before positionals, so this sees only unknown words.
@@ -468,6 +516,70 @@ void add_options(CLI::App& app, Options& o) {
     o.command = Command::Tokenize;
     o.table = !*json && isatty(STDOUT_FILENO) == 1;  // a pipe (| jq .) gets JSON only
   });
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    sub->get_help_ptr()->disable_flag_override();
+}
+
+namespace {
+
+// Words CLI11 would misread, refused before it parses. "-output x.json": CLI11 reads -o with
+// the value "utput" and runs; a single-dash word that is a long option's name of the command
+// given (or of the top level, before one) is that option misspelt. "--causal=true": a switch
+// given a value, which disable_flag_override lets through when it is "true". Help asked for by
+// -h or --help wins.
+void refuse_misread_words(const CLI::App& app, const std::vector<std::string>& args) {
+  const auto end = std::find(args.begin(), args.end(), "--");
+  if (std::find(args.begin(), end, "-h") != end || std::find(args.begin(), end, "--help") != end) return;  // help wins
+  const CLI::App* command = nullptr;
+  for (const std::string& arg : args) {
+    if (arg == "--") return;
+    if (command == nullptr) {
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (sub->get_name() == arg) command = sub;
+    }
+    const CLI::App& scope = command != nullptr ? *command : app;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      // CLI11 takes "--causal=true" (only that value) under disable_flag_override: refused too,
+      // so that a switch never has a value.
+      const std::string long_name = arg.substr(2, arg.find('=') - 2);
+      for (const CLI::Option* opt : scope.get_options())
+        if (opt->check_lname(long_name) && opt->get_items_expected_max() == 0)
+          throw SwitchValueError(switch_with_value(command != nullptr ? command->get_name() : "", long_name));
+      continue;
+    }
+    if (arg.size() < 3 || arg[0] != '-' || arg[1] == '-') continue;
+    const std::string name = arg.substr(1, arg.find('=') - 1);
+    const std::vector<std::string> names = option_names(scope);
+    if (std::find(names.begin(), names.end(), "--" + name) == names.end()) continue;
+    throw UnknownOptionError((command != nullptr ? command->get_name() + ": " : std::string()) + "unknown option \"" +
+                             arg.substr(0, arg.find('=')) + "\"; did you mean \"--" + name + "\"? (see attnviz " +
+                             (command != nullptr ? command->get_name() + " " : std::string()) + "--help)");
+  }
+}
+
+}  // namespace
+
+void parse_arguments(CLI::App& app, std::vector<std::string> args) {
+  refuse_misread_words(app, args);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    // CLI11 splits "-heads" into -h and "-eads": help for a typo. Help only when asked alone.
+    std::string bundle;
+    for (const std::string& arg : args) {
+      if (arg == "--") break;
+      if (arg == "-h" || arg == "--help") throw;
+      if (bundle.empty() && arg.size() > 2 && arg[0] == '-' && arg[1] == 'h') bundle = arg;
+    }
+    if (bundle.empty()) throw;
+    const std::vector<CLI::App*> given = app.get_subcommands();
+    if (!given.empty()) throw UnknownOptionError(unknown_option(app, *given.front(), bundle));
+    std::string message = "unknown option \"" + bundle + "\"";
+    if (const std::optional<std::string> nearest = nearest_name(bundle, option_names(app)))
+      message += "; did you mean \"" + *nearest + "\"?";
+    throw UnknownOptionError(message + " (see attnviz --help)");
+  }
 }
 
 }  // namespace attnviz

@@ -1,5 +1,7 @@
 // attnviz: see README.md and docs/. main() only parses the command line; run() does the work.
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/command_line.hpp"
 #include "cli/run.hpp"
@@ -10,7 +12,7 @@ int main(int argc, char** argv) {
   attnviz::Options options;
   attnviz::add_options(app, options);
   try {
-    app.parse(argc, argv);
+    attnviz::parse_arguments(app, std::vector<std::string>(argv + 1, argv + argc));
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -31,6 +31,17 @@ const std::map<std::string, std::string> kRefusedMembers = {
     {"alibi", "ALiBi is not implemented"},
     {"alibi_slopes", "ALiBi is not implemented"},
     {"attn_mask", "an explicit mask is not read: use the sentence file's attention_mask (padding) or causal"},
+    {"mask", "an explicit mask is not read: use the sentence file's attention_mask (padding) or causal"},
+    {"causal_mask", "attnviz reads \"causal\": true or false (or give --causal / --no-causal)"},
+    {"key_padding_mask",
+     "attnviz reads the sentence file's \"attention_mask\", with the opposite polarity: PyTorch's "
+     "key_padding_mask is true for padding, attention_mask is 1 for tokens to attend to (attention_mask = "
+     "1 - key_padding_mask)"},
+    {"softmax_scale", "attnviz reads \"scale\" (the factor on Q K^T, default 1/sqrt(d_k))"},
+    {"partial_rotary_factor", "attnviz reads the rotated width as the \"rope\" block's \"dim\" (d_k x the factor)"},
+    {"rotary_dim", "attnviz reads the rotated width as the \"rope\" block's \"dim\""},
+    {"num_key_value_heads", "attnviz reads \"num_kv_heads\""},
+    {"head_dim", "attnviz takes d_k from W_Q's width divided by num_heads"},
 };
 
 std::string pointer_list(const std::vector<std::string>& keys) {

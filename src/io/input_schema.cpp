@@ -19,6 +19,9 @@ namespace {
 constexpr long long kMaxHeads = 4096;
 constexpr long long kMaxLayer = 1'000'000;
 constexpr long long kMaxPosition = 1'000'000'000'000LL;
+// The smallest RoPE linear scaling factor: kMaxPosition / factor stays within float32 (3.4e38).
+constexpr double kMinLinearFactor = 3e-27;
+static_assert(static_cast<double>(kMaxPosition) / kMinLinearFactor < static_cast<double>(std::numeric_limits<float>::max()));
 
 std::string optional_string(const JsonSource& source, const std::string& key) {
   const json* value = source.find(key);
@@ -158,7 +161,15 @@ double read_linear_scaling(const json& value, const std::string& file, const std
   if (type != value.end() && rope_type != value.end() && *type != *rope_type)
     throw InputError::inconsistent(file, pointer + "/rope_type " + rope_type->dump() + " and " + pointer + "/type " +
                                              type->dump() + " disagree");
-  if (name == "default") return 1.0;
+  if (name == "default") {
+    // "default" scales nothing: a factor beside it would be dropped in silence.
+    for (const auto& [key, member] : value.items())
+      if (key != "type" && key != "rope_type")
+        throw InputError::inconsistent(file, pointer + "/" + key + ": given with " + kind_pointer +
+                                                 " \"default\", which scales nothing (for linear scaling write "
+                                                 "\"linear\"; otherwise drop /" + key + ")");
+    return 1.0;
+  }
   if (name != "linear")
     throw InputError::bad_value(file, kind_pointer,
                                 "\"linear\" (the only RoPE scaling a weights file applies; \"" + name +
@@ -166,10 +177,19 @@ double read_linear_scaling(const json& value, const std::string& file, const std
                                 "\"" + name + "\"");
   // original_max_position_embeddings: transformers' configs carry it; linear scaling does not use it.
   refuse_unknown_settings(value, file, pointer, {"type", "rope_type", "factor", "original_max_position_embeddings"});
+  if (const auto max_positions = value.find("original_max_position_embeddings"); max_positions != value.end())
+    read_integer(*max_positions, file, pointer + "/original_max_position_embeddings", 1, kMaxPosition);
   const auto factor = value.find("factor");
   if (factor == value.end()) throw InputError::missing_field(file, pointer + "/factor", "the linear scaling factor");
-  const double f = read_double(*factor, file, pointer + "/factor");
-  if (!(f > 0)) throw InputError::bad_value(file, pointer + "/factor", "a number > 0", factor->dump());
+  // As rope/theta: a float32 number > 0; and positions (|p| <= kMaxPosition) divided by it
+  // must fit float32 too.
+  const double f = read_scalar(*factor, file, pointer + "/factor");
+  if (!(f >= kMinLinearFactor)) {
+    const std::string expected =
+        factor->get<double>() > 0 ? "a factor of at least 3e-27 (positions up to 1e12 divided by it must fit float32)"
+            : "a number > 0";
+    throw InputError::bad_value(file, pointer + "/factor", expected, factor->dump());
+  }
   return f;
 }
 
@@ -179,6 +199,9 @@ void read_rope_scaling(const JsonSource& source, WeightsFile& weights) {
   const json* rope = source.find("rope");
   const json* nested = rope != nullptr && rope->contains("scaling") ? &rope->at("scaling") : nullptr;
   const json* top = source.find("rope_scaling");
+  // null (Hugging Face's "no scaling") scales nothing, so it asks for no RoPE either.
+  if (nested != nullptr && nested->is_null()) nested = nullptr;
+  if (top != nullptr && top->is_null()) top = nullptr;
   if (nested != nullptr && top != nullptr)
     throw InputError::inconsistent(source.file, "/rope/scaling and /rope_scaling both given: give the scaling once");
   if (nested == nullptr && top == nullptr) return;
@@ -286,6 +309,24 @@ void require_declared_kind(const InputBundle& bundle) {
   }
 }
 
+// The sentence and the weights file each may name the model and layer; given in both, they must
+// agree, or the picture's title (which takes the weights file's) would name a layer the
+// sentence's embeddings were not taken for. Checked before the weights' shapes, whose errors
+// would otherwise blame the sentence's embeddings for the mix-up.
+void require_same_origin(const Sentence& sentence, const JsonSource& weights) {
+  if (sentence.file == weights.file || !weights.root.is_object()) return;
+  const std::string model = optional_string(weights, "model");
+  const std::optional<int> layer = optional_layer(weights);
+  if (!sentence.model.empty() && !model.empty() && sentence.model != model)
+    throw InputError::inconsistent(weights.file, "/model \"" + model + "\" disagrees with /model \"" + sentence.model +
+                                                     "\" in the sentence file " + sentence.file +
+                                                     " (embeddings and weights of different models?)");
+  if (sentence.layer && layer && *sentence.layer != *layer)
+    throw InputError::inconsistent(weights.file, "/layer " + std::to_string(*layer) + " disagrees with /layer " +
+                                                     std::to_string(*sentence.layer) + " in the sentence file " +
+                                                     sentence.file + " (the embeddings were taken for another layer)");
+}
+
 // The large members, which the fast path reads straight into matrices.
 const std::set<std::string> kMatrixMembers = {"embeddings", "W_Q", "W_K", "W_V", "W_O"};
 
@@ -317,6 +358,7 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
   }
   const std::string& weights_path = paths.weights.empty() ? paths.sentence : paths.weights;
   const Sentence& keys = bundle.keys();
+  require_same_origin(bundle.queries, source(weights_path));
   bundle.weights = read_weights(source(weights_path), bundle.queries.embeddings.cols(), bundle.queries.file,
                                 keys.embeddings.cols(), keys.file);
   roles[weights_path].weights = true;

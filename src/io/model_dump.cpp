@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -56,6 +58,62 @@ template <typename T>
 T field_or(const json& root, const char* key, T fallback) {
   const auto it = root.find(key);
   return it == root.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+// "linear x4" (any number > 0), as model_job writes a model's RoPE scaling.
+bool is_linear_description(const std::string& text) {
+  constexpr std::string_view kPrefix = "linear x";
+  if (text.rfind(kPrefix, 0) != 0) return false;
+  double factor = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, error] = std::from_chars(text.data() + kPrefix.size(), end, factor);
+  return error == std::errc() && ptr == end && std::isfinite(factor) && factor > 0;
+}
+
+// The dump's model.rope (shown nowhere, but a dump is evidence of what ran): what model_json
+// writes, or refused; a member it does not write is named in a warning.
+void check_model_rope(const json& model, const std::string& path, std::vector<std::string>& warnings) {
+  if (!model.is_object()) return;
+  const auto rope = model.find("rope");
+  if (rope == model.end() || rope->is_null()) return;
+  if (!rope->is_object())
+    throw InputError::bad_value(path, "/model/rope", "an object {style, theta, dim, scaling} or null", describe_json(*rope));
+  const auto style = rope->find("style");
+  if (style != rope->end() && *style != "interleaved" && *style != "half")
+    throw InputError::bad_value(path, "/model/rope/style", "\"interleaved\" or \"half\"", describe_json(*style));
+  if (const auto theta = rope->find("theta"); theta != rope->end() && !(read_scalar(*theta, path, "/model/rope/theta") > 0))
+    throw InputError::bad_value(path, "/model/rope/theta", "a number > 0", theta->dump());
+  if (const auto dim = rope->find("dim"); dim != rope->end()) read_integer(*dim, path, "/model/rope/dim", 2, 1 << 20);
+  if (const auto scaling = rope->find("scaling"); scaling != rope->end()) {
+    // "none", "linear x<f>", "llama3", or both scalings: the kinds the model path applies.
+    const std::string text = read_string(*scaling, path, "/model/rope/scaling");
+    const std::size_t comma = text.find(", llama3");
+    const std::string linear = comma == std::string::npos ? text : text.substr(0, comma);
+    const bool known = text == "none" || text == "llama3" || is_linear_description(text) ||
+                       (comma != std::string::npos && comma + 8 == text.size() && is_linear_description(linear));
+    if (!known)
+      throw InputError::bad_value(path, "/model/rope/scaling",
+                                  "a scaling the model path applies: \"none\", \"linear x<factor>\" or \"llama3\"",
+                                  describe_json(*scaling));
+  }
+  if (std::string warning = unknown_members_warning(*rope, path, "/model/rope", {"style", "theta", "dim", "scaling"},
+                                                    "a model dump's RoPE");
+      !warning.empty())
+    warnings.push_back(std::move(warning));
+}
+
+// A layer's "stack" and "kind" ("decoder" and "self" when absent, as the first dumps wrote):
+// strings of the kinds a model has, agreeing with the record's mode.
+void read_block_kind(const json& layer, const std::string& where, AttentionBlock& block) {
+  if (!layer.is_object()) return;
+  if (const auto stack = layer.find("stack"); stack != layer.end()) block.stack = read_string(*stack, where, "/stack");
+  if (const auto kind = layer.find("kind"); kind != layer.end()) block.kind = read_string(*kind, where, "/kind");
+  if (block.stack != "encoder" && block.stack != "decoder")
+    throw InputError::bad_value(where, "/stack", "\"encoder\" or \"decoder\"", "\"" + block.stack + "\"");
+  if (block.kind != "self" && block.kind != "cross")
+    throw InputError::bad_value(where, "/kind", "\"self\" or \"cross\"", "\"" + block.kind + "\"");
+  if (block.stack == "encoder" && block.kind == "cross")
+    throw InputError::inconsistent(where, "/kind \"cross\" in the encoder: only a decoder has cross-attention");
 }
 
 }  // namespace
@@ -155,6 +213,10 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
   } catch (const json::exception& e) {
     throw InputError::inconsistent(path, std::string("the model dump's header is malformed: ") + e.what());
   }
+  check_model_rope(root.at("model"), path, warnings);
+  if (!dump.info.token_ids.empty() && dump.info.token_ids.size() != dump.info.tokens.size())
+    throw InputError::bad_value(path, "/token_ids", std::to_string(dump.info.tokens.size()) + " ids, one per token of /tokens",
+                                std::to_string(dump.info.token_ids.size()));
   if (!dump.info.token_texts.empty() && dump.info.token_texts.size() != dump.info.tokens.size())
     throw InputError::bad_value(path, "/token_texts", std::to_string(dump.info.tokens.size()) + " texts, one per token of /tokens",
                                 std::to_string(dump.info.token_texts.size()));
@@ -162,13 +224,14 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
     const json& layer = (*layers)[i];
     const std::string where = path + ": /layers/" + std::to_string(i);
     AttentionBlock block;
-    block.stack = layer.is_object() ? field_or<std::string>(layer, "stack", "decoder") : "decoder";
-    block.kind = layer.is_object() ? field_or<std::string>(layer, "kind", "self") : "self";
-    if (block.stack != "encoder" && block.stack != "decoder")
-      throw InputError::bad_value(where, "/stack", "\"encoder\" or \"decoder\"", block.stack);
-    if (block.kind != "self" && block.kind != "cross")
-      throw InputError::bad_value(where, "/kind", "\"self\" or \"cross\"", block.kind);
+    block.stack = "decoder";
+    block.kind = "self";
+    read_block_kind(layer, where, block);
     block.record = record_from_json(layer, where, warnings, {"stack", "kind"});
+    if (block.record.mode != block.kind)
+      throw InputError::inconsistent(where, "/kind \"" + block.kind + "\" and /mode \"" + block.record.mode +
+                                                "\" disagree (a " + block.kind + "-attention block's record has mode \"" +
+                                                block.kind + "\")");
     block.record.inputs = {path};
     if (!block.record.layer) throw InputError::missing_field(where, "/layer", "the layer number");
     block.layer = *block.record.layer;

@@ -44,8 +44,10 @@ struct ModelDump {
 bool is_model_dump_text(const FileText& text);
 
 /// Reads a model dump, validating each layer as read_record does (messages name the file and
-/// "/layers/<i>"). Throws InputError. Members that are not fields of the format
-/// (docs/models.md) are named in lines appended to `warnings`.
+/// "/layers/<i>"), each layer's stack and kind ("encoder"/"decoder", "self"/"cross", agreeing
+/// with its mode), token_ids one per token, and model.rope as the model path writes it.
+/// Throws InputError. Members that are not fields of the format (docs/models.md), also inside
+/// model.rope, are named in lines appended to `warnings`.
 ModelDump read_model_dump(const FileText& text, const std::string& path, std::vector<std::string>& warnings);
 
 }  // namespace attnviz

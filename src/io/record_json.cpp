@@ -276,6 +276,59 @@ void validate_distributions(AttentionRecord& record, const std::string& file) {
   }
 }
 
+// "format" and "version", when given (another tool's export may omit them), must be this
+// format's: a dump of another version may mean its fields differently.
+void check_format(const JsonSource& source) {
+  if (const json* format = source.find("format"); format && (!format->is_string() || *format != kFormatName))
+    throw InputError::bad_value(source.file, "/format", std::string("\"") + kFormatName + "\"", describe_json(*format));
+  if (const json* version = source.find("version");
+      version && (!version->is_number_integer() || version->get<long long>() != kFormatVersion))
+    throw InputError::bad_value(source.file, "/version", std::to_string(kFormatVersion) + " (the version this attnviz reads)",
+                                describe_json(*version));
+}
+
+// The RoPE a dump says was applied (shown in titles): what rope_json writes, each member
+// checked as a weights file's rope block is; a member it does not write is named in a warning.
+RopeSettings read_applied_rope(const json& rope, const std::string& path, std::vector<std::string>& warnings) {
+  if (!rope.is_object())
+    throw InputError::bad_value(path, "/rope", "an object {style, theta, dim} or null", describe_json(rope));
+  const auto style = rope.find("style");
+  if (style == rope.end() || !style->is_string() || (*style != "interleaved" && *style != "half"))
+    throw InputError::bad_value(path, "/rope/style", "\"interleaved\" or \"half\"",
+                                style == rope.end() ? "nothing" : describe_json(*style));
+  RopeSettings settings;
+  settings.style = *style == "half" ? RopeStyle::Half : RopeStyle::Interleaved;
+  if (const auto theta = rope.find("theta"); theta != rope.end()) {
+    settings.theta = read_scalar(*theta, path, "/rope/theta");
+    if (!(settings.theta > 0)) throw InputError::bad_value(path, "/rope/theta", "a number > 0", theta->dump());
+  }
+  if (const auto dim = rope.find("dim"); dim != rope.end())
+    settings.dim = static_cast<long>(read_integer(*dim, path, "/rope/dim", 2, 1 << 20));
+  if (const auto scaling = rope.find("scaling"); scaling != rope.end() && !scaling->is_null()) {
+    if (!scaling->is_object())
+      throw InputError::bad_value(path, "/rope/scaling", "an object {\"type\": \"linear\", \"factor\": f} or null",
+                                  describe_json(*scaling));
+    const auto type = scaling->find("type");
+    if (type == scaling->end() || *type != "linear")
+      throw InputError::bad_value(path, "/rope/scaling/type", "\"linear\" (the only scaling a layer run applies)",
+                                  type == scaling->end() ? "nothing" : describe_json(*type));
+    const auto factor = scaling->find("factor");
+    if (factor == scaling->end()) throw InputError::missing_field(path, "/rope/scaling/factor", "the linear scaling factor");
+    settings.linear_factor = read_scalar(*factor, path, "/rope/scaling/factor");
+    if (!(settings.linear_factor > 0))
+      throw InputError::bad_value(path, "/rope/scaling/factor", "a number > 0", factor->dump());
+    if (std::string warning = unknown_members_warning(*scaling, path, "/rope/scaling", {"type", "factor"},
+                                                      "a dump's RoPE scaling (what was applied)");
+        !warning.empty())
+      warnings.push_back(std::move(warning));
+  }
+  if (std::string warning = unknown_members_warning(rope, path, "/rope", {"style", "theta", "dim", "scaling"},
+                                                    "a dump's rope (what was applied)");
+      !warning.empty())
+    warnings.push_back(std::move(warning));
+  return settings;
+}
+
 std::vector<std::uint8_t> optional_mask(const JsonSource& source, const std::string& key, std::size_t n) {
   const json* value = source.find(key);
   if (value == nullptr || value->is_null() || (value->is_array() && value->empty())) return {};
@@ -323,11 +376,16 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
                                                std::to_string(record.num_heads));
     }
   }
-  if (const json* mode = source.find("mode"); mode && mode->is_string()) record.mode = mode->get<std::string>();
+  check_format(source);
+  if (const json* mode = source.find("mode")) record.mode = read_string(*mode, path, "/mode");
   if (record.mode != "self" && record.mode != "cross") {
-    throw InputError::bad_value(path, "/mode", "\"self\" or \"cross\"", record.mode);
+    throw InputError::bad_value(path, "/mode", "\"self\" or \"cross\"", "\"" + record.mode + "\"");
   }
-  if (const json* model = source.find("model"); model && model->is_string()) record.model = model->get<std::string>();
+  if (const json* model = source.find("model"); model && !model->is_null()) {
+    if (!model->is_string())
+      throw InputError::bad_value(path, "/model", "a string (the model's name) or null", describe_json(*model));
+    record.model = model->get<std::string>();
+  }
   if (const json* layer = source.find("layer"); layer && !layer->is_null()) {
     record.layer = static_cast<int>(read_integer(*layer, path, "/layer", 0, 1'000'000));
   }
@@ -335,25 +393,13 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
     if (!causal->is_boolean()) throw InputError::bad_value(path, "/causal", "true or false", describe_json(*causal));
     record.causal = causal->get<bool>();
   }
-  if (const json* scale = source.find("scale"); scale && scale->is_number()) record.scale = scale->get<double>();
-  if (const json* rope = source.find("rope"); rope && rope->is_object()) {  // what was applied: for titles
-    const auto style = rope->find("style");
-    if (style == rope->end() || !style->is_string() || (*style != "interleaved" && *style != "half"))
-      throw InputError::bad_value(path, "/rope/style", "\"interleaved\" or \"half\"", style == rope->end() ? "nothing" : describe_json(*style));
-    RopeSettings settings;
-    settings.style = *style == "half" ? RopeStyle::Half : RopeStyle::Interleaved;
-    if (const auto theta = rope->find("theta"); theta != rope->end() && theta->is_number()) settings.theta = theta->get<double>();
-    if (const auto dim = rope->find("dim"); dim != rope->end() && dim->is_number_integer()) settings.dim = dim->get<long>();
-    if (const auto scaling = rope->find("scaling"); scaling != rope->end() && scaling->is_object()) {
-      if (const auto factor = scaling->find("factor"); factor != scaling->end() && factor->is_number())
-        settings.linear_factor = factor->get<double>();
-    }
-    if (std::string warning = unknown_members_warning(*rope, path, "/rope", {"style", "theta", "dim", "scaling"},
-                                                      "a dump's rope (what was applied)");
-        !warning.empty())
-      warnings.push_back(std::move(warning));
-    record.rope = settings;
+  if (const json* scale = source.find("scale")) {
+    record.scale = read_scalar(*scale, path, "/scale");
+    // 0 is what a dump holds when the scale is unknown (model dumps' layers).
+    if (!(record.scale >= 0))
+      throw InputError::bad_value(path, "/scale", "a number > 0 (or 0: unknown)", scale->dump());
   }
+  if (const json* rope = source.find("rope"); rope && !rope->is_null()) record.rope = read_applied_rope(*rope, path, warnings);
   record.key_mask = optional_mask(source, "key_mask", record.key_tokens.size());
   record.query_mask = optional_mask(source, "query_mask", record.query_tokens.size());
   validate_distributions(record, path);

@@ -37,7 +37,9 @@ inline constexpr double kRecordRowSumTolerance = 1e-3;
 /// `weights` [h][n_q][n_k] plus `query_tokens`/`key_tokens`, or `tokens` for both).
 /// Validates shapes against the tokens, that entries lie in [0, 1] and every row sums to 1
 /// within kRecordRowSumTolerance (an all-zero row counts as fully masked), and that masked
-/// cells hold 0. Throws InputError naming file, JSON pointer, expected and found.
+/// cells hold 0; the header members it reads or shows (format and version when given, mode,
+/// model, layer, causal, scale, rope with its scaling) must have their documented types and
+/// values. Throws InputError naming file, JSON pointer, expected and found.
 /// Reads `path` within `memory_budget_bytes` (0 = no limit; checked before reading, as for
 /// every input). Also throws LimitError. Members that are not fields of the format
 /// (docs/output-formats.md) are named in one line appended to `warnings`.
