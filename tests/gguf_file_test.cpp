@@ -328,8 +328,8 @@ TEST_CASE("GGUF decoder: a RoPE base, scaling factor or RMSNorm epsilon no model
 }
 
 // A tester found llama.attention.sliding_window and llama.attn_logit_softcapping accepted
-// silently: attnviz computes full causal attention without caps, so the weights it drew were
-// not the model's. Such keys are refused unless neutral; keys it does not know are warned about.
+// silently. Keys that would change the maths are refused unless neutral; a sliding window, which
+// llama.cpp's llama graph does not apply either, and keys attnviz does not know are warned about.
 TEST_CASE("GGUF decoder: llama metadata that changes the maths is refused naming it, unknown llama keys are warned about",
           "[gguf][errors]") {
   TempDir dir;
@@ -340,14 +340,15 @@ TEST_CASE("GGUF decoder: llama metadata that changes the maths is refused naming
   const auto bool_key = [](const std::string& key, bool value) {
     return [key, value](GgufBytes& g) { g.str(key).put<std::uint32_t>(7).put<std::uint8_t>(value); };
   };
-  CHECK(config_error(llama_gguf(dir, 1, uint32_key("llama.attention.sliding_window", 4096))) ==
-        at + "llama.attention.sliding_window = 4096: each query would see only the last N keys in llama.cpp, which attnviz does not "
-             "apply for architecture llama");
+  // llama.cpp's llama graph has no sliding window: the key is named, not refused.
+  CHECK(decoder_config_from_gguf(GgufFile(llama_gguf(dir, 1, uint32_key("llama.attention.sliding_window", 4096)))).warnings ==
+        std::vector<std::string>{dir.file("m.gguf") + ": metadata llama.attention.sliding_window = 4096: llama.cpp applies no sliding "
+                                 "window for architecture llama, and neither does attnviz: every query sees all earlier keys"});
   CHECK(config_error(llama_gguf(dir, 1, float_key("llama.attn_logit_softcapping", 50))) ==
-        at + "llama.attn_logit_softcapping = 50: attention scores would be soft-capped (c·tanh(s/c)) in llama.cpp, which attnviz "
+        at + "llama.attn_logit_softcapping = 50: attention scores would be soft-capped (c·tanh(s/c)), which attnviz "
              "does not apply for architecture llama");
   CHECK_THAT(config_error(llama_gguf(dir, 1, bool_key("llama.attention.causal", false))),
-             Catch::EndsWith("llama.attention.causal = false: the attention mask would not be causal in llama.cpp, which attnviz does "
+             Catch::EndsWith("llama.attention.causal = false: the attention mask would not be causal, which attnviz does "
                              "not apply for architecture llama"));
   CHECK_THAT(config_error(llama_gguf(dir, 1, uint32_key("llama.expert_count", 8))), Catch::Contains("llama.expert_count = 8: "));
   CHECK_THAT(config_error(llama_gguf(dir, 1, float_key("llama.embedding_scale", 12))), Catch::Contains("llama.embedding_scale = 12: "));

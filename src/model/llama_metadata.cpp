@@ -25,15 +25,18 @@ const std::set<std::string, std::less<>> kApplied = {
 const std::set<std::string, std::less<>> kHarmless = {"vocab_size", "rope.scaling.original_context_length",
                                                       "rope.scaling.finetuned"};
 
-// Keys that change the maths where llama.cpp applies them, with the value that changes nothing.
+// llama.cpp's graph for architecture llama has no sliding window (Mistral's GGUFs are llama):
+// a window key is not applied there, so attnviz, following llama.cpp for GGUF files, computes
+// full causal attention too and says so instead of refusing a file llama.cpp runs.
+const std::set<std::string, std::less<>> kWindowKeys = {"attention.sliding_window", "attention.sliding_window_pattern"};
+
+// Keys that would change the maths, with the value that changes nothing.
 struct MathsKey {
   const char* key;
   double neutral;
   const char* effect;
 };
 const MathsKey kMathsKeys[] = {
-    {"attention.sliding_window", 0, "each query would see only the last N keys"},
-    {"attention.sliding_window_pattern", 0, "some layers would use a sliding window"},
     {"attn_logit_softcapping", 0, "attention scores would be soft-capped (c·tanh(s/c))"},
     {"final_logit_softcapping", 0, "the output logits would be soft-capped"},
     {"attention.scale", 0, "attention scores would use this scale instead of 1/√d_k"},
@@ -75,11 +78,19 @@ std::string value_text(const GgufValue& value) {
 
 std::vector<std::string> check_llama_metadata(const GgufFile& file, long d_k) {
   const std::string prefix = "llama.";
-  std::vector<std::string> unknown;
+  std::vector<std::string> unknown, window;
   for (const auto& [full_key, value] : file.metadata()) {
     if (full_key.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string key = full_key.substr(prefix.size());
     if (kApplied.count(key) || kHarmless.count(key)) continue;
+    if (kWindowKeys.count(key)) {
+      if (scalar_of(value) != 0.0) {
+        window.push_back(file.path() + ": metadata " + full_key + " = " + value_text(value) +
+                         ": llama.cpp applies no sliding window for architecture llama, and neither does attnviz: every "
+                         "query sees all earlier keys");
+      }
+      continue;
+    }
     if (key == "attention.value_length") {  // the converter writes it beside key_length when head_dim is set
       if (scalar_of(value) == static_cast<double>(d_k)) continue;
       throw InputError::inconsistent(file.path(), "metadata " + full_key + " = " + value_text(value) +
@@ -95,12 +106,13 @@ std::vector<std::string> check_llama_metadata(const GgufFile& file, long d_k) {
     }
     if (scalar_of(value) == maths->neutral) continue;
     throw InputError::inconsistent(file.path(), "metadata " + full_key + " = " + value_text(value) + ": " + maths->effect +
-                                                    " in llama.cpp, which attnviz does not apply for architecture llama");
+                                                    ", which attnviz does not apply for architecture llama");
   }
-  if (unknown.empty()) return {};
+  if (unknown.empty()) return window;
   std::string list;
   for (const std::string& key : unknown) list += (list.empty() ? "" : ", ") + key;
-  return {file.path() + ": metadata attnviz does not know for architecture llama, ignored: " + list};
+  window.push_back(file.path() + ": metadata attnviz does not know for architecture llama, ignored: " + list);
+  return window;
 }
 
 }  // namespace attnviz
