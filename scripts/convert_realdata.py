@@ -182,8 +182,9 @@ def convert_stories(rd, out):
             "query head h uses kv head h // 2), d_model 64, no biases, W_O 64x64. embeddings = the "
             "attention input X = RMSNorm(token embeddings, eps 1e-5) * attn_norm weight. The model "
             "rotates Q and K with RoPE (the rope block: llama2.c's interleaved pairs, theta 10000, "
-            "all 8 dims of a head) and applies a causal mask (run with --causal). "
-            "reference_attention_plain = softmax(Q K^T / sqrt(8)) without RoPE and without mask; "
+            "all 8 dims of a head) and applies a causal mask (the causal member: --no-causal turns it off). "
+            "reference_attention_plain = softmax(Q K^T / sqrt(8)) without RoPE and without mask "
+            "(compare with --rope none --no-causal); "
             "reference_attention_plain_causal = the same with a causal mask (still without RoPE): "
             "compare with them using --rope none."
         ),
@@ -201,6 +202,8 @@ def convert_stories(rd, out):
         "scale": src["scale"],
         # GGUF rope.dimension_count 8 = d_k; llama2.c run.c rotates pairs (2i, 2i+1), theta 10000.
         "rope": {"style": "interleaved", "theta": 10000, "dim": 8},
+        # A decoder's self-attention: the file says so, so no flag is needed to see what the model computes.
+        "causal": True,
         "reference_attention_plain": src["reference_attention_plain"],
         "reference_attention_plain_causal": src["reference_attention_plain_causal"],
     }
@@ -382,8 +385,8 @@ with the `reference_*` fields) and exits non-zero on a mismatch.
   (ε 1e-5, times `blk.0.attn_norm.weight`) of the token embeddings.
 * **RoPE**: the file's `rope` block (`interleaved`, theta 10000, dim 8 = d_k:
   llama2.c's `run.c` rotates adjacent pairs; GGUF `rope.dimension_count` 8) makes
-  attnviz rotate Q and K as the model does. With `--causal` too,
-  `attnviz heatmaps data/stories260k/layer0.json --causal -o out/stories260k`
+  attnviz rotate Q and K as the model does, and its `causal` member the causal mask, so
+  `attnviz heatmaps data/stories260k/layer0.json -o out/stories260k`
   shows what the model really computes.
 * **References**: `reference_attention_plain` [8][{st_n}][{st_n}] =
   softmax(Q·Kᵀ/√8) without RoPE and without mask; `reference_attention_plain_causal`

@@ -17,7 +17,7 @@ cmake --build build -j"$(nproc)" --target attnviz
 ./build/attnviz heatmaps data/use-lite/layer0.json -o out/use-lite
 ./build/attnviz heatmaps data/aren-translit/mcdonald/decoder_layer2.json \
   --source data/aren-translit/mcdonald/source.json -o out/aren-translit
-./build/attnviz heatmaps data/stories260k/layer0.json --causal -o out/stories260k
+./build/attnviz heatmaps data/stories260k/layer0.json -o out/stories260k
 # The whole model at a glance (docs/analysis.md: overview, rollout, head census):
 # a text that repeats itself, the head census and its two top heads.
 text="Lily saw a cat. Lily saw a cat."

@@ -182,7 +182,10 @@ TEST_CASE("load_inputs: members no role reads are named in one warning per file"
                                                              {"source_sentence", "x"}, {"target_output_tokens", {"a"}}});
     CHECK(load_inputs({path, "", ""}).warnings.empty());
     CHECK(load_inputs({test::data_file("use-lite/layer0.json"), "", ""}).warnings.empty());
-    CHECK(load_inputs({test::data_file("stories260k/layer0.json"), "", ""}).warnings.empty());
+    const InputBundle stories = load_inputs({test::data_file("stories260k/layer0.json"), "", ""});
+    CHECK(stories.warnings.empty());
+    // A new user drew the bundled decoder layer without --causal and saw it attend to the future.
+    CHECK(stories.weights.causal == std::optional<bool>(true));
     CHECK(load_inputs({test::data_file("aren-translit/mcdonald/decoder_layer2.json"), "",
                        test::data_file("aren-translit/mcdonald/source.json")})
               .warnings.empty());

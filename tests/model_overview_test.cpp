@@ -327,3 +327,21 @@ TEST_CASE("model pictures: an encoder-decoder's heatmaps name each head with its
                        Contains("decoder cross-attention weights"));
   CHECK_THAT(page, !Contains("\"L3H0\""));
 }
+
+// A new user's --rollout on the translation model was refused as "got layer 0 after 6 layers;
+// drop --layers", a flag they had not given.
+TEST_CASE("model pictures: --rollout on an encoder-decoder is refused for what it is, nothing written", "[model][rollout][cli]") {
+  test::TempDir dir;
+  Options o;
+  o.command = Command::Heatmaps;
+  o.model = test::data_file("aren-translit/model");
+  o.text = "محمد";
+  o.rollout = true;
+  o.output = dir.file("pictures");
+  o.threads = 1;
+  const RunResult r = run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK(r.err == "attnviz: error: --rollout: composes the self-attention layers of one stack (decoder-only models); this "
+                 "encoder-decoder model has an encoder, a decoder and cross-attention between them\n");
+  CHECK_FALSE(std::filesystem::exists(dir.file("pictures")));
+}

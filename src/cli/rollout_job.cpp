@@ -55,6 +55,12 @@ std::string RolloutCollector::residual_json() const {
 }
 
 void RolloutCollector::add(const AttentionBlock& block) {
+  // An encoder-decoder's first blocks are its encoder's: refused there, before any layer count
+  // could be blamed on --layers.
+  if (block.encoder_decoder) {
+    throw UsageError::bad_option("--rollout", "composes the self-attention layers of one stack (decoder-only models); this "
+                                              "encoder-decoder model has an encoder, a decoder and cross-attention between them");
+  }
   if (block.kind != "self") {
     throw UsageError::bad_option("--rollout", "is for self-attention models (" + block.stack + " layer " +
                                                   std::to_string(block.layer) + " is cross-attention)");
