@@ -322,3 +322,10 @@ attnviz_expect(cli_quiet_render_layer 0 "^wrote [^\n]*$"
 set_tests_properties(cli_quiet_render_decoder PROPERTIES DEPENDS cli_quiet_dump_decoder)
 set_tests_properties(cli_quiet_render_ct2 PROPERTIES DEPENDS cli_quiet_dump_ct2)
 set_tests_properties(cli_quiet_render_layer PROPERTIES DEPENDS cli_quiet_dump_layer)
+# A new user forgot --model (and the reverse): the message says how to give each file.
+attnviz_expect(cli_gguf_without_model 1
+  "^attnviz: error: [^ ]*stories260K\\.gguf: is a GGUF model file, not JSON: give a whole model with --model$"
+  heatmaps ${ATTNVIZ_STORIES_GGUF} -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_expect(cli_json_as_model 1
+  "^attnviz: error: [^ ]*layer0\\.json: not a GGUF file \\(its first bytes are not \"GGUF\"\\)@@ it looks like JSON: a layer's JSON is given without --model$"
+  heatmaps --model ${ATTNVIZ_USE_LITE} --text hi -o ${ATTNVIZ_CLI_OUT}/never_written)

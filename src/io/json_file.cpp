@@ -145,6 +145,9 @@ void require_object_start(std::string_view head, const std::string& path) {
   const std::size_t start = head.substr(0, kUtf8Bom.size()) == kUtf8Bom ? kUtf8Bom.size() : 0;
   const std::size_t first = head.find_first_not_of(" \t\r\n", start);
   if (first == std::string_view::npos || head[first] == '{' || head.size() < kSniffBytes) return;
+  if (head.substr(0, 4) == "GGUF") {  // a model file where a layer's JSON was expected: say how to give it
+    throw InputError::inconsistent(path, "is a GGUF model file, not JSON: give a whole model with --model");
+  }
   const auto [line, column] = line_and_column(head, first + 1);
   const unsigned char c = static_cast<unsigned char>(head[first]);
   char found[96];

@@ -209,8 +209,13 @@ GgufFile::GgufFile(const std::string& path) : path_(path) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(bytes_.view().data());
   Cursor cursor(path_, data, file_bytes_);
 
-  if (std::memcmp(data, "GGUF", 4) != 0)
-    throw InputError::inconsistent(path, "not a GGUF file (its first bytes are not \"GGUF\")");
+  if (std::memcmp(data, "GGUF", 4) != 0) {
+    const std::string_view head = bytes_.view().substr(0, 64);
+    const std::size_t first = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    const bool json = first != std::string_view::npos && head[first] == '{';
+    throw InputError::inconsistent(path, std::string("not a GGUF file (its first bytes are not \"GGUF\")") +
+                                             (json ? "; it looks like JSON: a layer's JSON is given without --model" : ""));
+  }
   cursor.read<std::uint32_t>("magic");
   version_ = cursor.read<std::uint32_t>("the version");
   check_version(path, version_);
