@@ -45,6 +45,14 @@ TEST_CASE("command_line: --heads takes plain and block-named heads of a whole mo
     CHECK(o.heads == std::vector<int>{0, 3});
     CHECK(o.layer_heads.empty());
   }
+  // A new user typed the panel titles of a layer without a number (H0 · head 0 of 2).
+  SECTION("H<h>, as pictures of a layer without a number title their heads, is a head number") {
+    CHECK(parse_heads("H0,H1").heads == std::vector<int>{0, 1});
+    CHECK(parse_heads("H12,3").heads == std::vector<int>{12, 3});
+    CHECK_THROWS_WITH(parse_heads("H1,1"), Contains("head 1 is named twice"));
+    CHECK_THROWS_WITH(parse_heads("H"), Contains("or heads named as the pictures name them (H3, or L0H3"));
+    CHECK_THROWS_WITH(parse_heads("HH1"), Contains("got \"HH1\""));
+  }
 }
 
 TEST_CASE("command_line: malformed --heads names list the forms", "[cli][errors]") {

@@ -49,18 +49,20 @@ const CLI::Validator kUnitInterval(
     },
     "0..1");
 
-// "0,3,5": whole numbers from 0, each once (CLI11's own int parsing accepts "0x1" and "").
+// "0,3,5": whole numbers from 0, each once (CLI11's own int parsing accepts "0x1" and ""); a head
+// may be written "H3", as the pictures title the heads of a layer without a number.
 std::vector<int> parse_heads(const std::string& text) {
   std::vector<int> heads;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
+    const std::string written = text.substr(start, comma - start);
+    const std::string item = written.size() > 1 && written[0] == 'H' ? written.substr(1) : written;
     const bool digits = !item.empty() && item.size() <= 7 &&
                         std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits || std::stoi(item) > kMaxHeadNumber) {
-      throw CLI::ValidationError("--heads", "expected head numbers from 0 separated by commas, e.g. 0,3,5; got \"" +
-                                                text + "\"");
+      throw CLI::ValidationError("--heads", "expected head numbers from 0 separated by commas, e.g. 0,3,5, or heads named "
+                                            "as the pictures name them (H3, or L0H3 with the run's layer); got \"" + text + "\"");
     }
     const int head = std::stoi(item);
     if (std::find(heads.begin(), heads.end(), head) != heads.end()) {
