@@ -160,6 +160,9 @@ def export_mha(mha, query_tokens, query_x, path_weights, path_sentence, path_sou
         _write_json(path_source, source)
         written = [path_sentence, path_source]
     weights = weights_json(mha, separate_values)
+    # Said in the file, so that attnviz refuses to run it without its source (--source) rather
+    # than failing on a width mismatch the user cannot place.
+    weights["attention"] = "self" if key_x is None else "cross"
     if os.path.abspath(path_weights) == os.path.abspath(path_sentence):
         sentence.update(weights)
     else:
@@ -195,7 +198,8 @@ def _demo(folder, seed):
                          need_weights=True, average_attn_weights=False)
     for p in paths:
         print("wrote", p)
-    print(f"\n{attnviz_command()} dump {paths[1]} {paths[0]} --source {paths[2]} --outputs -o out.json")
+    print(f"\n{attnviz_command()} dump {paths[1]} {paths[0]} --source {paths[2]} --outputs "
+          f"-o {os.path.join(folder, 'attention.json')}")
     print("should give, for head 0 (PyTorch's attn_output_weights[0, 0]):")
     for row in weights[0, 0].tolist():
         print("  " + " ".join(f"{w:.6f}" for w in row))

@@ -342,3 +342,17 @@ TEST_CASE("load_inputs: the sentence and weights files must not disagree on mode
               .weights.layer_index == std::optional<int>(7));
   }
 }
+
+// A new user ran the PyTorch exporter's cross-attention demo without --source and was told
+// "/embeddings: 16 columns, expected 12": the declared kind is checked before the shapes.
+TEST_CASE("load_inputs: a cross-attention weights file without --source says so before any shape", "[io][errors]") {
+  test::TempDir dir;
+  const std::string sentence = dir.file("sentence.json"), weights = dir.file("weights.json");
+  std::ofstream(sentence) << R"({"tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]]})";
+  std::ofstream(weights) << R"({"num_heads": 1, "attention": "cross", "W_Q": [[1, 0], [0, 1]],
+                                "W_K": [[1, 0], [0, 1], [1, 1]], "W_V": [[1, 0], [0, 1], [1, 1]]})";
+  CHECK_THROWS_WITH(load_inputs({sentence, weights, ""}),
+                    weights + ": /attention: \"cross\" (queries attend to the keys and values of another sentence), but no "
+                              "--source was given; run with --source SOURCE.json (without it the picture would be "
+                              "self-attention this layer never computes)");
+}

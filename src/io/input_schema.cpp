@@ -295,15 +295,18 @@ WeightsFile read_weights(const JsonSource& source, long d_model_q, const std::st
 
 // A weights file that declares its kind of attention must be run as that kind: a cross-attention
 // layer without --source would draw self-attention the layer never computes (the widths often
-// agree, so nothing else would stop it).
-void require_declared_kind(const InputBundle& bundle) {
-  const std::string& file = bundle.weights.file;
-  if (bundle.weights.attention == "cross" && !bundle.source) {
+// agree, so nothing else would stop it). Checked before the weights' shapes, whose errors (the
+// sentence's width against W_K's) would not say that --source is missing.
+void require_declared_kind(const JsonSource& weights, const InputBundle& bundle) {
+  const std::string& file = weights.file;
+  if (!weights.root.is_object() || !weights.root.contains("attention") || !weights.root["attention"].is_string()) return;
+  const std::string attention = weights.root["attention"].get<std::string>();
+  if (attention == "cross" && !bundle.source) {
     throw InputError::inconsistent(file, "/attention: \"cross\" (queries attend to the keys and values of another "
                                          "sentence), but no --source was given; run with --source SOURCE.json "
                                          "(without it the picture would be self-attention this layer never computes)");
   }
-  if (bundle.weights.attention == "self" && bundle.source) {
+  if (attention == "self" && bundle.source) {
     throw InputError::inconsistent(file, "/attention: \"self\" (the sentence attends to itself), but --source " +
                                              bundle.source->file + " asks for cross-attention; drop --source");
   }
@@ -359,10 +362,10 @@ InputBundle load_documents(const InputPaths& paths, double memory_budget_bytes, 
   const std::string& weights_path = paths.weights.empty() ? paths.sentence : paths.weights;
   const Sentence& keys = bundle.keys();
   require_same_origin(bundle.queries, source(weights_path));
+  require_declared_kind(source(weights_path), bundle);
   bundle.weights = read_weights(source(weights_path), bundle.queries.embeddings.cols(), bundle.queries.file,
                                 keys.embeddings.cols(), keys.file);
   roles[weights_path].weights = true;
-  require_declared_kind(bundle);
   // A member of the role a file does not play here names the file that plays it.
   const std::string sentence_note = "the sentence is " + paths.sentence;
   const std::string weights_note = "the weights are " + weights_path;
