@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "render/colormap.hpp"
 #include "render/heatmap.hpp"
+#include "render/grid_notes.hpp"
 #include "render/head_grid.hpp"
 #include "render/token_label.hpp"
 
@@ -284,6 +285,20 @@ TEST_CASE("head_grid: missing glyphs are warned once per code point, subword mar
   const RenderedGrid searched = render_grid(request, with_fallback);
   REQUIRE(searched.warnings.size() == 2);
   CHECK_THAT(searched.warnings[0], Catch::Contains(std::string(ATTNVIZ_DEFAULT_FONT) + " or the fallback fonts " + mono + ";"));
+}
+
+// A new user's 👍🏽 (U+1F44D U+1F3FD, one grapheme cluster) gave two warnings, the second advising
+// fonts-noto-core for the skin-tone modifier alone; pictures.md says a character is reported once.
+TEST_CASE("head_grid: a character of several code points that no font has is one warning, advised by its first", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"I", "\U0001F44D\U0001F3FD", "\U0001F44D"};
+  request.panels = {share<Matrix>(Matrix::Constant(3, 3, 1.0f / 3))};
+  const RenderedGrid grid = render_grid(request, fonts());
+  REQUIRE(grid.warnings.size() == 2);
+  CHECK_THAT(grid.warnings[0], Catch::StartsWith("token 1 \"\U0001F44D\U0001F3FD\": no glyph for U+1F44D+U+1F3FD in ") &&
+                                   Catch::Contains("fonts-symbola for emoji"));
+  CHECK(missing_glyph_code(grid.warnings[0]) == "U+1F44D+U+1F3FD");
+  CHECK_THAT(grid.warnings[1], Catch::StartsWith("token 2 \"\U0001F44D\": no glyph for U+1F44D in "));
 }
 
 TEST_CASE("head_grid: empty and whitespace tokens get visible placeholders", "[render]") {

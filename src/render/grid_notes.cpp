@@ -4,6 +4,7 @@
 
 #include "core/counted.hpp"
 #include "render/font_advice.hpp"
+#include "render/graphemes.hpp"
 #include "render/token_label.hpp"
 #include "render/utf8.hpp"
 
@@ -53,6 +54,25 @@ std::string font_list(const FontSet& fonts) {
   return list;
 }
 
+// The code points no font has, grouped by the grapheme cluster they belong to (👍🏽 is one
+// character drawn as one U+FFFD, so it is one warning, advised by its first code point, not one
+// per code point with advice for a skin-tone modifier alone).
+std::vector<std::u32string> missing_by_cluster(const FontSet& fonts, const std::string& text) {
+  const std::vector<char32_t> missing = fonts.missing_code_points(text);
+  if (missing.empty()) return {};
+  const std::u32string code_points = decode_utf8(text);
+  const std::vector<std::size_t> starts = grapheme_starts(code_points);
+  std::vector<std::u32string> clusters;
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : code_points.size();
+    std::u32string cluster;
+    for (std::size_t i = starts[k]; i < end; ++i)
+      if (std::find(missing.begin(), missing.end(), code_points[i]) != missing.end()) cluster += code_points[i];
+    if (!cluster.empty() && std::find(clusters.begin(), clusters.end(), cluster) == clusters.end()) clusters.push_back(cluster);
+  }
+  return clusters;
+}
+
 }  // namespace
 
 std::vector<std::string> layout_notes(const GridRequest& request, const GridLayout& layout) {
@@ -80,18 +100,18 @@ std::vector<std::string> missing_glyph_warnings(const GridRequest& request, cons
   texts.emplace_back("axis title" + quoted(request.query_axis_title), request.query_axis_title);
   texts.emplace_back("axis title" + quoted(request.key_axis_title), request.key_axis_title);
   texts.emplace_back("colour bar label" + quoted(request.colorbar_label), request.colorbar_label);
-  std::vector<char32_t> reported;
+  std::vector<std::u32string> reported;  // the missing code points of each cluster reported
   std::vector<std::string> warnings;
   const std::string substitute = fonts.has_glyph(kReplacementCharacter) ? "U+FFFD" : "\"<U+XXXX>\"";
   for (const auto& [where, text] : texts) {
-    for (char32_t cp : fonts.missing_code_points(text)) {
-      if (std::find(reported.begin(), reported.end(), cp) != reported.end()) continue;
-      reported.push_back(cp);
-      warnings.push_back(where + kNoGlyph + code_point_name(cp) + " in " +
-                         font_list(fonts) +
-                         (fonts.fallback() ? " or " + fonts.fallback()->description() : "") +
-                         "; drawn as " + substitute +
-                         " (" + missing_font_advice(cp) + ")");
+    for (const std::u32string& missing : missing_by_cluster(fonts, text)) {
+      if (std::find(reported.begin(), reported.end(), missing) != reported.end()) continue;
+      reported.push_back(missing);
+      std::string names;
+      for (const char32_t cp : missing) names += (names.empty() ? "" : "+") + code_point_name(cp);
+      warnings.push_back(where + kNoGlyph + names + " in " + font_list(fonts) +
+                         (fonts.fallback() ? " or " + fonts.fallback()->description() : "") + "; drawn as " + substitute +
+                         " (" + missing_font_advice(missing.front()) + ")");
     }
   }
   return warnings;

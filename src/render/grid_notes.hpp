@@ -20,13 +20,15 @@ namespace attnviz {
 /// annotation font.
 std::vector<std::string> layout_notes(const GridRequest& request, const GridLayout& layout);
 
-/// One warning per code point no font has, naming the first text it occurs in (token labels as
+/// One warning per character (grapheme cluster) with code points no font has, naming them
+/// joined by + and the first text it occurs in (token labels as
 /// drawn, named by their token as given; titles; the colour bar label). None for a thumbnail.
 std::vector<std::string> missing_glyph_warnings(const GridRequest& request, const FontSet& fonts,
                                                 const GridLayout& layout);
 
-/// The code point ("U+732B") a missing_glyph_warnings warning is about, whatever picture and
-/// text it names; "" for any other warning. Lets a run with several pictures report each
+/// The code point ("U+732B"), or the code points of one character joined by '+'
+/// ("U+1F44D+U+1F3FD"), a missing_glyph_warnings warning is about, whatever picture and text it
+/// names; "" for any other warning. Lets a run with several pictures report each
 /// character once.
 std::string missing_glyph_code(const std::string& warning);
 

@@ -136,7 +136,7 @@ struct RenderedGrid {
 };
 
 /// Lays out and draws the grid. Same request and fonts -> identical pixels and warnings.
-/// Warnings: one per code point no font has, naming where it first occurs, e.g.
+/// Warnings: one per character with code points no font has, naming where it first occurs, e.g.
 ///   key token 3 "猫": no glyph for U+732B in /…/DejaVuSans.ttf or any installed font; drawn as
 ///   U+FFFD (install a font that has it, e.g. fonts-noto-cjk for CJK, or add one with --font)
 /// (the package suggested fits the character's script: missing_font_advice in font_advice.hpp)
