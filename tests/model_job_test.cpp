@@ -124,6 +124,9 @@ TEST_CASE("tokenize: a Hugging Face folder is read through its tokenizer.json", 
   CHECK(refused.err == "attnviz: error: " + empty.path().string() +
                            ": is a folder without a tokenizer.json; tokenize reads a GGUF file or a Hugging Face "
                            "folder's tokenizer.json\n");
+  const test::RunResult translation = run_with(tokenize_options(test::data_file("aren-translit/model"), "a"));
+  CHECK(translation.code == kExitInputError);
+  CHECK_THAT(translation.err, Catch::Contains("model: is a CTranslate2 translation model: it has token lists, no tokenizer"));
 }
 
 // Bug: labels of GPT-2/Qwen-style vocabularies read "ä½" for 你 and "Ġ" for spaces.

@@ -302,6 +302,14 @@ Vocabulary tokenizer_of(const std::string& model) {
   std::error_code ec;
   if (!fs::is_directory(model, ec)) return vocabulary_from_gguf(GgufFile(model));
   const fs::path tokenizer = fs::path(model) / "tokenizer.json";
+  if (!fs::exists(tokenizer, ec) && fs::exists(fs::path(model) / "model.bin", ec)) {
+    // A new user tried the bundled translation model: its vocabularies are token lists with no
+    // tokenizer; say how its source is given instead.
+    throw InputError::inconsistent(model, "is a CTranslate2 translation model: it has token lists, no tokenizer (its "
+                                          "source is given as tokens with --source-tokens, or as characters with --text "
+                                          "for a character-level vocabulary); tokenize reads a GGUF file or a Hugging "
+                                          "Face folder's tokenizer.json");
+  }
   if (!fs::exists(tokenizer, ec))
     throw InputError::inconsistent(model, "is a folder without a tokenizer.json; tokenize reads a GGUF file or a Hugging "
                                           "Face folder's tokenizer.json");
