@@ -95,6 +95,13 @@ TEST_CASE("command_line: a misspelt flag is named with the nearest of its comman
   CHECK(failure_of({"dump", "--modle", "m.gguf", "-o", "x.json"}) ==
         std::pair<std::string, int>{"attnviz: error: dump: unknown option \"--modle\"; did you mean \"--model\"? "
                                     "(see attnviz dump --help)\n", 109});
+  // Testers: with -o misspelt (or missing) the message was only "--output is required".
+  CHECK(failure_of({"dump", "in.json", "--outptu", "x.json"}) ==
+        std::pair<std::string, int>{"attnviz: error: dump: unknown option \"--outptu\"; did you mean \"--output\"? "
+                                    "(see attnviz dump --help)\n", 109});
+  CHECK(failure_of({"tokenize", "--modle", "m.gguf", "--text", "a"}).first ==
+        "attnviz: error: tokenize: unknown option \"--modle\"; did you mean \"--model\"? (see attnviz tokenize --help)\n");
+  CHECK(failure_of({"dump", "in.json"}).second == 106);  // nothing misspelt: the required option is named
   CHECK(failure_of({"dump", "--model", "m.gguf", "--layer", "3", "-o", "x.json"}).first ==
         "attnviz: error: dump: unknown option \"--layer\"; did you mean \"--layers\"? (see attnviz dump --help)\n");
   CHECK(failure_of({"heatmaps", "--model=m.gguf", "--rollout-res=0.3", "-o", "x"}).first ==

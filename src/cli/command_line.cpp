@@ -566,6 +566,15 @@ void parse_arguments(CLI::App& app, std::vector<std::string> args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
+  } catch (const CLI::RequiredError&) {
+    // CLI11 checks required options before left-over ones, so "--outptu x.json" said only
+    // "--output is required": the misspelt option is the news, named first with the one meant.
+    const std::vector<CLI::App*> given = app.get_subcommands();
+    if (!given.empty()) {
+      if (const std::string option = first_unknown_option(*given.front()); !option.empty())
+        throw UnknownOptionError(unknown_option(app, *given.front(), option));
+    }
+    throw;
   } catch (const CLI::CallForHelp&) {
     // CLI11 splits "-heads" into -h and "-eads": help for a typo. Help only when asked alone.
     std::string bundle;
