@@ -102,6 +102,10 @@ TEST_CASE("command_line: a misspelt flag is named with the nearest of its comman
   CHECK(failure_of({"tokenize", "--modle", "m.gguf", "--text", "a"}).first ==
         "attnviz: error: tokenize: unknown option \"--modle\"; did you mean \"--model\"? (see attnviz tokenize --help)\n");
   CHECK(failure_of({"dump", "in.json"}).second == 106);  // nothing misspelt: the required option is named
+  // A tester: --rollout-residual without --rollout was ignored in silence.
+  CHECK(failure_of({"heatmaps", "--model", "m.gguf", "--text", "a", "--rollout-residual", "0.3", "-o", "x"}) ==
+        std::pair<std::string, int>{"attnviz: error: --rollout-residual requires --rollout (see attnviz --help, or attnviz "
+                                    "COMMAND --help)\n", 107});
   CHECK(failure_of({"dump", "--model", "m.gguf", "--layer", "3", "-o", "x.json"}).first ==
         "attnviz: error: dump: unknown option \"--layer\"; did you mean \"--layers\"? (see attnviz dump --help)\n");
   CHECK(failure_of({"heatmaps", "--model=m.gguf", "--rollout-res=0.3", "-o", "x"}).first ==

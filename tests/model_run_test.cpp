@@ -211,6 +211,9 @@ TEST_CASE("model run: --layers accepts all, single layers, lists and ranges", "[
     CHECK(gaps.contains(layer) == (layer == 1 || layer == 4 || layer == 5 || layer == 9));
   }
   CHECK(LayerSelection{}.contains(17));
+  // A tester: --layers "" ran every layer without a word.
+  CHECK_THROWS_WITH(parse_layer_selection("", 6),
+                    "--layers: is empty; expected all, a layer (2), a list (0,3) or a range (1-4)");
 }
 
 TEST_CASE("model run: a huge --layers range costs nothing before the model is known (bug: a CTranslate2 "

@@ -349,12 +349,13 @@ void add_model_options(CLI::App& sub, Options& o) {
 // Attention rollout of a whole model (docs/analysis.md "Attention rollout"). `source` says where the
 // subcommand gets a whole model from: render takes no --model, only a model dump.
 void add_rollout_options(CLI::App& sub, Options& o, const std::string& source) {
-  sub.add_flag("--rollout", o.rollout,
+  CLI::Option* rollout = sub.add_flag("--rollout", o.rollout,
                source + ": attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, rows renormalised; "
                "dump adds rollout [layer][query][key], heatmaps and render write rollout.png.");
   sub.add_option("--rollout-residual", o.rollout_residual,
                  "The residual weight a of --rollout, from 0 to 1 (default 0.5, as Abnar & Zuidema 2020).")
-      ->check(kUnitInterval);
+      ->check(kUnitInterval)
+      ->needs(rollout);  // alone it would be ignored in silence
 }
 
 void add_resource_options(CLI::App& sub, Options& o) {

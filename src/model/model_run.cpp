@@ -59,7 +59,9 @@ bool parse_index(std::string_view text, int& value) {
 
 LayerSelection parse_layer_selection(const std::string& text, int num_layers) {
   LayerSelection selection;
-  if (text.empty() || text == "all") return selection;
+  if (text == "all") return selection;
+  if (text.empty())  // an empty --layers "" (a shell variable left unset) is no choice: not "all" in silence
+    throw UsageError::bad_option("--layers", "is empty; expected all, a layer (2), a list (0,3) or a range (1-4)");
   const std::string range = num_layers > 0 ? " (this model has layers 0-" + std::to_string(num_layers - 1) + ")" : "";
   std::string_view rest = text;
   while (true) {
