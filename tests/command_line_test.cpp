@@ -102,6 +102,14 @@ TEST_CASE("command_line: a misspelt flag is named with the nearest of its comman
   CHECK(failure_of({"tokenize", "--modle", "m.gguf", "--text", "a"}).first ==
         "attnviz: error: tokenize: unknown option \"--modle\"; did you mean \"--model\"? (see attnviz tokenize --help)\n");
   CHECK(failure_of({"dump", "in.json"}).second == 106);  // nothing misspelt: the required option is named
+  // A tester: --text with invalid UTF-8 was tokenized as stray byte tokens.
+  CHECK(failure_of({"tokenize", "--model", "m.gguf", "--text", "\xFF\xFE ok"}) ==
+        std::pair<std::string, int>{"attnviz: error: --text: is not UTF-8: byte 0xFF at offset 0 starts no valid character "
+                                    "(check the terminal's or the file's encoding) (see attnviz --help, or attnviz COMMAND --help)\n", 105});
+  CHECK(failure_of({"dump", "--model", "m.gguf", "--text", "caf\xC3", "-o", "x.json"}).first ==
+        "attnviz: error: --text: is not UTF-8: byte 0xC3 at offset 3 starts no valid character (check the terminal's or "
+        "the file's encoding) (see attnviz --help, or attnviz COMMAND --help)\n");
+  CHECK(failure_of({"tokenize", "--model", "m.gguf", "--text", "caf\xC3\xA9 \xE7\x8C\xAB"}).first == "(parsed)");
   // A tester: --rollout-residual without --rollout was ignored in silence.
   CHECK(failure_of({"heatmaps", "--model", "m.gguf", "--text", "a", "--rollout-residual", "0.3", "-o", "x"}) ==
         std::pair<std::string, int>{"attnviz: error: --rollout-residual requires --rollout (see attnviz --help, or attnviz "

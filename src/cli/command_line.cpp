@@ -1,6 +1,7 @@
 #include "cli/command_line.hpp"
 
 #include <unistd.h>
+#include <utf8proc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -35,6 +36,27 @@ const CLI::Validator kPositive(
       return "expected a positive number, got \"" + text + "\"";
     },
     "POSITIVE");
+
+// Text that is UTF-8 (a tokenizer splits characters, and Hugging Face's refuses other bytes):
+// invalid bytes are named with their offset rather than tokenized as stray byte tokens.
+const CLI::Validator kUtf8Text(
+    [](std::string& text) -> std::string {
+      const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+      const auto size = static_cast<utf8proc_ssize_t>(text.size());
+      utf8proc_int32_t code_point = 0;
+      for (utf8proc_ssize_t at = 0; at < size;) {
+        const utf8proc_ssize_t used = utf8proc_iterate(bytes + at, size - at, &code_point);
+        if (used < 0) {
+          char byte[8];
+          std::snprintf(byte, sizeof byte, "0x%02X", bytes[at]);
+          return "is not UTF-8: byte " + std::string(byte) + " at offset " + std::to_string(at) +
+                 " starts no valid character (check the terminal's or the file's encoding)";
+        }
+        at += used;
+      }
+      return {};
+    },
+    "UTF-8");
 
 // A number from 0 to 1 (CLI11's Range prints "0.000000 to 1.000000").
 const CLI::Validator kUnitInterval(
@@ -328,7 +350,8 @@ void add_model_options(CLI::App& sub, Options& o) {
                  "forward pass.");
   sub.add_option("--text", o.text,
                  "With --model: the text to run (UTF-8), tokenized as the model file says; BOS is added when "
-                 "the file asks for it. For CTranslate2 character-level models: the source text.");
+                 "the file asks for it. For CTranslate2 character-level models: the source text.")
+      ->check(kUtf8Text);
   sub.add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "With --model: token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
@@ -340,10 +363,12 @@ void add_model_options(CLI::App& sub, Options& o) {
       ->check(CLI::Range(0, 1 << 20));
   sub.add_option("--layers", o.layers, "With --model: layers to show: all (default), 2, 0,3 or 1-4 (from 0).");
   sub.add_option("--source-tokens", o.source_tokens,
-                 "CTranslate2 models: the source as space-separated tokens, as translate_batch takes them.");
+                 "CTranslate2 models: the source as space-separated tokens, as translate_batch takes them.")
+      ->check(kUtf8Text);
   sub.add_option("--target-tokens", o.target_tokens,
                  "CTranslate2 models: force this translation (space-separated target tokens) instead of greedy "
-                 "decoding, to see the attention the model would use for it.");
+                 "decoding, to see the attention the model would use for it.")
+      ->check(kUtf8Text);
 }
 
 // Attention rollout of a whole model (docs/analysis.md "Attention rollout"). `source` says where the
@@ -511,7 +536,7 @@ void add_options(CLI::App& app, Options& o) {
   tokenize->add_option("--model", o.model,
                        "The GGUF model (or vocabulary-only GGUF) file, or a Hugging Face folder with tokenizer.json.")
       ->required();
-  tokenize->add_option("--text", o.text, "The text to split (UTF-8).")->required();
+  tokenize->add_option("--text", o.text, "The text to split (UTF-8).")->required()->check(kUtf8Text);
   tokenize->add_flag("--no-bos", o.no_bos, "Do not add BOS (or CLS/SEP).");
   auto json = std::make_shared<bool>(false);
   tokenize->add_flag("--json", *json, "Print the JSON document even on a terminal (elsewhere it is all stdout holds).");
