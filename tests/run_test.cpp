@@ -341,10 +341,10 @@ TEST_CASE("run: render of one head counts it in the singular and notes a divergi
 TEST_CASE("run: every picture honours --max-size", "[cli][render]") {
   test::TempDir dir;
   const std::string stories = test::data_file("stories260k/layer0.json");
-  REQUIRE(run_with(dump_options(stories, dir.file("plain.json"))).code == kExitOk);
-  Options causal = dump_options(stories, dir.file("causal.json"));
-  causal.causal = true;
-  REQUIRE(run_with(causal).code == kExitOk);
+  Options plain = dump_options(stories, dir.file("plain.json"));
+  plain.no_causal = true;  // the file says causal
+  REQUIRE(run_with(plain).code == kExitOk);
+  REQUIRE(run_with(dump_options(stories, dir.file("causal.json"))).code == kExitOk);
   Options compare;
   compare.command = Command::Compare;
   compare.sentence = dir.file("plain.json");
@@ -358,6 +358,15 @@ TEST_CASE("run: every picture honours --max-size", "[cli][render]") {
     CHECK(height <= limit);
     CHECK(height > limit * 3 / 4);  // shrunk to fit, not far below
   }
+  // A tester got a 442 px wide figure for --max-size 256: the statistics table cannot shrink
+  // below its 8 px font, so a limit below its width is refused, naming the width, writing nothing.
+  compare.output = dir.file("narrow.png");
+  compare.max_size_px = 256;
+  const RunResult narrow = run_with(compare);
+  CHECK(narrow.code == kExitLimitError);
+  CHECK_THAT(narrow.err, Contains("the comparison's statistics table at its smallest font would be ") &&
+                             Contains("over the limit of 256 px per side (raise --max-size to at least "));
+  CHECK_FALSE(std::filesystem::exists(dir.file("narrow.png")));
   Options heatmaps = dump_options(stories, dir.file("pictures"));
   heatmaps.command = Command::Heatmaps;
   heatmaps.causal = true;

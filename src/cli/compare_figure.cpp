@@ -252,6 +252,14 @@ std::vector<Image> fit_figure(const CompareFigure& figure, const Options& option
       throw LimitError("the comparison's pictures, stacked, do not fit in " + std::to_string(limit) +
                        " px (raise --max-size or compare fewer heads): " + e.what());
     }
+    // The table's text cannot shrink below 8 px: a table still wider than the limit is refused
+    // (a tester got a 442 px wide figure for --max-size 256).
+    if (const Image& table = parts.back(); table.width_px() > limit) {
+      throw LimitError::image_size("the comparison's statistics table at its smallest font", table.width_px(),
+                                   table.height_px(), limit,
+                                   "raise --max-size to at least " + std::to_string(table.width_px()) +
+                                       ", or compare fewer heads");
+    }
     int height = 0;
     for (const Image& part : parts) height += part.height_px();
     if (height <= limit) {
