@@ -34,6 +34,16 @@ Options model_options(Command command, const std::string& output) {
 
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(attnviz::test::read_file(path)); }
 
+// The model dump of "Lily" (BOS + 1 token) for `layers`, written to `path` and parsed: the
+// starting point of tests that edit a dump and read it back.
+nlohmann::json lily_dump(const std::string& path, const std::string& layers) {
+  Options dump = model_options(Command::Dump, path);
+  dump.text = "Lily";
+  dump.layers = layers;
+  REQUIRE(run_with(dump).code == 0);
+  return read_json(path);
+}
+
 }  // namespace
 
 TEST_CASE("model run: layer 0 of the model equals the single-layer path on its bundled input", "[model][cli]") {
@@ -268,11 +278,7 @@ TEST_CASE("model run: a text that ends inside a UTF-8 character is dumped with U
 TEST_CASE("model run: render refuses a model dump with no layers, a layer twice or another version, "
           "before drawing (bugs: 'wrote 0 PNG files' with exit 0, and exit 2 after drawing)", "[model][cli][errors]") {
   test::TempDir dir;
-  Options dump = model_options(Command::Dump, dir.file("d.json"));
-  dump.text = "Lily";
-  dump.layers = "0-1";
-  REQUIRE(run_with(dump).code == 0);
-  nlohmann::json document = nlohmann::json::parse(test::read_file(dump.output));
+  nlohmann::json document = lily_dump(dir.file("d.json"), "0-1");
   struct Case {
     std::function<void(nlohmann::json&)> change;
     std::string message;
@@ -322,11 +328,7 @@ TEST_CASE("model run: render refuses a model dump with no layers, a layer twice 
 
 TEST_CASE("model run: render names members of a model dump's model.rope that it does not write", "[model][cli]") {
   test::TempDir dir;
-  Options dump = model_options(Command::Dump, dir.file("d.json"));
-  dump.text = "Lily";
-  dump.layers = "0";
-  REQUIRE(run_with(dump).code == 0);
-  nlohmann::json document = nlohmann::json::parse(test::read_file(dump.output));
+  nlohmann::json document = lily_dump(dir.file("d.json"), "0");
   document["model"]["rope"]["foo"] = 1;
   document["model"]["rope"]["scaling"] = "linear x4.000000, llama3";  // as model_job writes both
   const std::string path = dir.file("extra.json");
@@ -434,15 +436,11 @@ TEST_CASE("model run: dump -o - writes the model dump to stdout and every messag
 // not match the tokens is refused.
 TEST_CASE("model run: render reads model dumps with and without token_texts", "[model][cli]") {
   test::TempDir dir;
-  Options dump = model_options(Command::Dump, dir.file("d.json"));
-  dump.text = "Lily";
-  dump.layers = "0";
-  REQUIRE(run_with(dump).code == 0);
-  nlohmann::json document = nlohmann::json::parse(test::read_file(dump.output));
+  nlohmann::json document = lily_dump(dir.file("d.json"), "0");
   REQUIRE(document["token_texts"] == nlohmann::json({"<s>", " Lily"}));
   Options render;
   render.command = Command::Render;
-  render.sentence = dump.output;
+  render.sentence = dir.file("d.json");
   render.output = dir.file("with");
   CHECK(run_with(render).code == 0);
   document.erase("token_texts");
