@@ -186,10 +186,16 @@ class HelpFormatter : public CLI::Formatter {
   }
 };
 
+// Every subcommand of `app`, whether given or not (CLI11's get_subcommands() alone lists the
+// ones given).
+std::vector<const CLI::App*> all_commands(const CLI::App& app) {
+  return app.get_subcommands([](const CLI::App*) { return true; });
+}
+
 // The subcommands' names, for messages and suggestions.
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  for (const CLI::App* sub : all_commands(app)) names.push_back(sub->get_name());
   return names;
 }
 
@@ -260,7 +266,7 @@ std::string unknown_option(const CLI::App& app, const CLI::App& command, const s
     message += "; did you mean \"" + *nearest + "\"?";
   } else {
     std::vector<std::string> owners;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (const CLI::App* sub : all_commands(app)) {
       const std::vector<std::string> names = option_names(*sub);
       if (sub != &command && std::find(names.begin(), names.end(), option) != names.end()) owners.push_back(sub->get_name());
     }
@@ -562,7 +568,7 @@ void refuse_misread_words(const CLI::App& app, const std::vector<std::string>& a
   for (const std::string& arg : args) {
     if (arg == "--") return;
     if (command == nullptr) {
-      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      for (const CLI::App* sub : all_commands(app))
         if (sub->get_name() == arg) command = sub;
     }
     const CLI::App& scope = command != nullptr ? *command : app;
