@@ -20,6 +20,16 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+// `attnviz dump --model DIR -o DIR/NAME` on one thread; the caller gives --text or --token-ids.
+Options folder_dump(const TempDir& dir, const std::string& name = "dump.json") {
+  Options o;
+  o.command = Command::Dump;
+  o.model = dir.path().string();
+  o.output = dir.file(name);
+  o.threads = 1;
+  return o;
+}
+
 // A safetensors file from a header (as JSON text) and `data_bytes` zero bytes.
 std::string write_safetensors(const TempDir& dir, const std::string& header, std::size_t data_bytes,
                               std::uint64_t declared_length = 0, const std::string& name = "model.safetensors") {
@@ -195,12 +205,8 @@ TEST_CASE("safetensors folder: a --text token beyond the model's embedding names
   std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
     "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
     "added_tokens": [{"id": 600, "content": "<big>", "special": false}]})";
-  Options o;
-  o.command = Command::Dump;
-  o.model = dir.path().string();
+  Options o = folder_dump(dir);
   o.text = "a<big>";
-  o.output = dir.file("dump.json");
-  o.threads = 1;
   const attnviz::test::RunResult r = attnviz::test::run_with(o);
   CHECK(r.code == kExitInputError);
   CHECK(r.err == "attnviz: error: " + dir.file("tokenizer.json") + ": --text gives token 1 the id 600 (\"<big>\"), but the model " +
@@ -250,12 +256,8 @@ TEST_CASE("safetensors folder: a config.json, index or tokenizer.json that is no
   std::filesystem::remove(dir.file("model.safetensors.index.json"));
   std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
   std::ofstream(dir.file("tokenizer.json")) << "{\"model\": {\"vocab\": {\"a\": 0}\n";
-  Options o;
-  o.command = Command::Dump;
-  o.model = dir.path().string();
+  Options o = folder_dump(dir);
   o.token_ids = std::vector<int>{1, 2};
-  o.output = dir.file("dump.json");
-  o.threads = 1;
   const attnviz::test::RunResult r = attnviz::test::run_with(o);
   CHECK(r.code == kExitInputError);
   CHECK_THAT(r.err, Contains(dir.file("tokenizer.json") + ": line 2, column 0: syntax error while parsing object - unexpected end of input"));
@@ -346,12 +348,8 @@ TEST_CASE("safetensors folder: an eos_token_id that is not a token id is refused
   TempDir dir;
   std::ofstream(dir.file("tokenizer.json"))
       << R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false}})";
-  Options o;
-  o.command = Command::Dump;
-  o.model = dir.path().string();
+  Options o = folder_dump(dir);
   o.text = "a";
-  o.output = dir.file("dump.json");
-  o.threads = 1;
   for (const auto& [eos, message] : std::vector<std::pair<nlohmann::json, std::string>>{
            {"x", ": /eos_token_id: expected an integer from 0 to 2147483647, got a string \"x\""},
            {nlohmann::json::array({-1}), ": /eos_token_id/0: expected an integer from 0 to 2147483647, got -1"}}) {
@@ -427,12 +425,8 @@ TEST_CASE("safetensors folder: partial_rotary_factor turns only the first int(he
     CHECK(std::abs(x(0, i) - expected[static_cast<std::size_t>(i)]) < 1e-6);
   }
   // The dump's model block records the factor beside the width it gave.
-  Options o;
-  o.command = Command::Dump;
-  o.model = dir.path().string();
+  Options o = folder_dump(dir, "d.json");
   o.token_ids = std::vector<int>{1, 403, 407, 261};
-  o.output = dir.file("d.json");
-  o.threads = 1;
   REQUIRE(attnviz::test::run_with(o).code == 0);
   const nlohmann::json dump = nlohmann::json::parse(attnviz::test::read_file(o.output));
   CHECK(dump["model"]["rope"]["dim"] == 4);

@@ -29,6 +29,12 @@ nlohmann::json gpt2_tokenizer_json() {
           {"post_processor", {{"type", "ByteLevel"}}}};
 }
 
+// `base` (GPT-2's tokenizer.json) with the member at JSON pointer `pointer` set to `value`.
+nlohmann::json with(const std::string& pointer, nlohmann::json value, nlohmann::json base = gpt2_tokenizer_json()) {
+  base[nlohmann::json::json_pointer(pointer)] = std::move(value);
+  return base;
+}
+
 std::vector<std::string> test_strings() {
   std::ifstream in(test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf.inp"), std::ios::binary);
   std::stringstream bytes;
@@ -152,11 +158,6 @@ TEST_CASE("tokenizer.json: a member of the wrong type is refused naming the file
   TempDir dir;
   const std::string path = dir.file("tokenizer.json");
   using json = nlohmann::json;
-  const auto with = [](const std::string& pointer, json value) {
-    json t = gpt2_tokenizer_json();
-    t[json::json_pointer(pointer)] = value;
-    return t;
-  };
   const json numbered_bos = {{"type", "TemplateProcessing"},
                              {"single", {{{"SpecialToken", {{"id", 5}}}}, {{"Sequence", {{"id", "A"}}}}}}};
   const std::vector<std::pair<json, std::string>> cases = {
@@ -215,10 +216,6 @@ TEST_CASE("tokenizer.json: features the byte-level BPE does not implement are re
   TempDir dir;
   const std::string path = dir.file("tokenizer.json");
   using json = nlohmann::json;
-  const auto with = [](const std::string& pointer, json value, json base = gpt2_tokenizer_json()) {
-    base[json::json_pointer(pointer)] = value;
-    return base;
-  };
   const json template_single = {{"type", "TemplateProcessing"},
                                 {"single", {{{"Sequence", {{"id", "A"}}}}, {{"SpecialToken", {{"id", "<|endoftext|>"}}}}}}};
   const std::vector<std::pair<json, std::string>> cases = {
@@ -308,10 +305,6 @@ TEST_CASE("tokenizer.json: truncation and one-text padding are refused, and fuse
   TempDir dir;
   const std::string path = dir.file("tokenizer.json");
   using json = nlohmann::json;
-  const auto with = [](const std::string& pointer, json value, json base = gpt2_tokenizer_json()) {
-    base[json::json_pointer(pointer)] = value;
-    return base;
-  };
   const json truncation = {{"direction", "Right"}, {"max_length", 512}, {"strategy", "LongestFirst"}, {"stride", 0}};
   CHECK(load_error(dir, with("/truncation", truncation)) ==
         path + ": /truncation " + truncation.dump() + " (ids cut to a maximum length) is not supported (supported: null); pass --token-ids");

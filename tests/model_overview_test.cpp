@@ -13,6 +13,7 @@
 
 using namespace attnviz;
 using attnviz::test::RunResult;
+using attnviz::test::render_options;
 using attnviz::test::run_with;
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
@@ -88,10 +89,7 @@ TEST_CASE("model pictures: dump --rollout holds R for every layer, rows summing 
   }
   CHECK(dump.at("rollout_residual").get<double>() == 0.5);
   SECTION("render of the dump draws the overview and the rollout again") {
-    Options render;
-    render.command = Command::Render;
-    render.sentence = dir.file("dump.json");
-    render.output = dir.file("again");
+    Options render = render_options(dir.file("dump.json"), dir.file("again"));
     render.rollout = true;
     const RunResult r = run_with(render);
     INFO(r.err);

@@ -14,6 +14,7 @@
 
 using namespace attnviz;
 using attnviz::test::RunResult;
+using attnviz::test::render_options;
 using attnviz::test::run_with;
 using attnviz::test::data_file;
 using Catch::Matchers::Contains;
@@ -116,10 +117,7 @@ TEST_CASE("model run: heatmaps writes one folder per layer, and render of the du
   Options dump = model_options(Command::Dump, dir.file("d.json"));
   dump.text = "Lily";
   REQUIRE(run_with(dump).code == 0);
-  Options render;
-  render.command = Command::Render;
-  render.sentence = dump.output;
-  render.output = dir.file("rendered");
+  Options render = render_options(dump.output, dir.file("rendered"));
   REQUIRE(run_with(render).code == 0);
   for (const char* file : {"layer_0/grid.png", "layer_3/head_2.png"})
     CHECK(test::read_file(dir.file(std::string("rendered/") + file)) == test::read_file(dir.file(std::string("pictures/") + file)));
@@ -315,10 +313,7 @@ TEST_CASE("model run: render refuses a model dump with no layers, a layer twice 
     cases[i].change(changed);
     const std::string path = dir.file("changed_" + std::to_string(i) + ".json");
     std::ofstream(path) << changed.dump();
-    Options render;
-    render.command = Command::Render;
-    render.sentence = path;
-    render.output = dir.file("never_" + std::to_string(i));
+    Options render = render_options(path, dir.file("never_" + std::to_string(i)));
     const auto result = run_with(render);
     CHECK(result.code == 1);
     CHECK_THAT(result.err, Catch::Contains(cases[i].message));
@@ -333,10 +328,7 @@ TEST_CASE("model run: render names members of a model dump's model.rope that it 
   document["model"]["rope"]["scaling"] = "linear x4.000000, llama3";  // as model_job writes both
   const std::string path = dir.file("extra.json");
   std::ofstream(path) << document.dump();
-  Options render;
-  render.command = Command::Render;
-  render.sentence = path;
-  render.output = dir.file("pictures");
+  Options render = render_options(path, dir.file("pictures"));
   const auto result = run_with(render);
   CHECK(result.code == 0);
   CHECK_THAT(result.err, Catch::Contains(path + ": ignoring /model/rope/foo: not a field of a model dump's RoPE"));
@@ -438,10 +430,7 @@ TEST_CASE("model run: render reads model dumps with and without token_texts", "[
   test::TempDir dir;
   nlohmann::json document = lily_dump(dir.file("d.json"), "0");
   REQUIRE(document["token_texts"] == nlohmann::json({"<s>", " Lily"}));
-  Options render;
-  render.command = Command::Render;
-  render.sentence = dir.file("d.json");
-  render.output = dir.file("with");
+  Options render = render_options(dir.file("d.json"), dir.file("with"));
   CHECK(run_with(render).code == 0);
   document.erase("token_texts");
   std::ofstream(dir.file("without.json")) << document.dump();

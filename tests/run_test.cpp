@@ -13,6 +13,7 @@
 
 using namespace attnviz;
 using attnviz::test::RunResult;
+using attnviz::test::render_options;
 using attnviz::test::run_with;
 using attnviz::test::fixture;
 using Catch::Matchers::Contains;
@@ -541,10 +542,7 @@ TEST_CASE("run: members attnviz does not read are named in a warning, for inputs
   dump["colour"] = "red";
   const std::string edited = inputs.file("edited_dump.json");
   std::ofstream(edited) << dump.dump();
-  Options render;
-  render.command = Command::Render;
-  render.sentence = edited;
-  render.output = dir.file("pictures");
+  Options render = render_options(edited, dir.file("pictures"));
   const RunResult drawn = run_with(render);
   CHECK(drawn.code == kExitOk);
   CHECK_THAT(drawn.err, Contains("attnviz: warning: " + edited + ": ignoring /colour: not a field of an attention dump"));

@@ -12,4 +12,12 @@ RunResult run_with(const Options& options) {
   return {code, out.str(), err.str()};
 }
 
+Options render_options(const std::string& attention, const std::string& output) {
+  Options options;
+  options.command = Command::Render;
+  options.sentence = attention;
+  options.output = output;
+  return options;
+}
+
 }  // namespace attnviz::test

@@ -16,4 +16,7 @@ struct RunResult {
 /// run(options) with its output captured.
 RunResult run_with(const Options& options);
 
+/// `attnviz render ATTENTION -o OUTPUT`, as Options.
+Options render_options(const std::string& attention, const std::string& output);
+
 }  // namespace attnviz::test
