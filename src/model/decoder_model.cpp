@@ -216,7 +216,7 @@ Matrix DecoderModel::layer_norm_input(int l, const Matrix& x, const char* norm_n
 Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
   const DecoderConfig& c = config_;
   const BlockTraits& b = c.block;
-  const auto linear = [&](const char* name, long rows, long cols) {
+  const auto linear = [&](const char* name, long rows, long cols) -> Matrix {
     return weights_->matrix(block_name(l, name), rows, cols).transpose();  // [in, out]
   };
   Matrix hidden;  // [m, d_ff]
