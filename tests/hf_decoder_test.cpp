@@ -227,10 +227,11 @@ TEST_CASE("safetensors: a config that disagrees with the tensors is refused, nam
   CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()),
                     Contains("model.safetensors: tensor model.layers.0.mlp.gate_proj.weight: expected shape [100, 64] (from the model's settings), got [172, 64]"));
   config["intermediate_size"] = 172;
-  config["architectures"] = {"GPT2LMHeadModel"};
+  config["architectures"] = {"MambaForCausalLM"};
   std::ofstream(dir.file("config.json")) << config.dump();
   CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()),
-                    Contains("architecture \"GPT2LMHeadModel\" is not supported (supported: LlamaForCausalLM)"));
+                    Contains("architecture \"MambaForCausalLM\" is not supported (supported: Gemma2ForCausalLM, Gemma3ForCausalLM, "
+                             "LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)"));
   config["architectures"] = {"LlamaForCausalLM"};
   config["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4}};
   std::ofstream(dir.file("config.json")) << config.dump();

@@ -51,6 +51,13 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
   request.key_tokens = record.key_tokens;
   request.allowed = allowed;
   request.query_mask = record.query_mask;
+  if (record.sliding_window > 0) {
+    // A sliding-window layer's out-of-window cells get the second hatch and a legend line of
+    // their own, so they do not read as causal ones (one record has no "one run only" cells).
+    request.one_run_masked = share(record.outside_window());
+    request.one_run_legend = "cross-hatched: outside the sliding window of " + std::to_string(record.sliding_window) +
+                             " tokens (query i sees keys i-" + std::to_string(record.sliding_window) + " < j <= i), not attended";
+  }
   if (record.mode == "cross") {
     // The two files' names when queries and keys came from two (SENTENCE and --source); a
     // model run's come from one model, which the title names already.
@@ -137,6 +144,13 @@ double picture_budget(const AttentionRecord& record, double memory_budget, int w
   return left / workers;
 }
 
+// "50", "2.5": std::to_chars's shortest form.
+std::string shortest_number(double value) {
+  char text[32];
+  const char* end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, static_cast<std::size_t>(end - text));
+}
+
 }  // namespace
 
 std::string heatmap_figure_title(const AttentionRecord& record, const std::string& block) {
@@ -146,6 +160,8 @@ std::string heatmap_figure_title(const AttentionRecord& record, const std::strin
   if (record.layer) title += "layer " + std::to_string(*record.layer) + " · ";
   title += kind_words(record, block);
   if (record.causal) title += " · causal mask";
+  if (record.sliding_window > 0) title += " · sliding window " + std::to_string(record.sliding_window);
+  if (record.logit_softcap > 0) title += " · scores soft-capped at " + shortest_number(record.logit_softcap);
   if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
     title += " · padding mask";
   }

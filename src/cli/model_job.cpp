@@ -68,6 +68,12 @@ ModelSummary summary_of(const DecoderConfig& c) {
   m.rope = c.rope;
   m.rope_scaling = c.rope_scaling;
   m.partial_rotary_factor = c.partial_rotary_factor;
+  if (c.block.positions != PositionKind::Rope) m.rope.reset();
+  m.sliding_window = c.sliding_window;
+  m.attention_scale = c.attention_scale;
+  m.attention_softcap = c.attention_softcap;
+  m.final_softcap = c.final_softcap;
+  m.local_rope_theta = c.local_rope_theta;
   return m;
 }
 

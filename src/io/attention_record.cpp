@@ -5,8 +5,20 @@
 namespace attnviz {
 
 MaskMatrix AttentionRecord::allowed() const {
-  return build_mask(static_cast<long>(query_tokens.size()), static_cast<long>(key_tokens.size()), causal,
-                    key_mask);
+  MaskMatrix mask = build_mask(static_cast<long>(query_tokens.size()), static_cast<long>(key_tokens.size()), causal, key_mask);
+  const MaskMatrix outside = outside_window();
+  if (outside.size() != 0) mask = mask.cwiseProduct((1 - outside.array()).matrix());
+  return mask;
+}
+
+MaskMatrix AttentionRecord::outside_window() const {
+  if (sliding_window <= 0) return MaskMatrix();
+  const auto n_q = static_cast<Eigen::Index>(query_tokens.size()), n_k = static_cast<Eigen::Index>(key_tokens.size());
+  MaskMatrix outside = build_mask(n_q, n_k, causal, key_mask);
+  for (Eigen::Index i = 0; i < n_q; ++i)
+    for (Eigen::Index j = 0; j < n_k; ++j)
+      if (i - j < sliding_window) outside(i, j) = 0;
+  return outside;
 }
 
 double AttentionRecord::value_count() const {

@@ -28,6 +28,11 @@ struct AttentionRecord {
   long d_model = 0, d_k = 0, d_v = 0;  ///< 0 when unknown
   double scale = 0;            ///< logit scale used; 0 when unknown
   bool causal = false;
+  /// W > 0: a sliding-window layer, where query i also may not see keys j ≤ i − W (rows and
+  /// columns are positions 0 … n−1 of one sequence; Mistral, Gemma 2/3); 0 = none.
+  long sliding_window = 0;
+  /// c > 0: the scores were soft-capped c·tanh(s/c) before the softmax (Gemma 2); 0 = none.
+  double logit_softcap = 0;
   std::string positional = "none";     ///< "none" or "sinusoidal"
   std::optional<RopeSettings> rope;    ///< what was applied, if anything
   std::vector<std::uint8_t> key_mask;    ///< n_k, 1 = real key, 0 = padding; empty = all real
@@ -39,8 +44,11 @@ struct AttentionRecord {
   Matrix output;                         ///< [n_q, d_out] after W_O; optional
   std::vector<std::string> inputs;       ///< the files this came from
 
-  /// The allowed-pairs mask implied by key_mask and causal: [n_q, n_k].
+  /// The allowed-pairs mask implied by key_mask, causal and sliding_window: [n_q, n_k].
   MaskMatrix allowed() const;
+  /// 1 where only the sliding window masks a pair (causal and padding allow it): [n_q, n_k];
+  /// empty without a window. Pictures hatch these cells apart from causal ones.
+  MaskMatrix outside_window() const;
   /// Numbers in its matrices (weights, scores, head outputs, output).
   double value_count() const;
   /// Bytes its matrices take plus one n_q × n_k mask: what stays in memory while its pictures

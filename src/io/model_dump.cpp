@@ -28,7 +28,9 @@ const std::set<std::string> kDumpMembers = {"format",        "version",       "m
                                             "generated_text", "source_tokens", "source_text",   "target_tokens",
                                             "last_logits",   "rollout_residual", "rollout",     "layers"};
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
-                                             "num_kv_heads", "d_model", "d_k", "context_length", "rope"};
+                                             "num_kv_heads", "d_model", "d_k", "context_length", "rope",
+                                             "sliding_window", "attention_scale", "attention_softcap",
+                                             "final_logit_softcap", "local_rope_theta"};
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;
@@ -36,16 +38,24 @@ ordered_json model_json(const ModelSummary& m) {
     rope = {{"style", rope_style_name(m.rope->style)}, {"theta", m.rope->theta}, {"dim", m.rope->dim},
             {"scaling", m.rope_scaling}};
   if (m.rope && m.partial_rotary_factor) rope["partial_rotary_factor"] = *m.partial_rotary_factor;
-  return {{"file", m.file},
-          {"architecture", m.architecture},
-          {"name", m.name},
-          {"num_layers", m.num_layers},
-          {"num_heads", m.num_heads},
-          {"num_kv_heads", m.num_kv_heads},
-          {"d_model", m.d_model},
-          {"d_k", m.d_k},
-          {"context_length", m.context_length},
-          {"rope", rope}};
+  ordered_json model = {{"file", m.file},
+                        {"architecture", m.architecture},
+                        {"name", m.name},
+                        {"num_layers", m.num_layers},
+                        {"num_heads", m.num_heads},
+                        {"num_kv_heads", m.num_kv_heads},
+                        {"d_model", m.d_model},
+                        {"d_k", m.d_k},
+                        {"context_length", m.context_length},
+                        {"rope", rope}};
+  // A family's settings, only where the model has them (a llama dump stays as it was).
+  const bool windows = std::any_of(m.sliding_window.begin(), m.sliding_window.end(), [](long w) { return w > 0; });
+  if (windows) model["sliding_window"] = m.sliding_window;
+  if (m.attention_scale) model["attention_scale"] = *m.attention_scale;
+  if (m.attention_softcap > 0) model["attention_softcap"] = m.attention_softcap;
+  if (m.final_softcap > 0) model["final_logit_softcap"] = m.final_softcap;
+  if (m.local_rope_theta && windows) model["local_rope_theta"] = *m.local_rope_theta;
+  return model;
 }
 
 std::string float_text(float value) {

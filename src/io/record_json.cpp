@@ -96,7 +96,7 @@ const std::set<std::string> kRecordMembers = {
     "key_tokens", "tokens",     "num_heads", "num_kv_heads", "d_model", "d_k",   "d_v",
     "scale",      "causal",     "positional", "rope",    "key_mask", "query_mask", "rows",
     "cols",       "index",      "vmin",     "vmax",      "fully_masked_rows", "weights", "scores_masked",
-    "scores",     "head_outputs", "output"};
+    "scores",     "head_outputs", "output", "sliding_window", "logit_softcap"};
 
 // The small fields, in a fixed order, via nlohmann (escaping, UTF-8 checks).
 std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r) {
@@ -128,6 +128,9 @@ std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r
       {"vmax", 1},
       {"fully_masked_rows", masked_rows},
   };
+  // Only when present, so that dumps of models without them stay as they were.
+  if (r.sliding_window > 0) fields.emplace_back("sliding_window", r.sliding_window);
+  if (r.logit_softcap > 0) fields.emplace_back("logit_softcap", r.logit_softcap);
   return fields;
 }
 
@@ -392,6 +395,12 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
   if (const json* causal = source.find("causal")) {
     if (!causal->is_boolean()) throw InputError::bad_value(path, "/causal", "true or false", describe_json(*causal));
     record.causal = causal->get<bool>();
+  }
+  if (const json* window = source.find("sliding_window"); window && !window->is_null())
+    record.sliding_window = static_cast<long>(read_integer(*window, path, "/sliding_window", 1, (1LL << 31) - 1));
+  if (const json* cap = source.find("logit_softcap"); cap && !cap->is_null()) {
+    record.logit_softcap = read_scalar(*cap, path, "/logit_softcap");
+    if (!(record.logit_softcap > 0)) throw InputError::bad_value(path, "/logit_softcap", "a soft-cap > 0", cap->dump());
   }
   if (const json* scale = source.find("scale")) {
     record.scale = read_scalar(*scale, path, "/scale");

@@ -321,7 +321,10 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
   r.d_v = c.d_k;
   r.scale = scale;
   r.causal = true;
-  r.rope = c.rope;
+  r.sliding_window = window_of(l);
+  r.logit_softcap = c.attention_softcap;
+  if (c.block.positions == PositionKind::Rope) r.rope = c.rope;
+  if (r.rope && r.sliding_window > 0 && c.local_rope_theta) r.rope->theta = *c.local_rope_theta;
   r.weights = std::move(result.weights);
   return block;
 }

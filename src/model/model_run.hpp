@@ -30,6 +30,13 @@ struct ModelSummary {
   std::optional<RopeSettings> rope;
   std::string rope_scaling;    ///< "none", "linear ×4", "llama3"… (for the dump and titles)
   std::optional<double> partial_rotary_factor;  ///< config.json's, when given (rope.dim = int(d_k · factor))
+  /// The family's settings as applied (decoder families; issue 25): each layer's sliding window
+  /// (empty: none), the attention scale when not 1/√d_k, the soft-caps (0: none), the RoPE base
+  /// of sliding-window layers when it differs.
+  std::vector<long> sliding_window;
+  std::optional<double> attention_scale;
+  double attention_softcap = 0, final_softcap = 0;
+  std::optional<double> local_rope_theta;
 };
 
 /// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them

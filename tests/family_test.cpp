@@ -1,0 +1,268 @@
+// Decoder families (issue 25) on the synthetic models of tests/data/families: incremental
+// decoding under sliding windows, caps and learned positions; what a record and the model
+// block say; the per-format differences; and every bad setting named by file and key.
+// (Their attention against llama.cpp and the float64 reference: tests/family_reference_test.py.)
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "model/gguf_decoder.hpp"
+#include "model/hf_decoder.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::TempDir;
+using attnviz::test::test_data_file;
+using Catch::Matchers::Contains;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kFamilies = {"qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "gpt2"};
+
+DecoderModel family_gguf(const std::string& family) {
+  return decoder_from_gguf(std::make_shared<const GgufFile>(test_data_file("families/" + family + ".gguf")));
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A copy of a family's GGUF in `dir` with `before` replaced by `after` (same length) once: a
+// tensor renamed, or the value after a metadata key (key, u32 type, then the value) changed.
+std::string patched_gguf(const TempDir& dir, const std::string& family, const std::string& before, const std::string& after) {
+  std::string bytes = bytes_of(test_data_file("families/" + family + ".gguf"));
+  const std::size_t at = bytes.find(before);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(before.size() == after.size());
+  bytes.replace(at, before.size(), after);
+  const std::string path = dir.file(family + ".gguf");
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// The bytes of a metadata entry: its key, then its type and value as `type` and `value`.
+template <typename T>
+std::string metadata_entry(const std::string& key, std::uint32_t type, T value) {
+  std::string entry = key;
+  entry.append(reinterpret_cast<const char*>(&type), 4);
+  entry.append(reinterpret_cast<const char*>(&value), sizeof value);
+  return entry;
+}
+
+std::string config_error(const std::string& path) {
+  try {
+    decoder_config_from_gguf(GgufFile(path));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A copy of a family's Hugging Face folder in `dir` with config.json edited by `edit`.
+template <typename Edit>
+std::string edited_folder(const TempDir& dir, const std::string& family, Edit edit) {
+  const fs::path source = test_data_file("families/" + family + "-hf");
+  const fs::path folder = dir.path() / (family + "-hf");
+  fs::create_directories(folder);
+  fs::copy_file(source / "model.safetensors", folder / "model.safetensors");
+  nlohmann::json config = nlohmann::json::parse(bytes_of((source / "config.json").string()));
+  edit(config);
+  std::ofstream(folder / "config.json") << config.dump();
+  return folder.string();
+}
+
+std::string folder_error(const std::string& folder) {
+  try {
+    decoder_from_hf_folder(folder);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::vector<AttentionBlock> all_blocks(const DecoderModel& model, const std::vector<std::int32_t>& ids) {
+  std::vector<AttentionBlock> blocks;
+  ForwardRequest request;
+  request.token_ids = ids;
+  for (std::size_t i = 0; i < ids.size(); ++i) request.tokens.push_back("t" + std::to_string(i));
+  const BlockSink sink = [&](AttentionBlock&& block) { blocks.push_back(std::move(block)); };
+  request.sink = &sink;
+  model.forward(request);
+  return blocks;
+}
+
+std::vector<std::int32_t> ids_from(int first, int count) {
+  std::vector<std::int32_t> ids{1};
+  for (int i = 0; i < count - 1; ++i) ids.push_back(first + i);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("families: incremental decoding equals full forward passes (windows, caps, QK-norm, learned positions)", "[model][families]") {
+  for (const std::string& family : kFamilies) {
+    INFO(family);
+    const DecoderModel model = family_gguf(family);
+    std::vector<std::int32_t> ids = {1, 7, 30};
+    std::vector<KeyValueCache> caches;
+    std::vector<std::int32_t> pending = ids;
+    // 12 steps past a 3-token prompt: every window (5) is passed, so the cached keys that fall out
+    // of it must be masked in extend() as in forward().
+    for (int step = 0; step < 12; ++step) {
+      const std::vector<float> incremental = model.extend(caches, pending);
+      ForwardRequest whole;
+      whole.token_ids = ids;
+      const std::vector<float> full = model.forward(whole);
+      float largest = 0, worst = 0;
+      for (std::size_t v = 0; v < full.size(); ++v) {
+        largest = std::max(largest, std::fabs(full[v]));
+        worst = std::max(worst, std::fabs(full[v] - incremental[v]));
+      }
+      CHECK(worst <= 2e-6 * largest);
+      const auto next = static_cast<std::int32_t>(std::max_element(full.begin(), full.end()) - full.begin());
+      ids.push_back(next);
+      pending = {next};
+    }
+  }
+}
+
+TEST_CASE("families: a sliding-window layer's record masks the cells outside its window, and says so", "[model][families]") {
+  const DecoderModel model = family_gguf("gemma2");
+  const std::vector<AttentionBlock> blocks = all_blocks(model, ids_from(5, 12));
+  REQUIRE(blocks.size() == 2);
+  const AttentionRecord& local = blocks[0].record;
+  const AttentionRecord& global = blocks[1].record;
+  CHECK(local.sliding_window == 5);  // gemma2.attention.sliding_window; layer 0 is local (l % 2 == 0)
+  CHECK(global.sliding_window == 0);
+  CHECK(local.logit_softcap == 4.0);
+  CHECK_THAT(local.scale, Catch::Matchers::WithinAbs(0.25, 1e-7));  // llama.cpp: 1/√key_length (16)
+  const MaskMatrix allowed = local.allowed();
+  const MaskMatrix outside = local.outside_window();
+  for (long i = 0; i < 12; ++i) {
+    for (long j = 0; j < 12; ++j) {
+      INFO("query " << i << ", key " << j);
+      CHECK(allowed(i, j) == (j <= i && i - j < 5 ? 1 : 0));
+      CHECK(outside(i, j) == (j <= i && i - j >= 5 ? 1 : 0));
+      if (!allowed(i, j)) {
+        for (const Matrix& head : local.weights) CHECK(head(i, j) == 0.0f);
+      }
+    }
+  }
+  CHECK(global.allowed() == local.outside_window().cwiseMax(allowed));
+}
+
+TEST_CASE("families: Gemma 3's local layers turn RoPE with their own base", "[model][families]") {
+  const DecoderModel model = family_gguf("gemma3");
+  const DecoderConfig& c = model.config();
+  CHECK(c.sliding_window == std::vector<long>{5, 5, 5, 5, 5, 0});  // llama.cpp's pattern 6
+  REQUIRE(c.local_rope_theta);
+  CHECK(*c.local_rope_theta == 10000.0);
+  CHECK(c.rope.theta == 1e6);
+  const std::vector<AttentionBlock> blocks = all_blocks(model, ids_from(5, 8));
+  REQUIRE(blocks.size() == 6);
+  CHECK(blocks[0].record.rope->theta == 10000.0);
+  CHECK(blocks[5].record.rope->theta == 1e6);
+}
+
+TEST_CASE("families: the attention scale of Gemma follows each format", "[model][families]") {
+  // transformers: query_pre_attn_scalar^-½; llama.cpp: 1/√head_dim (its GGUF has no such key).
+  TempDir dir;
+  const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) { c["query_pre_attn_scalar"] = 64; });
+  const DecoderModel hf = decoder_from_hf_folder(folder);
+  CHECK_THAT(*hf.config().attention_scale, Catch::Matchers::WithinAbs(0.125, 1e-12));
+  CHECK_THAT(*family_gguf("gemma2").config().attention_scale, Catch::Matchers::WithinAbs(0.25, 1e-7));
+  const std::vector<AttentionBlock> blocks = all_blocks(hf, ids_from(5, 6));
+  CHECK_THAT(blocks[0].record.scale, Catch::Matchers::WithinAbs(0.125, 1e-7));
+}
+
+TEST_CASE("families: GPT-2 has learned positions and no RoPE, and refuses positions past its table", "[model][families]") {
+  const DecoderModel model = family_gguf("gpt2");
+  const std::vector<AttentionBlock> blocks = all_blocks(model, ids_from(5, 6));
+  CHECK_FALSE(blocks[0].record.rope);
+  ForwardRequest request;
+  request.token_ids = std::vector<std::int32_t>(65, 5);  // gpt2.context_length = 64 positions
+  CHECK_THROWS_WITH(model.forward(request), Contains("gpt2.gguf: position 64 is past the 64 learned positions (position_embd.weight)"));
+}
+
+TEST_CASE("families: bad GGUF settings are named with the file and key", "[model][families][errors]") {
+  TempDir dir;
+  SECTION("a window of 0") {
+    const std::string path = patched_gguf(dir, "gemma2", metadata_entry("gemma2.attention.sliding_window", 4, 5u),
+                                          metadata_entry("gemma2.attention.sliding_window", 4, 0u));
+    CHECK_THAT(config_error(path), Contains("gemma2.gguf") && Contains("metadata gemma2.attention.sliding_window") && Contains("0"));
+  }
+  SECTION("a cap of 0 or below") {
+    const float cap = GENERATE(0.0f, -4.0f);
+    const std::string path = patched_gguf(dir, "gemma2", metadata_entry("gemma2.attn_logit_softcapping", 6, 4.0f),
+                                          metadata_entry("gemma2.attn_logit_softcapping", 6, cap));
+    CHECK_THAT(config_error(path), Contains("gemma2.gguf") && Contains("metadata gemma2.attn_logit_softcapping") &&
+                                       Contains("a soft-cap > 0"));
+  }
+  SECTION("key/value heads that do not divide the heads") {
+    const std::string path = patched_gguf(dir, "qwen2", metadata_entry("qwen2.attention.head_count_kv", 4, 2u),
+                                          metadata_entry("qwen2.attention.head_count_kv", 4, 3u));
+    CHECK_THAT(config_error(path), Contains("qwen2.gguf") && Contains("qwen2.attention.head_count_kv 3 does not divide qwen2.attention.head_count 4"));
+  }
+  SECTION("Gemma 3 without its window") {
+    const std::string path = patched_gguf(dir, "gemma3", "gemma3.attention.sliding_window", "gemma3.attention.sliding_windoX");
+    CHECK_THAT(config_error(path), Contains("gemma3.gguf") && Contains("missing metadata gemma3.attention.sliding_window"));
+  }
+  SECTION("a family's tensor missing is named with the family") {
+    const std::string path = patched_gguf(dir, "qwen3", "blk.1.attn_k_norm.weight", "blk.1.attn_k_norX.weight");
+    CHECK_THROWS_WITH(decoder_from_gguf(std::make_shared<const GgufFile>(path)),
+                      Contains("qwen3.gguf: tensor blk.1.attn_k_norm.weight is missing (architecture qwen3 needs it)"));
+  }
+  SECTION("a key the family does not know is named in a warning") {
+    const std::string path = patched_gguf(dir, "qwen2", "qwen2.context_length", "qwen2.context_lengtX");
+    const DecoderConfig c = decoder_config_from_gguf(GgufFile(path));
+    REQUIRE(c.warnings.size() == 1);
+    CHECK_THAT(c.warnings[0], Contains("metadata attnviz does not know for architecture qwen2, ignored: qwen2.context_lengtX"));
+  }
+}
+
+TEST_CASE("families: bad config.json settings are named with the file and key", "[model][families][errors]") {
+  TempDir dir;
+  SECTION("a window of 0") {
+    const std::string folder = edited_folder(dir, "mistral", [](nlohmann::json& c) { c["sliding_window"] = 0; });
+    CHECK_THAT(folder_error(folder), Contains("config.json") && Contains("/sliding_window") && Contains("a window of at least 1 token"));
+  }
+  SECTION("a cap of 0") {
+    const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) { c["final_logit_softcapping"] = 0; });
+    CHECK_THAT(folder_error(folder), Contains("config.json") && Contains("/final_logit_softcapping") && Contains("a soft-cap > 0"));
+  }
+  SECTION("layer_types of another length than the layers") {
+    const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) {
+      c["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention"};
+    });
+    CHECK_THAT(folder_error(folder), Contains("config.json: /layer_types has 3 entries but /num_hidden_layers is 2"));
+  }
+  SECTION("a layer type that is neither") {
+    const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) { c["layer_types"] = {"sliding_attention", "chunked_attention"}; });
+    CHECK_THAT(folder_error(folder), Contains("/layer_types/1") && Contains("chunked_attention"));
+  }
+  SECTION("Qwen's use_sliding_window") {
+    const std::string folder = edited_folder(dir, "qwen2", [](nlohmann::json& c) { c["use_sliding_window"] = true; });
+    CHECK_THAT(folder_error(folder), Contains("config.json") && Contains("/use_sliding_window"));
+  }
+  SECTION("heads that do not divide") {
+    const std::string folder = edited_folder(dir, "qwen3", [](nlohmann::json& c) { c["num_key_value_heads"] = 3; });
+    CHECK_THAT(folder_error(folder), Contains("/num_key_value_heads 3 does not divide /num_attention_heads 4"));
+  }
+}
+
+TEST_CASE("families: layer_types in config.json chooses the sliding-window layers", "[model][families]") {
+  TempDir dir;
+  const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) { c["layer_types"] = {"full_attention", "sliding_attention"}; });
+  CHECK(decoder_from_hf_folder(folder).config().sliding_window == std::vector<long>{0, 5});
+  CHECK(decoder_from_hf_folder(test_data_file("families/gemma2-hf")).config().sliding_window == std::vector<long>{5, 0});
+}
