@@ -337,6 +337,22 @@ TEST_CASE("head_grid: 600 tokens fit in 4096 px with thinned labels, and say so 
   CHECK(has_ink(grid.image, layout.legend));
 }
 
+// Issue 23: a reader of a thinned axis could not tell where "▁park" sat among 470 tokens.
+TEST_CASE("head_grid: labels of a thinned axis carry their 0-based token index, and their margin fits them", "[render]") {
+  const GridLayout thinned = layout_grid(numbered_tokens(470, 470), fonts());
+  REQUIRE(thinned.query_label_stride == 2);
+  REQUIRE(thinned.key_label_stride == 2);
+  CHECK(drawn_query_label(thinned, 212) == "#212 t212");
+  CHECK(drawn_key_label(thinned, 0) == "#0 t0");
+  const int widest = fonts().text_width_px("#468 t468", thinned.label_font_px);
+  CHECK(thinned.panels[0].query_labels.width_px >= widest);
+  CHECK(thinned.panels[0].key_labels.height_px >= widest);
+  const GridLayout full = layout_grid(numbered_tokens(32, 32), fonts());
+  REQUIRE(full.query_label_stride == 1);
+  CHECK(drawn_query_label(full, 12) == "t12");
+  CHECK(drawn_key_label(full, 12) == "t12");
+}
+
 TEST_CASE("head_grid: 20000 tokens are downsampled by max over blocks within the size limit (BH-22)", "[render]") {
   GridRequest request = numbered_tokens(20000, 200);
   Matrix peaked = *request.panels.front();

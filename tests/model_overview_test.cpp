@@ -68,6 +68,35 @@ TEST_CASE("model pictures: every picture of heatmaps --model --rollout honours -
   }
 }
 
+// Issue 23: on a 479-token text rollout.png was 3962 × 4224 px, and once squeezed in, its strip
+// of layers became an unlabelled 3836 × 44 px thumbnail. Every picture of a long run fits.
+TEST_CASE("model pictures: at 479 tokens overview.png and rollout.png fit --max-size with labelled strips", "[model][overview][cli]") {
+  std::string text;
+  for (int i = 0; i < 11; ++i) {
+    text += "Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. "
+            "One day, she saw a big red ball. ";
+  }
+  text += " Once upon a time, there was a little girl named Lily.";
+  for (const int limit : {4096, 1024}) {
+    test::TempDir dir;
+    Options o = model_options(Command::Heatmaps, dir.file("pictures"));
+    o.text = text;
+    o.rollout = true;
+    o.max_size_px = limit;
+    o.formats = {"html"};
+    const RunResult r = run_with(o);
+    INFO(r.err);
+    REQUIRE(r.code == kExitOk);
+    for (const char* name : {"pictures/overview.png", "pictures/rollout.png"}) {
+      const auto [width, height] = test::png_size(dir.file(name));
+      CAPTURE(limit, name);
+      CHECK(width <= limit);
+      CHECK(height <= limit);
+    }
+    CHECK_THAT(r.err, !Contains("rollout.png: the grid of 1 head is drawn as a"));
+  }
+}
+
 TEST_CASE("model pictures: dump --rollout holds R for every layer, rows summing to 1", "[model][rollout][cli]") {
   test::TempDir dir;
   Options o = model_options(Command::Dump, dir.file("dump.json"));

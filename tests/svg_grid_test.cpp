@@ -112,6 +112,18 @@ TEST_CASE("svg_grid: past kMaxVectorCells each panel is one embedded PNG", "[ren
   CHECK(svg.find(">t0</text>") != std::string::npos);
 }
 
+// Issue 23: thinned labels name their token's position, as in the PNG.
+TEST_CASE("svg_grid: labels of a thinned axis carry their token index", "[render]") {
+  GridRequest request;
+  for (int i = 0; i < 470; ++i) request.query_tokens.push_back("t" + std::to_string(i));
+  request.key_tokens = request.query_tokens;
+  request.panels = {share<Matrix>(Matrix::Constant(470, 470, 1.0f / 470))};
+  const std::string svg = svg_document({grid_svg(request, fonts(), "g")});
+  CHECK(svg.find(">#212 t212</text>") != std::string::npos);
+  CHECK(svg.find(">t212</text>") == std::string::npos);
+  CHECK(svg.find("t213</text>") == std::string::npos);  // every 2nd label: 213 is not drawn
+}
+
 TEST_CASE("svg_document: stacks pictures centred and keeps text valid XML", "[render]") {
   const std::string svg = svg_document({{100, 10, "", "<rect/>\n"}, {50, 20, "", "<rect/>\n"}});
   CHECK(svg.find("width=\"100\" height=\"30\" viewBox=\"0 0 100 30\"") != std::string::npos);

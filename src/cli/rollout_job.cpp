@@ -111,20 +111,18 @@ std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory
   strip.figure_title.clear();
   strip.query_axis_title = "layer";
   const FontSet fonts = picture_fonts(options_);
-  RenderedGrid a = render_grid(top, fonts);
-  RenderedGrid b = render_grid(strip, fonts);
-  // The two grids are stacked, so they share --max-size's height: when the stack is too tall
-  // both are drawn again with the height in proportion to what each took (a grid does not shrink
-  // exactly in proportion, hence a few attempts, each a little tighter).
+  // The two grids are stacked, so they share --max-size's height. The strip (one row per layer)
+  // is drawn first at its own size and the matrix gets the rest: sharing in proportion to the
+  // heights each took would shrink the few-row strip to an unlabelled thumbnail (issue 23: a
+  // 479-token text gave a 3836 × 44 px strip without labels).
   const int limit = options_.max_size_px;
-  for (int attempt = 0; attempt < 4 && a.image.height_px() + b.image.height_px() > limit; ++attempt) {
-    const double shrink = static_cast<double>(limit) / (a.image.height_px() + b.image.height_px());
-    const auto share_of = [&](int height) { return std::max(1, static_cast<int>(height * shrink) - attempt * height / 20); };
-    top.max_height_px = share_of(a.image.height_px());
-    strip.max_height_px = share_of(b.image.height_px());
-    a = render_grid(top, fonts);
+  RenderedGrid b = render_grid(strip, fonts);
+  if (b.image.height_px() > limit / 2) {
+    strip.max_height_px = std::max(1, limit / 2);
     b = render_grid(strip, fonts);
   }
+  top.max_height_px = std::max(1, limit - b.image.height_px());
+  RenderedGrid a = render_grid(top, fonts);
   if (a.image.height_px() + b.image.height_px() > limit) {
     throw LimitError::image_size("rollout.png (two grids stacked)", std::max(a.image.width_px(), b.image.width_px()),
                                  a.image.height_px() + b.image.height_px(), limit, "raise --max-size");

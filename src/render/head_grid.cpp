@@ -26,7 +26,7 @@ void draw_query_labels(Image& image, const FontSet& fonts, const GridLayout& lay
   const LineMetrics line = fonts.line_metrics(layout.label_font_px);
   const int right_px = panel.query_labels.right_px();
   for (int i = 0; i < layout.n_q; i += layout.query_label_stride) {
-    const std::string& text = layout.query_labels[static_cast<std::size_t>(i)];
+    const std::string text = drawn_query_label(layout, i);
     const int centre_y = panel.cells.y_px + (i / layout.block) * layout.cell_px + layout.cell_px / 2;
     image.fill_rect({panel.cells.x_px - kTickLengthPx, centre_y, kTickLengthPx, 1}, kFrameColour);
     fonts.draw(image, text, right_px - fonts.text_width_px(text, layout.label_font_px),
@@ -39,7 +39,7 @@ void draw_key_labels(Image& image, const FontSet& fonts, const GridLayout& layou
   const LineMetrics line = fonts.line_metrics(layout.label_font_px);
   const int top_px = panel.key_labels.y_px;
   for (int j = 0; j < layout.n_k; j += layout.key_label_stride) {
-    const std::string& text = layout.key_labels[static_cast<std::size_t>(j)];
+    const std::string text = drawn_key_label(layout, j);
     const int centre_x = panel.cells.x_px + (j / layout.block) * layout.cell_px + layout.cell_px / 2;
     image.fill_rect({centre_x, panel.cells.bottom_px(), 1, kTickLengthPx}, kFrameColour);
     const int width_px = fonts.text_width_px(text, layout.label_font_px);

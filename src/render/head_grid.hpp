@@ -103,6 +103,11 @@ struct GridLayout {
                                                       // kind (kCellMasked + 1 or kCellMaskedInOneRun + 1)
 };
 
+/// The text drawn for query row i (key column j): its display label, or on a thinned axis
+/// (stride > 1) indexed_label(i, label), "#212 ▁park" (token_label.hpp). PNG and SVG draw these.
+std::string drawn_query_label(const GridLayout& layout, int i);
+std::string drawn_key_label(const GridLayout& layout, int j);
+
 /// Pure geometry (draws nothing). Automatic columns: rows = floor(sqrt(P)), cols = ceil(P / rows)
 /// rounded up to a multiple of col_multiple (1 -> 1 × 1, 3 -> 1 × 3, 4 -> 2 × 2, 8 -> 2 × 4,
 /// 12 -> 3 × 4); request.cols > P is cut to P. With automatic columns (and at most 64 panels),

@@ -60,15 +60,9 @@ struct Texts {
   std::vector<int> padding_rows;  // padding queries (query_mask 0) that are not fully masked
   bool any_masked = false;   // some cell gets the grey hatch
   bool any_one_run = false;  // some cell is masked in one compared run only
-  std::map<int, std::pair<int, int>> label_widths;  // font px -> widest query, key label
+  std::map<std::pair<int, bool>, int> query_widths, key_widths;  // (font px, indexed) -> widest label
   int max_side_px = kMaxSidePx;  // the image's limit: wider figure titles and legend lines wrap
 };
-
-int widest(const FontSet& fonts, const std::vector<std::string>& texts, int font_px) {
-  int width_px = 0;
-  for (const std::string& text : texts) width_px = std::max(width_px, fonts.text_width_px(text, font_px));
-  return width_px;
-}
 
 Texts measure_texts(const GridRequest& request, const FontSet& fonts,
                     const std::vector<ValueRange>& ranges) {
@@ -103,15 +97,17 @@ Texts measure_texts(const GridRequest& request, const FontSet& fonts,
   return texts;
 }
 
-const std::pair<int, int>& label_widths(Texts& texts, const FontSet& fonts, int font_px) {
-  auto found = texts.label_widths.find(font_px);
-  if (found == texts.label_widths.end()) {
-    found = texts.label_widths
-                .emplace(font_px, std::pair{widest(fonts, texts.query_labels, font_px),
-                                            widest(fonts, texts.key_labels, font_px)})
-                .first;
+// The widest label at font_px, plain or as a thinned axis draws it ("#212 ▁park").
+int widest_label(std::map<std::pair<int, bool>, int>& cache, const std::vector<std::string>& labels,
+                 const FontSet& fonts, int font_px, bool indexed) {
+  auto found = cache.find({font_px, indexed});
+  if (found != cache.end()) return found->second;
+  int width_px = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const std::string& label = labels[i];
+    width_px = std::max(width_px, fonts.text_width_px(indexed ? indexed_label(static_cast<int>(i), label) : label, font_px));
   }
-  return found->second;
+  return cache.emplace(std::pair{font_px, indexed}, width_px).first->second;
 }
 
 // The requested columns, or the near-square automatic choice rounded up to a multiple of
@@ -233,9 +229,14 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
   layout.query_label_stride = label_stride(cell_px, label_line_px) * block;
   layout.key_label_stride = layout.query_label_stride;
   layout.annotation_font_px = request.annotate && block == 1 ? annotation_font(request, fonts, cell_px) : 0;
-  const auto [query_label_px, widest_key_px] = label_widths(texts, fonts, layout.label_font_px);
-  layout.key_labels_horizontal = block == 1 && widest_key_px + kMinLabelSpacingPx <= cell_px;
+  const int plain_key_px = widest_label(texts.key_widths, texts.key_labels, fonts, layout.label_font_px, false);
+  layout.key_labels_horizontal = block == 1 && plain_key_px + kMinLabelSpacingPx <= cell_px;
   if (layout.key_labels_horizontal) layout.key_label_stride = 1;
+  const int query_label_px = widest_label(texts.query_widths, texts.query_labels, fonts, layout.label_font_px,
+                                          layout.query_label_stride > 1);
+  const int widest_key_px = layout.key_label_stride > 1
+                                ? widest_label(texts.key_widths, texts.key_labels, fonts, layout.label_font_px, true)
+                                : plain_key_px;
   const int key_label_px = layout.key_labels_horizontal ? label_line_px : widest_key_px;
 
   const int axis_line_px = line_px(fonts, kAxisTitleFontPx);
@@ -422,6 +423,16 @@ double picture_bytes(int width_px, int height_px, long drawn_rows, long drawn_co
   constexpr double kDrawnCellBytes = sizeof(Scalar) + sizeof(std::uint8_t);
   return static_cast<double>(width_px) * height_px * (kRgbBytesPerPixel + kPngBytesPerPixel) +
          static_cast<double>(drawn_rows) * static_cast<double>(drawn_cols) * kDrawnCellBytes;
+}
+
+std::string drawn_query_label(const GridLayout& layout, int i) {
+  const std::string& label = layout.query_labels.at(static_cast<std::size_t>(i));
+  return layout.query_label_stride > 1 ? indexed_label(i, label) : label;
+}
+
+std::string drawn_key_label(const GridLayout& layout, int j) {
+  const std::string& label = layout.key_labels.at(static_cast<std::size_t>(j));
+  return layout.key_label_stride > 1 ? indexed_label(j, label) : label;
 }
 
 Point cell_centre_px(const GridLayout& layout, int panel, int row, int col) {

@@ -242,7 +242,7 @@ const char* const kReportScript = R"page("use strict";
     const stride = labelStride(map);
     const half = map.cellPx / 2;
     for (let i = 0; i < view.queryLabels.length; i += stride) {
-      const label = element("span", "label", view.queryLabels[i]);
+      const label = element("span", "label", stride > 1 ? "#" + i + " " + view.queryLabels[i] : view.queryLabels[i]);
       label.dataset.query = i;
       label.style.top = (Math.floor(i / map.block) * map.cellPx + half - 7) + "px";
       label.addEventListener("mouseenter", () => highlight("q", i));
@@ -250,7 +250,7 @@ const char* const kReportScript = R"page("use strict";
       qbox.append(label);
     }
     for (let j = 0; j < view.keyLabels.length; j += stride) {
-      const label = element("span", "label", view.keyLabels[j]);
+      const label = element("span", "label", stride > 1 ? "#" + j + " " + view.keyLabels[j] : view.keyLabels[j]);
       label.dataset.key = j;
       label.style.left = (Math.floor(j / map.block) * map.cellPx + half) + "px";
       label.addEventListener("mouseenter", () => highlight("k", j));

@@ -132,11 +132,11 @@ std::string panel_labels(const FontSet& fonts, const GridLayout& layout, const P
   for (int i = 0; i < layout.n_q; i += layout.query_label_stride) {
     const int centre_y = panel.cells.y_px + (i / layout.block) * layout.cell_px + layout.cell_px / 2;
     body += rect(panel.cells.x_px - kTickLengthPx, centre_y, kTickLengthPx, 1, tick);
-    body += text(fonts, layout.query_labels[static_cast<std::size_t>(i)], panel.query_labels.right_px(),
+    body += text(fonts, drawn_query_label(layout, i), panel.query_labels.right_px(),
                  centre_y - line.line_height_px / 2, layout.label_font_px, kTextColour, "end");
   }
   for (int j = 0; j < layout.n_k; j += layout.key_label_stride) {
-    const std::string& label = layout.key_labels[static_cast<std::size_t>(j)];
+    const std::string label = drawn_key_label(layout, j);
     const int centre_x = panel.cells.x_px + (j / layout.block) * layout.cell_px + layout.cell_px / 2;
     body += rect(centre_x, panel.cells.bottom_px(), 1, kTickLengthPx, tick);
     if (layout.key_labels_horizontal) {

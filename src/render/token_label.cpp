@@ -84,6 +84,10 @@ int label_stride(int pitch_px, int line_height_px) {
   }
 }
 
+std::string indexed_label(int index, const std::string& label) {
+  return "#" + std::to_string(index) + " " + label;
+}
+
 std::string ordinal(int n) {
   static constexpr int kTeenFirst = 11, kTeenLast = 13, kHundred = 100, kTen = 10;
   const int last_two = n % kHundred;

@@ -28,6 +28,10 @@ std::string display_label(const std::string& token);
 /// with k · pitch_px >= line_height_px. Requires: pitch_px >= 1.
 int label_stride(int pitch_px, int line_height_px);
 
+/// The label of a thinned axis (only every k-th drawn): "#212 ▁park", the token's 0-based
+/// position (BOS counted) before its label, so a reader knows where a fragment sits (issue 23).
+std::string indexed_label(int index, const std::string& label);
+
 /// "1st", "2nd", "3rd", "4th", "11th", "22nd": for notes like "every 4th key label shown".
 std::string ordinal(int n);
 
