@@ -10,8 +10,8 @@ MaskMatrix AttentionRecord::allowed() const {
 }
 
 double AttentionRecord::value_count() const {
-  double values = static_cast<double>(output.size());
-  for (const std::vector<Matrix>* stack : {&weights, &scores, &head_outputs}) {
+  double values = static_cast<double>(output.size() + value_norms.size() + layer_norms.size() + alti.size());
+  for (const std::vector<Matrix>* stack : {&weights, &scores, &head_outputs, &norms}) {
     for (const Matrix& m : *stack) values += static_cast<double>(m.size());
   }
   return values;
