@@ -11,9 +11,12 @@ scripts/reference_forward.py; everything else is written here from the papers:
 
     /usr/bin/python3 scripts/measures_reference.py layer LAYER.json OUT.json
     /usr/bin/python3 scripts/measures_reference.py model MODEL.gguf 1,403,407 [--flow] OUT.json
+    /usr/bin/python3 scripts/measures_reference.py ct2 MODEL_DIR "SOURCE TOKENS" "TARGET TOKENS" OUT.json
 
 Writes {"norms", "value_norms", "layer_norms", "alti", "head_sum"} for a layer (alti only when W_O maps
-back to the input width), and {"layers": [{...}], "alti_rollout"} and with --flow "attention_flow" for a model.
+back to the input width), and {"layers": [{...}], "alti_rollout"} and with --flow "attention_flow" for a model; for a CTranslate2
+model (the forward pass of scripts/ct2_reference.py), {"blocks": [{"stack", "kind", "layer", norms…}]}
+for every block in the order the model runs them, cross-attention included.
 """
 import json
 import os
@@ -159,6 +162,43 @@ def model_reference(path, ids, flow):
     return result
 
 
+def ct2_reference(folder, source, target):
+    """Norms of every block of a CTranslate2 model: ct2_reference.Model's forward pass, with each
+    attention call's value vectors f^h(x_j) = v^h_j W_O^h taken from the block's output Dense
+    (self-attention linear_1, cross-attention linear_2)."""
+    from ct2_reference import Model
+
+    class Measured(Model):
+        def __init__(self, path):
+            super().__init__(path)
+            self.blocks, self.scope = [], None
+
+        def dense(self, scope, x):
+            if scope.endswith("/linear_0"):  # the block's first projection: its scope is the block's
+                self.scope = scope[: -len("/linear_0")]
+            return super().dense(scope, x)
+
+        def attention(self, heads, q, k, v, mask):
+            weights, context = super().attention(heads, q, k, v, mask)
+            cross = not self.scope.endswith("/self_attention")
+            w_o = self.v[self.scope + ("/linear_2" if cross else "/linear_1") + "/weight"].T
+            d_v = v.shape[1] // heads
+            f = np.array([v[:, h * d_v:(h + 1) * d_v] @ w_o[h * d_v:(h + 1) * d_v] for h in range(heads)])
+            block = measures(np.array(weights), f, None, None)
+            del block["head_sum"]
+            stack, layer = self.scope.split("/")[0], int(self.scope.split("/")[1].split("_")[1])
+            block.update({"stack": stack, "kind": "cross" if cross else "self", "layer": layer})
+            self.blocks.append(block)
+            return weights, context
+
+    model = Measured(folder)
+    unk_s, unk_t = model.source["<unk>"], model.target["<unk>"]
+    source_ids = [model.source.get(t, unk_s) for t in source.split()]
+    input_ids = [model.target["<s>"]] + [model.target.get(t, unk_t) for t in target.split()]
+    model.run(source_ids, input_ids)
+    return {"blocks": model.blocks}
+
+
 def to_lists(value):
     if isinstance(value, dict):
         return {k: to_lists(v) for k, v in value.items()}
@@ -170,6 +210,8 @@ def to_lists(value):
 def main():
     if sys.argv[1] == "layer":
         result = layer_reference(sys.argv[2])
+    elif sys.argv[1] == "ct2":
+        result = ct2_reference(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         result = model_reference(sys.argv[2], [int(i) for i in sys.argv[3].split(",")], "--flow" in sys.argv)
     json.dump(to_lists(result), open(sys.argv[-1], "w"))

@@ -293,7 +293,21 @@ ReportView heatmap_report_view(const AttentionRecord& record, const Options& opt
     grid.panel_titles.push_back(measure == "alti" ? alti_panel_title(record, block) : panel_title(record, block, h));
     names.push_back(measure == "alti" ? "ALTI" : head_name(record, block, h));
   }
-  return report_view(grid, fonts, std::move(name), names);
+  ReportView view = report_view(grid, fonts, std::move(name), names);
+  view.measure = measure;
+  return view;
+}
+
+std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, const Options& options, const std::string& name,
+                                             double memory_budget, const std::string& block) {
+  std::vector<ReportView> views;
+  views.push_back(heatmap_report_view(record, options, name, memory_budget, block));
+  if (views.back().measure != "weights") {
+    Options weights = options;
+    weights.measure = "weights";
+    views.push_back(heatmap_report_view(record, weights, name, memory_budget, block));
+  }
+  return views;
 }
 
 }  // namespace attnviz

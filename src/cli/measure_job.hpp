@@ -36,4 +36,14 @@ void add_measure(const std::string& measure, const std::vector<Matrix>& value_ve
 /// ALTI has no heads: the weights.
 std::vector<Matrix> measure_distributions(const std::string& measure, const AttentionRecord& record);
 
+/// " · norms ‖α·f(x)‖, each row normalised to sum 1" or " · ALTI contributions …": what a
+/// figure title adds for --measure; "" for weights.
+std::string measure_title_note(const std::string& measure);
+
+/// compare --measure: the record's weights become what compare reads as distributions — each
+/// head's N with rows normalised (norms), or the one ALTI map as a single panel named "ALTI"
+/// (`names` set to it). Throws InputError naming the file and field when the record lacks the
+/// measure (a dump written without it). Nothing for "weights".
+void compare_measure(const std::string& measure, AttentionRecord& record, std::vector<std::string>& names);
+
 }  // namespace attnviz

@@ -262,6 +262,7 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
   if (o.generate >= 0) request.max_generate = o.generate;
   request.layers = parse_layer_selection(o.layers, 0);
   request.want_last_logits = o.logits;
+  request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
   request.memory_budget_bytes = memory_budget;
   return run_ct2_model(request, sink, warnings);
 }
@@ -295,12 +296,7 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
     plain_sink(std::move(block));
   };
   const BlockSink& sink = measure_needs_value_vectors(options.measure) ? measured : plain_sink;
-  if (is_encoder_decoder_model(options)) {
-    for (const auto& [given, flag] : {std::pair{options.scores, "--scores"}, {options.outputs, "--outputs"},
-                                      {measure_needs_value_vectors(options.measure), "--measure"}})
-      if (given) throw UsageError::bad_option(flag, "is not available for encoder-decoder (CTranslate2) models yet");
-    return run_encoder_decoder(options, sink, warnings, memory_budget);
-  }
+  if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget);
   if (options.source_tokens || options.target_tokens)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");

@@ -1,6 +1,7 @@
 #include "cli/run.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -171,8 +172,9 @@ void render_block(const AttentionBlock& block, bool encoder_decoder, const Optio
     files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options), block.block_name()));
   }
   if (wants_format(options, "html")) {
-    page.views.push_back(
-        heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options), block.block_name()));
+    for (ReportView& view :
+         heatmap_report_views(block.record, options, view_name(folder), memory_budget_bytes(options), block.block_name()))
+      page.views.push_back(std::move(view));
   }
 }
 
@@ -185,7 +187,10 @@ std::string model_report_title(const ModelRunInfo& info, std::size_t blocks) {
 void add_model_report(const ModelRunInfo& info, ReportPage& page, const Options& options, OutputSet& files) {
   files.create_directory(options.output);
   if (!wants_format(options, "html")) return;
-  page.title = model_report_title(info, page.views.size());
+  // With --measure norms|alti each block has two views (the measure and the weights).
+  const std::size_t blocks = page.views.empty() ? 0 : static_cast<std::size_t>(std::count_if(
+      page.views.begin(), page.views.end(), [&](const ReportView& v) { return v.measure == page.views.front().measure; }));
+  page.title = model_report_title(info, blocks);
   page.layered = true;
   files.add(report_path(options), html_report(page));
 }
@@ -363,9 +368,9 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
     files.append(render_heatmaps(record, options, warnings, memory_budget_bytes(options)));
   }
   if (wants_format(options, "html")) {
-    ReportView view = heatmap_report_view(record, options, "layer", memory_budget_bytes(options));
-    const std::string title = view.figure_title;
-    files.add(report_path(options), html_report(ReportPage{title, {std::move(view)}, false}));
+    std::vector<ReportView> views = heatmap_report_views(record, options, "layer", memory_budget_bytes(options));
+    const std::string title = views.front().figure_title;
+    files.add(report_path(options), html_report(ReportPage{title, std::move(views), false}));
   }
   files.protect(input_files(options));
   timer.lap("render");
