@@ -13,6 +13,7 @@
 #include "analysis/max_flow.hpp"
 #include "analysis/value_norms.hpp"
 #include "attention/attention.hpp"
+#include "attention/mask.hpp"
 #include "attention/rollout.hpp"
 #include "attention/value_vectors.hpp"
 #include "cli/measure_job.hpp"

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "cli/measure_job.hpp"
 #include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "core/counted.hpp"
@@ -129,8 +130,7 @@ void require_measure(const AttentionRecord& record, const Options& options, cons
   if (drawn_measure(record, options) == options.measure) return;
   const char* field = options.measure == "norms" ? "norms" : "alti";
   if (options.measure == "alti" && record.mode == "cross" && !block.empty()) {
-    warnings.push_back((record.layer ? "layer " + std::to_string(*record.layer) + " " : std::string()) +
-                       "cross-attention has no ALTI (it needs the residual stream of a self-attention block): drawn as weights");
+    warnings.push_back(kNoCrossAlti);
     return;
   }
   const std::string file = record.inputs.empty() ? std::string("the attention") : record.inputs.front();

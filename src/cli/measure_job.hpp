@@ -14,6 +14,11 @@
 
 namespace attnviz {
 
+/// The one warning of a model run under --measure alti that has cross-attention blocks.
+inline constexpr const char* kNoCrossAlti =
+    "--measure alti: cross-attention blocks have no ALTI (it needs the residual stream of a self-attention block); "
+    "they keep their weights";
+
 /// Whether `measure` ("weights", "norms", "alti") needs the head value vectors f^h(x_j).
 bool measure_needs_value_vectors(const std::string& measure);
 
