@@ -231,6 +231,10 @@ add_test(NAME html_report_browser
 add_test(NAME html_report_firefox
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/firefox_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(html_report_browser html_report_firefox PROPERTIES TIMEOUT 300)
+# Issue 20: the report's switch between weights and --measure norms, in headless chromium.
+add_test(NAME html_report_measure_switch
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/measure_switch_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(html_report_measure_switch PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
 attnviz_bad_run(cli_format_unknown "attnviz: error: .*--format.*expected png, svg or html.*png,pdf"
   heatmaps ${ATTNVIZ_USE_LITE} --format png,pdf -o ${ATTNVIZ_CLI_OUT}/format_unknown)
 attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice"

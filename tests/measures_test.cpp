@@ -373,3 +373,37 @@ TEST_CASE("run: --measure weights (the default) writes the dump of before, byte 
   REQUIRE(attnviz::test::run_with(norms).code == 0);
   CHECK_THAT(attnviz::test::read_file(norms.output), Contains("\"layer_norms\""));
 }
+
+TEST_CASE("run: heatmaps --measure norms --format html holds the norms and the weights, switchable", "[measures][render]") {
+  attnviz::test::TempDir dir;
+  Options o;
+  o.command = Command::Heatmaps;
+  o.sentence = data_file("stories260k/layer0.json");
+  o.output = dir.file("pictures");
+  o.formats = {"html", "png"};
+  o.measure = "norms";
+  REQUIRE(attnviz::test::run_with(o).code == 0);
+  const std::string page = attnviz::test::read_file(dir.file("pictures/index.html"));
+  CHECK_THAT(page, Contains("\"measure\":\"norms\""));
+  CHECK_THAT(page, Contains("value-weighted norms"));  // the norms view's title
+  CHECK_THAT(page, Contains("measure-select"));        // the switch
+  // The weights view is there too, without a measure field (weights are the default).
+  CHECK(page.find("self-attention weights") != std::string::npos);
+  o.measure = "weights";
+  o.output = dir.file("plain");
+  REQUIRE(attnviz::test::run_with(o).code == 0);
+  CHECK(attnviz::test::read_file(dir.file("plain/index.html")).find("\"measure\":") == std::string::npos);
+}
+
+TEST_CASE("run: heatmaps --measure alti draws one map per layer (grid.png only)", "[measures][render]") {
+  attnviz::test::TempDir dir;
+  Options o;
+  o.command = Command::Heatmaps;
+  o.sentence = data_file("stories260k/layer0.json");
+  o.output = dir.file("alti");
+  o.measure = "alti";
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  REQUIRE(r.code == 0);
+  CHECK(std::filesystem::exists(dir.file("alti/grid.png")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("alti/head_0.png")));
+}
