@@ -14,7 +14,7 @@ packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-de
           libpng-dev fonts-dejavu-core
           libharfbuzz-dev libfribidi-dev libutf8proc-dev libfontconfig-dev)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(python3 python3-numpy python3-torch clang libclang-rt-14-dev libomp-dev)
+  packages+=(python3 python3-numpy python3-networkx python3-torch clang libclang-rt-14-dev libomp-dev)
   # The HTML report in real browsers (tests/browser/: chromium over the DevTools pipe, firefox-esr's
   # headless screenshot), SVG checks.
   packages+=(chromium firefox-esr libxml2-utils librsvg2-bin)

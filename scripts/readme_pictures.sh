@@ -13,6 +13,10 @@ trap 'rm -rf "$tmp"' EXIT
 ./build/attnviz heatmaps --model data/stories260k/stories260K.gguf \
   --text "Once upon a time, there was a little girl named Lily. She loved to play outside in the park." -o "$tmp/model"
 cp "$tmp/model/layer_1/grid.png" data/pictures/stories260k_model_layer1.png
+# The same layer under --measure norms (issue 20): what each head writes, ||a f(x)||, beside the weights.
+./build/attnviz heatmaps --model data/stories260k/stories260K.gguf --layers 1 --measure norms \
+  --text "Once upon a time, there was a little girl named Lily. She loved to play outside in the park." -o "$tmp/model-norms"
+cp "$tmp/model-norms/layer_1/grid.png" data/pictures/stories260k_model_layer1_norms.png
 cp "$tmp/aren/grid.png" data/pictures/aren_translit_layer2.png
 cp "$tmp/use-lite/grid.png" data/pictures/use_lite_layer0.png
 # The previous-token head (L0H3) against the head that looks at the token itself (L0H1).

@@ -85,6 +85,13 @@ add_test(NAME family_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/family_reference_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(family_reference PROPERTIES PASS_REGULAR_EXPRESSION "22 passed, 0 failed")
 
+# --measure norms|alti and --flow against an independent float64 reference (scripts/measures_reference.py,
+# networkx's max-flow), issue 20: single layers (stories260K, USE-Lite), the whole stories260K model
+# and every block of aren-translit.
+add_test(NAME measures_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/measures_reference_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "17 passed, 0 failed")
+
 set(ATTNVIZ_STORIES_GGUF ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf)
 add_test(NAME cli_model_heatmaps
          COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" -o ${ATTNVIZ_CLI_OUT}/model)
@@ -229,6 +236,10 @@ add_test(NAME html_report_browser
 add_test(NAME html_report_firefox
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/firefox_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(html_report_browser html_report_firefox PROPERTIES TIMEOUT 300)
+# Issue 20: the report's switch between weights and --measure norms, in headless chromium.
+add_test(NAME html_report_measure_switch
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/measure_switch_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(html_report_measure_switch PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
 attnviz_bad_run(cli_format_unknown "attnviz: error: .*--format.*expected png, svg or html.*png,pdf"
   heatmaps ${ATTNVIZ_USE_LITE} --format png,pdf -o ${ATTNVIZ_CLI_OUT}/format_unknown)
 attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice"

@@ -9,6 +9,7 @@
 
 #include "attention/mask.hpp"
 #include "attention/softmax.hpp"
+#include "attention/value_vectors.hpp"
 
 namespace attnviz {
 
@@ -175,6 +176,15 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
       result.overflow_spares_weights = true;
     }
   }
+  if (wants.value_vectors) {
+    result.value_vectors = head_value_vectors(layer, v);
+    for (const Matrix& f : result.value_vectors) {
+      if (f.allFinite()) continue;
+      result.overflow = "the value vectors f(x) = (X·W_V + b_V)·W_O of a head overflow";
+      result.overflow_spares_weights = true;
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -193,7 +203,7 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   Matrix q = project(x_q, layer.w_q, layer.b_q, pool);    // [n_q, h·d_k]
   Matrix k = project(x_kv, layer.w_k, layer.b_k, pool);   // [n_k, h_kv·d_k]
   // V only when head outputs are wanted: the weights do not depend on it (P2: 7 ms of 50).
-  const Matrix v = wants.outputs ? project(x_kv, layer.w_v, layer.b_v, pool) : Matrix();  // [n_k, h_kv·d_v]
+  const Matrix v = wants.outputs || wants.value_vectors ? project(x_kv, layer.w_v, layer.b_v, pool) : Matrix();  // [n_k, h_kv·d_v]
   prepare_queries_keys(layer, q, k, rope);
   AttentionResult result;
   if (projections_overflow(q, k, v, result)) return result;

@@ -43,6 +43,9 @@ struct AttentionLayer {
 struct AttentionWants {
   bool scores = false;   ///< scaled logits per head, -inf where masked
   bool outputs = false;  ///< per-head outputs A_h·V_h, their concat, and the W_O output
+  /// f^h(x_j) = (x_j·W_V^g + b_V^g)·W_O^h per head h and key j (value_vectors.hpp): what a head
+  /// writes per unit of weight (Kobayashi et al. 2020, Eq. 6), for norms and ALTI.
+  bool value_vectors = false;
 };
 
 /// Per-head results. weights[h] is [n_q, n_k] with rows summing to 1, except fully masked
@@ -53,6 +56,7 @@ struct AttentionResult {
   std::vector<Matrix> head_outputs;  ///< h × [n_q, d_v] when wanted
   Matrix concat;                     ///< [n_q, h·d_v] when wanted
   Matrix output;                     ///< [n_q, d_out] when wanted and w_o is present
+  std::vector<Matrix> value_vectors; ///< h × [n_k, d_out] when wanted (head_value_vectors)
   std::vector<long> fully_masked_rows;
   /// Empty when every number is finite; otherwise names what overflowed float32, with its
   /// verb ("the scores of head 3 overflow", "the projection V (X·W_V + b_V) overflows"), and

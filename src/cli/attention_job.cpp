@@ -5,6 +5,7 @@
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
 #include "attention/positional.hpp"
+#include "cli/measure_job.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/input_schema.hpp"
@@ -22,6 +23,7 @@ void check_options(const Options& options) {
   if (options.causal && !options.source.empty()) {
     throw UsageError::bad_option("--causal", "applies to self-attention; cross-attention (--source) has no causal mask");
   }
+  if (options.flow) throw UsageError::bad_option("--flow", "needs a whole model: --model FILE (flow runs through every layer)");
   if (options.positional != "none" && options.positional != "sinusoidal") {
     throw UsageError::bad_option("--positional", "expected none or sinusoidal, got \"" + options.positional + "\"");
   }
@@ -101,6 +103,25 @@ bool causal_mask(const Options& options, const InputBundle& in) {
   return causal;
 }
 
+// ALTI adds the residual r_j to T_j(x_j): the layer's output must live in its input's space,
+// which only a self-attention layer with W_O back to d_model has (issue 20 §1).
+void check_alti_layer(const InputBundle& in) {
+  const std::string& file = in.weights.file;
+  if (in.source)
+    throw UsageError::bad_option("--measure", "alti needs the residual stream of a self-attention layer; --source " +
+                                                  in.source->file + " makes this cross-attention (ALTI+ is not implemented)");
+  const AttentionLayer& layer = in.weights.layer;
+  if (layer.w_o.size() == 0)
+    throw InputError::missing_field(file, "/W_O", "the output projection: --measure alti adds each head's f(x) = v·W_O to the "
+                                                  "residual, and this layer file has no W_O");
+  const long d_in = in.queries.embeddings.cols();
+  if (layer.w_o.cols() != d_in)
+    throw InputError::inconsistent(file, "/W_O is [" + std::to_string(layer.w_o.rows()) + ", " + std::to_string(layer.w_o.cols()) +
+                                             "], so the layer writes " + std::to_string(layer.w_o.cols()) +
+                                             " values per token, but its input has d_model " + std::to_string(d_in) +
+                                             ": --measure alti needs the output in the input's space to add the residual");
+}
+
 void add_positional(Sentence& sentence) {
   sentence.embeddings += sinusoidal_encoding(sentence.positions, sentence.embeddings.cols());
 }
@@ -116,6 +137,11 @@ double estimate_bytes(const InputBundle& in, const Options& options) {
   const double stacks = options.scores ? 2.0 : 1.0;
   double numbers = layer.num_heads * per_head * stacks;  // kept, and written by dump
   double scratch = 0;                                      // computed, not written
+  if (measure_needs_value_vectors(options.measure)) {  // f^h(x_j), norms or ALTI's per-query T
+    const double d_out = static_cast<double>(layer.w_o.size() != 0 ? layer.w_o.cols() : layer.num_heads * layer.d_v());
+    numbers += options.measure == "norms" ? layer.num_heads * (per_head + n_k) + per_head : per_head;
+    scratch += layer.num_heads * n_k * d_out * 2.0 + n_k * d_out * 2.0;  // and float64 copies
+  }
   if (options.outputs) {
     const double h_d_v = static_cast<double>(layer.num_heads * layer.d_v());
     numbers += n_q * h_d_v + n_q * static_cast<double>(layer.w_o.cols());  // head outputs, W_O output
@@ -155,6 +181,7 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
                                  std::to_string(in.keys().tokens.size()) + " tokens",
                              needed, budget, "--max-memory MIB");
   }
+  if (options.measure == "alti") check_alti_layer(in);
   const std::optional<RopeSettings> rope = rope_settings(options, in.weights);
   const bool causal = causal_mask(options, in);
   warnings.insert(warnings.end(), in.warnings.begin(), in.warnings.end());
@@ -169,13 +196,17 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   std::optional<RopeRequest> rope_request;
   if (rope) rope_request = RopeRequest{*rope, in.queries.positions, keys.positions};
   AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
-                                                {options.scores, options.outputs}, rope_request);
+                                                {options.scores, options.outputs, measure_needs_value_vectors(options.measure)},
+                                                rope_request);
   if (!result.overflow.empty()) {
     throw InputError::inconsistent(in.weights.file, result.overflow + " float32 (|x| > 3.4e38) with these "
                                                     "embeddings and weights; " +
                                                         (result.overflow_spares_weights
-                                                             ? std::string("only --outputs needs it, the attention "
-                                                                           "weights do not: run without --outputs")
+                                                             ? (options.outputs ? std::string("only --outputs needs it, the attention "
+                                                                                              "weights do not: run without --outputs")
+                                                                                : "only --measure " + options.measure +
+                                                                                      " needs it, the attention weights do not: "
+                                                                                      "run with --measure weights")
                                                              : std::string("no weights can be computed")));
   }
 
@@ -201,6 +232,7 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   record.scores = std::move(result.scores);
   record.head_outputs = std::move(result.head_outputs);
   record.output = std::move(result.output);
+  add_measure(options.measure, result.value_vectors, AltiInputs{&in.queries.embeddings, layer.b_o, std::nullopt}, record);
   record.inputs = {options.sentence};
   if (!options.weights.empty()) record.inputs.push_back(options.weights);
   if (!options.source.empty()) record.inputs.push_back(options.source);

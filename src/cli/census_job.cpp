@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "cli/measure_job.hpp"
 #include "cli/overview_job.hpp"
 #include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
@@ -136,7 +137,7 @@ GridRequest CensusCollector::picture_request(const std::string& block, const Mod
   request.figure_title = "head census \u00B7 " + info.model.name + " \u00B7 " +
                          run_text_title(info) +
                          (has_induction() ? "" : " \u00B7 no repeated token: no induction score") +
-                         (block.empty() ? "" : " \u00B7 " + block_description(block));
+                         (block.empty() ? "" : " \u00B7 " + block_description(block)) + measure_title_note(options.measure);
   request.colorbar_label = "value of the statistic";
   request.scale = ScaleMode::Head;
   request.panel_noun = "statistic";

@@ -389,6 +389,20 @@ void add_rollout_options(CLI::App& sub, Options& o, const std::string& source) {
       ->needs(rollout);  // alone it would be ignored in silence
 }
 
+// Value-weighted norms and ALTI (docs/analysis.md "What a head writes"); --flow only where a
+// whole model runs (dump and heatmaps with --model).
+void add_measure_options(CLI::App& sub, Options& o, bool flow) {
+  sub.add_option("--measure", o.measure,
+                 "What the maps show: weights (default: the attention weights), norms (|| a f(x) ||, Kobayashi et al. "
+                 "2020: dump adds norms, value_norms, layer_norms) or alti (ALTI contributions with the residual, "
+                 "Ferrando et al. 2022: dump adds alti; with --rollout also alti_rollout).")
+      ->check(CLI::IsMember({"weights", "norms", "alti"}));
+  if (!flow) return;
+  sub.add_flag("--flow", o.flow,
+               "With --model: attention flow (Abnar & Zuidema 2020): max-flow through the layers' 1/2 mean_h(A) + "
+               "1/2 I; dump adds attention_flow [query][key], heatmaps write flow.png. At most 64 tokens.");
+}
+
 void add_resource_options(CLI::App& sub, Options& o) {
   sub.add_option("--threads", o.threads,
                  "Threads for the maths, for reading large matrices and for drawing the pictures (default: all "
@@ -483,6 +497,7 @@ void add_options(CLI::App& app, Options& o) {
   add_model_options(*dump, o);
   dump->add_flag("--logits", o.logits, "With --model: also write the last position's logits (n_vocab values).");
   add_rollout_options(*dump, o, "With --model");
+  add_measure_options(*dump, o, true);
   add_resource_options(*dump, o);
   dump->callback([&o] { o.command = Command::Dump; });
 
@@ -495,6 +510,7 @@ void add_options(CLI::App& app, Options& o) {
       ->required();
   add_model_options(*heatmaps, o);
   add_rollout_options(*heatmaps, o, "With --model");
+  add_measure_options(*heatmaps, o, true);
   add_picture_options(*heatmaps, o);
   add_resource_options(*heatmaps, o);
   heatmaps->callback([&o] { o.command = Command::Heatmaps; });
@@ -504,6 +520,7 @@ void add_options(CLI::App& app, Options& o) {
   render->add_option("ATTENTION", o.sentence, "The attention JSON to draw.")->required();
   render->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
   add_rollout_options(*render, o, "With a model dump (attnviz dump --model ... -o FILE.json)");
+  add_measure_options(*render, o, false);
   add_picture_options(*render, o);
   add_resource_options(*render, o);
   render->callback([&o] { o.command = Command::Render; });
@@ -527,6 +544,7 @@ void add_options(CLI::App& app, Options& o) {
       "must be the runs' own); default: all. With --model, heads of any layers: L0H3,L4H1 "
       "(encoder-decoder models name the block: enc.L0H3 encoder, dec.L0H3 decoder self-, cross.L0H3 decoder "
       "cross-attention).");
+  add_measure_options(*compare, o, false);
   compare->add_flag("--average", o.average, "Add the mean over the chosen heads (mean of probabilities), labelled.");
   compare->add_option("--stats", o.stats, "Also save the statistics as FILE.json or FILE.csv.");
   compare->add_option("--census", o.census,

@@ -5,6 +5,7 @@
 
 #include "attention/head_stats.hpp"
 #include "cli/compare_stats.hpp"
+#include "cli/measure_job.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
 #include "render/text_table.hpp"
@@ -195,7 +196,7 @@ std::vector<Image> draw_figure(const CompareFigure& figure, const Options& optio
   weights.one_run_legend = figure.masks.one_run_legend;
   weights.panel_titles = figure.panels.titles;
   if (figure.runs.size() == 2) weights.col_multiple = 2;  // A and B of a head side by side
-  weights.figure_title = figure_title(figure.runs, figure.heads);
+  weights.figure_title = figure_title(figure.runs, figure.heads) + measure_title_note(options.measure);
   weights.memory_note = PictureBudget::kNote;
   requests.push_back({"weights", weights});
   RenderedGrid top = render_grid(weights, fonts);

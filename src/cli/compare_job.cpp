@@ -6,6 +6,7 @@
 #include "cli/compare_figure.hpp"
 #include "cli/compare_runs.hpp"
 #include "cli/compare_stats.hpp"
+#include "cli/measure_job.hpp"
 #include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "cli/run.hpp"
@@ -96,7 +97,8 @@ void compare_runs(const std::vector<CompareRun>& runs, const std::vector<int>& h
 
 void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   check_compare_options(options);
-  const std::vector<CompareRun> runs = load_compare_runs(options, warnings, memory_budget_bytes(options), timer);
+  std::vector<CompareRun> runs = load_compare_runs(options, warnings, memory_budget_bytes(options), timer);
+  for (CompareRun& run : runs) compare_measure(options.measure, run.record, run.names);
   require_same_tokens(runs);
   compare_runs(runs, chosen_heads(options, runs), options, timer, out, warnings, OutputSet());
 }

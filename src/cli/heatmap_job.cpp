@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "cli/measure_job.hpp"
 #include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "core/counted.hpp"
@@ -45,7 +46,7 @@ std::string shorten(const std::string& text, std::size_t max) {
 // One request for every image; per-head images reuse it with one panel. Requests borrow the
 // record's matrices (the caller keeps the record until the pictures are encoded).
 GridRequest base_request(const AttentionRecord& record, const SharedMask& allowed, const Options& options,
-                         double memory_budget, const std::string& block) {
+                         double memory_budget, const std::string& block, const std::string& measure) {
   GridRequest request;
   request.query_tokens = record.query_tokens;
   request.key_tokens = record.key_tokens;
@@ -66,8 +67,16 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
     request.query_axis_title = "queries: target" + (two_files ? file(record.inputs.front()) : std::string());
     request.key_axis_title = "keys: source" + (two_files ? file(record.inputs.back()) : std::string());
   }
-  request.figure_title = heatmap_figure_title(record, block);
+  request.figure_title = heatmap_figure_title(record, block, measure);
   request.scale = scale_mode(options.scale);
+  if (measure == "norms") {
+    // Norms are not in [0, 1]: the fixed scale would clip them, so the default is one shared
+    // range over the heads (the colour bar says so).
+    if (request.scale == ScaleMode::Fixed) request.scale = ScaleMode::Shared;
+    request.colorbar_label = "‖α·f(x)‖₂";
+  } else if (measure == "alti") {
+    request.colorbar_label = "ALTI contribution";
+  }
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols;
   request.max_size_px = options.max_size_px;
@@ -85,11 +94,56 @@ std::string panel_title(const AttentionRecord& record, const std::string& block,
   return head_name(record, block, head) + " · head " + std::to_string(head) + " of " + std::to_string(record.num_heads);
 }
 
+std::string alti_panel_title(const AttentionRecord& record, const std::string& block) {
+  return (record.layer ? "layer " + std::to_string(*record.layer) + (block.empty() ? "" : " " + block) + " · " : std::string()) +
+         "all heads and the residual, rows sum to 1";
+}
+
+// What --measure draws (issue 20): "weights" (the default), "norms" (N^h = ‖α^h f^h(x)‖ per
+// head), or "alti" (one map per layer, no heads). "weights" when the record lacks the measure
+// (a model's cross-attention block has no ALTI: the caller warns).
+std::string drawn_measure(const AttentionRecord& record, const Options& options) {
+  if (options.measure == "norms" && !record.norms.empty()) return "norms";
+  if (options.measure == "alti" && record.alti.size() != 0) return "alti";
+  return "weights";
+}
+
+// The words after the kind: "weights", "value-weighted norms ‖α·f(x)‖", "ALTI contributions".
+std::string measure_words(const std::string& measure) {
+  if (measure == "norms") return "value-weighted norms ‖α·f(x)‖ (Kobayashi et al. 2020)";
+  if (measure == "alti") return "ALTI contributions with the residual (Ferrando et al. 2022)";
+  return "weights";
+}
+
 // "self-attention weights", or the block's own words ("encoder self-attention weights").
-std::string kind_words(const AttentionRecord& record, const std::string& block) {
+std::string kind_words(const AttentionRecord& record, const std::string& block, const std::string& measure = "weights") {
   for (const BlockName& b : block_names())
-    if (block == b.name) return std::string(b.description) + " weights";
-  return record.mode == "cross" ? "cross-attention weights" : "self-attention weights";
+    if (block == b.name) return std::string(b.description) + " " + measure_words(measure);
+  return (record.mode == "cross" ? "cross-attention " : "self-attention ") + measure_words(measure);
+}
+
+// The panels of a picture of `record` under `measure`: one per head, or ALTI's one map.
+std::vector<const Matrix*> measure_panels(const AttentionRecord& record, const std::string& measure) {
+  if (measure == "alti") return {&record.alti};
+  std::vector<const Matrix*> panels;
+  for (int h = 0; h < record.num_heads; ++h) panels.push_back(measure == "norms" ? &record.norms[h] : &record.weights[h]);
+  return panels;
+}
+
+// A record read from a file (render) must hold the measure asked for: it is never drawn as
+// another in silence. A model's cross-attention block has no ALTI: said in a warning.
+void require_measure(const AttentionRecord& record, const Options& options, const std::string& block,
+                     std::vector<std::string>& warnings) {
+  if (drawn_measure(record, options) == options.measure) return;
+  const char* field = options.measure == "norms" ? "norms" : "alti";
+  if (options.measure == "alti" && record.mode == "cross" && !block.empty()) {
+    warnings.push_back(kNoCrossAlti);
+    return;
+  }
+  const std::string file = record.inputs.empty() ? std::string("the attention") : record.inputs.front();
+  throw InputError::missing_field(file, std::string("/") + field,
+                                  "--measure " + options.measure + " draws it (write it with attnviz dump --measure " +
+                                      options.measure + ")");
 }
 
 void keep_new_warnings(const std::vector<std::string>& found, std::vector<std::string>& warnings) {
@@ -153,12 +207,12 @@ std::string shortest_number(double value) {
 
 }  // namespace
 
-std::string heatmap_figure_title(const AttentionRecord& record, const std::string& block) {
+std::string heatmap_figure_title(const AttentionRecord& record, const std::string& block, const std::string& measure) {
   // Without a model name the title starts with the layer or the kind ("self-attention weights"),
   // never with a stand-in word.
   std::string title = record.model.empty() ? std::string() : shorten(record.model, kMaxModelNameCodePoints) + " · ";
   if (record.layer) title += "layer " + std::to_string(*record.layer) + " · ";
-  title += kind_words(record, block);
+  title += kind_words(record, block, measure);
   if (record.causal) title += " · causal mask";
   if (record.sliding_window > 0) title += " · sliding window " + std::to_string(record.sliding_window);
   if (record.logit_softcap > 0) title += " · scores soft-capped at " + shortest_number(record.logit_softcap);
@@ -178,7 +232,9 @@ std::string heatmap_figure_title(const AttentionRecord& record, const std::strin
 
 OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
                           double memory_budget, const std::string& block) {
-  warn_if_flat(record, options, warnings);
+  require_measure(record, options, block, warnings);
+  const std::string measure = drawn_measure(record, options);
+  if (measure == "weights") warn_if_flat(record, options, warnings);
   warn_about_stale_heads(record, options.output, warnings);
   const FontSet fonts = picture_fonts(options);
   const std::filesystem::path folder(options.output);
@@ -186,12 +242,14 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   files.create_directory(options.output);
 
   const SharedMask allowed = share(record.allowed());
-  GridRequest grid = base_request(record, allowed, options, memory_budget, block);
-  for (int h = 0; h < record.num_heads; ++h) {
-    grid.panels.push_back(borrow(record.weights[h]));
-    grid.panel_titles.push_back(panel_title(record, block, h));
+  GridRequest grid = base_request(record, allowed, options, memory_budget, block, measure);
+  const std::vector<const Matrix*> panels = measure_panels(record, measure);
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    grid.panels.push_back(borrow(*panels[p]));
+    grid.panel_titles.push_back(measure == "alti" ? alti_panel_title(record, block)
+                                                  : panel_title(record, block, static_cast<int>(p)));
   }
-  GridRequest single = base_request(record, allowed, options, memory_budget, block);
+  GridRequest single = base_request(record, allowed, options, memory_budget, block, measure);
   single.cols = 1;
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
   if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, *allowed, grid.scale).front();
@@ -203,8 +261,9 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 
   // Grid first: it is the largest picture (started first, issue 7) and its warnings come first.
   std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};
-  for (int h = 0; h < record.num_heads; ++h) {
-    single.panels = {borrow(record.weights[h])};
+  // ALTI has no heads: its one map is grid.png.
+  for (int h = 0; measure != "alti" && h < record.num_heads; ++h) {
+    single.panels = {borrow(*panels[h])};
     single.panel_titles = {panel_title(record, block, h)};
     jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
   }
@@ -237,14 +296,34 @@ ReportView heatmap_report_view(const AttentionRecord& record, const Options& opt
                              record.memory_bytes() + values * kReportBytesPerValue, memory_budget, "--max-memory MIB");
   }
   const FontSet fonts = picture_fonts(options);
-  GridRequest grid = base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity(), block);
+  std::vector<std::string> unused;
+  require_measure(record, options, block, unused);
+  const std::string measure = drawn_measure(record, options);
+  GridRequest grid =
+      base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity(), block, measure);
   std::vector<std::string> names;
-  for (int h = 0; h < record.num_heads; ++h) {
-    grid.panels.push_back(borrow(record.weights[h]));
-    grid.panel_titles.push_back(panel_title(record, block, h));
-    names.push_back(head_name(record, block, h));
+  const std::vector<const Matrix*> panels = measure_panels(record, measure);
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    const int h = static_cast<int>(p);
+    grid.panels.push_back(borrow(*panels[p]));
+    grid.panel_titles.push_back(measure == "alti" ? alti_panel_title(record, block) : panel_title(record, block, h));
+    names.push_back(measure == "alti" ? "ALTI" : head_name(record, block, h));
   }
-  return report_view(grid, fonts, std::move(name), names);
+  ReportView view = report_view(grid, fonts, std::move(name), names);
+  view.measure = measure;
+  return view;
+}
+
+std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, const Options& options, const std::string& name,
+                                             double memory_budget, const std::string& block) {
+  std::vector<ReportView> views;
+  views.push_back(heatmap_report_view(record, options, name, memory_budget, block));
+  if (views.back().measure != "weights") {
+    Options weights = options;
+    weights.measure = "weights";
+    views.push_back(heatmap_report_view(record, weights, name, memory_budget, block));
+  }
+  return views;
 }
 
 }  // namespace attnviz

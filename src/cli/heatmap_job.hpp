@@ -18,8 +18,9 @@ namespace attnviz {
 /// `block` is an encoder-decoder's block ("enc", "dec" or "cross", see block_names), "" for any
 /// other record: it names the kind ("encoder self-attention weights", "decoder self-attention
 /// weights", "decoder cross-attention weights") and prefixes head names ("enc.L3H0"), so that
-/// the encoder's and the decoder's self-attention pictures differ.
-std::string heatmap_figure_title(const AttentionRecord& record, const std::string& block = "");
+/// the encoder's and the decoder's self-attention pictures differ. `measure` (--measure) names
+/// what is drawn instead of "weights": "value-weighted norms ‖α·f(x)‖ …", "ALTI contributions …".
+std::string heatmap_figure_title(const AttentionRecord& record, const std::string& block = "", const std::string& measure = "weights");
 
 /// Renders grid.png and head_<h>.png for every head (h from 0) into `options.output`/, and
 /// grid.svg and head_<h>.svg when options.formats asks for svg (only those without png).
@@ -36,5 +37,10 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 /// (kReportBytesPerValue each).
 ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name,
                                double memory_budget, const std::string& block = "");
+
+/// The report's views of `record`: heatmap_report_view under options.measure, then, when that
+/// is norms or ALTI, the weights too (the page's switch between them, issue 20).
+std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, const Options& options, const std::string& name,
+                                             double memory_budget, const std::string& block = "");
 
 }  // namespace attnviz

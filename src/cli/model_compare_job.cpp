@@ -9,6 +9,7 @@
 
 #include "cli/attention_job.hpp"
 #include "cli/census_job.hpp"
+#include "cli/measure_job.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/model_job.hpp"
 #include "cli/run.hpp"
@@ -137,7 +138,12 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   check_options(options);
   CensusCollector census;
   HeadPicker picker(options.layer_heads);
+  if (options.measure == "alti")
+    throw UsageError::bad_option("--measure", "alti has one map per layer and no heads to compare or census; draw it with "
+                                              "heatmaps --model … --measure alti, or compare two dumps' layers");
   const BlockSink sink = [&](AttentionBlock&& block) {
+    std::vector<std::string> unused;
+    compare_measure(options.measure, block.record, unused);  // norms: the census and heads read rows of N normalised
     if (!options.census.empty() || options.layer_heads.empty()) census.add(block);
     if (!options.layer_heads.empty()) picker.add(block);
   };

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/measure_job.hpp"
 #include "core/error.hpp"
 #include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
@@ -32,14 +33,13 @@ void refuse_layer_options(const Options& o) {
   if (!o.rope.empty() || o.rope_theta || o.rope_dim)
     throw UsageError::bad_option("--rope", "is for single layers; a model file carries its own RoPE settings");
   if (o.positional != "none") throw UsageError::bad_option("--positional", "is for single layers");
-  if (o.scores || o.outputs) throw UsageError::bad_option(o.scores ? "--scores" : "--outputs", "is not available with --model yet");
 }
 
 void refuse_model_options(const Options& o) {
   const char* given = o.text ? "--text" : o.token_ids ? "--token-ids" : o.generate >= 0 ? "--generate"
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
                       : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
-                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : nullptr;
+                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.flow ? "--flow" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
@@ -247,6 +247,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
   request.layers = layers;
   request.sink = &sink;
   request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
+  request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
   info.last_logits = model.forward(request);
   return info;
 }
@@ -267,6 +268,7 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
   if (o.generate >= 0) request.max_generate = o.generate;
   request.layers = parse_layer_selection(o.layers, 0);
   request.want_last_logits = o.logits;
+  request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
   request.memory_budget_bytes = memory_budget;
   return run_ct2_model(request, sink, warnings);
 }
@@ -286,9 +288,22 @@ void check_layer_run_options(const Options& options) {
 }
 
 
-ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
+ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept) {
   refuse_layer_options(options);
+  // --measure: each block's norms or ALTI from what the forward pass handed on, which is then let go.
+  const BlockSink measured = [&](AttentionBlock&& block) {
+    if (!block.value_vectors.empty()) {
+      if (options.measure != "alti" || block.kind == "self")
+        add_measure(options.measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, block.post_norm}, block.record);
+      else if (std::find(warnings.begin(), warnings.end(), kNoCrossAlti) == warnings.end())
+        warnings.push_back(kNoCrossAlti);
+      block.value_vectors.clear();
+      block.residual = Matrix();
+    }
+    plain_sink(std::move(block));
+  };
+  const BlockSink& sink = measure_needs_value_vectors(options.measure) ? measured : plain_sink;
   if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget);
   if (options.source_tokens || options.target_tokens)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",

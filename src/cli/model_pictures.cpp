@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "cli/attention_job.hpp"
+#include "cli/measure_job.hpp"
 
 namespace attnviz {
 
@@ -10,6 +11,28 @@ ModelPictures::ModelPictures(const Options& options, bool encoder_decoder)
     : options_(options), encoder_decoder_(encoder_decoder), overview_(options), rollout_(options, false) {}
 
 void ModelPictures::add(const AttentionBlock& block) {
+  if (options_.measure == "norms" && !block.record.norms.empty()) {
+    // Overview and rollout read distributions: each row of N normalised to sum 1 (issue 20).
+    AttentionBlock rows;
+    rows.layer = block.layer;
+    rows.stack = block.stack;
+    rows.kind = block.kind;
+    rows.encoder_decoder = block.encoder_decoder;
+    rows.record.mode = block.record.mode;
+    rows.record.layer = block.record.layer;
+    rows.record.query_tokens = block.record.query_tokens;
+    rows.record.key_tokens = block.record.key_tokens;
+    rows.record.num_heads = block.record.num_heads;
+    rows.record.causal = block.record.causal;
+    rows.record.key_mask = block.record.key_mask;
+    rows.record.query_mask = block.record.query_mask;
+    rows.record.weights = measure_distributions("norms", block.record);
+    return add_distributions(rows);
+  }
+  add_distributions(block);
+}
+
+void ModelPictures::add_distributions(const AttentionBlock& block) {
   if (!encoder_decoder_ || block.kind == "cross") overview_.add(block);
   if (options_.rollout) rollout_.add(block);
 }

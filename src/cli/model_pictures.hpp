@@ -17,7 +17,9 @@ class ModelPictures {
   /// Keeps a reference to `options`, which must outlive this. For an encoder-decoder the
   /// overview shows the decoder's cross-attention of every layer (the translation picture).
   ModelPictures(const Options& options, bool encoder_decoder);
-  /// Throws as RolloutCollector::add (--rollout over cross-attention or missing layers).
+  /// Throws as RolloutCollector::add (--rollout over cross-attention or missing layers). With
+  /// --measure norms the overview and rollout read each row of N normalised to sum 1 (their
+  /// titles say so).
   void add(const AttentionBlock& block);
   /// Adds DIR/overview.png (and DIR/rollout.png) to `files`; nothing when no block came.
   void render(const ModelRunInfo& info, OutputSet& files, std::vector<std::string>& warnings) const;
@@ -25,6 +27,9 @@ class ModelPictures {
   static double kept_bytes(const Options& options, long tokens, int layers, int heads);
 
  private:
+  /// add() for a block whose weights are what the overview and rollout read.
+  void add_distributions(const AttentionBlock& block);
+
   const Options& options_;
   bool encoder_decoder_;
   OverviewCollector overview_;

@@ -45,6 +45,8 @@ struct Options {
   bool rollout = false;              ///< --rollout: attention rollout (dump field, rollout.png)
   double rollout_residual = 0.5;     ///< --rollout-residual: α in Â = (1 − α)·mean_h(A) + α·I
   std::string census;                ///< compare --model --census FILE.csv|FILE.json
+  std::string measure = "weights";   ///< --measure weights|norms|alti (analysis/value_norms, analysis/alti)
+  bool flow = false;                 ///< --flow: attention flow (dump field, flow.png); needs --model
 
   // Attention.
   bool causal = false;     ///< --causal: causal mask, whatever the weights file says

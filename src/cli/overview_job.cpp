@@ -115,6 +115,7 @@ std::string OverviewCollector::render_png(const ModelRunInfo& info, double memor
   request.base_block = base_block_;
   request.figure_title = info.model.name + " \u00B7 " + counted(static_cast<long long>(maps_.size()), "layer") +
                          " \u00D7 " + counted(num_heads_, "head") + " \u00B7 " + kind_ + "-attention \u00B7 " +
+                         (options_.measure == "norms" ? "norms \u2016\u03B1\u00B7f(x)\u2016, each row normalised to sum 1 \u00B7 " : "") +
                          run_text_title(info);
   request.cmap = options_.cmap.empty() ? "viridis" : options_.cmap;
   request.max_size_px = options_.max_size_px;

@@ -32,13 +32,16 @@ std::string files_written(const Options& options, std::size_t count) {
 }
 
 std::string pictures_written(const Options& options) {
-  if (options.formats == std::vector<std::string>{"png"}) return "grid.png and one per head";
+  // --measure alti has one map per layer and no heads: grid.* only.
+  const bool per_head = options.measure != "alti";
+  if (options.formats == std::vector<std::string>{"png"}) return per_head ? "grid.png and one per head" : "grid.png";
   std::string grids;
   for (const std::string& format : options.formats) {
     if (format != "html") grids += (grids.empty() ? "grid." : ", grid.") + format;
   }
   if (grids.empty()) return "index.html";
   const bool html = wants_format(options, "html");
+  if (!per_head) return grids + (html ? ", and index.html" : "");
   return grids + (grids.find(',') == std::string::npos ? " and one per head" : ", one of each per head") +
          (html ? ", and index.html" : "");
 }

@@ -93,6 +93,7 @@ std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory
   top.panel_titles = {"R_" + last + " = \u00C2_" + last + " \u00B7 \u2026 \u00B7 \u00C2_0"};
   top.allowed = share(allowed_);
   top.figure_title = info.model.name + " \u00B7 attention rollout, residual weight " + residual + " \u00B7 " +
+                     (options_.measure == "norms" ? "over norms \u2016\u03B1\u00B7f(x)\u2016, rows normalised to sum 1 \u00B7 " : "") +
                      run_text_title(info);
   top.key_axis_title = "input tokens";
   top.query_axis_title = "positions after layer " + last;

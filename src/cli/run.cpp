@@ -1,6 +1,7 @@
 #include "cli/run.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
+#include "cli/measure_collector.hpp"
 #include "cli/model_pictures.hpp"
 #include "cli/rollout_job.hpp"
 #include "cli/picture_formats.hpp"
@@ -117,6 +119,7 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
   require_output(options, "the dump file to write");
   ModelDumpWriter writer;
   RolloutCollector rollout(options, true);
+  MeasureCollector measures(options);
   // Each layer is formatted as soon as it is computed (one layer's weights held at a time); the
   // formatting counts as `render`, so that `compute` is the model's load, forward pass and capture.
   double format_seconds = 0;
@@ -125,17 +128,22 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
     writer.add(block);
     format_seconds += seconds_since(start);
     if (options.rollout) rollout.add(block);
+    if (measures.active()) measures.add(block);
   };
-  // Every layer's text is held until the file is written: at most kMaxDumpBytesPerNumber a weight.
+  // Every layer's text is held until the file is written: at most kMaxDumpBytesPerNumber a weight
+  // (norms: N of every head besides the weights, and the layer's norms).
+  const double stacks = 1.0 + (options.scores ? 1.0 : 0.0) + (options.measure == "norms" ? 1.5 : 0.0);
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
-    return attention_values(tokens, layers, heads) * kMaxDumpBytesPerNumber +
-           (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0);
+    return attention_values(tokens, layers, heads) * kMaxDumpBytesPerNumber * stacks +
+           (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0) +
+           MeasureCollector::kept_bytes(options, tokens, layers);
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   if (options.rollout) {
     writer.add_field("rollout_residual", rollout.residual_json());
     writer.add_field("rollout", rollout.json_text());
   }
+  for (auto& [name, text] : measures.dump_fields()) writer.add_field(name, std::move(text));
   timer.lap("compute", format_seconds);
   std::vector<std::string> pieces = writer.finish(info, options.logits);
   timer.lap("render");
@@ -164,8 +172,9 @@ void render_block(const AttentionBlock& block, bool encoder_decoder, const Optio
     files.append(render_heatmaps(block.record, per_block, warnings, memory_budget_bytes(options), block.block_name()));
   }
   if (wants_format(options, "html")) {
-    page.views.push_back(
-        heatmap_report_view(block.record, options, view_name(folder), memory_budget_bytes(options), block.block_name()));
+    for (ReportView& view :
+         heatmap_report_views(block.record, options, view_name(folder), memory_budget_bytes(options), block.block_name()))
+      page.views.push_back(std::move(view));
   }
 }
 
@@ -178,7 +187,10 @@ std::string model_report_title(const ModelRunInfo& info, std::size_t blocks) {
 void add_model_report(const ModelRunInfo& info, ReportPage& page, const Options& options, OutputSet& files) {
   files.create_directory(options.output);
   if (!wants_format(options, "html")) return;
-  page.title = model_report_title(info, page.views.size());
+  // With --measure norms|alti each block has two views (the measure and the weights).
+  const std::size_t blocks = page.views.empty() ? 0 : static_cast<std::size_t>(std::count_if(
+      page.views.begin(), page.views.end(), [&](const ReportView& v) { return v.measure == page.views.front().measure; }));
+  page.title = model_report_title(info, blocks);
   page.layered = true;
   files.add(report_path(options), html_report(page));
 }
@@ -190,6 +202,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   ReportPage page;
   std::size_t blocks = 0;
   ModelPictures model_pictures(options, encoder_decoder);
+  MeasureCollector measures(options);
   // Each layer is drawn as soon as it is computed and then let go: only the pictures stay (and,
   // for the HTML report, the weights as float32), with what the overview and rollout keep.
   double draw_seconds = 0;  // counted as `render`, though done inside the forward pass
@@ -197,17 +210,21 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     const auto start = std::chrono::steady_clock::now();
     render_block(block, encoder_decoder, options, files, page, warnings);
     model_pictures.add(block);
+    if (measures.active()) measures.add(block);
     draw_seconds += seconds_since(start);
     ++blocks;
   };
   // The report keeps every layer's weights until the page is written (kReportBytesPerValue each).
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
     const double report = wants_format(options, "html") ? attention_values(tokens, layers, heads) * kReportBytesPerValue : 0.0;
-    return ModelPictures::kept_bytes(options, tokens, layers, heads) + report;
+    return ModelPictures::kept_bytes(options, tokens, layers, heads) + report + MeasureCollector::kept_bytes(options, tokens, layers);
   };
   const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
   timer.lap("compute", draw_seconds);
   model_pictures.render(info, files, warnings);
+  if (options.flow)
+    files.add((std::filesystem::path(options.output) / "flow.png").string(),
+              measures.render_flow_png(info, options, memory_budget_bytes(options), warnings));
   add_model_report(info, page, options, files);
   timer.lap("render");
   files.protect(input_files(options));
@@ -216,7 +233,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << counted(static_cast<long long>(blocks), "attention block")
       << (pictures_written(options) == "index.html" ? " in index.html" : ", one folder each: " + pictures_written(options))
-      << "; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
+      << "; overview.png" << (options.rollout ? ", rollout.png" : "") << (options.flow ? ", flow.png" : "") << ")\n";
   print_continuation(info, out);
 }
 
@@ -351,9 +368,9 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
     files.append(render_heatmaps(record, options, warnings, memory_budget_bytes(options)));
   }
   if (wants_format(options, "html")) {
-    ReportView view = heatmap_report_view(record, options, "layer", memory_budget_bytes(options));
-    const std::string title = view.figure_title;
-    files.add(report_path(options), html_report(ReportPage{title, {std::move(view)}, false}));
+    std::vector<ReportView> views = heatmap_report_views(record, options, "layer", memory_budget_bytes(options));
+    const std::string title = views.front().figure_title;
+    files.add(report_path(options), html_report(ReportPage{title, std::move(views), false}));
   }
   files.protect(input_files(options));
   timer.lap("render");

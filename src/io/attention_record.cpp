@@ -22,8 +22,8 @@ MaskMatrix AttentionRecord::outside_window() const {
 }
 
 double AttentionRecord::value_count() const {
-  double values = static_cast<double>(output.size());
-  for (const std::vector<Matrix>* stack : {&weights, &scores, &head_outputs}) {
+  double values = static_cast<double>(output.size() + value_norms.size() + layer_norms.size() + alti.size());
+  for (const std::vector<Matrix>* stack : {&weights, &scores, &head_outputs, &norms}) {
     for (const Matrix& m : *stack) values += static_cast<double>(m.size());
   }
   return values;

@@ -42,6 +42,11 @@ struct AttentionRecord {
   std::vector<Matrix> scores;            ///< num_heads × [n_q, n_k], -inf where masked; optional
   std::vector<Matrix> head_outputs;      ///< num_heads × [n_q, d_v]; optional
   Matrix output;                         ///< [n_q, d_out] after W_O; optional
+  // --measure norms (analysis/value_norms.hpp) and alti (analysis/alti.hpp); each optional.
+  std::vector<Matrix> norms;             ///< num_heads × [n_q, n_k]: ‖α^h_ij f^h(x_j)‖₂
+  Matrix value_norms;                    ///< [num_heads, n_k]: ‖f^h(x_j)‖₂
+  Matrix layer_norms;                    ///< [n_q, n_k]: ‖Σ_h α^h_ij f^h(x_j)‖₂
+  Matrix alti;                           ///< [n_q, n_k]: ALTI contributions, rows summing to 1
   std::vector<std::string> inputs;       ///< the files this came from
 
   /// The allowed-pairs mask implied by key_mask, causal and sliding_window: [n_q, n_k].

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/measure_fields.hpp"
 
 namespace attnviz {
 
@@ -96,7 +97,8 @@ const std::set<std::string> kRecordMembers = {
     "key_tokens", "tokens",     "num_heads", "num_kv_heads", "d_model", "d_k",   "d_v",
     "scale",      "causal",     "positional", "rope",    "key_mask", "query_mask", "rows",
     "cols",       "index",      "vmin",     "vmax",      "fully_masked_rows", "weights", "scores_masked",
-    "scores",     "head_outputs", "output", "sliding_window", "logit_softcap"};
+    "scores",     "head_outputs", "output", "sliding_window", "logit_softcap", "norms", "value_norms",
+    "layer_norms", "alti"};
 
 // The small fields, in a fixed order, via nlohmann (escaping, UTF-8 checks).
 std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r) {
@@ -143,7 +145,9 @@ void append_record_json(const AttentionRecord& record, std::string_view prefix, 
   // Every stack's matrices have n_q rows (one line each).
   const double rows = static_cast<double>(record.output.rows()) +
                       static_cast<double>(record.query_tokens.size()) *
-                          static_cast<double>(record.weights.size() + record.scores.size() + record.head_outputs.size());
+                          static_cast<double>(record.weights.size() + record.scores.size() + record.head_outputs.size() +
+                                              record.norms.size()) +
+                      static_cast<double>(record.value_norms.rows() + record.layer_norms.rows() + record.alti.rows());
   constexpr double kBytesPerRow = 12.0;        // line break, indent, brackets
   constexpr double kBytesPerTokenByte = 6.0;   // worst JSON escape: "\u0001"
   double header = 4096.0;
@@ -185,6 +189,18 @@ void append_record_json(const AttentionRecord& record, std::string_view prefix, 
   if (record.output.size() != 0) {
     key("output");
     numbers.matrix(record.output, "    ");
+  }
+  if (!record.norms.empty()) {
+    key("norms");
+    numbers.matrices(record.norms);
+    key("value_norms");
+    numbers.matrix(record.value_norms, "    ");
+    key("layer_norms");
+    numbers.matrix(record.layer_norms, "    ");
+  }
+  if (record.alti.size() != 0) {
+    key("alti");
+    numbers.matrix(record.alti, "    ");
   }
   out += "\n}";
 }
@@ -412,6 +428,7 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
   record.key_mask = optional_mask(source, "key_mask", record.key_tokens.size());
   record.query_mask = optional_mask(source, "query_mask", record.query_tokens.size());
   validate_distributions(record, path);
+  read_measure_fields(source, record);
   return record;
 }
 

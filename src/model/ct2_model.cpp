@@ -155,6 +155,33 @@ AttentionBlock make_block(const Ct2Model& model, const std::string& stack, const
   return block;
 }
 
+// make_block with what `wants` asked for moved in too: scores, outputs, and the value vectors
+// with (self-attention) the residual entering the block, its b_O and a post-norm model's norm.
+AttentionBlock make_block(const Ct2Model& model, const std::string& stack, const std::string& kind, int layer,
+                          AttentionResult& result, const Tokens& source, const Tokens& target, const AttentionWants& wants,
+                          Matrix& residual, const Ct2LayerNorm* post_norm) {
+  AttentionBlock block = make_block(model, stack, kind, layer, result, source, target);
+  if (wants.scores) block.record.scores = std::move(result.scores);
+  if (wants.outputs) {
+    block.record.head_outputs = std::move(result.head_outputs);
+    block.record.output = std::move(result.output);
+  }
+  if (!wants.value_vectors) return block;
+  block.value_vectors = std::move(result.value_vectors);
+  const Ct2Transformer& t = model.transformer;
+  const auto index = static_cast<std::size_t>(layer);
+  const AttentionLayer& attention = stack == "encoder" ? t.encoder[index].self_attention
+                                    : kind == "self"   ? t.decoder[index].self_attention
+                                                       : t.decoder[index].cross_attention;
+  block.b_o = attention.b_o;
+  if (kind == "self") {
+    block.residual = std::move(residual);
+    if (post_norm)
+      block.post_norm = PostLayerNorm{post_norm->gamma.cast<Scalar>(), post_norm->beta.cast<Scalar>(), t.layer_norm_epsilon};
+  }
+  return block;
+}
+
 ModelSummary summary_of(const Ct2Model& model) {
   const Ct2Transformer& t = model.transformer;
   ModelSummary summary;
@@ -224,9 +251,18 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
   info.source_text = ct2_join_tokens(model.source, info.source_tokens);
 
   // Encoder blocks go to the sink as they are computed: they need only the source tokens.
+  Matrix residual;  // the capture hands it over just before each self-attention block's hook
+  const Ct2LayerNorm* post_norm = nullptr;
+  Ct2Capture capture;
+  capture.wants = request.wants;
+  capture.residual = [&](const Matrix& r, const Ct2LayerNorm* norm) {
+    residual = r;
+    post_norm = norm;
+  };
   const Matrix memory = ct2_encode(t, source_ids, [&](const std::string&, const std::string&, int layer, AttentionResult& r) {
-    if (request.layers.contains(layer)) sink(make_block(model, "encoder", "self", layer, r, info.source_tokens, {}));
-  });
+    if (request.layers.contains(layer))
+      sink(make_block(model, "encoder", "self", layer, r, info.source_tokens, {}, request.wants, residual, post_norm));
+  }, capture);
 
   std::vector<std::int32_t> target_ids;
   if (request.target_tokens) {
@@ -256,8 +292,9 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
 
   const WideMatrix logits = ct2_decoder_logits(t, memory, input_ids, [&](const std::string& stack, const std::string& kind,
                                                                       int layer, AttentionResult& r) {
-    if (request.layers.contains(layer)) sink(make_block(model, stack, kind, layer, r, info.source_tokens, info.target_tokens));
-  });
+    if (request.layers.contains(layer))
+      sink(make_block(model, stack, kind, layer, r, info.source_tokens, info.target_tokens, request.wants, residual, post_norm));
+  }, capture);
   if (request.want_last_logits) {
     const Eigen::Index last = logits.rows() - 1;
     info.last_logits.resize(static_cast<std::size_t>(logits.cols()));

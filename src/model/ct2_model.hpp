@@ -27,6 +27,9 @@ struct Ct2Request {
                                              ///< (or the learned position table's length)
   LayerSelection layers;                     ///< layers captured (all are computed)
   bool want_last_logits = false;             ///< fill ModelRunInfo::last_logits
+  /// What each block keeps beside its weights (--scores, --outputs, --measure: f^h(x_j) and the
+  /// residual entering each self-attention block; see AttentionBlock).
+  AttentionWants wants{false, false, false};
   double memory_budget_bytes = 0;            ///< refuse a model whose file and decoded weights
                                              ///< would need more (0 = no limit; --max-memory)
 };

@@ -295,8 +295,9 @@ WideMatrix embed(const Ct2Transformer& model, const Matrix& table, const Matrix&
 }
 
 AttentionResult attend(const Ct2Transformer& model, const AttentionLayer& layer, const Matrix& x_q,
-                       const Matrix& x_kv, const MaskMatrix& allowed, const std::string& what) {
-  AttentionResult result = multi_head_attention(layer, x_q, x_kv, allowed, AttentionWants{false, true});
+                       const Matrix& x_kv, const MaskMatrix& allowed, const std::string& what,
+                       const AttentionWants& wants = AttentionWants{false, true}) {
+  AttentionResult result = multi_head_attention(layer, x_q, x_kv, allowed, AttentionWants{wants.scores, true, wants.value_vectors});
   if (!result.overflow.empty()) {
     throw InputError::inconsistent(model.file, what + ": " + result.overflow +
                                                    " float32 (|x| > 3.4e38, or NaN): its weights or its input hold NaN or too large values");
@@ -400,14 +401,22 @@ Ct2Transformer load_ct2_transformer(const Ct2File& file, double layer_norm_epsil
   return model;
 }
 
+// Hands the residual entering a self-attention block (x, before the sublayer adds to it) to the
+// capture, with the block's LayerNorm when it follows the sum (post-norm).
+void capture_residual(const Ct2Transformer& model, const Ct2Capture& capture, const WideMatrix& x, const Ct2LayerNorm& norm) {
+  if (capture.wants.value_vectors && capture.residual) capture.residual(narrow(x), model.pre_norm ? nullptr : &norm);
+}
+
 Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& source_ids,
-                  const Ct2AttentionHook& hook) {
+                  const Ct2AttentionHook& hook, const Ct2Capture& capture) {
   WideMatrix x = embed(model, model.source_embeddings, model.source_positions, source_ids, 0);  // [S, d]
   for (int i = 0; i < static_cast<int>(model.encoder.size()); ++i) {
     const Ct2EncoderLayer& layer = model.encoder[static_cast<std::size_t>(i)];
     residual(model, x, layer.self_norm, [&](const WideMatrix& h) {
       const Matrix input = narrow(h);
-      AttentionResult self = attend(model, layer.self_attention, input, input, MaskMatrix(), block_name("encoder", i, "self"));
+      AttentionResult self =
+          attend(model, layer.self_attention, input, input, MaskMatrix(), block_name("encoder", i, "self"), capture.wants);
+      capture_residual(model, capture, x, layer.self_norm);
       if (hook) hook("encoder", "self", i, self);
       return WideMatrix(self.output.cast<double>());
     });
@@ -417,20 +426,23 @@ Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& 
 }
 
 WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
-                              const std::vector<std::int32_t>& input_ids, const Ct2AttentionHook& hook) {
+                              const std::vector<std::int32_t>& input_ids, const Ct2AttentionHook& hook,
+                              const Ct2Capture& capture) {
   WideMatrix y = embed(model, model.target_embeddings, model.target_positions, input_ids, 0);  // [T, d]
   const MaskMatrix causal = build_mask(y.rows(), y.rows(), true, {});
   for (int i = 0; i < static_cast<int>(model.decoder.size()); ++i) {
     const Ct2DecoderLayer& layer = model.decoder[static_cast<std::size_t>(i)];
     residual(model, y, layer.self_norm, [&](const WideMatrix& h) {
       const Matrix input = narrow(h);
-      AttentionResult self = attend(model, layer.self_attention, input, input, causal, block_name("decoder", i, "self"));
+      AttentionResult self =
+          attend(model, layer.self_attention, input, input, causal, block_name("decoder", i, "self"), capture.wants);
+      capture_residual(model, capture, y, layer.self_norm);
       if (hook) hook("decoder", "self", i, self);
       return WideMatrix(self.output.cast<double>());
     });
     residual(model, y, layer.cross_norm, [&](const WideMatrix& h) {
       AttentionResult cross =
-          attend(model, layer.cross_attention, narrow(h), memory, MaskMatrix(), block_name("decoder", i, "cross"));
+          attend(model, layer.cross_attention, narrow(h), memory, MaskMatrix(), block_name("decoder", i, "cross"), capture.wants);
       if (hook) hook("decoder", "cross", i, cross);
       return WideMatrix(cross.output.cast<double>());
     });

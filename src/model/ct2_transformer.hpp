@@ -117,16 +117,26 @@ Ct2Transformer load_ct2_transformer(const Ct2File& file, double layer_norm_epsil
 using Ct2AttentionHook =
     std::function<void(const std::string& stack, const std::string& kind, int layer, AttentionResult& result)>;
 
+/// What a capturing pass keeps of each block beside its weights and outputs (issue 20): scores,
+/// f^h(x_j) (wants.value_vectors), and for self-attention the residual stream entering the block
+/// [n, d_model] (float32) with, for a post-norm model, its LayerNorm (nullptr pre-norm), handed
+/// to `residual` just before the hook is called for that block.
+struct Ct2Capture {
+  AttentionWants wants{false, true, false};
+  std::function<void(const Matrix& residual, const Ct2LayerNorm* post_norm)> residual;
+};
+
 /// The encoder's output M (LN_enc(x), or x without a final norm) for source ids, rounded to
 /// float32 as the input of every
 /// cross-attention: [S, d_model]. Requires valid ids.
 Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& source_ids,
-                  const Ct2AttentionHook& hook = {});
+                  const Ct2AttentionHook& hook = {}, const Ct2Capture& capture = {});
 
 /// Teacher-forced decoder pass over `input_ids` (from the start token): [T, target vocabulary]
 /// logits, row t predicting token t+1. Requires valid ids.
 WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
-                          const std::vector<std::int32_t>& input_ids, const Ct2AttentionHook& hook = {});
+                          const std::vector<std::int32_t>& input_ids, const Ct2AttentionHook& hook = {},
+                          const Ct2Capture& capture = {});
 
 /// Greedy decoding: from `start_id`, one position at a time (each layer keeps the inputs of its
 /// self-attention so far, so step t costs one row), the argmax token (the first

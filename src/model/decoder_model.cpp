@@ -266,11 +266,12 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
 }
 
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
-                                        const MaskMatrix& allowed) const {
+                                        const MaskMatrix& allowed, const AttentionWants& wants) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
-  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true},
+  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed,
+                                                 AttentionWants{wants.scores, true, wants.value_vectors},
                                                  layer_rope(l, first, m));
   if (!result.overflow.empty())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
@@ -329,16 +330,34 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
   return block;
 }
 
+AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result,
+                                      const AttentionWants& wants, const Matrix& x) const {
+  AttentionBlock block = block_of(l, scale, tokens, std::move(result));
+  if (wants.scores) block.record.scores = std::move(result.scores);
+  if (wants.outputs) {
+    block.record.head_outputs = std::move(result.head_outputs);
+    block.record.output = std::move(result.output);
+  }
+  if (wants.value_vectors) {
+    block.value_vectors = std::move(result.value_vectors);
+    block.residual = x;  // b_O: none in this architecture
+  }
+  return block;
+}
+
 std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   const long n = static_cast<long>(request.token_ids.size());
   Matrix x = embed(request.token_ids, 0);
   const MaskMatrix causal = causal_after(0, n);
+  const bool residual = request.wants.value_vectors;
   for (int l = 0; l < config_.num_layers; ++l) {
     const AttentionLayer layer = attention_layer(l);
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
-    AttentionResult result = run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal);
+    const Matrix entering = residual && request.layers.contains(l) ? x : Matrix();  // r: before the layer adds to x
+    AttentionResult result =
+        run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal, request.wants);
     if (request.sink && request.layers.contains(l))
-      (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
+      (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering));
   }
   if (!request.logits) return {};
   return last_logits(x, output_matrix());

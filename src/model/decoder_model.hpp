@@ -106,6 +106,9 @@ struct ForwardRequest {
   LayerSelection layers;                ///< which layers' attention go to the sink
   const BlockSink* sink = nullptr;      ///< nullptr: no attention kept (greedy decoding)
   bool logits = true;                   ///< false: skip the output layer (forward returns no logits)
+  /// What each block keeps beside its weights: scores, head outputs with the block's output
+  /// (--scores, --outputs), and f^h(x_j) with the residual entering the layer (--measure).
+  AttentionWants wants{false, false, false};
 };
 
 /// The decoder with its config and weights; layers are decoded from the source as they run.
@@ -159,7 +162,7 @@ class DecoderModel {
   /// the cache and returns the attention (weights [m, n_k] per head). Throws InputError on
   /// float32 overflow.
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
-                            const MaskMatrix& allowed) const;
+                            const MaskMatrix& allowed, const AttentionWants& wants = {false, true}) const;
   /// The family's norm (RMSNorm or LayerNorm) of x [m, d_model] with layer l's tensor `norm`
   /// ("attn_norm": blk.l.attn_norm.weight, and .bias for LayerNorm); throws InputError naming
   /// the file and layer when a row's mean square overflows float32.
@@ -185,6 +188,10 @@ class DecoderModel {
                             const Matrix& output) const;
   /// Layer l's attention as the sink receives it (weights moved out of `result`).
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
+  /// block_of, with what `wants` asked for moved in too (scores, outputs, value vectors) and,
+  /// with value vectors, the residual `x` entering the layer.
+  AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result, const AttentionWants& wants,
+                          const Matrix& x) const;
 
   DecoderConfig config_;
   std::unique_ptr<WeightSource> weights_;

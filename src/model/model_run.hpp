@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/alti.hpp"
 #include "attention/rope.hpp"
 #include "io/attention_record.hpp"
 
@@ -65,6 +66,13 @@ struct AttentionBlock {
   std::string kind = "self";      ///< "self" or "cross"
   bool encoder_decoder = false;   ///< the model has both stacks: heads need their block named
   AttentionRecord record;
+  /// What analyses of the block read (issue 20), handed on only when asked (ForwardRequest::wants,
+  /// value_vectors): f^h(x_j) h × [n_k, d_out]; the residual stream entering the block
+  /// [n_q, d_model] (self-attention); b_O [d_out] or empty; for a post-LN block, its LayerNorm.
+  std::vector<Matrix> value_vectors;
+  Matrix residual;
+  Vector b_o;
+  std::optional<PostLayerNorm> post_norm;
   /// "" for a model with one kind of block (decoder-only), else block_name(stack, kind).
   std::string block_name() const;
   /// "L2H5" (decoder-only models); "enc.L2H5", "dec.L2H5" or "cross.L2H5" (encoder-decoder).

@@ -77,6 +77,7 @@ std::string view_json(const ReportView& view, bool compact) {
   json += std::string(",\"symmetric\":") + (view.symmetric ? "true" : "false");
   json += ",\"allowed\":" + (view.allowed.empty() ? std::string("null") : "\"" + base64_encode(allowed) + "\"");
   json += "," + (compact ? u16_values(view.values) : float32_values(view.values));
+  if (view.measure != "weights") json += ",\"measure\":" + script_json_string(view.measure);  // absent: weights
   return json + "}";
 }
 

@@ -40,6 +40,9 @@ struct ReportView {
   std::vector<std::uint8_t> allowed;         ///< [n_q · n_k] row-major, 1 = allowed; empty = all
   std::vector<float> values;                 ///< the allowed cells of each panel, panel by panel,
                                              ///< row-major: exactly the record's float32 weights
+  /// What the view shows (--measure, issue 20): "weights", "norms" or "alti". A page whose views
+  /// show several gets a switch that shows one measure at a time.
+  std::string measure = "weights";
 };
 
 /// The view of what `request` draws: labels, titles, ranges and colour bar from layout_grid()

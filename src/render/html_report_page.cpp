@@ -71,7 +71,7 @@ const char* const kReportScript = R"page("use strict";
   const LARGE_PX = 640, THUMB_PX = 160, OVERVIEW_PX = 48, MAX_CELL_PX = 32, LABEL_PITCH_PX = 14;
   const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256, MIN_LABEL_SPACING_PX = 4;
   const $ = (id) => document.getElementById(id);
-  const state = { view: 0, head: 0, maps: [] };
+  const state = { view: 0, head: 0, maps: [], measure: "weights" };
 
   function element(tag, className, text) {
     const e = document.createElement(tag);
@@ -371,7 +371,9 @@ const char* const kReportScript = R"page("use strict";
     $("overview-box").hidden = false;
     $("overview-title").textContent = "layers \u00d7 heads (click to show)";
     const table = $("overview");
+    table.replaceChildren();
     data.views.forEach((view, v) => {
+      if (measureOf(view) !== state.measure) return;
       decode(view);
       const row = element("tr");
       row.append(element("th", "", view.name));
@@ -391,6 +393,58 @@ const char* const kReportScript = R"page("use strict";
     });
   }
 
+  // Views of several measures (issue 20: weights, value-weighted norms, ALTI): one measure is
+  // shown at a time; the layer selector, the arrows and the overview keep to it.
+  function measureOf(view) { return view.measure || "weights"; }
+
+  function shownViews() {
+    return data.views.map((view, v) => v).filter((v) => measureOf(data.views[v]) === state.measure);
+  }
+
+  function nextView(step) {
+    const shown = shownViews();
+    const at = shown.indexOf(state.view) + step;
+    return at >= 0 && at < shown.length ? shown[at] : -1;
+  }
+
+  function fillViewSelect() {
+    const select = $("view-select");
+    select.replaceChildren();
+    const shown = shownViews();
+    $("view-label").hidden = shown.length < 2;
+    $("view-kind").textContent = data.layered ? "layer" : "view";
+    for (const v of shown) {
+      const option = element("option", "", data.views[v].name);
+      option.value = String(v);
+      select.append(option);
+    }
+  }
+
+  const MEASURE_NAMES = { weights: "attention weights", norms: "norms \u2016\u03b1\u00b7f(x)\u2016", alti: "ALTI" };
+
+  function addMeasureSwitch() {
+    const measures = [...new Set(data.views.map(measureOf))];
+    if (measures.length < 2) return;
+    const select = element("select");
+    select.id = "measure-select";
+    for (const m of measures) {
+      const option = element("option", "", MEASURE_NAMES[m] || m);
+      option.value = m;
+      select.append(option);
+    }
+    const label = element("label", "", "show ");
+    label.append(select);
+    $("controls").insertBefore(label, $("keys"));
+    select.addEventListener("change", () => {
+      const at = shownViews().indexOf(state.view);
+      state.measure = select.value;
+      fillViewSelect();
+      buildOverview();
+      const shown = shownViews();
+      showView(shown[Math.min(Math.max(at, 0), shown.length - 1)]);
+    });
+  }
+
   function setup() {
     document.title = data.title;
     $("title").textContent = data.title;
@@ -398,17 +452,10 @@ const char* const kReportScript = R"page("use strict";
     $("note").textContent = compact
       ? "Values are stored as 16-bit steps over each view's range (step = (max \u2212 min) / 65535, so at most half a step off); tooltips show 4 significant digits of the stored value."
       : "Values are stored as exact float32 (as in the dump); tooltips show them rounded to 4 significant digits.";
-    if (data.views.length > 1) {
-      $("view-label").hidden = false;
-      $("view-kind").textContent = data.layered ? "layer" : "view";
-      const select = $("view-select");
-      data.views.forEach((view, v) => {
-        const option = element("option", "", view.name);
-        option.value = String(v);
-        select.append(option);
-      });
-      select.addEventListener("change", () => showView(Number(select.value)));
-    }
+    state.measure = measureOf(data.views[0]);
+    fillViewSelect();
+    $("view-select").addEventListener("change", () => showView(Number($("view-select").value)));
+    addMeasureSwitch();
     $("keys").textContent = data.views.length > 1 ? "keys: \u2190 \u2192 heads, \u2191 \u2193 " + (data.layered ? "layers" : "views") : "keys: \u2190 \u2192 heads";
     buildOverview();
     showView(0);
@@ -417,8 +464,8 @@ const char* const kReportScript = R"page("use strict";
       const heads = data.views[state.view].panels.length;
       if (event.key === "ArrowRight" && state.head + 1 < heads) showHead(state.head + 1);
       else if (event.key === "ArrowLeft" && state.head > 0) showHead(state.head - 1);
-      else if (event.key === "ArrowDown" && state.view + 1 < data.views.length) showView(state.view + 1);
-      else if (event.key === "ArrowUp" && state.view > 0) showView(state.view - 1);
+      else if (event.key === "ArrowDown" && nextView(1) >= 0) showView(nextView(1));
+      else if (event.key === "ArrowUp" && nextView(-1) >= 0) showView(nextView(-1));
       else return;
       event.preventDefault();
     });

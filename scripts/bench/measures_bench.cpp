@@ -1,0 +1,101 @@
+// issue 20 speed: the compute of --measure norms (and alti) against the plain run's, in CPU time
+// of this process (wall time on a shared machine says more about the neighbours than the code).
+// Two cases: the stories260K forward pass over 500 tokens (every layer's blocks through the same
+// measure step a model run uses), and one synthetic layer of 1024 tokens, d_model 512, 8 heads.
+// Best of 7, one thread. Built and run by measures_bench.sh.
+#include <time.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+
+#include "analysis/alti.hpp"
+#include "analysis/value_norms.hpp"
+#include "attention/attention.hpp"
+#include "cli/measure_job.hpp"
+#include "model/decoder_model.hpp"
+#include "model/gguf_decoder.hpp"
+#include "model/gguf_file.hpp"
+
+using namespace attnviz;
+
+namespace {
+
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+double best_of(int runs, const std::function<void()>& work) {
+  double best = 1e30;
+  for (int r = 0; r < runs; ++r) {
+    const double start = cpu_seconds();
+    work();
+    best = std::min(best, cpu_seconds() - start);
+  }
+  return best;
+}
+
+void model_case(const char* path) {
+  const DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(path));
+  std::vector<std::int32_t> ids;
+  for (int i = 0; i < 500; ++i) ids.push_back(1 + (i * 37) % 500);
+  const auto run = [&](const std::string& measure) {
+    const BlockSink sink = [&](AttentionBlock&& block) {
+      if (block.value_vectors.empty()) return;
+      add_measure(measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, std::nullopt}, block.record);
+    };
+    ForwardRequest request;
+    request.token_ids = ids;
+    request.tokens.assign(ids.size(), "t");
+    request.sink = &sink;
+    request.logits = false;
+    request.wants = AttentionWants{false, false, measure != "weights"};
+    model.forward(request);
+  };
+  const double plain = best_of(7, [&] { run("weights"); });
+  std::printf("stories260K forward pass, 500 tokens, 5 layers x 8 heads (d_k 8), CPU s:\n");
+  std::printf("  weights %.4f\n", plain);
+  for (const char* measure : {"norms", "alti"}) {
+    const double t = best_of(7, [&] { run(measure); });
+    std::printf("  %-7s %.4f  (%.2fx)\n", measure, t, t / plain);
+  }
+}
+
+void layer_case() {
+  std::mt19937 rng(20);
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  const auto random = [&](long rows, long cols) {
+    Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+    return m;
+  };
+  AttentionLayer layer;
+  layer.num_heads = layer.num_kv_heads = 8;
+  layer.w_q = random(512, 512);
+  layer.w_k = random(512, 512);
+  layer.w_v = random(512, 512);
+  layer.w_o = random(512, 512);
+  const Matrix x = random(1024, 512) * 20.0f;
+  const MaskMatrix all;
+  const double plain = best_of(7, [&] { multi_head_attention(layer, x, x, all, {false, false, false}); });
+  const double norms = best_of(7, [&] {
+    const AttentionResult r = multi_head_attention(layer, x, x, all, {false, false, true});
+    value_weighted_norms(r.weights, r.value_vectors);
+  });
+  std::printf("one layer, 1024 tokens, d_model 512, 8 heads (d_k 64), CPU s:\n  weights %.4f\n  norms   %.4f  (%.2fx)\n", plain, norms,
+              norms / plain);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Eigen::setNbThreads(1);
+  model_case(argc > 1 ? argv[1] : "data/stories260k/stories260K.gguf");
+  layer_case();
+  return 0;
+}
