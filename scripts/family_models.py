@@ -148,7 +148,32 @@ HF_GEMMA = {"post_attention_norm.weight": "post_attention_layernorm.weight",
             "post_ffw_norm.weight": "post_feedforward_layernorm.weight"}
 
 
+GPT2_NAMES = {"token_embd.weight": "wte.weight", "position_embd.weight": "wpe.weight", "output_norm.weight": "ln_f.weight",
+              "output_norm.bias": "ln_f.bias", "attn_norm.weight": "ln_1.weight", "attn_norm.bias": "ln_1.bias",
+              "attn_qkv.weight": "attn.c_attn.weight", "attn_qkv.bias": "attn.c_attn.bias",
+              "attn_output.weight": "attn.c_proj.weight", "attn_output.bias": "attn.c_proj.bias",
+              "ffn_norm.weight": "ln_2.weight", "ffn_norm.bias": "ln_2.bias", "ffn_up.weight": "mlp.c_fc.weight",
+              "ffn_up.bias": "mlp.c_fc.bias", "ffn_down.weight": "mlp.c_proj.weight", "ffn_down.bias": "mlp.c_proj.bias"}
+
+
+def gpt2_hf_tensors(t):
+    """GPT2LMHeadModel's names (transformer.h.L.…) and Conv1D's [in, out] matrices: the GGUF's
+    transposed, as convert_hf_to_gguf.py transposes them the other way."""
+    out = {}
+    for key, value in t.items():
+        if key.startswith("blk."):
+            _, layer, rest = key.split(".", 2)
+            hf = "transformer.h.%s.%s" % (layer, GPT2_NAMES[rest])
+        else:
+            hf, rest = "transformer." + GPT2_NAMES[key], key
+        out[hf] = value.T if value.ndim == 2 and rest in ("attn_qkv.weight", "attn_output.weight", "ffn_up.weight",
+                                                          "ffn_down.weight") else value
+    return out
+
+
 def hf_tensors(name, s, t):
+    if name == "gpt2":
+        return gpt2_hf_tensors(t)
     out = {}
     for key, value in t.items():
         if key in HF_WHOLE:
@@ -168,6 +193,11 @@ def hf_tensors(name, s, t):
 
 
 def hf_config(name, s):
+    if name == "gpt2":
+        return {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_layer": s["layers"], "n_embd": s["d"],
+                "n_head": s["heads"], "n_inner": s["ff"], "n_positions": s["context"], "vocab_size": VOCAB,
+                "layer_norm_epsilon": s["eps"], "activation_function": "gelu_new", "tie_word_embeddings": True,
+                "torch_dtype": "float32"}
     cls = {"qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM", "mistral": "MistralForCausalLM",
            "gemma2": "Gemma2ForCausalLM", "gemma3": "Gemma3ForCausalLM", "phi3": "Phi3ForCausalLM"}[name]
     c = {"architectures": [cls], "model_type": name if name != "gemma3" else "gemma3_text",
@@ -217,13 +247,12 @@ def main():
         t = tensors_of(name, s, rng)
         tensors = [(key, value.shape, F32, value) for key, value in t.items()]
         write_gguf(os.path.join(out, name + ".gguf"), gguf_metadata(name, s), tensors)
-        if name != "gpt2":
-            folder = os.path.join(out, name + "-hf")
-            os.makedirs(folder, exist_ok=True)
-            write_safetensors(os.path.join(folder, "model.safetensors"), hf_tensors(name, s, t))
-            with open(os.path.join(folder, "config.json"), "w") as f:
-                json.dump(hf_config(name, s), f, indent=1)
-                f.write("\n")
+        folder = os.path.join(out, name + "-hf")
+        os.makedirs(folder, exist_ok=True)
+        write_safetensors(os.path.join(folder, "model.safetensors"), hf_tensors(name, s, t))
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(hf_config(name, s), f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":

@@ -254,9 +254,15 @@ TEST_CASE("families: bad config.json settings are named with the file and key", 
     const std::string folder = edited_folder(dir, "qwen2", [](nlohmann::json& c) { c["use_sliding_window"] = true; });
     CHECK_THAT(folder_error(folder), Contains("config.json") && Contains("/use_sliding_window"));
   }
+  SECTION("GPT-2's scale by the inverse layer index") {
+    const std::string folder = edited_folder(dir, "gpt2", [](nlohmann::json& c) { c["scale_attn_by_inverse_layer_idx"] = true; });
+    CHECK_THAT(folder_error(folder), Contains("config.json") && Contains("/scale_attn_by_inverse_layer_idx"));
+  }
   SECTION("heads that do not divide") {
     const std::string folder = edited_folder(dir, "qwen3", [](nlohmann::json& c) { c["num_key_value_heads"] = 3; });
     CHECK_THAT(folder_error(folder), Contains("/num_key_value_heads 3 does not divide /num_attention_heads 4"));
+    const std::string gpt2 = edited_folder(dir, "gpt2", [](nlohmann::json& c) { c["n_head"] = 5; });
+    CHECK_THAT(folder_error(gpt2), Contains("/n_head 5 does not divide /n_embd 32"));
   }
 }
 
