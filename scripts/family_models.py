@@ -5,6 +5,7 @@ converted the way llama.cpp's convert_hf_to_gguf.py does: Gemma's norms hold 1 +
 and w in the folder; Q/K rows of non-llama families are the same in both (NEOX RoPE).
 
     /usr/bin/python3 scripts/family_models.py OUT_DIR [FAMILY ...]
+    /usr/bin/python3 scripts/family_models.py --fuzz-seeds tests/fuzz/seeds   # <family>_tiny.gguf, < 4 KB each
 
 Each family gets settings that differ from the defaults (θ, ε, a window of 5 on 26 tokens, caps)
 so that a reader that ignores a key fails its test. Weights are normal / √fan_in from a fixed
@@ -237,7 +238,24 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
+def write_fuzz_seeds(out):
+    """One layer of width 8 per family (2 heads of 4, one key/value head): seeds small enough for
+    the fuzz target's inputs (-max_len 16384) that still reach each family's reader."""
+    global VOCAB
+    VOCAB = 8
+    for name, settings in FAMILIES.items():
+        s = dict(settings, layers=1, d=8, heads=2, kv=1, dk=4, ff=8, context=16)
+        if "rope_dim" in s:
+            s["rope_dim"] = 2
+        t = tensors_of(name, s, np.random.default_rng(0))
+        write_gguf(os.path.join(out, name + "_tiny.gguf"), gguf_metadata(name, s),
+                   [(key, value.shape, F32, value) for key, value in t.items()])
+
+
 def main():
+    if sys.argv[1] == "--fuzz-seeds":
+        write_fuzz_seeds(sys.argv[2])
+        return
     out = sys.argv[1]
     names = sys.argv[2:] or list(FAMILIES)
     os.makedirs(out, exist_ok=True)
