@@ -15,6 +15,8 @@
 #include "core/error.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
+#include "cli/heatmap_job.hpp"
+#include "io/record_json.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -271,4 +273,20 @@ TEST_CASE("families: layer_types in config.json chooses the sliding-window layer
   const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) { c["layer_types"] = {"full_attention", "sliding_attention"}; });
   CHECK(decoder_from_hf_folder(folder).config().sliding_window == std::vector<long>{0, 5});
   CHECK(decoder_from_hf_folder(test_data_file("families/gemma2-hf")).config().sliding_window == std::vector<long>{5, 0});
+}
+
+TEST_CASE("families: a window layer's title and dump say the window and the cap, and a dump reads them back", "[model][families]") {
+  const std::vector<AttentionBlock> blocks = all_blocks(family_gguf("gemma2"), ids_from(5, 8));
+  const AttentionRecord& local = blocks[0].record;
+  CHECK_THAT(heatmap_figure_title(local), Contains(" · causal mask · sliding window 5 · scores soft-capped at 4"));
+  CHECK_THAT(heatmap_figure_title(blocks[1].record), !Contains("sliding window"));
+  std::vector<std::string> warnings;
+  const AttentionRecord back = record_from_json(nlohmann::json::parse(record_to_json(local)), "dump.json", warnings);
+  CHECK(warnings.empty());
+  CHECK(back.sliding_window == 5);
+  CHECK(back.logit_softcap == 4.0);
+  CHECK(back.allowed() == local.allowed());
+  nlohmann::json bad = nlohmann::json::parse(record_to_json(local));
+  bad["sliding_window"] = 0;
+  CHECK_THROWS_WITH(record_from_json(bad, "dump.json", warnings), Contains("dump.json") && Contains("/sliding_window"));
 }
