@@ -41,6 +41,13 @@ FAMILIES = {
 }
 
 
+# GGUF-only variants with the optional keys llama.cpp reads for a family (measured: it applies them).
+VARIANTS = {
+    "gemma2-keys": ("gemma2", dict(FAMILIES["gemma2"], layers=3, d=16, heads=2, kv=1, dk=8, ff=24),
+                    {"gemma2.attention.sliding_window_pattern": 3, "gemma2.rope.freq_base_swa": 500.0}),
+}
+
+
 def tensors_of(name, s, rng):
     """The model's tensors under llama.cpp's names, as float64 arrays [out, in] (norms hold what
     the GGUF holds: 1 + w for Gemma)."""
@@ -257,8 +264,14 @@ def main():
         write_fuzz_seeds(sys.argv[2])
         return
     out = sys.argv[1]
-    names = sys.argv[2:] or list(FAMILIES)
+    names = sys.argv[2:] or list(FAMILIES) + list(VARIANTS)
     os.makedirs(out, exist_ok=True)
+    for name in [n for n in names if n in VARIANTS]:
+        arch, s, extra = VARIANTS[name]
+        t = tensors_of(arch, s, np.random.default_rng(len(FAMILIES) + 25))
+        write_gguf(os.path.join(out, name + ".gguf"), dict(gguf_metadata(arch, s), **extra),
+                   [(key, value.shape, F32, value) for key, value in t.items()])
+    names = [n for n in names if n not in VARIANTS]
     for name in names:
         s = FAMILIES[name]
         rng = np.random.default_rng(sorted(FAMILIES).index(name) + 25)
