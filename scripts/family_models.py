@@ -5,6 +5,7 @@ converted the way llama.cpp's convert_hf_to_gguf.py does: Gemma's norms hold 1 +
 and w in the folder; Q/K rows of non-llama families are the same in both (NEOX RoPE).
 
     /usr/bin/python3 scripts/family_models.py OUT_DIR [FAMILY ...]
+    /usr/bin/python3 scripts/family_models.py --fuzz-seeds tests/fuzz/seeds   # <family>_tiny.gguf, < 4 KB each
 
 Each family gets settings that differ from the defaults (θ, ε, a window of 5 on 26 tokens, caps)
 so that a reader that ignores a key fails its test. Weights are normal / √fan_in from a fixed
@@ -37,6 +38,13 @@ FAMILIES = {
                    query_pre_attn_scalar=8),
     "phi3": dict(layers=2, d=32, heads=4, kv=4, dk=8, ff=48, theta=1e4, eps=1e-5, rope_dim=4, window=5),
     "gpt2": dict(layers=2, d=32, heads=4, kv=4, dk=8, ff=64, eps=1e-5, context=64),
+}
+
+
+# GGUF-only variants with the optional keys llama.cpp reads for a family (measured: it applies them).
+VARIANTS = {
+    "gemma2-keys": ("gemma2", dict(FAMILIES["gemma2"], layers=3, d=16, heads=2, kv=1, dk=8, ff=24),
+                    {"gemma2.attention.sliding_window_pattern": 3, "gemma2.rope.freq_base_swa": 500.0}),
 }
 
 
@@ -148,7 +156,32 @@ HF_GEMMA = {"post_attention_norm.weight": "post_attention_layernorm.weight",
             "post_ffw_norm.weight": "post_feedforward_layernorm.weight"}
 
 
+GPT2_NAMES = {"token_embd.weight": "wte.weight", "position_embd.weight": "wpe.weight", "output_norm.weight": "ln_f.weight",
+              "output_norm.bias": "ln_f.bias", "attn_norm.weight": "ln_1.weight", "attn_norm.bias": "ln_1.bias",
+              "attn_qkv.weight": "attn.c_attn.weight", "attn_qkv.bias": "attn.c_attn.bias",
+              "attn_output.weight": "attn.c_proj.weight", "attn_output.bias": "attn.c_proj.bias",
+              "ffn_norm.weight": "ln_2.weight", "ffn_norm.bias": "ln_2.bias", "ffn_up.weight": "mlp.c_fc.weight",
+              "ffn_up.bias": "mlp.c_fc.bias", "ffn_down.weight": "mlp.c_proj.weight", "ffn_down.bias": "mlp.c_proj.bias"}
+
+
+def gpt2_hf_tensors(t):
+    """GPT2LMHeadModel's names (transformer.h.L.…) and Conv1D's [in, out] matrices: the GGUF's
+    transposed, as convert_hf_to_gguf.py transposes them the other way."""
+    out = {}
+    for key, value in t.items():
+        if key.startswith("blk."):
+            _, layer, rest = key.split(".", 2)
+            hf = "transformer.h.%s.%s" % (layer, GPT2_NAMES[rest])
+        else:
+            hf, rest = "transformer." + GPT2_NAMES[key], key
+        out[hf] = value.T if value.ndim == 2 and rest in ("attn_qkv.weight", "attn_output.weight", "ffn_up.weight",
+                                                          "ffn_down.weight") else value
+    return out
+
+
 def hf_tensors(name, s, t):
+    if name == "gpt2":
+        return gpt2_hf_tensors(t)
     out = {}
     for key, value in t.items():
         if key in HF_WHOLE:
@@ -168,6 +201,11 @@ def hf_tensors(name, s, t):
 
 
 def hf_config(name, s):
+    if name == "gpt2":
+        return {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_layer": s["layers"], "n_embd": s["d"],
+                "n_head": s["heads"], "n_inner": s["ff"], "n_positions": s["context"], "vocab_size": VOCAB,
+                "layer_norm_epsilon": s["eps"], "activation_function": "gelu_new", "tie_word_embeddings": True,
+                "torch_dtype": "float32"}
     cls = {"qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM", "mistral": "MistralForCausalLM",
            "gemma2": "Gemma2ForCausalLM", "gemma3": "Gemma3ForCausalLM", "phi3": "Phi3ForCausalLM"}[name]
     c = {"architectures": [cls], "model_type": name if name != "gemma3" else "gemma3_text",
@@ -207,23 +245,45 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
+def write_fuzz_seeds(out):
+    """One layer of width 8 per family (2 heads of 4, one key/value head): seeds small enough for
+    the fuzz target's inputs (-max_len 16384) that still reach each family's reader."""
+    global VOCAB
+    VOCAB = 8
+    for name, settings in FAMILIES.items():
+        s = dict(settings, layers=1, d=8, heads=2, kv=1, dk=4, ff=8, context=16)
+        if "rope_dim" in s:
+            s["rope_dim"] = 2
+        t = tensors_of(name, s, np.random.default_rng(0))
+        write_gguf(os.path.join(out, name + "_tiny.gguf"), gguf_metadata(name, s),
+                   [(key, value.shape, F32, value) for key, value in t.items()])
+
+
 def main():
+    if sys.argv[1] == "--fuzz-seeds":
+        write_fuzz_seeds(sys.argv[2])
+        return
     out = sys.argv[1]
-    names = sys.argv[2:] or list(FAMILIES)
+    names = sys.argv[2:] or list(FAMILIES) + list(VARIANTS)
     os.makedirs(out, exist_ok=True)
+    for name in [n for n in names if n in VARIANTS]:
+        arch, s, extra = VARIANTS[name]
+        t = tensors_of(arch, s, np.random.default_rng(len(FAMILIES) + 25))
+        write_gguf(os.path.join(out, name + ".gguf"), dict(gguf_metadata(arch, s), **extra),
+                   [(key, value.shape, F32, value) for key, value in t.items()])
+    names = [n for n in names if n not in VARIANTS]
     for name in names:
         s = FAMILIES[name]
         rng = np.random.default_rng(sorted(FAMILIES).index(name) + 25)
         t = tensors_of(name, s, rng)
         tensors = [(key, value.shape, F32, value) for key, value in t.items()]
         write_gguf(os.path.join(out, name + ".gguf"), gguf_metadata(name, s), tensors)
-        if name != "gpt2":
-            folder = os.path.join(out, name + "-hf")
-            os.makedirs(folder, exist_ok=True)
-            write_safetensors(os.path.join(folder, "model.safetensors"), hf_tensors(name, s, t))
-            with open(os.path.join(folder, "config.json"), "w") as f:
-                json.dump(hf_config(name, s), f, indent=1)
-                f.write("\n")
+        folder = os.path.join(out, name + "-hf")
+        os.makedirs(folder, exist_ok=True)
+        write_safetensors(os.path.join(folder, "model.safetensors"), hf_tensors(name, s, t))
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(hf_config(name, s), f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":

@@ -115,11 +115,10 @@ def windows(arch, meta, n_layers, every_layer):
     """Each layer's sliding window (0 = none): Gemma 2 every even layer, Gemma 3 five of six
     (llama.cpp's swa patterns 2 and 6); with every_layer, Mistral's and Phi-3's window in every
     layer as transformers applies it (llama.cpp applies none for llama and phi3)."""
-    w = meta.get(arch + ".attention.sliding_window", 0)
-    if arch == "gemma2":
-        return [w if l % 2 == 0 else 0 for l in range(n_layers)]
-    if arch == "gemma3":
-        return [w if l % 6 < 5 else 0 for l in range(n_layers)]
+    w = meta.get(arch + ".attention.sliding_window", 4096 if arch == "gemma2" else 0)
+    if arch in ("gemma2", "gemma3"):
+        n = meta.get(arch + ".attention.sliding_window_pattern", 2 if arch == "gemma2" else 6)
+        return [w if n == 0 or l % n < n - 1 else 0 for l in range(n_layers)]
     return [w if every_layer else 0] * n_layers
 
 
@@ -134,8 +133,8 @@ def forward(meta, t, ids, every_layer_window=False):
     eps = meta.get(arch + (".attention.layer_norm_epsilon" if gpt2 else ".attention.layer_norm_rms_epsilon"), 1e-5)
     theta = meta.get(arch + ".rope.freq_base", 10000.0)
     rope_dim = meta.get(arch + ".rope.dimension_count", d_head)
-    attn_cap = meta.get(arch + ".attn_logit_softcapping", 0) if arch == "gemma2" else 0
-    final_cap = meta.get(arch + ".final_logit_softcapping", 0) if arch == "gemma2" else 0
+    attn_cap = meta.get(arch + ".attn_logit_softcapping", 50.0) if arch == "gemma2" else 0
+    final_cap = meta.get(arch + ".final_logit_softcapping", 30.0) if arch == "gemma2" else 0
     window = windows(arch, meta, n_layers, every_layer_window)
     n = len(ids)
     x = t["token_embd.weight"][ids]
@@ -163,7 +162,8 @@ def forward(meta, t, ids, every_layer_window=False):
             q = rms_norm(q.reshape(n, n_heads, d_head), t[p + "attn_q_norm.weight"], eps).reshape(n, -1)
             k = rms_norm(k.reshape(n, n_kv, d_head), t[p + "attn_k_norm.weight"], eps).reshape(n, -1)
         if not gpt2:
-            layer_theta = 10000.0 if arch == "gemma3" and window[l] else theta
+            local_theta = meta.get(arch + ".rope.freq_base_swa", 10000.0 if arch == "gemma3" else theta)
+            layer_theta = local_theta if arch.startswith("gemma") and window[l] else theta
             q = rope(q, n_heads, d_head, rope_dim, layer_theta, halves=arch != "llama")
             k = rope(k, n_kv, d_head, rope_dim, layer_theta, halves=arch != "llama")
         allowed = j <= i

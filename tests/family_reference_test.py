@@ -22,7 +22,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests/data/families")
-FAMILIES = ["qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "gpt2"]
+FAMILIES = ["qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "gpt2", "gemma2-keys"]
 # transformers applies these folders' sliding_window in every layer; llama.cpp in none.
 WINDOW_EVERY_LAYER = ["mistral", "phi3"]
 

@@ -15,6 +15,8 @@
 #include "core/error.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
+#include "cli/heatmap_job.hpp"
+#include "io/record_json.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -254,9 +256,15 @@ TEST_CASE("families: bad config.json settings are named with the file and key", 
     const std::string folder = edited_folder(dir, "qwen2", [](nlohmann::json& c) { c["use_sliding_window"] = true; });
     CHECK_THAT(folder_error(folder), Contains("config.json") && Contains("/use_sliding_window"));
   }
+  SECTION("GPT-2's scale by the inverse layer index") {
+    const std::string folder = edited_folder(dir, "gpt2", [](nlohmann::json& c) { c["scale_attn_by_inverse_layer_idx"] = true; });
+    CHECK_THAT(folder_error(folder), Contains("config.json") && Contains("/scale_attn_by_inverse_layer_idx"));
+  }
   SECTION("heads that do not divide") {
     const std::string folder = edited_folder(dir, "qwen3", [](nlohmann::json& c) { c["num_key_value_heads"] = 3; });
     CHECK_THAT(folder_error(folder), Contains("/num_key_value_heads 3 does not divide /num_attention_heads 4"));
+    const std::string gpt2 = edited_folder(dir, "gpt2", [](nlohmann::json& c) { c["n_head"] = 5; });
+    CHECK_THAT(folder_error(gpt2), Contains("/n_head 5 does not divide /n_embd 32"));
   }
 }
 
@@ -265,4 +273,20 @@ TEST_CASE("families: layer_types in config.json chooses the sliding-window layer
   const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) { c["layer_types"] = {"full_attention", "sliding_attention"}; });
   CHECK(decoder_from_hf_folder(folder).config().sliding_window == std::vector<long>{0, 5});
   CHECK(decoder_from_hf_folder(test_data_file("families/gemma2-hf")).config().sliding_window == std::vector<long>{5, 0});
+}
+
+TEST_CASE("families: a window layer's title and dump say the window and the cap, and a dump reads them back", "[model][families]") {
+  const std::vector<AttentionBlock> blocks = all_blocks(family_gguf("gemma2"), ids_from(5, 8));
+  const AttentionRecord& local = blocks[0].record;
+  CHECK_THAT(heatmap_figure_title(local), Contains(" · causal mask · sliding window 5 · scores soft-capped at 4"));
+  CHECK_THAT(heatmap_figure_title(blocks[1].record), !Contains("sliding window"));
+  std::vector<std::string> warnings;
+  const AttentionRecord back = record_from_json(nlohmann::json::parse(record_to_json(local)), "dump.json", warnings);
+  CHECK(warnings.empty());
+  CHECK(back.sliding_window == 5);
+  CHECK(back.logit_softcap == 4.0);
+  CHECK(back.allowed() == local.allowed());
+  nlohmann::json bad = nlohmann::json::parse(record_to_json(local));
+  bad["sliding_window"] = 0;
+  CHECK_THROWS_WITH(record_from_json(bad, "dump.json", warnings), Contains("dump.json") && Contains("/sliding_window"));
 }

@@ -230,7 +230,7 @@ TEST_CASE("safetensors: a config that disagrees with the tensors is refused, nam
   config["architectures"] = {"MambaForCausalLM"};
   std::ofstream(dir.file("config.json")) << config.dump();
   CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()),
-                    Contains("architecture \"MambaForCausalLM\" is not supported (supported: Gemma2ForCausalLM, Gemma3ForCausalLM, "
+                    Contains("architecture \"MambaForCausalLM\" is not supported (supported: GPT2LMHeadModel, Gemma2ForCausalLM, Gemma3ForCausalLM, "
                              "LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)"));
   config["architectures"] = {"LlamaForCausalLM"};
   config["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4}};

@@ -100,6 +100,8 @@ void OverviewCollector::add(const AttentionBlock& block) {
   maps_.push_back(std::move(heads));
   means_.push_back(std::move(mean));
   row_labels_.push_back("L" + std::to_string(block.layer));
+  if (record.sliding_window > 0)
+    window_layers_.push_back("L" + std::to_string(block.layer) + " (" + std::to_string(record.sliding_window) + ")");
 }
 
 std::string OverviewCollector::render_png(const ModelRunInfo& info, double memory_budget,
@@ -120,6 +122,11 @@ std::string OverviewCollector::render_png(const ModelRunInfo& info, double memor
   request.cmap = options_.cmap.empty() ? "viridis" : options_.cmap;
   request.max_size_px = options_.max_size_px;
   request.max_memory_bytes = memory_budget;
+  if (!window_layers_.empty()) {
+    std::string layers;
+    for (const std::string& l : window_layers_) layers += (layers.empty() ? "" : ", ") + l;
+    request.mask_note = "sliding-window layers (window in tokens): " + layers + "; their cells outside the window are masked too";
+  }
   const FontSet fonts = picture_fonts(options_);
   const RenderedOverview overview = render_overview(request, fonts);
   for (const std::string& warning : overview.warnings) warnings.push_back("overview.png: " + warning);

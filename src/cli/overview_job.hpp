@@ -50,6 +50,7 @@ class OverviewCollector {
   int num_heads_ = 0;
   std::vector<std::string> skipped_;
   std::vector<std::string> row_labels_;
+  std::vector<std::string> window_layers_;  ///< "L0 (5)" for each sliding-window layer kept
   std::vector<std::vector<DrawnCells>> maps_;
   std::vector<DrawnCells> means_;
 };

@@ -261,7 +261,13 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
   RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
   std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
   rope.key_positions = rope.query_positions;
-  if (window_of(l) > 0 && c.local_rope_theta) rope.settings.theta = *c.local_rope_theta;
+  if (window_of(l) > 0 && c.local_rope_theta) {
+    // Gemma 3's local layers turn at their own base, unscaled (llama.cpp's
+    // rope_freq_scale_train_swa = 1; transformers' rotary_emb_local has default rope_type).
+    rope.settings.theta = *c.local_rope_theta;
+    rope.settings.linear_factor = 1.0;
+    rope.settings.frequency_factors.clear();
+  }
   return rope;
 }
 
@@ -325,7 +331,7 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
   r.sliding_window = window_of(l);
   r.logit_softcap = c.attention_softcap;
   if (c.block.positions == PositionKind::Rope) r.rope = c.rope;
-  if (r.rope && r.sliding_window > 0 && c.local_rope_theta) r.rope->theta = *c.local_rope_theta;
+  if (r.rope) r.rope = layer_rope(l, 0, 0)->settings;
   r.weights = std::move(result.weights);
   return block;
 }

@@ -1,5 +1,6 @@
 #include "model/hf_decoder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -38,7 +39,7 @@ std::string hf_name(const std::string& name, const DecoderFamily& family) {
   if (name.rfind("blk.", 0) == 0) {
     const std::size_t dot = name.find('.', 4);
     const std::string tensor = name.substr(dot + 1);
-    const std::string layer = "model.layers." + name.substr(4, dot - 4) + ".";
+    const std::string layer = family.hf_layer_prefix + name.substr(4, dot - 4) + ".";
     if (const auto it = family.hf_names.find(tensor); it != family.hf_names.end()) return layer + it->second;
     if (const auto it = per_layer.find(tensor); it != per_layer.end()) return layer + it->second;
   }
@@ -72,6 +73,13 @@ class SafetensorsWeights : public WeightSource {
 
   Matrix matrix(const std::string& name, long rows, long cols) const override {
     const auto [file, tensor] = lookup(name);
+    if (transposed(name)) {  // Conv1D's [in, out]
+      const std::vector<std::int64_t> expected{cols, rows};
+      if (tensor->shape != expected)
+        throw InputError::inconsistent(file->path(), "tensor " + tensor->name + ": expected shape " + shape_string(cols, rows) +
+                                                         " (Conv1D [in, out], config.json), got " + shape_text(tensor->shape));
+      return file->matrix(*tensor).transpose();
+    }
     const std::vector<std::int64_t> expected{rows, cols};
     if (tensor->shape != expected)
       throw InputError::inconsistent(file->path(), "tensor " + tensor->name + ": expected shape " + shape_string(rows, cols) +
@@ -92,7 +100,10 @@ class SafetensorsWeights : public WeightSource {
   bool has(const std::string& name) const override { return find(hf_name(name, family_)).second != nullptr; }
   std::vector<std::int64_t> shape(const std::string& name) const override {
     const auto found = find(hf_name(name, family_));
-    return found.second ? found.second->shape : std::vector<std::int64_t>{};
+    if (!found.second) return {};
+    std::vector<std::int64_t> shape = found.second->shape;
+    if (transposed(name)) std::reverse(shape.begin(), shape.end());
+    return shape;
   }
   std::string describe(const std::string& name) const override {
     const auto found = find(hf_name(name, family_));
@@ -139,7 +150,15 @@ class SafetensorsWeights : public WeightSource {
   std::pair<const SafetensorsFile*, const SafetensorsTensor*> find(const std::string& name) const {
     for (const auto& file : files_)
       if (const SafetensorsTensor* tensor = file->find(name)) return {file.get(), tensor};
+    if (!family_.hf_optional_prefix.empty())
+      for (const auto& file : files_)
+        if (const SafetensorsTensor* tensor = file->find(family_.hf_optional_prefix + name)) return {file.get(), tensor};
     return {nullptr, nullptr};
+  }
+  bool transposed(const std::string& name) const {
+    const std::size_t dot = name.rfind("blk.", 0) == 0 ? name.find('.', 4) : std::string::npos;
+    const std::string tensor = dot == std::string::npos ? name : name.substr(dot + 1);
+    return std::find(family_.hf_transposed.begin(), family_.hf_transposed.end(), tensor) != family_.hf_transposed.end();
   }
   std::pair<const SafetensorsFile*, const SafetensorsTensor*> lookup(const std::string& name) const {
     const auto found = find(hf_name(name, family_));
@@ -301,7 +320,7 @@ DecoderModel decoder_from_hf_folder(const std::string& folder) {
   const DecoderFamily* family = family_for_hf(architecture);
   if (!family)
     throw InputError::inconsistent(config.file(), "architecture \"" + architecture + "\" is not supported (supported: " + hf_family_list() + ")");
-  DecoderConfig c = family_config(config, *family);
+  DecoderConfig c = family->hf_config ? family->hf_config(config) : family_config(config, *family);
   c.file = folder;
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();

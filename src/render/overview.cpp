@@ -74,6 +74,7 @@ std::vector<std::string> notes(const OverviewRequest& r, int block, bool any_mas
                     std::to_string(r.n_q) + kTimes + std::to_string(r.n_k) + " cells per map do not fit)");
   }
   if (any_masked) lines.push_back("grey hatched: masked (causal/padding), not attended");
+  if (!r.mask_note.empty()) lines.push_back(r.mask_note);
   return lines;
 }
 

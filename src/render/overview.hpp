@@ -26,6 +26,7 @@ struct OverviewRequest {
   long n_q = 0, n_k = 0;                      ///< tokens before any aggregation
   int base_block = 1;                         ///< the aggregation the maps arrive with
   std::string figure_title;
+  std::string mask_note;                      ///< an extra legend line about masks (sliding windows), or empty
   std::string cmap = "viridis";
   int max_size_px = 4096;                     ///< capped at kMaxSidePx
   double max_memory_bytes = 8e9;              ///< refuse a picture whose working memory exceeds it

@@ -49,6 +49,17 @@ struct DecoderFamily {
   bool hf_norm_plus_one = false;
   /// config.json's tie_word_embeddings default in the family's config class (Gemma: true).
   bool hf_tied_default = false;
+  /// Where a layer's tensors live in the folder ("model.layers.L."), and a prefix its names may
+  /// carry or not ("transformer." for GPT-2: saved by GPT2LMHeadModel with it, by GPT2Model
+  /// without).
+  std::string hf_layer_prefix = "model.layers.";
+  std::string hf_optional_prefix;
+  /// Tensors stored as Conv1D's [in, out] rather than Linear's [out, in] (GPT-2), by llama.cpp's
+  /// name after "blk.L.": transposed when read, as convert_hf_to_gguf.py does.
+  std::vector<std::string> hf_transposed;
+  /// A family whose config.json has keys of its own (GPT-2's n_layer, n_embd…) reads the whole
+  /// DecoderConfig itself; nullptr: the LLaMA-style keys, then hf_settings.
+  DecoderConfig (*hf_config)(const JsonSettings& config) = nullptr;
 };
 
 /// Every decoder family this build runs, in the order the docs list them.

@@ -25,6 +25,19 @@ double gguf_cap(const GgufFile& file, const std::string& key, double fallback) {
   return *value;
 }
 
+std::vector<long> gguf_window_pattern(const GgufFile& file, const std::string& key, int num_layers, long window, int default_period) {
+  if (!file.has(key)) return periodic_windows(num_layers, window, default_period);
+  const GgufValue& value = file.metadata().find(key)->second;
+  if (std::holds_alternative<GgufValue::Array>(value.value))
+    throw InputError::inconsistent(file.path(), "metadata " + key + " is a list of per-layer flags, which llama.cpp does not apply to this "
+                                                "architecture and attnviz does not either (an integer period is read)");
+  const std::optional<std::int64_t> period = file.integer(key);
+  if (*period < 0 || *period > (1LL << 31))
+    throw InputError::bad_value(file.path(), "metadata " + key, "a period of at least 0 (0: every layer local)", std::to_string(*period));
+  if (*period == 0) return std::vector<long>(static_cast<std::size_t>(num_layers), window);
+  return periodic_windows(num_layers, window, static_cast<int>(*period));
+}
+
 std::optional<long> hf_window(const JsonSettings& config, const std::string& pointer) {
   const nlohmann::json* value = config.find(pointer, JsonNull::Absent);
   if (!value) return std::nullopt;

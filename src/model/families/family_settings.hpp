@@ -20,6 +20,12 @@ std::optional<long> gguf_window(const GgufFile& file, const std::string& key, st
 /// A GGUF soft-cap c > 0, or `fallback` when absent. Throws for c ≤ 0 or not finite.
 double gguf_cap(const GgufFile& file, const std::string& key, double fallback);
 
+/// Each layer's window from a GGUF's `key` (<arch>.attention.sliding_window_pattern), as
+/// llama.cpp's set_swa_pattern reads an integer n: layer l is local when n == 0 or
+/// l % n < n − 1; absent: `default_period`. Throws InputError naming the file and key for an
+/// array (per-layer flags, which the llama.cpp attnviz follows does not apply) or a negative n.
+std::vector<long> gguf_window_pattern(const GgufFile& file, const std::string& key, int num_layers, long window, int default_period);
+
 /// config.json's window at `pointer` (≥ 1), or nullopt when absent or null.
 std::optional<long> hf_window(const JsonSettings& config, const std::string& pointer);
 

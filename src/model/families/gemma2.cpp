@@ -14,12 +14,16 @@ namespace attnviz {
 namespace {
 
 // llama.cpp (llama-model.cpp, LLM_ARCH_GEMMA2): window 4096 and caps 50 / 30 unless the file
-// says; pattern 2 (layer l is local when l % 2 == 0); the scale 1/√head_dim except for the 27B
+// says; pattern 2 (layer l is local when l % 2 == 0) unless attention.sliding_window_pattern
+// says; local layers' θ from rope.freq_base_swa when given (both measured against llama.cpp:
+// it applies them); the scale 1/√head_dim except for the 27B
 // model (46 layers), where it is 1/√(d_model / heads), as gemma_pytorch's config has it.
 void gemma2_gguf(const GgufFile& file, DecoderConfig& c) {
   const std::string a = "gemma2.";
   const long window = *gguf_window(file, a + "attention.sliding_window", 4096);
-  c.sliding_window = periodic_windows(c.num_layers, window, 2);
+  c.sliding_window = gguf_window_pattern(file, a + "attention.sliding_window_pattern", c.num_layers, window, 2);
+  if (file.has(a + "rope.freq_base_swa"))
+    c.local_rope_theta = require_positive_setting(*file.number(a + "rope.freq_base_swa"), file.path(), a + "rope.freq_base_swa");
   c.attention_softcap = gguf_cap(file, a + "attn_logit_softcapping", 50.0);
   c.final_softcap = gguf_cap(file, a + "final_logit_softcapping", 30.0);
   c.attention_scale = gemma_gguf_scale(c);
@@ -41,7 +45,8 @@ const DecoderFamily& gemma2_family() {
     f.block.post_ffn_norm = true;
     f.block.ffn = FeedForwardKind::GeGlu;
     f.block.embedding_scale = true;
-    f.gguf_keys = {"attention.sliding_window", "attn_logit_softcapping", "final_logit_softcapping"};
+    f.gguf_keys = {"attention.sliding_window", "attention.sliding_window_pattern", "rope.freq_base_swa",
+                   "attn_logit_softcapping", "final_logit_softcapping"};
     f.gguf_settings = gemma2_gguf;
     f.hf_settings = gemma2_hf;
     f.hf_names = gemma_hf_names();

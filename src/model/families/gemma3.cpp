@@ -15,15 +15,17 @@ namespace attnviz {
 namespace {
 
 // llama.cpp (LLM_ARCH_GEMMA3): the window from the file (required), pattern 6 (layer l is
-// local when l % 6 < 5), local θ from rope.freq_base_swa or 10 000, the 27B's scale rule
+// local when l % 6 < 5) unless attention.sliding_window_pattern says, local θ from
+// rope.freq_base_swa or 10 000 (measured: llama.cpp applies both keys), the 27B's scale rule
 // (62 layers) as for Gemma 2; the graph with windows (gemma3<iswa = true>) has no soft-cap.
 void gemma3_gguf(const GgufFile& file, DecoderConfig& c) {
   const std::string a = "gemma3.";
   if (!file.has(a + "attention.sliding_window"))
     throw InputError::inconsistent(file.path(), "missing metadata " + a + "attention.sliding_window (llama.cpp requires it for gemma3)");
   const long window = *gguf_window(file, a + "attention.sliding_window", std::nullopt);
-  c.sliding_window = periodic_windows(c.num_layers, window, 6);
-  c.local_rope_theta = 10000.0;
+  c.sliding_window = gguf_window_pattern(file, a + "attention.sliding_window_pattern", c.num_layers, window, 6);
+  const std::string base_key = a + "rope.freq_base_swa";
+  c.local_rope_theta = require_positive_setting(file.number(base_key).value_or(10000.0), file.path(), base_key);
   c.attention_scale = gemma_gguf_scale(c);
 }
 
@@ -44,7 +46,7 @@ const DecoderFamily& gemma3_family() {
     f.block.ffn = FeedForwardKind::GeGlu;
     f.block.embedding_scale = true;
     f.block.qk_norm = true;
-    f.gguf_keys = {"attention.sliding_window"};
+    f.gguf_keys = {"attention.sliding_window", "attention.sliding_window_pattern", "rope.freq_base_swa"};
     f.gguf_settings = gemma3_gguf;
     f.hf_settings = gemma3_hf;
     f.hf_names = gemma_hf_names();
