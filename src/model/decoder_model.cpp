@@ -207,18 +207,38 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
 }
 
 std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
-  const long n = static_cast<long>(request.token_ids.size());
-  Matrix x = embed(request.token_ids, 0);
-  const MaskMatrix causal = causal_after(0, n);
-  for (int l = 0; l < config_.num_layers; ++l) {
-    const AttentionLayer layer = attention_layer(l);
+  Matrix x = request.start_residual ? *request.start_residual : embed(request.token_ids, 0);
+  const MaskMatrix causal = causal_after(0, x.rows());
+  if (request.trace) request.trace->begin(x);
+  for (int l = request.start_residual ? request.start_layer : 0; l < config_.num_layers; ++l) {
+    AttentionLayer layer = attention_layer(l);
+    if (request.ablation && request.ablation->layer == l) zero_head_outputs(layer, request.ablation->heads);
+    if (request.trace) request.trace->enter_layer(x);
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
     AttentionResult result = run_layer(l, layer, x, cache, causal);
+    if (request.trace) request.trace->leave_layer(layer, result, x);
     if (request.sink && request.layers.contains(l))
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
   }
+  if (request.trace) trace_final_norm(x, *request.trace);
   if (!request.logits) return {};
   return last_logits(x, output_matrix());
+}
+
+void DecoderModel::trace_final_norm(const Matrix& x, ResidualTrace& trace) const {
+  const DecoderConfig& c = config_;
+  // The statistic of last_logits' rms_norm, from the real residual (in double: the DLA terms
+  // are summed in double and must add up to the logit).
+  const double mean_square = x.bottomRows(1).cast<double>().squaredNorm() / static_cast<double>(c.d_model);
+  trace.final_norm.centre = false;
+  trace.final_norm.scale = 1.0 / std::sqrt(mean_square + c.rms_epsilon);
+  trace.final_norm.gain = weights_->vector("output_norm.weight", c.d_model);
+  trace.final_norm.bias.resize(0);
+}
+
+Vector DecoderModel::output_row(std::int32_t id) const {
+  const DecoderConfig& c = config_;
+  return weights_->gather_rows(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model, {id}).row(0).transpose();
 }
 
 std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids) const {

@@ -15,7 +15,9 @@
 #include "attention/attention.hpp"
 #include "attention/rope.hpp"
 #include "core/types.hpp"
+#include "model/head_ablation.hpp"
 #include "model/model_run.hpp"
+#include "model/residual_trace.hpp"
 
 namespace attnviz {
 
@@ -90,6 +92,13 @@ struct ForwardRequest {
   LayerSelection layers;                ///< which layers' attention go to the sink
   const BlockSink* sink = nullptr;      ///< nullptr: no attention kept (greedy decoding)
   bool logits = true;                   ///< false: skip the output layer (forward returns no logits)
+  // Head attribution (issue 20 §3); none of these changes what the sink receives.
+  ResidualTrace* trace = nullptr;       ///< filled with the last position's parts (residual_trace.hpp)
+  const HeadAblation* ablation = nullptr;  ///< heads whose z^h is zeroed before W_O (head_ablation.hpp)
+  /// Start at layer `start_layer` from `start_residual` [n, d_model], the residual entering it
+  /// (a trace's layer_inputs), instead of embedding token_ids: the layers before it are skipped.
+  const Matrix* start_residual = nullptr;
+  int start_layer = 0;
 };
 
 /// The decoder with its config and weights; layers are decoded from the source as they run.
@@ -121,6 +130,10 @@ class DecoderModel {
   /// were added. The prompt runs once, then each new token alone against the cached keys
   /// and values (extend). Throws InputError for an empty `ids` when count > 0.
   int generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const;
+
+  /// Row `id` of the output projection (the embedding's when tied), [d_model]: the target's
+  /// unembedding for logit attribution. Requires id in [0, n_vocab).
+  Vector output_row(std::int32_t id) const;
 
   /// Bytes of the key/value caches generate() holds for n positions (float32 K and V of
   /// every layer).
@@ -155,6 +168,8 @@ class DecoderModel {
   /// extend() with the output projection already decoded.
   std::vector<float> extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids,
                             const Matrix& output) const;
+  /// The final RMSNorm's statistic, gain and bias at the last row of x [n, d_model], into trace.final_norm.
+  void trace_final_norm(const Matrix& x, ResidualTrace& trace) const;
   /// Layer l's attention as the sink receives it (weights moved out of `result`).
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
 
