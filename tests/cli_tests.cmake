@@ -80,7 +80,19 @@ add_test(NAME model_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/model_reference_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(model_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
 
+# Head attribution (issue 20 §3) against an independent float64 reference
+# (scripts/reference_attribution.py): DLA within 1e-5, ablation within 1e-4, on stories260K.
+add_test(NAME attribution_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/attribution_reference_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(attribution_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+
 set(ATTNVIZ_STORIES_GGUF ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf)
+add_test(NAME cli_attribute
+         COMMAND attnviz attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target "," -o ${ATTNVIZ_CLI_OUT}/attribute)
+set_tests_properties(cli_attribute PROPERTIES PASS_REGULAR_EXPRESSION
+  "wrote attribution.json and attribution.png to .*attribute/\ntarget \",\" \\(id 432\\) at position 4")
+attnviz_bad_run(cli_attribute_target_split "attnviz: error: --target: \" upon a\" is 2 tokens, not one: .*--target-id 407"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target " upon a" -o ${ATTNVIZ_CLI_OUT}/never_written)
 add_test(NAME cli_model_heatmaps
          COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" -o ${ATTNVIZ_CLI_OUT}/model)
 set_tests_properties(cli_model_heatmaps PROPERTIES
