@@ -1,5 +1,7 @@
 #include "cli/attribute_job.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <ostream>
 
@@ -89,6 +91,28 @@ std::string files_named(const Options& options) {
   return text;
 }
 
+std::string fixed(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
+// "L4H0 1.264, L0H4 0.590, L2H5 0.589": the `count` heads with the largest sign·value.
+std::string ranked_heads(const std::vector<std::vector<double>>& values, double sign, std::size_t count) {
+  std::vector<std::pair<double, std::string>> heads;
+  for (std::size_t l = 0; l < values.size(); ++l)
+    for (std::size_t h = 0; h < values[l].size(); ++h)
+      heads.emplace_back(values[l][h], model_head_name("", static_cast<int>(l), static_cast<int>(h)));
+  count = std::min(count, heads.size());
+  std::partial_sort(heads.begin(), heads.begin() + static_cast<long>(count), heads.end(),
+                    [sign](const auto& a, const auto& b) { return sign * a.first > sign * b.first; });
+  std::string text;
+  for (std::size_t i = 0; i < count; ++i) text += (i ? ", " : "") + heads[i].second + " " + fixed(heads[i].first);
+  return text;
+}
+
+constexpr std::size_t kRankedHeads = 3;
+
 }  // namespace
 
 std::optional<std::int32_t> attribution_target(const Options& o, const DecoderRun& run) {
@@ -129,7 +153,9 @@ void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out,
   timer.lap("write");
   out << "wrote " << files_named(options) << " to " << options.output << "/\n"
       << "target " << quoted_piece(target_token) << " (id " << a.target_id << ") at position " << a.position << " "
-      << quoted_piece(position_token) << ": logit " << a.logit << ", log p " << a.log_prob << "\n";
+      << quoted_piece(position_token) << ": logit " << fixed(a.logit) << ", log p " << fixed(a.log_prob) << "\n"
+      << "top direct logit attribution: " << ranked_heads(a.dla.heads, 1, kRankedHeads) << "\n"
+      << "largest drop in log p when ablated: " << ranked_heads(a.ablation, -1, kRankedHeads) << "\n";
 }
 
 }  // namespace attnviz
