@@ -179,3 +179,43 @@ TEST_CASE("logit_attribution: hand-checked shares, RMSNorm and LayerNorm", "[ana
     CHECK_THAT(traced_logit(trace, u), WithinAbs(-0.125 - 2.75, 1e-12));
   }
 }
+
+TEST_CASE("residual_trace: a post-attention gain scales every head's write, b_O and the update; the MLP's bias is apart", "[analysis]") {
+  AttentionLayer layer;
+  layer.num_heads = 2;
+  layer.num_kv_heads = 2;
+  layer.w_v = Matrix::Zero(2, 2);
+  layer.w_o = attnviz::test::matrix({{1, 0}, {0, 2}});  // head 0 writes its z to column 0, head 1 twice its z to column 1
+  layer.b_o = attnviz::test::matrix({{0.5, 0.5}}).row(0).transpose();
+  AttentionResult result;
+  result.head_outputs = {attnviz::test::matrix({{9}, {3}}), attnviz::test::matrix({{9}, {4}})};  // [n = 2, d_v = 1]
+  result.output = attnviz::test::matrix({{0, 0}, {3.5, 8.5}});  // concat · W_O + b_O, last row
+  ResidualTrace trace;
+  trace.begin(attnviz::test::matrix({{0, 0}, {1, 1}}));
+  trace.enter_layer(attnviz::test::matrix({{0, 0}, {1, 1}}));
+  const Vector gain = attnviz::test::matrix({{2, 10}}).row(0).transpose();
+  const Vector mlp_bias = attnviz::test::matrix({{0.25, 0}}).row(0).transpose();
+  // x after: 1 + 2·3.5 + MLP (1 + 0.25), 1 + 10·8.5 + MLP (−1)
+  trace.leave_layer(layer, result, attnviz::test::matrix({{0, 0}, {9.25, 85}}), gain, mlp_bias);
+  attnviz::test::check_matrix_near(trace.head_writes[0], attnviz::test::matrix({{6, 0}, {0, 80}}), 0);
+  attnviz::test::check_matrix_near(trace.attn_bias[0], attnviz::test::matrix({{1, 5}}).transpose(), 0);
+  attnviz::test::check_matrix_near(trace.attn_updates[0], attnviz::test::matrix({{7, 85}}).transpose(), 0);
+  attnviz::test::check_matrix_near(trace.mlp_writes[0], attnviz::test::matrix({{1, -1}}).transpose(), 1e-6);
+  attnviz::test::check_matrix_near(trace.mlp_bias[0], mlp_bias, 0);
+}
+
+TEST_CASE("residual_trace: learned positions are their own part, apart from the token embedding", "[analysis]") {
+  ResidualTrace trace;
+  const Matrix positions = attnviz::test::matrix({{0, 0}, {0.5, -1}});
+  trace.begin(attnviz::test::matrix({{0, 0}, {2.5, 1}}), &positions);
+  attnviz::test::check_matrix_near(trace.embedding, attnviz::test::matrix({{2, 2}}).transpose(), 0);
+  attnviz::test::check_matrix_near(trace.position, attnviz::test::matrix({{0.5, -1}}).transpose(), 0);
+  trace.final_residual = attnviz::test::matrix({{2.5, 1}}).row(0).transpose();
+  trace.final_norm.gain = Vector::Ones(2);
+  const Vector u = attnviz::test::matrix({{1, 1}}).row(0).transpose();
+  const LogitAttribution a = direct_logit_attribution(trace, u);
+  REQUIRE(a.position.has_value());
+  CHECK_THAT(*a.position, WithinAbs(-0.5, 1e-12));
+  CHECK_THAT(a.embedding, WithinAbs(4, 1e-12));
+  CHECK_THAT(a.total(), WithinAbs(traced_logit(trace, u), 1e-12));
+}

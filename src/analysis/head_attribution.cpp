@@ -78,9 +78,16 @@ HeadAttribution attribute_heads(const DecoderModel& model, const HeadAttribution
   a.target_id = request.target ? *request.target
                                : static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
   assert(a.target_id >= 0 && a.target_id < c.n_vocab);
+  const Vector u = model.output_row(a.target_id);
   a.logit = logits[static_cast<std::size_t>(a.target_id)];
+  if (trace.final_softcap > 0) {
+    // The cap is not linear: the shares explain the logit before it (as TransformerLens's
+    // logit_attrs do), which the trace recomputes; the model's capped logit stands beside it.
+    a.logit_capped = a.logit;
+    a.logit = traced_logit(trace, u);
+  }
   a.log_prob = log_softmax_at(logits, a.target_id);
-  a.dla = direct_logit_attribution(trace, model.output_row(a.target_id));
+  a.dla = direct_logit_attribution(trace, u);
   require_shares_add_up(a, c.file);
   if (!request.ablation) return a;
   for (int l = 0; l < c.num_layers; ++l) {

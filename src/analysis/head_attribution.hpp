@@ -24,7 +24,8 @@ struct HeadAttribution {
   std::int32_t target_id = 0;
   long position = 0;
   double logit = 0;         ///< the model's logit of the target at `position` (before any soft-cap)
-  double log_prob = 0;      ///< log softmax of the logits at `position`, at the target
+  std::optional<double> logit_capped;  ///< the logit after the model's final soft-cap (only where it has one)
+  double log_prob = 0;      ///< log softmax of the (capped) logits at `position`, at the target
   LogitAttribution dla;     ///< shares of `logit`; dla.total() equals it to float32 rounding
   /// [layer][head]: log p(target) with z^h = 0 at every position, minus log_prob (empty
   /// without request.ablation).

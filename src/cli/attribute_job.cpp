@@ -63,12 +63,13 @@ std::int32_t target_from_text(const Options& o, const DecoderRun& run) {
   return ids.front();
 }
 
-long attribution_position(const Options& o, long n) {
+// The position of --position, checked against the text's n tokens; `bos` when token 0 is BOS.
+long attribution_position(const Options& o, long n, bool bos) {
   if (!o.position) return n - 1;
   if (*o.position < 0 || *o.position >= n)
     throw UsageError::bad_option("--position", std::to_string(*o.position) + " is " + (*o.position < 0 ? "not a position" : "past the text") +
                                                    ": its " + std::to_string(n) + " tokens are positions 0-" + std::to_string(n - 1) +
-                                                   (o.text && !o.no_bos ? " (BOS at 0)" : ""));
+                                                   (bos ? " (BOS at 0)" : ""));
   return static_cast<long>(*o.position);
 }
 
@@ -132,7 +133,8 @@ void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out,
   const DecoderRun run = prepare_decoder_run(options, warnings, kEncoderDecoderRefusal);
   HeadAttributionRequest request;
   request.token_ids = run.info.token_ids;
-  request.position = attribution_position(options, static_cast<long>(request.token_ids.size()));
+  const bool bos = run.vocab && run.vocab->bos && request.token_ids.front() == *run.vocab->bos;
+  request.position = attribution_position(options, static_cast<long>(request.token_ids.size()), bos);
   request.target = attribution_target(options, run);
   const double budget = memory_budget_bytes(options);
   check_memory(*run.model, request.position + 1, budget);

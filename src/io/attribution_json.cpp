@@ -20,11 +20,12 @@ std::string attribution_to_json(const HeadAttribution& a, const AttributionConte
                                 {"position_token", position < context.tokens.size() ? context.tokens[position] : ""},
                                 {"target_id", a.target_id},
                                 {"target_token", context.target_token},
-                                {"logit", a.logit},
-                                {"log_prob", a.log_prob},
-                                {"dla", a.dla.heads},
-                                {"dla_mlp", a.dla.mlp},
-                                {"dla_embedding", a.dla.embedding}};
+                                {"logit", a.logit}};
+  if (a.logit_capped) doc["logit_capped"] = *a.logit_capped;
+  doc["log_prob"] = a.log_prob;
+  doc["dla"] = a.dla.heads;
+  doc["dla_mlp"] = a.dla.mlp;
+  doc["dla_embedding"] = a.dla.embedding;
   if (a.dla.position) doc["dla_position"] = *a.dla.position;
   doc["dla_attn_bias"] = a.dla.attn_bias;
   doc["dla_mlp_bias"] = a.dla.mlp_bias;

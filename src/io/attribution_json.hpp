@@ -22,7 +22,7 @@ struct AttributionContext {
 
 /// One JSON document (ending in a newline), numbers at full double precision. Fields:
 /// format "attnviz.attribution", model, tokens, token_ids, position, position_token, target_id,
-/// target_token, logit, log_prob, dla [layer][head], dla_mlp [layer], dla_embedding,
+/// target_token, logit, logit_capped (a soft-capping model only), log_prob, dla [layer][head], dla_mlp [layer], dla_embedding,
 /// dla_position (learned positions only), dla_attn_bias [layer], dla_mlp_bias [layer],
 /// dla_final_norm_bias, ablation [layer][head].
 std::string attribution_to_json(const HeadAttribution& attribution, const AttributionContext& context);

@@ -41,15 +41,22 @@ struct ResidualTrace {
   std::vector<Vector> mlp_bias;     ///< [layer]: the MLP's output bias (zeros when none)
   Vector final_residual;            ///< x after the last layer
   FinalNormTrace final_norm;
+  /// The final logits' soft-cap c (Gemma 2: logits = c·tanh(z / c)); 0 when none. DLA explains z.
+  double final_softcap = 0;
   /// [layer] × [n, d_model]: the residual entering each layer, every position (keep_layer_inputs).
   std::vector<Matrix> layer_inputs;
 
-  /// Called by the forward pass. `x` is the residual [n, d_model] at each point.
-  void begin(const Matrix& embedded);
+  /// Called by the forward pass. `x` is the residual [n, d_model] at each point. `positions`
+  /// [n, d_model]: the learned position rows already added into `embedded`, or null.
+  void begin(const Matrix& embedded, const Matrix* positions = nullptr);
   void enter_layer(const Matrix& x);
   /// After layer `layer` ran: `result` holds its head outputs (AttentionWants::outputs), `x`
-  /// the residual after the whole block.
-  void leave_layer(const AttentionLayer& layer, const AttentionResult& result, const Matrix& x);
+  /// the residual after the whole block. `write_gain` [d_model], when not empty, is what
+  /// multiplies the attention output at the last row before it joins the residual (a
+  /// post-attention RMSNorm's s·γ with its statistic fixed, Gemma 2); `mlp_bias` [d_model],
+  /// when not empty, the MLP's output bias (counted apart from mlp_writes).
+  void leave_layer(const AttentionLayer& layer, const AttentionResult& result, const Matrix& x,
+                   const Vector& write_gain = Vector(), const Vector& mlp_output_bias = Vector());
 
  private:
   Vector before_;  ///< the last row entering the current layer
