@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Independent float64 forward pass of a LLaMA-architecture GGUF (F32/F16/BF16 tensors).
+"""Independent float64 forward pass of a decoder GGUF (F32/F16/BF16 tensors): llama, qwen2,
+qwen3, gemma2, gemma3, phi3, gpt2, each as llama.cpp's graph for it computes.
 
-Shares no code with attnviz: its own GGUF reader, its own RMSNorm, RoPE (adjacent pairs, as
-llama.cpp applies it to GGUF LLaMA files), grouped-query attention with a causal mask, SwiGLU.
-Writes {"token_ids", "attention": {layer: [head][query][key]}, "last_logits"} as JSON.
+Shares no code with attnviz: its own GGUF reader, its own RMSNorm and LayerNorm, RoPE (adjacent
+pairs for llama, halves for the others), QK-norm, grouped-query attention with causal and
+sliding-window masks, soft-caps, SwiGLU / GeGLU / GELU. With --window-every-layer a llama
+(Mistral) or phi3 file's attention.sliding_window applies in every layer, as transformers
+applies config.json's sliding_window. Writes {"token_ids", "attention": {layer:
+[head][query][key]}, "last_logits"} as JSON.
 
-    /usr/bin/python3 scripts/reference_forward.py MODEL.gguf 1,403,407 OUT.json
+    /usr/bin/python3 scripts/reference_forward.py MODEL.gguf 1,403,407 OUT.json [--window-every-layer]
 """
 import json
 import struct
@@ -77,64 +81,135 @@ def rms_norm(x, gain, eps):
     return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * gain
 
 
-def rope(x, n_heads, d_head, rope_dim, theta):
-    """Adjacent pairs (2i, 2i+1) of each head turn by pos * theta^(-2i/rope_dim)."""
+def layer_norm(x, gain, bias, eps):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gain + bias
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def rope(x, n_heads, d_head, rope_dim, theta, halves=False):
+    """Pair i of each head turns by pos * theta^(-2i/rope_dim): adjacent pairs (2i, 2i+1) as
+    llama.cpp turns LLaMA GGUF files, or halves (i, i + rope_dim/2) as it turns the other
+    families (NEOX) and as transformers' rotate_half does."""
     n = x.shape[0]
     out = x.reshape(n, n_heads, d_head).copy()
     pos = np.arange(n, dtype=np.float64)[:, None]
     freq = theta ** (-np.arange(0, rope_dim, 2, dtype=np.float64) / rope_dim)
     angle = pos * freq[None, :]
     cos, sin = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
-    a, b = out[:, :, 0:rope_dim:2].copy(), out[:, :, 1:rope_dim:2].copy()
-    out[:, :, 0:rope_dim:2] = a * cos - b * sin
-    out[:, :, 1:rope_dim:2] = a * sin + b * cos
+    if halves:
+        first, second = slice(0, rope_dim // 2), slice(rope_dim // 2, rope_dim)
+    else:
+        first, second = slice(0, rope_dim, 2), slice(1, rope_dim, 2)
+    a, b = out[:, :, first].copy(), out[:, :, second].copy()
+    out[:, :, first] = a * cos - b * sin
+    out[:, :, second] = a * sin + b * cos
     return out.reshape(n, n_heads * d_head)
 
 
-def forward(meta, t, ids):
+def windows(arch, meta, n_layers, every_layer):
+    """Each layer's sliding window (0 = none): Gemma 2 every even layer, Gemma 3 five of six
+    (llama.cpp's swa patterns 2 and 6); with every_layer, Mistral's and Phi-3's window in every
+    layer as transformers applies it (llama.cpp applies none for llama and phi3)."""
+    w = meta.get(arch + ".attention.sliding_window", 0)
+    if arch == "gemma2":
+        return [w if l % 2 == 0 else 0 for l in range(n_layers)]
+    if arch == "gemma3":
+        return [w if l % 6 < 5 else 0 for l in range(n_layers)]
+    return [w if every_layer else 0] * n_layers
+
+
+def forward(meta, t, ids, every_layer_window=False):
     arch = meta["general.architecture"]
     n_layers = meta[arch + ".block_count"]
     n_heads = meta[arch + ".attention.head_count"]
     n_kv = meta.get(arch + ".attention.head_count_kv", n_heads)
     d_model = meta[arch + ".embedding_length"]
-    d_head = d_model // n_heads
-    eps = meta.get(arch + ".attention.layer_norm_rms_epsilon", 1e-5)
+    d_head = meta.get(arch + ".attention.key_length", d_model // n_heads)
+    gpt2, gemma = arch == "gpt2", arch.startswith("gemma")
+    eps = meta.get(arch + (".attention.layer_norm_epsilon" if gpt2 else ".attention.layer_norm_rms_epsilon"), 1e-5)
     theta = meta.get(arch + ".rope.freq_base", 10000.0)
     rope_dim = meta.get(arch + ".rope.dimension_count", d_head)
+    attn_cap = meta.get(arch + ".attn_logit_softcapping", 0) if arch == "gemma2" else 0
+    final_cap = meta.get(arch + ".final_logit_softcapping", 0) if arch == "gemma2" else 0
+    window = windows(arch, meta, n_layers, every_layer_window)
     n = len(ids)
     x = t["token_embd.weight"][ids]
-    causal = np.tril(np.ones((n, n), dtype=bool))
+    if gemma:
+        x = x * np.sqrt(d_model)
+    if gpt2:
+        x = x + t["position_embd.weight"][:n]
+
+    def norm(h, name):
+        if gpt2:
+            return layer_norm(h, t[name + ".weight"], t[name + ".bias"], eps)
+        return rms_norm(h, t[name + ".weight"], eps)
+
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     attention = {}
     for l in range(n_layers):
         p = "blk.%d." % l
-        h = rms_norm(x, t[p + "attn_norm.weight"], eps)
-        q = rope(h @ t[p + "attn_q.weight"].T, n_heads, d_head, rope_dim, theta)
-        k = rope(h @ t[p + "attn_k.weight"].T, n_kv, d_head, rope_dim, theta)
-        v = h @ t[p + "attn_v.weight"].T
+        h = norm(x, p + "attn_norm")
+        if p + "attn_qkv.weight" in t:
+            qkv = h @ t[p + "attn_qkv.weight"].T + t.get(p + "attn_qkv.bias", 0)
+            q, k, v = np.split(qkv, [n_heads * d_head, (n_heads + n_kv) * d_head], axis=1)
+        else:
+            q, k, v = (h @ t[p + "attn_%s.weight" % m].T + t.get(p + "attn_%s.bias" % m, 0) for m in "qkv")
+        if p + "attn_q_norm.weight" in t:
+            q = rms_norm(q.reshape(n, n_heads, d_head), t[p + "attn_q_norm.weight"], eps).reshape(n, -1)
+            k = rms_norm(k.reshape(n, n_kv, d_head), t[p + "attn_k_norm.weight"], eps).reshape(n, -1)
+        if not gpt2:
+            layer_theta = 10000.0 if arch == "gemma3" and window[l] else theta
+            q = rope(q, n_heads, d_head, rope_dim, layer_theta, halves=arch != "llama")
+            k = rope(k, n_kv, d_head, rope_dim, layer_theta, halves=arch != "llama")
+        allowed = j <= i
+        if window[l]:
+            allowed = allowed & (i - j < window[l])
         heads, outs = [], []
         for head in range(n_heads):
             g = head // (n_heads // n_kv)
             qh, kh, vh = (m[:, c * d_head:(c + 1) * d_head] for m, c in ((q, head), (k, g), (v, g)))
-            scores = np.where(causal, qh @ kh.T / np.sqrt(d_head), -np.inf)
+            scores = qh @ kh.T / np.sqrt(d_head)
+            if attn_cap:
+                scores = attn_cap * np.tanh(scores / attn_cap)
+            scores = np.where(allowed, scores, -np.inf)
             w = np.exp(scores - scores.max(axis=1, keepdims=True))
             w /= w.sum(axis=1, keepdims=True)
             heads.append(w)
             outs.append(w @ vh)
         attention[str(l)] = np.array(heads).tolist()
-        x = x + np.concatenate(outs, axis=1) @ t[p + "attn_output.weight"].T
-        h = rms_norm(x, t[p + "ffn_norm.weight"], eps)
-        gate, up = h @ t[p + "ffn_gate.weight"].T, h @ t[p + "ffn_up.weight"].T
-        x = x + (gate / (1 + np.exp(-gate)) * up) @ t[p + "ffn_down.weight"].T
-    last = rms_norm(x[-1], t["output_norm.weight"], eps)
+        out = np.concatenate(outs, axis=1) @ t[p + "attn_output.weight"].T + t.get(p + "attn_output.bias", 0)
+        x = x + (norm(out, p + "post_attention_norm") if gemma else out)
+        h = norm(x, p + "ffn_norm")
+        if gpt2:
+            up = h @ t[p + "ffn_up.weight"].T + t[p + "ffn_up.bias"]
+            out = gelu_tanh(up) @ t[p + "ffn_down.weight"].T + t[p + "ffn_down.bias"]
+        else:
+            if p + "ffn_gate.weight" in t:
+                gate, up = h @ t[p + "ffn_gate.weight"].T, h @ t[p + "ffn_up.weight"].T
+            else:  # Phi-3: [gate; up] in one matrix
+                gate, up = np.split(h @ t[p + "ffn_up.weight"].T, 2, axis=1)
+            act = gelu_tanh(gate) if gemma else gate / (1 + np.exp(-gate))
+            out = (act * up) @ t[p + "ffn_down.weight"].T
+        x = x + (norm(out, p + "post_ffw_norm") if gemma else out)
+    last = norm(x[-1:], "output_norm")[0]
     output = t.get("output.weight", t["token_embd.weight"])
-    return attention, (output @ last).tolist()
+    logits = output @ last
+    if final_cap:
+        logits = final_cap * np.tanh(logits / final_cap)
+    return attention, logits.tolist()
 
 
 def main():
     model, ids_text, out_path = sys.argv[1:4]
+    every_layer_window = "--window-every-layer" in sys.argv[4:]
     ids = [int(i) for i in ids_text.split(",")]
     meta, tensors = read_gguf(model)
-    attention, logits = forward(meta, tensors, ids)
+    attention, logits = forward(meta, tensors, ids, every_layer_window)
     json.dump({"token_ids": ids, "attention": attention, "last_logits": logits}, open(out_path, "w"))
 
 

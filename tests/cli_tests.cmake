@@ -79,6 +79,11 @@ set_tests_properties(limits interrupt pipes PROPERTIES
 add_test(NAME model_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/model_reference_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(model_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+# Every decoder family's synthetic model (tests/data/families) against llama.cpp's own attention
+# and logits, against the float64 reference, and as a Hugging Face folder (issue 25).
+add_test(NAME family_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/family_reference_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(family_reference PROPERTIES PASS_REGULAR_EXPRESSION "22 passed, 0 failed")
 
 # Head attribution (issue 20 §3) against an independent float64 reference
 # (scripts/reference_attribution.py): DLA within 1e-5, ablation within 1e-4, on stories260K.

@@ -219,3 +219,17 @@ TEST_CASE("residual_trace: learned positions are their own part, apart from the 
   CHECK_THAT(a.embedding, WithinAbs(4, 1e-12));
   CHECK_THAT(a.total(), WithinAbs(traced_logit(trace, u), 1e-12));
 }
+
+TEST_CASE("head_attribution: the dla shares add up to the logit for every family (norms, biases, positions, post-norms, caps)", "[analysis][families]") {
+  const std::string family = GENERATE("qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "gpt2");
+  const DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(attnviz::test::test_data_file("families/" + family + ".gguf")));
+  HeadAttributionRequest request;
+  request.token_ids = {1, 5, 9, 2, 7, 3};
+  const HeadAttribution a = attribute_heads(model, request);
+  INFO(family << ": logit " << a.logit << ", sum " << a.dla.total());
+  CHECK_THAT(a.dla.total(), WithinAbs(a.logit, 1e-4));
+  CHECK(a.dla.position.has_value() == (family == "gpt2"));
+  CHECK(a.logit_capped.has_value() == (family == "gemma2"));
+  if (a.logit_capped) CHECK(std::abs(*a.logit_capped) < std::abs(a.logit));
+  REQUIRE(a.ablation.size() == a.dla.heads.size());
+}

@@ -84,6 +84,36 @@ bool projections_overflow(const Matrix& q, const Matrix& k, const Matrix& v, Att
   return true;
 }
 
+// QK-norm: RMSNorm of each head block [h·d_k, (h+1)·d_k) of x [n, heads·d_k] with the gain
+// [d_k] (Dehghani et al. 2023; Qwen 3 and Gemma 3 before RoPE). The mean square in double, as
+// ggml's rms_norm sums it. No gain: unchanged.
+void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon) {
+  if (gain.size() == 0) return;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    for (Eigen::Index h = 0; h < x.cols() / d_k; ++h) {
+      auto head = x.row(r).segment(h * d_k, d_k);
+      const double mean_square = head.cast<double>().squaredNorm() / static_cast<double>(d_k);
+      const Scalar rms = std::sqrt(static_cast<Scalar>(mean_square) + epsilon);
+      head = (head / rms).cwiseProduct(gain.transpose());
+    }
+  }
+}
+
+// Projections Q and K as the scores use them: QK-norm, then RoPE.
+void prepare_queries_keys(const AttentionLayer& layer, Matrix& q, Matrix& k, const std::optional<RopeRequest>& rope) {
+  normalize_heads(q, layer.d_k(), layer.q_norm, layer.qk_norm_epsilon);
+  normalize_heads(k, layer.d_k(), layer.k_norm, layer.qk_norm_epsilon);
+  if (rope) {
+    apply_rope(q, layer.d_k(), rope->settings, rope->query_positions);
+    apply_rope(k, layer.d_k(), rope->settings, rope->key_positions);
+  }
+}
+
+// Logit soft-capping of scaled scores in place: s -> c·tanh(s/c) (Gemma 2; bounded by ±c).
+void soft_cap(Matrix& scores, Scalar cap) {
+  if (cap > 0) scores = (scores.array() / cap).tanh() * cap;
+}
+
 // Eq. (1) per head on projections already made (and rotated), then the concat and W_O (§3.2.2):
 // q [n_q, h·d_k] (scaled in place), k [n_k, h_kv·d_k], v [n_k, h_kv·d_v] (empty unless outputs
 // are wanted), allowed [n_q, n_k] or empty. Fills `result` (overflow included).
@@ -117,6 +147,7 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
     scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
     finite[h] = scores.allFinite() ? 1 : 0;
     if (!finite[h]) continue;
+    soft_cap(scores, layer.logit_softcap);
     if (wants.scores) {
       result.scores[h] = scores;
       softmax_mask_scores(result.scores[h], allowed);
@@ -163,10 +194,7 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   Matrix k = project(x_kv, layer.w_k, layer.b_k, pool);   // [n_k, h_kv·d_k]
   // V only when head outputs are wanted: the weights do not depend on it (P2: 7 ms of 50).
   const Matrix v = wants.outputs ? project(x_kv, layer.w_v, layer.b_v, pool) : Matrix();  // [n_k, h_kv·d_v]
-  if (rope) {
-    apply_rope(q, layer.d_k(), rope->settings, rope->query_positions);
-    apply_rope(k, layer.d_k(), rope->settings, rope->key_positions);
-  }
+  prepare_queries_keys(layer, q, k, rope);
   AttentionResult result;
   if (projections_overflow(q, k, v, result)) return result;
   attend(layer, q, k, v, allowed, wants, pool, result);
@@ -202,10 +230,7 @@ AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix&
   Matrix k_new = project(x, layer.w_k, layer.b_k, pool);  // [m, h_kv·d_k]
   // V always: the positions after these need it even when this call's outputs are not wanted.
   Matrix v_new = project(x, layer.w_v, layer.b_v, pool);  // [m, h_kv·d_v]
-  if (rope) {
-    apply_rope(q, layer.d_k(), rope->settings, rope->query_positions);
-    apply_rope(k_new, layer.d_k(), rope->settings, rope->key_positions);
-  }
+  prepare_queries_keys(layer, q, k_new, rope);
   AttentionResult result;
   if (projections_overflow(q, k_new, v_new, result)) return result;
   cache.append(std::move(k_new), std::move(v_new));

@@ -24,6 +24,14 @@ struct AttentionLayer {
   Matrix w_q, w_k, w_v, w_o;
   Vector b_q, b_k, b_v, b_o;
   std::optional<Scalar> scale;  ///< logit scale; default 1/sqrt(d_k)
+  /// RMSNorm gains [d_k] applied to every query / key head after the projection and before
+  /// RoPE (QK-norm: Qwen 3, Gemma 3; Dehghani et al. 2023), with qk_norm_epsilon; empty = none.
+  Vector q_norm, k_norm;
+  Scalar qk_norm_epsilon = 0;
+  /// c > 0: the scaled scores s become c·tanh(s/c) before the mask and softmax (logit
+  /// soft-capping, Gemma 2: transformers' attn_logit_softcapping, llama.cpp's
+  /// f_attn_logit_softcapping); 0 = none.
+  Scalar logit_softcap = 0;
 
   long d_k() const { return w_q.cols() / num_heads; }
   long d_v() const { return w_v.cols() / num_kv_heads; }

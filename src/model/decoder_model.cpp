@@ -5,25 +5,17 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <stdexcept>
 
 #include "attention/mask.hpp"
 #include "core/error.hpp"
+#include "model/block_pieces.hpp"
 
 namespace attnviz {
 
 namespace {
 
 std::string block_name(int layer, const char* tensor) { return "blk." + std::to_string(layer) + "." + tensor; }
-
-// SiLU(x) = x·σ(x) (Elfwing et al. 2018), the gate of SwiGLU (Shazeer 2020).
-Matrix swiglu(const Matrix& gate, const Matrix& up) {
-  Matrix out(gate.rows(), gate.cols());
-  for (Eigen::Index i = 0; i < gate.size(); ++i) {
-    const Scalar g = gate.data()[i];
-    out.data()[i] = g / (1.0f + std::exp(-g)) * up.data()[i];
-  }
-  return out;
-}
 
 // Causal mask of m new positions after n_past cached ones, [m, n_past + m]: the new row i
 // (position n_past + i) may attend keys 0 … n_past + i (Vaswani et al. 2017, §3.2.3).
@@ -83,23 +75,59 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
       for (std::size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
       return t + "]";
     };
-    if (found.empty()) throw InputError(weights_->describe(name) + " is missing");
+    if (found.empty()) throw InputError(weights_->describe(name) + " is missing (architecture " + c.architecture + " needs it)");
     if (found != expected)
       throw InputError(weights_->describe(name) + ": expected shape " + text(expected) + " (from the model's settings), got " + text(found));
   };
+  const BlockTraits& b = c.block;
+  const bool layer_norm = b.norm == NormKind::Layer;
+  const auto check_norm = [&](const std::string& name) {
+    check(name + ".weight", c.d_model, 0);
+    if (layer_norm && b.norm_bias) check(name + ".bias", c.d_model, 0);
+  };
   check("token_embd.weight", c.n_vocab, c.d_model);
-  check("output_norm.weight", c.d_model, 0);
+  if (b.positions == PositionKind::Learned) {
+    if (c.context_length <= 0) throw InputError(c.file + ": learned positions need the context length (position_embd.weight's rows)");
+    check("position_embd.weight", c.context_length, c.d_model);
+  }
+  check_norm("output_norm");
   if (!c.tied_output) check("output.weight", c.n_vocab, c.d_model);
   for (int l = 0; l < c.num_layers; ++l) {
-    check(block_name(l, "attn_norm.weight"), c.d_model, 0);
-    check(block_name(l, "attn_q.weight"), q_width, c.d_model);
-    check(block_name(l, "attn_k.weight"), kv_width, c.d_model);
-    check(block_name(l, "attn_v.weight"), kv_width, c.d_model);
-    check(block_name(l, "attn_output.weight"), c.d_model, q_width);
-    check(block_name(l, "ffn_norm.weight"), c.d_model, 0);
-    check(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model);
-    check(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model);
-    check(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff);
+    const auto blk = [&](const char* tensor) { return block_name(l, tensor); };
+    check_norm(block_name(l, "attn_norm"));
+    if (b.fused_qkv) {
+      check(blk("attn_qkv.weight"), q_width + 2 * kv_width, c.d_model);
+      if (c.qkv_bias) check(blk("attn_qkv.bias"), q_width + 2 * kv_width, 0);
+    } else {
+      check(blk("attn_q.weight"), q_width, c.d_model);
+      check(blk("attn_k.weight"), kv_width, c.d_model);
+      check(blk("attn_v.weight"), kv_width, c.d_model);
+      if (c.qkv_bias) {
+        check(blk("attn_q.bias"), q_width, 0);
+        check(blk("attn_k.bias"), kv_width, 0);
+        check(blk("attn_v.bias"), kv_width, 0);
+      }
+    }
+    if (b.qk_norm) {
+      check(blk("attn_q_norm.weight"), c.d_k, 0);
+      check(blk("attn_k_norm.weight"), c.d_k, 0);
+    }
+    check(blk("attn_output.weight"), c.d_model, q_width);
+    if (b.output_bias) check(blk("attn_output.bias"), c.d_model, 0);
+    if (b.post_attention_norm) check_norm(block_name(l, "post_attention_norm"));
+    check_norm(block_name(l, "ffn_norm"));
+    if (b.ffn == FeedForwardKind::Gelu) {
+      check(blk("ffn_up.weight"), c.d_ff, c.d_model);
+      if (b.ffn_bias) check(blk("ffn_up.bias"), c.d_ff, 0);
+    } else if (b.fused_gate_up) {
+      check(blk("ffn_up.weight"), 2 * c.d_ff, c.d_model);
+    } else {
+      check(blk("ffn_gate.weight"), c.d_ff, c.d_model);
+      check(blk("ffn_up.weight"), c.d_ff, c.d_model);
+    }
+    check(blk("ffn_down.weight"), c.d_model, c.d_ff);
+    if (b.ffn_bias) check(blk("ffn_down.bias"), c.d_model, 0);
+    if (b.post_ffn_norm) check_norm(block_name(l, "post_ffw_norm"));
   }
 }
 
@@ -110,15 +138,36 @@ AttentionLayer DecoderModel::attention_layer(int layer) const {
   a.num_heads = c.num_heads;
   a.num_kv_heads = c.num_kv_heads;
   // Stored as nn.Linear's [out, in]; the engine's convention is Q = X·W_Q, so W is [in, out].
-  a.w_q = weights_->matrix(block_name(layer, "attn_q.weight"), q_width, c.d_model).transpose();
-  a.w_k = weights_->matrix(block_name(layer, "attn_k.weight"), kv_width, c.d_model).transpose();
-  a.w_v = weights_->matrix(block_name(layer, "attn_v.weight"), kv_width, c.d_model).transpose();
-  a.w_o = weights_->matrix(block_name(layer, "attn_output.weight"), c.d_model, q_width).transpose();
-  if (c.qkv_bias) {
-    a.b_q = weights_->vector(block_name(layer, "attn_q.bias"), q_width);
-    a.b_k = weights_->vector(block_name(layer, "attn_k.bias"), kv_width);
-    a.b_v = weights_->vector(block_name(layer, "attn_v.bias"), kv_width);
+  if (c.block.fused_qkv) {  // rows [Q; K; V] (llama.cpp's attn_qkv, split by views of these widths)
+    const Matrix qkv = weights_->matrix(block_name(layer, "attn_qkv.weight"), q_width + 2 * kv_width, c.d_model).transpose();
+    a.w_q = qkv.leftCols(q_width);
+    a.w_k = qkv.middleCols(q_width, kv_width);
+    a.w_v = qkv.rightCols(kv_width);
+    if (c.qkv_bias) {
+      const Vector bias = weights_->vector(block_name(layer, "attn_qkv.bias"), q_width + 2 * kv_width);
+      a.b_q = bias.head(q_width);
+      a.b_k = bias.segment(q_width, kv_width);
+      a.b_v = bias.tail(kv_width);
+    }
+  } else {
+    a.w_q = weights_->matrix(block_name(layer, "attn_q.weight"), q_width, c.d_model).transpose();
+    a.w_k = weights_->matrix(block_name(layer, "attn_k.weight"), kv_width, c.d_model).transpose();
+    a.w_v = weights_->matrix(block_name(layer, "attn_v.weight"), kv_width, c.d_model).transpose();
+    if (c.qkv_bias) {
+      a.b_q = weights_->vector(block_name(layer, "attn_q.bias"), q_width);
+      a.b_k = weights_->vector(block_name(layer, "attn_k.bias"), kv_width);
+      a.b_v = weights_->vector(block_name(layer, "attn_v.bias"), kv_width);
+    }
   }
+  a.w_o = weights_->matrix(block_name(layer, "attn_output.weight"), c.d_model, q_width).transpose();
+  if (c.block.output_bias) a.b_o = weights_->vector(block_name(layer, "attn_output.bias"), c.d_model);
+  if (c.block.qk_norm) {
+    a.q_norm = weights_->vector(block_name(layer, "attn_q_norm.weight"), c.d_k);
+    a.k_norm = weights_->vector(block_name(layer, "attn_k_norm.weight"), c.d_k);
+    a.qk_norm_epsilon = static_cast<Scalar>(c.rms_epsilon);
+  }
+  if (c.attention_scale) a.scale = static_cast<Scalar>(*c.attention_scale);
+  a.logit_softcap = static_cast<Scalar>(c.attention_softcap);
   return a;
 }
 
@@ -131,36 +180,107 @@ Matrix DecoderModel::embed(const std::vector<std::int32_t>& ids, long first_posi
                        ") is outside the vocabulary of " + std::to_string(c.n_vocab) + " tokens");
   }
   // Only the rows in use are decoded, not the whole [n_vocab, d_model] table.
-  return weights_->gather_rows("token_embd.weight", c.n_vocab, c.d_model, ids);
+  Matrix x = weights_->gather_rows("token_embd.weight", c.n_vocab, c.d_model, ids);
+  // Gemma scales by √d_model rounded to float32, as both llama.cpp (sqrtf) and transformers
+  // (a tensor of the embedding's dtype) do.
+  if (c.block.embedding_scale) x *= std::sqrt(static_cast<Scalar>(c.d_model));
+  if (c.block.positions == PositionKind::Learned) {
+    std::vector<std::int32_t> positions(ids.size());
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+      const long p = first_position + static_cast<long>(t);
+      if (p >= c.context_length)
+        throw InputError(c.file + ": position " + std::to_string(p) + " is past the " + std::to_string(c.context_length) +
+                         " learned positions (position_embd.weight)");
+      positions[t] = static_cast<std::int32_t>(p);
+    }
+    x += weights_->gather_rows("position_embd.weight", c.context_length, c.d_model, positions);
+  }
+  return x;
 }
 
-Matrix DecoderModel::layer_norm_input(int l, const Matrix& x, const char* gain) const {
+Matrix DecoderModel::norm(const Matrix& x, const std::string& name) const {
+  const DecoderConfig& c = config_;
+  const Vector gain = weights_->vector(name + ".weight", c.d_model);
+  if (c.block.norm == NormKind::Rms) return rms_norm(x, gain, c.rms_epsilon);
+  return layer_norm(x, gain, c.block.norm_bias ? weights_->vector(name + ".bias", c.d_model) : Vector(), c.rms_epsilon);
+}
+
+Matrix DecoderModel::layer_norm_input(int l, const Matrix& x, const char* norm_name) const {
   try {
-    return rms_norm(x, weights_->vector(block_name(l, gain), config_.d_model), config_.rms_epsilon);
+    return norm(x, block_name(l, norm_name));
   } catch (const InputError& e) {
     throw InputError(config_.file + ": layer " + std::to_string(l) + ": " + e.what() +
                      ": the layer's input holds too large values (the embeddings or an earlier layer)");
   }
 }
 
+Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
+  const DecoderConfig& c = config_;
+  const BlockTraits& b = c.block;
+  const auto linear = [&](const char* name, long rows, long cols) -> Matrix {
+    return weights_->matrix(block_name(l, name), rows, cols).transpose();  // [in, out]
+  };
+  Matrix hidden;  // [m, d_ff]
+  if (b.ffn == FeedForwardKind::Gelu) {
+    Matrix up = h * linear("ffn_up.weight", c.d_ff, c.d_model);
+    if (b.ffn_bias) up.rowwise() += weights_->vector(block_name(l, "ffn_up.bias"), c.d_ff).transpose();
+    hidden = gelu_tanh(up);
+  } else {
+    Matrix gate, up;
+    if (b.fused_gate_up) {  // [gate | up], as ggml_swiglu and Phi3MLP's chunk(2) split it
+      const Matrix both = h * linear("ffn_up.weight", 2 * c.d_ff, c.d_model);
+      gate = both.leftCols(c.d_ff);
+      up = both.rightCols(c.d_ff);
+    } else {
+      gate = h * linear("ffn_gate.weight", c.d_ff, c.d_model);
+      up = h * linear("ffn_up.weight", c.d_ff, c.d_model);
+    }
+    hidden = b.ffn == FeedForwardKind::GeGlu ? geglu(gate, up) : swiglu(gate, up);
+  }
+  Matrix out = hidden * linear("ffn_down.weight", c.d_model, c.d_ff);
+  if (b.ffn_bias) out.rowwise() += weights_->vector(block_name(l, "ffn_down.bias"), c.d_model).transpose();
+  return out;
+}
+
+long DecoderModel::window_of(int l) const {
+  return config_.sliding_window.empty() ? 0 : config_.sliding_window[static_cast<std::size_t>(l)];
+}
+
+MaskMatrix DecoderModel::layer_mask(int l, long n_past, long m) const {
+  MaskMatrix allowed = causal_after(n_past, m);
+  const long window = window_of(l);
+  if (window > 0)
+    for (long i = 0; i < m; ++i)
+      for (long j = 0; j < n_past + m; ++j)
+        if (n_past + i - j >= window) allowed(i, j) = 0;
+  return allowed;
+}
+
+std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) const {
+  const DecoderConfig& c = config_;
+  if (c.block.positions != PositionKind::Rope) return std::nullopt;
+  RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
+  std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
+  rope.key_positions = rope.query_positions;
+  if (window_of(l) > 0 && c.local_rope_theta) rope.settings.theta = *c.local_rope_theta;
+  return rope;
+}
+
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                                         const MaskMatrix& allowed) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
-  RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
-  std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
-  rope.key_positions = rope.query_positions;
-  const Matrix attention_input = layer_norm_input(l, x, "attn_norm.weight");
-  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true}, rope);
+  const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
+  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true},
+                                                 layer_rope(l, first, m));
   if (!result.overflow.empty())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
                      " or the layer's input holds NaN or too large values");
-  x += result.output;
-  const Matrix ffn_input = layer_norm_input(l, x, "ffn_norm.weight");
-  const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
-  const Matrix up = ffn_input * weights_->matrix(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();
-  x += swiglu(gate, up) * weights_->matrix(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
+  // Gemma's post-norms apply to each sublayer's output before it joins the residual stream.
+  x += c.block.post_attention_norm ? layer_norm_input(l, result.output, "post_attention_norm") : result.output;
+  const Matrix ffn_output = feed_forward(l, layer_norm_input(l, x, "ffn_norm"));
+  x += c.block.post_ffn_norm ? layer_norm_input(l, ffn_output, "post_ffw_norm") : ffn_output;
   // Checked here, not only at the logits, so that the message names the layer where the
   // residual stream stopped being finite.
   if (!x.allFinite())
@@ -176,8 +296,9 @@ Matrix DecoderModel::output_matrix() const {
 
 std::vector<float> DecoderModel::last_logits(const Matrix& x, const Matrix& output) const {
   const DecoderConfig& c = config_;
-  const Matrix last = rms_norm(x.bottomRows(1), weights_->vector("output_norm.weight", c.d_model), c.rms_epsilon);
-  const Matrix logits = last * output.transpose();
+  const Matrix last = norm(x.bottomRows(1), "output_norm");
+  Matrix logits = last * output.transpose();
+  if (c.final_softcap > 0) logits = soft_cap(logits, c.final_softcap);
   if (!logits.allFinite())
     throw InputError(c.file + ": the last position's logits are not finite (|x| > 3.4e38, or NaN): output_norm.weight or " +
                      (c.tied_output ? "token_embd.weight (the tied output)" : "output.weight") + " holds NaN or too large values");
@@ -209,14 +330,14 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
 std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   Matrix x = request.start_residual ? *request.start_residual : embed(request.token_ids, 0);
   const MaskMatrix causal = causal_after(0, x.rows());
-  if (request.trace) request.trace->begin(x);
+  if (request.trace) trace_embedding(x, *request.trace);
   for (int l = request.start_residual ? request.start_layer : 0; l < config_.num_layers; ++l) {
     AttentionLayer layer = attention_layer(l);
     if (request.ablation && request.ablation->layer == l) zero_head_outputs(layer, request.ablation->heads);
     if (request.trace) request.trace->enter_layer(x);
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
-    AttentionResult result = run_layer(l, layer, x, cache, causal);
-    if (request.trace) request.trace->leave_layer(layer, result, x);
+    AttentionResult result = run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, x.rows()) : causal);
+    if (request.trace) trace_layer(l, layer, result, x, *request.trace);
     if (request.sink && request.layers.contains(l))
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
   }
@@ -225,15 +346,48 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   return last_logits(x, output_matrix());
 }
 
+void DecoderModel::trace_embedding(const Matrix& x, ResidualTrace& trace) const {
+  const DecoderConfig& c = config_;
+  if (c.block.positions != PositionKind::Learned) return trace.begin(x);
+  std::vector<std::int32_t> positions(static_cast<std::size_t>(x.rows()));
+  std::iota(positions.begin(), positions.end(), 0);
+  const Matrix rows = weights_->gather_rows("position_embd.weight", c.context_length, c.d_model, positions);
+  trace.begin(x, &rows);
+}
+
+Vector DecoderModel::joining_gain(int l, const Matrix& output) const {
+  const DecoderConfig& c = config_;
+  if (!c.block.post_attention_norm) return Vector();
+  // Gemma's post-attention RMSNorm, linear once its statistic at the row is fixed: what
+  // multiplies each head's write as it joins the residual stream.
+  if (c.block.norm != NormKind::Rms) throw std::logic_error("residual trace: a post-attention LayerNorm is not traced");
+  const double mean_square = output.bottomRows(1).cast<double>().squaredNorm() / static_cast<double>(c.d_model);
+  const Vector gain = weights_->vector(block_name(l, "post_attention_norm.weight"), c.d_model);
+  return (gain.cast<double>() / std::sqrt(mean_square + c.rms_epsilon)).cast<Scalar>();
+}
+
+void DecoderModel::trace_layer(int l, const AttentionLayer& layer, const AttentionResult& result, const Matrix& x,
+                               ResidualTrace& trace) const {
+  const DecoderConfig& c = config_;
+  // GPT-2's b_down joins the residual as it is; behind Gemma's post-norm no family has one.
+  const Vector mlp_bias = c.block.ffn_bias && !c.block.post_ffn_norm ? weights_->vector(block_name(l, "ffn_down.bias"), c.d_model) : Vector();
+  trace.leave_layer(layer, result, x, joining_gain(l, result.output), mlp_bias);
+}
+
 void DecoderModel::trace_final_norm(const Matrix& x, ResidualTrace& trace) const {
   const DecoderConfig& c = config_;
-  // The statistic of last_logits' rms_norm, from the real residual (in double: the DLA terms
-  // are summed in double and must add up to the logit).
-  const double mean_square = x.bottomRows(1).cast<double>().squaredNorm() / static_cast<double>(c.d_model);
-  trace.final_norm.centre = false;
-  trace.final_norm.scale = 1.0 / std::sqrt(mean_square + c.rms_epsilon);
+  // The statistic of last_logits' norm, from the real residual (in double: the DLA terms are
+  // summed in double and must add up to the logit).
+  const Eigen::RowVectorXd last = x.bottomRows(1).cast<double>();
+  const double d = static_cast<double>(c.d_model);
+  const bool layer_norm = c.block.norm == NormKind::Layer;
+  const double mean = layer_norm ? last.sum() / d : 0.0;
+  const double second_moment = (last.array() - mean).square().sum() / d;
+  trace.final_norm.centre = layer_norm;
+  trace.final_norm.scale = 1.0 / std::sqrt(second_moment + c.rms_epsilon);
   trace.final_norm.gain = weights_->vector("output_norm.weight", c.d_model);
-  trace.final_norm.bias.resize(0);
+  trace.final_norm.bias = layer_norm && c.block.norm_bias ? weights_->vector("output_norm.bias", c.d_model) : Vector();
+  trace.final_softcap = c.final_softcap;
 }
 
 Vector DecoderModel::output_row(std::int32_t id) const {
@@ -250,8 +404,10 @@ std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, cons
   if (caches.empty()) caches.resize(static_cast<std::size_t>(config_.num_layers));
   const long first = caches.front().size();
   Matrix x = embed(ids, first);
-  const MaskMatrix allowed = causal_after(first, static_cast<long>(ids.size()));
-  for (int l = 0; l < config_.num_layers; ++l) run_layer(l, attention_layer(l), x, caches[static_cast<std::size_t>(l)], allowed);
+  const long m = static_cast<long>(ids.size());
+  const MaskMatrix causal = causal_after(first, m);
+  for (int l = 0; l < config_.num_layers; ++l)
+    run_layer(l, attention_layer(l), x, caches[static_cast<std::size_t>(l)], window_of(l) > 0 ? layer_mask(l, first, m) : causal);
   return last_logits(x, output);
 }
 

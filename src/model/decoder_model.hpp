@@ -15,6 +15,7 @@
 #include "attention/attention.hpp"
 #include "attention/rope.hpp"
 #include "core/types.hpp"
+#include "model/families/block_traits.hpp"
 #include "model/head_ablation.hpp"
 #include "model/model_run.hpp"
 #include "model/residual_trace.hpp"
@@ -44,6 +45,21 @@ struct DecoderConfig {
   std::optional<double> partial_rotary_factor;
   bool qkv_bias = false;      ///< blk.L.attn_{q,k,v}.bias present (Qwen2)
   bool tied_output = false;   ///< output.weight absent: logits use token_embd.weight
+  /// What the family's block computes (norms, feed-forward, fused tensors, positions…);
+  /// llama's by default. rms_epsilon is the ε of whichever norm it names.
+  BlockTraits block;
+  /// The attention logit scale when the family's file sets one (Gemma: llama.cpp's
+  /// f_attention_scale, transformers' query_pre_attn_scalar^-½); absent: 1/√d_k.
+  std::optional<double> attention_scale;
+  double attention_softcap = 0;  ///< c > 0: scaled scores s → c·tanh(s/c) before mask and softmax (Gemma 2)
+  double final_softcap = 0;      ///< c > 0: output logits z → c·tanh(z/c) (Gemma 2)
+  /// Per layer (num_layers values, or empty = none): W > 0 makes the layer a sliding-window
+  /// one, where query i sees keys i − W < j ≤ i (llama.cpp's LLAMA_SWA_TYPE_STANDARD,
+  /// transformers' sliding_window); 0 = every earlier key.
+  std::vector<long> sliding_window;
+  /// RoPE base θ of the sliding-window layers when it differs from rope.theta (Gemma 3: 10 000
+  /// locally, 1 000 000 globally).
+  std::optional<double> local_rope_theta;
   /// What the file holds that attnviz reads past (metadata it does not know), one line each
   /// naming the file; the CLI prints them.
   std::vector<std::string> warnings;
@@ -157,9 +173,21 @@ class DecoderModel {
   /// float32 overflow.
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed) const;
-  /// RMSNorm of x [m, d_model] with layer l's gain `gain` ("attn_norm.weight"); throws
-  /// InputError naming the file and layer when a row's mean square overflows float32.
-  Matrix layer_norm_input(int l, const Matrix& x, const char* gain) const;
+  /// The family's norm (RMSNorm or LayerNorm) of x [m, d_model] with layer l's tensor `norm`
+  /// ("attn_norm": blk.l.attn_norm.weight, and .bias for LayerNorm); throws InputError naming
+  /// the file and layer when a row's mean square overflows float32.
+  Matrix layer_norm_input(int l, const Matrix& x, const char* norm) const;
+  /// The family's norm of x with the tensor `name`.weight (and .bias), any layer or none.
+  Matrix norm(const Matrix& x, const std::string& name) const;
+  /// The family's feed-forward network of layer l on h [m, d_model]: [m, d_model].
+  Matrix feed_forward(int l, const Matrix& h) const;
+  /// Layer l's sliding window W (0: none).
+  long window_of(int l) const;
+  /// Allowed pairs of layer l for m rows after n_past cached positions: causal, and within
+  /// the layer's sliding window when it has one.
+  MaskMatrix layer_mask(int l, long n_past, long m) const;
+  /// RoPE of layer l (θ of a sliding-window layer may differ), or none for learned positions.
+  std::optional<RopeRequest> layer_rope(int l, long first, long m) const;
   /// The output projection [n_vocab, d_model] (the embedding table when tied), decoded.
   Matrix output_matrix() const;
   /// Final RMSNorm and output projection of the last row of x [n, d_model]: n_vocab logits.
@@ -168,7 +196,13 @@ class DecoderModel {
   /// extend() with the output projection already decoded.
   std::vector<float> extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids,
                             const Matrix& output) const;
-  /// The final RMSNorm's statistic, gain and bias at the last row of x [n, d_model], into trace.final_norm.
+  /// Residual-trace hooks (issue 20 §3): the embedding's parts (learned positions apart), a
+  /// layer's parts at the last row as they join the residual (Gemma's post-attention norm with
+  /// its statistic fixed: joining_gain; GPT-2's MLP output bias apart), and the final norm's
+  /// statistic, gain, bias and soft-cap.
+  void trace_embedding(const Matrix& x, ResidualTrace& trace) const;
+  Vector joining_gain(int l, const Matrix& output) const;
+  void trace_layer(int l, const AttentionLayer& layer, const AttentionResult& result, const Matrix& x, ResidualTrace& trace) const;
   void trace_final_norm(const Matrix& x, ResidualTrace& trace) const;
   /// Layer l's attention as the sink receives it (weights moved out of `result`).
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;

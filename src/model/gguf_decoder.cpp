@@ -1,11 +1,13 @@
 #include "model/gguf_decoder.hpp"
 
 #include <filesystem>
+#include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/error.hpp"
-#include "model/llama_metadata.hpp"
+#include "model/families/family.hpp"
 
 namespace attnviz {
 
@@ -67,10 +69,36 @@ void read_rope_scaling(const GgufFile& file, const std::string& a, DecoderConfig
   c.rope_scaling = "linear x" + std::to_string(*factor);
 }
 
-DecoderConfig llama_config(const GgufFile& file) {
-  const std::string a = "llama";
+// The keys (after "<arch>.") every family's reader below applies, and those that change
+// nothing attnviz computes (the vocabulary's size: token_embd.weight's rows are used; what only
+// YaRN reads, and YaRN is refused).
+const std::set<std::string, std::less<>> kCommonKeys = {
+    "block_count",          "embedding_length",        "feed_forward_length",  "context_length",
+    "attention.head_count", "attention.head_count_kv", "attention.key_length", "attention.value_length",
+    "rope.freq_base",       "rope.dimension_count",    "rope.scaling.type",    "rope.scaling.factor",
+    "rope.scale_linear",    "vocab_size",              "rope.scaling.original_context_length", "rope.scaling.finetuned"};
+
+// One warning naming every "<arch>." key that neither the common reader nor the family reads.
+void warn_unknown_keys(const GgufFile& file, const DecoderFamily& family, DecoderConfig& c) {
+  const std::string prefix = family.gguf_architecture + ".";
+  std::string unknown;
+  for (const auto& [full_key, value] : file.metadata()) {
+    if (full_key.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string key = full_key.substr(prefix.size());
+    if (kCommonKeys.count(key) || key == family.gguf_epsilon_key) continue;
+    if (std::find(family.gguf_keys.begin(), family.gguf_keys.end(), key) != family.gguf_keys.end()) continue;
+    unknown += (unknown.empty() ? "" : ", ") + full_key;
+  }
+  if (!unknown.empty())
+    c.warnings.push_back(file.path() + ": metadata attnviz does not know for architecture " + family.gguf_architecture + ", ignored: " + unknown);
+}
+
+DecoderConfig family_config(const GgufFile& file, const DecoderFamily& family) {
+  const std::string a = family.gguf_architecture;
   DecoderConfig c;
   c.architecture = a;
+  c.block = family.block;
+  c.qkv_bias = family.qkv_bias;
   // general.name is often just the architecture ("llama"); the file's name says more then.
   c.file = file.path();
   c.name = file.string("general.name").value_or(a);
@@ -83,7 +111,7 @@ DecoderConfig llama_config(const GgufFile& file) {
                        : c.num_heads;
   c.d_ff = required_integer(file, a + ".feed_forward_length");
   c.context_length = file.has(a + ".context_length") ? required_integer(file, a + ".context_length") : 0;
-  const std::string epsilon_key = a + ".attention.layer_norm_rms_epsilon";
+  const std::string epsilon_key = a + "." + family.gguf_epsilon_key;
   c.rms_epsilon = require_rms_epsilon(file.number(epsilon_key).value_or(1e-5), file.path(), epsilon_key);
   if (c.d_model % c.num_heads != 0 && !file.has(a + ".attention.key_length"))
     throw InputError::inconsistent(file.path(), a + ".attention.head_count " + std::to_string(c.num_heads) +
@@ -98,9 +126,11 @@ DecoderConfig llama_config(const GgufFile& file) {
   if (const auto* tokens = file.string_array("tokenizer.ggml.tokens"); tokens && static_cast<long>(tokens->size()) != c.n_vocab)
     throw InputError::inconsistent(file.path(), "tokenizer.ggml.tokens has " + std::to_string(tokens->size()) +
                                                     " pieces but token_embd.weight has " + std::to_string(c.n_vocab) + " rows");
-  // llama.cpp's LLM_ARCH_LLAMA uses rope type NORM: adjacent pairs (the converter permutes
-  // Hugging Face's rotate-half rows of W_Q and W_K into this order).
-  c.rope.style = RopeStyle::Interleaved;
+  if (const auto v = file.integer(a + ".attention.value_length"); v && *v != c.d_k && !family.gguf_checks_all_keys)
+    throw InputError::inconsistent(file.path(), "metadata " + a + ".attention.value_length = " + std::to_string(*v) +
+                                                    ": value heads would have another width than the key heads' " + std::to_string(c.d_k) +
+                                                    ", which attnviz does not apply");
+  c.rope.style = family.gguf_rope_style;
   c.rope.theta = require_positive_setting(file.number(a + ".rope.freq_base").value_or(10000.0), file.path(), a + ".rope.freq_base");
   c.rope.dim = file.integer(a + ".rope.dimension_count").value_or(c.d_k);
   if (c.rope.dim <= 0 || c.rope.dim > c.d_k || c.rope.dim % 2 != 0)
@@ -118,18 +148,19 @@ DecoderConfig llama_config(const GgufFile& file) {
     c.rope_scaling = c.rope_scaling == "none" ? "llama3" : c.rope_scaling + ", llama3";
   }
   c.tied_output = file.find_tensor("output.weight") == nullptr;
-  c.warnings = check_llama_metadata(file, c.d_k);
+  if (family.gguf_settings) family.gguf_settings(file, c);
+  if (!family.gguf_checks_all_keys) warn_unknown_keys(file, family, c);
   return c;
 }
 
 }  // namespace
 
-std::string supported_gguf_architectures() { return "llama"; }
+std::string supported_gguf_architectures() { return gguf_family_list(); }
 
 DecoderConfig decoder_config_from_gguf(const GgufFile& file) {
   const auto architecture = file.string("general.architecture");
   if (!architecture) throw InputError::inconsistent(file.path(), "missing metadata general.architecture");
-  if (*architecture == "llama") return llama_config(file);
+  if (const DecoderFamily* family = family_for_gguf(*architecture)) return family_config(file, *family);
   throw InputError::inconsistent(file.path(), "architecture \"" + *architecture + "\" is not supported (supported: " +
                                                   supported_gguf_architectures() + ")");
 }

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "model/families/family.hpp"
 #include "model/safetensors_file.hpp"
 
 namespace attnviz {
@@ -19,8 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// llama.cpp's tensor names (what DecoderModel asks for) to Hugging Face's.
-std::string hf_name(const std::string& name) {
+// llama.cpp's tensor names (what DecoderModel asks for) to Hugging Face's: the family's own
+// names first, then LLaMA's.
+std::string hf_name(const std::string& name, const DecoderFamily& family) {
   static const std::map<std::string, std::string> whole = {{"token_embd.weight", "model.embed_tokens.weight"},
                                                            {"output_norm.weight", "model.norm.weight"},
                                                            {"output.weight", "lm_head.weight"}};
@@ -31,18 +33,21 @@ std::string hf_name(const std::string& name) {
       {"attn_k.bias", "self_attn.k_proj.bias"},         {"attn_v.bias", "self_attn.v_proj.bias"},
       {"ffn_norm.weight", "post_attention_layernorm.weight"}, {"ffn_gate.weight", "mlp.gate_proj.weight"},
       {"ffn_up.weight", "mlp.up_proj.weight"},           {"ffn_down.weight", "mlp.down_proj.weight"}};
+  if (const auto it = family.hf_names.find(name); it != family.hf_names.end()) return it->second;
   if (const auto it = whole.find(name); it != whole.end()) return it->second;
   if (name.rfind("blk.", 0) == 0) {
     const std::size_t dot = name.find('.', 4);
-    if (const auto it = per_layer.find(name.substr(dot + 1)); it != per_layer.end())
-      return "model.layers." + name.substr(4, dot - 4) + "." + it->second;
+    const std::string tensor = name.substr(dot + 1);
+    const std::string layer = "model.layers." + name.substr(4, dot - 4) + ".";
+    if (const auto it = family.hf_names.find(tensor); it != family.hf_names.end()) return layer + it->second;
+    if (const auto it = per_layer.find(tensor); it != per_layer.end()) return layer + it->second;
   }
   return name;
 }
 
 class SafetensorsWeights : public WeightSource {
  public:
-  explicit SafetensorsWeights(const fs::path& folder) {
+  SafetensorsWeights(const fs::path& folder, const DecoderFamily& family) : family_(family) {
     if (fs::exists(folder / "model.safetensors")) {
       files_.push_back(std::make_unique<SafetensorsFile>((folder / "model.safetensors").string()));
     } else {
@@ -79,16 +84,19 @@ class SafetensorsWeights : public WeightSource {
       throw InputError::inconsistent(file->path(), "tensor " + tensor->name + ": expected shape [" + std::to_string(n) +
                                                        "] (config.json), got " + shape_text(tensor->shape));
     const Matrix values = file->matrix(*tensor);
-    return Eigen::Map<const Vector>(values.data(), values.size());
+    Vector v = Eigen::Map<const Vector>(values.data(), values.size());
+    // Gemma's norms multiply by 1 + w; llama.cpp's converter writes 1 + w, and so does this.
+    if (family_.hf_norm_plus_one && name.size() > 11 && name.compare(name.size() - 11, 11, "norm.weight") == 0) v.array() += 1.0f;
+    return v;
   }
-  bool has(const std::string& name) const override { return find(hf_name(name)).second != nullptr; }
+  bool has(const std::string& name) const override { return find(hf_name(name, family_)).second != nullptr; }
   std::vector<std::int64_t> shape(const std::string& name) const override {
-    const auto found = find(hf_name(name));
+    const auto found = find(hf_name(name, family_));
     return found.second ? found.second->shape : std::vector<std::int64_t>{};
   }
   std::string describe(const std::string& name) const override {
-    const auto found = find(hf_name(name));
-    return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + hf_name(name);
+    const auto found = find(hf_name(name, family_));
+    return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + hf_name(name, family_);
   }
 
  private:
@@ -134,12 +142,13 @@ class SafetensorsWeights : public WeightSource {
     return {nullptr, nullptr};
   }
   std::pair<const SafetensorsFile*, const SafetensorsTensor*> lookup(const std::string& name) const {
-    const auto found = find(hf_name(name));
-    if (!found.second) throw InputError::inconsistent(files_.front()->path(), "missing tensor " + hf_name(name));
+    const auto found = find(hf_name(name, family_));
+    if (!found.second) throw InputError::inconsistent(files_.front()->path(), "missing tensor " + hf_name(name, family_));
     return found;
   }
 
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
+  const DecoderFamily& family_;
 };
 
 // config.json is read as transformers' LlamaConfig reads it: a member that is absent takes
@@ -238,11 +247,12 @@ long rope_dim(const JsonSettings& config, DecoderConfig& c) {
   return dim;
 }
 
-DecoderConfig llama_config(const JsonSettings& config) {
+DecoderConfig family_config(const JsonSettings& config, const DecoderFamily& family) {
   const std::string& file = config.file();
-  refuse_unimplemented(config);
+  if (family.block.ffn == FeedForwardKind::SwiGlu) refuse_unimplemented(config);
   DecoderConfig c;
-  c.architecture = "llama";
+  c.architecture = family.gguf_architecture.empty() ? "mistral" : family.gguf_architecture;
+  c.block = family.block;
   c.num_layers = static_cast<int>(count(config, "/num_hidden_layers"));
   c.d_model = count(config, "/hidden_size");
   c.num_heads = static_cast<int>(count(config, "/num_attention_heads"));
@@ -255,12 +265,13 @@ DecoderConfig llama_config(const JsonSettings& config) {
   c.d_k = optional_count(config, "/head_dim", JsonNull::Absent).value_or(c.d_model / c.num_heads);
   c.context_length = optional_count(config, "/max_position_embeddings").value_or(0);
   c.rms_epsilon = require_rms_epsilon(config.number("/rms_norm_eps", 1e-6), file, "/rms_norm_eps");
-  c.qkv_bias = config.flag("/attention_bias", false);
+  c.qkv_bias = config.flag("/attention_bias", family.qkv_bias);
   c.rope.style = RopeStyle::Half;  // Hugging Face's rotate_half
   c.rope.theta = require_positive_setting(config.number("/rope_theta", 10000.0), file, "/rope_theta");
   c.rope.dim = rope_dim(config, c);
   read_rope_scaling(config, c);
-  c.tied_output = config.flag("/tie_word_embeddings", false);
+  c.tied_output = config.flag("/tie_word_embeddings", family.hf_tied_default);
+  if (family.hf_settings) family.hf_settings(config, c);
   return c;
 }
 
@@ -287,13 +298,14 @@ DecoderModel decoder_from_hf_folder(const std::string& folder) {
   const json root = read_json_file(config_path.string());
   const JsonSettings config(root, config_path.string());
   const std::string architecture = architecture_of(config);
-  if (architecture != "LlamaForCausalLM")
-    throw InputError::inconsistent(config.file(), "architecture \"" + architecture + "\" is not supported (supported: LlamaForCausalLM)");
-  DecoderConfig c = llama_config(config);
+  const DecoderFamily* family = family_for_hf(architecture);
+  if (!family)
+    throw InputError::inconsistent(config.file(), "architecture \"" + architecture + "\" is not supported (supported: " + hf_family_list() + ")");
+  DecoderConfig c = family_config(config, *family);
   c.file = folder;
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();
-  return DecoderModel(std::move(c), std::make_unique<SafetensorsWeights>(folder));
+  return DecoderModel(std::move(c), std::make_unique<SafetensorsWeights>(folder, *family));
 }
 
 }  // namespace attnviz

@@ -1,0 +1,51 @@
+#include "model/block_pieces.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace attnviz {
+
+Matrix layer_norm(const Matrix& x, const Vector& gain, const Vector& bias, double epsilon) {
+  Matrix out(x.rows(), x.cols());
+  const double d = static_cast<double>(x.cols());
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const Eigen::RowVectorXd row = x.row(r).cast<double>();
+    const double mean = row.sum() / d;
+    const double variance = (row.array() - mean).square().sum() / d;
+    if (!std::isfinite(static_cast<Scalar>(variance))) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.3g", variance);
+      throw InputError("LayerNorm: the variance of row " + std::to_string(r) + " (" + value + ") overflows float32");
+    }
+    const double inv = 1.0 / std::sqrt(variance + epsilon);
+    out.row(r) = ((row.array() - mean) * inv).matrix().cast<Scalar>().cwiseProduct(gain.transpose());
+    if (bias.size() != 0) out.row(r) += bias.transpose();
+  }
+  return out;
+}
+
+Matrix gelu_tanh(const Matrix& x) {
+  const Scalar k = static_cast<Scalar>(std::sqrt(2.0 / M_PI));  // √(2/π)
+  return (0.5f * x.array() * (1.0f + (k * (x.array() + 0.044715f * x.array().cube())).tanh())).matrix();
+}
+
+Matrix geglu(const Matrix& gate, const Matrix& up) { return gelu_tanh(gate).cwiseProduct(up); }
+
+Matrix swiglu(const Matrix& gate, const Matrix& up) {
+  Matrix out(gate.rows(), gate.cols());
+  for (Eigen::Index i = 0; i < gate.size(); ++i) {
+    const Scalar g = gate.data()[i];
+    out.data()[i] = g / (1.0f + std::exp(-g)) * up.data()[i];
+  }
+  return out;
+}
+
+Matrix soft_cap(const Matrix& z, double cap) {
+  const auto c = static_cast<Scalar>(cap);
+  return ((z.array() / c).tanh() * c).matrix();
+}
+
+}  // namespace attnviz

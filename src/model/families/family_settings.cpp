@@ -1,0 +1,76 @@
+#include "model/families/family_settings.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
+#include "model/gguf_file.hpp"
+
+namespace attnviz {
+
+std::optional<long> gguf_window(const GgufFile& file, const std::string& key, std::optional<long> fallback) {
+  const std::optional<std::int64_t> value = file.integer(key);
+  if (!value) return fallback;
+  if (*value <= 0 || *value > (1LL << 31))
+    throw InputError::bad_value(file.path(), "metadata " + key, "a window of at least 1 token", std::to_string(*value));
+  return static_cast<long>(*value);
+}
+
+double gguf_cap(const GgufFile& file, const std::string& key, double fallback) {
+  const std::optional<double> value = file.number(key);
+  if (!value) return fallback;
+  if (!(std::isfinite(*value) && *value > 0))
+    throw InputError::bad_value(file.path(), "metadata " + key, "a soft-cap > 0", std::to_string(*value));
+  return *value;
+}
+
+std::optional<long> hf_window(const JsonSettings& config, const std::string& pointer) {
+  const nlohmann::json* value = config.find(pointer, JsonNull::Absent);
+  if (!value) return std::nullopt;
+  if (!value->is_number_integer() || value->get<long long>() <= 0)
+    throw InputError::bad_value(config.file(), pointer, "a window of at least 1 token, or null", value->dump());
+  return static_cast<long>(read_integer(*value, config.file(), pointer, 1, (1LL << 31) - 1));
+}
+
+double hf_cap(const JsonSettings& config, const std::string& pointer) {
+  const nlohmann::json* value = config.find(pointer, JsonNull::Absent);
+  if (!value) return 0;
+  const double cap = config.number(pointer, 0);
+  if (!(std::isfinite(cap) && cap > 0)) throw InputError::bad_value(config.file(), pointer, "a soft-cap > 0, or null", value->dump());
+  return cap;
+}
+
+std::vector<long> periodic_windows(int num_layers, long window, int period) {
+  std::vector<long> windows(static_cast<std::size_t>(num_layers), 0);
+  for (int l = 0; l < num_layers; ++l)
+    if (period > 1 && l % period < period - 1) windows[static_cast<std::size_t>(l)] = window;
+  return windows;
+}
+
+std::optional<std::vector<long>> hf_layer_types(const JsonSettings& config, int num_layers, long window) {
+  const nlohmann::json* types = config.find("/layer_types", JsonNull::Absent);
+  if (!types) return std::nullopt;
+  if (!types->is_array())
+    throw InputError::bad_value(config.file(), "/layer_types", "a list of \"sliding_attention\" / \"full_attention\"", describe_json(*types));
+  if (static_cast<long>(types->size()) != num_layers)
+    throw InputError::inconsistent(config.file(), "/layer_types has " + std::to_string(types->size()) + " entries but /num_hidden_layers is " +
+                                                      std::to_string(num_layers));
+  std::vector<long> windows;
+  for (std::size_t l = 0; l < types->size(); ++l) {
+    const std::string pointer = "/layer_types/" + std::to_string(l);
+    const std::string kind = read_string((*types)[l], config.file(), pointer);
+    if (kind != "sliding_attention" && kind != "full_attention")
+      throw InputError::bad_value(config.file(), pointer, "\"sliding_attention\" or \"full_attention\"", "\"" + kind + "\"");
+    windows.push_back(kind == "sliding_attention" ? window : 0);
+  }
+  return windows;
+}
+
+void refuse_qwen_sliding_window(const JsonSettings& config, DecoderConfig&) {
+  if (config.flag("/use_sliding_window", false))
+    throw InputError::bad_value(config.file(), "/use_sliding_window",
+                                "false (attnviz does not apply Qwen's windows in the layers from max_window_layers on)", "true");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,60 @@
+// Gemma 3, text (Gemma3ForCausalLM; llama.cpp's gemma3): Gemma 2's block with an RMSNorm of
+// each head's q and k, no soft-caps, five local layers to one global, and RoPE bases of their
+// own for local (10 000) and global layers.
+#include <cmath>
+
+#include "model/families/family.hpp"
+#include "model/families/family_settings.hpp"
+#include "model/families/gemma_settings.hpp"
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
+#include "model/gguf_file.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// llama.cpp (LLM_ARCH_GEMMA3): the window from the file (required), pattern 6 (layer l is
+// local when l % 6 < 5), local θ from rope.freq_base_swa or 10 000, the 27B's scale rule
+// (62 layers) as for Gemma 2; the graph with windows (gemma3<iswa = true>) has no soft-cap.
+void gemma3_gguf(const GgufFile& file, DecoderConfig& c) {
+  const std::string a = "gemma3.";
+  if (!file.has(a + "attention.sliding_window"))
+    throw InputError::inconsistent(file.path(), "missing metadata " + a + "attention.sliding_window (llama.cpp requires it for gemma3)");
+  const long window = *gguf_window(file, a + "attention.sliding_window", std::nullopt);
+  c.sliding_window = periodic_windows(c.num_layers, window, 6);
+  c.local_rope_theta = 10000.0;
+  c.attention_scale = gemma_gguf_scale(c);
+}
+
+void gemma3_hf(const JsonSettings& config, DecoderConfig& c) {
+  gemma_hf_settings(config, c, 6, 4096, 0.0, 0.0);
+  c.local_rope_theta = require_positive_setting(config.number("/rope_local_base_freq", 10000.0), config.file(), "/rope_local_base_freq");
+}
+
+}  // namespace
+
+const DecoderFamily& gemma3_family() {
+  static const DecoderFamily family = [] {
+    DecoderFamily f;
+    f.gguf_architecture = "gemma3";
+    f.hf_architecture = "Gemma3ForCausalLM";
+    f.block.post_attention_norm = true;
+    f.block.post_ffn_norm = true;
+    f.block.ffn = FeedForwardKind::GeGlu;
+    f.block.embedding_scale = true;
+    f.block.qk_norm = true;
+    f.gguf_keys = {"attention.sliding_window"};
+    f.gguf_settings = gemma3_gguf;
+    f.hf_settings = gemma3_hf;
+    f.hf_names = gemma_hf_names();
+    f.hf_names["attn_q_norm.weight"] = "self_attn.q_norm.weight";
+    f.hf_names["attn_k_norm.weight"] = "self_attn.k_norm.weight";
+    f.hf_norm_plus_one = true;
+    f.hf_tied_default = true;
+    return f;
+  }();
+  return family;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""attnviz dump --model on the synthetic model of every decoder family (tests/data/families,
+written by scripts/family_models.py), three ways:
+  1. the GGUF against llama.cpp's own attention and last logits for the same file and token ids
+     (captured once with the llamacpp-attention tool, committed beside them): every weight within
+     1e-4, the last logits within 1e-3 of the largest |logit|;
+  2. the GGUF against scripts/reference_forward.py (float64, no code shared with attnviz): 1e-5;
+  3. the same weights as a Hugging Face folder against the same float64 reference: 1e-5. Where
+     transformers and llama.cpp differ (Mistral's and Phi-3's sliding_window in every layer), the
+     folder is held to the reference run with that difference (--window-every-layer), and its
+     attention must differ from the GGUF's.
+
+    /usr/bin/python3 tests/family_reference_test.py build/attnviz
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests/data/families")
+FAMILIES = ["qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "gpt2"]
+# transformers applies these folders' sliding_window in every layer; llama.cpp in none.
+WINDOW_EVERY_LAYER = ["mistral", "phi3"]
+
+
+def attnviz_dump(attnviz, model, ids, tmp):
+    dump_path = os.path.join(tmp, "dump.json")
+    subprocess.run([attnviz, "dump", "--model", model, "--token-ids", ids, "--logits", "-o", dump_path], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return json.load(open(dump_path))
+
+
+def differences(dump, attention, logits):
+    """Largest |weight difference| over every layer and the largest |logit difference| relative
+    to the largest |logit|; attention is a list or a {"layer": …} map."""
+    layers = attention if isinstance(attention, list) else [attention[str(l)] for l in range(len(attention))]
+    if len(dump["layers"]) != len(layers):
+        raise SystemExit("%d layers, reference %d" % (len(dump["layers"]), len(layers)))
+    worst = max(np.abs(np.array(layer["weights"]) - np.array(layers[layer["layer"]])).max() for layer in dump["layers"])
+    logits = np.array(logits)
+    return worst, np.abs(np.array(dump["last_logits"]) - logits).max() / np.abs(logits).max()
+
+
+def main():
+    attnviz = sys.argv[1]
+    passed = failed = 0
+
+    def report(ok, text):
+        nonlocal passed, failed
+        print("%s %s" % ("ok" if ok else "FAIL", text))
+        passed, failed = passed + ok, failed + (not ok)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for family in FAMILIES:
+            gguf = os.path.join(DATA, family + ".gguf")
+            llamacpp = json.load(open(os.path.join(DATA, family + ".llamacpp.json")))
+            ids = ",".join(str(i) for i in llamacpp["token_ids"])
+            dump = attnviz_dump(attnviz, gguf, ids, tmp)
+            worst, worst_logit = differences(dump, llamacpp["attention"], llamacpp["last_logits"])
+            report(worst < 1e-4 and worst_logit < 1e-3,
+                   "%s.gguf vs llama.cpp: max |attention diff| %.3g, max |logit diff| / max |logit| %.3g" % (family, worst, worst_logit))
+            ref_path = os.path.join(tmp, "ref.json")
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts/reference_forward.py"), gguf, ids, ref_path], check=True)
+            ref = json.load(open(ref_path))
+            worst, worst_logit = differences(dump, ref["attention"], ref["last_logits"])
+            report(worst < 1e-5 and worst_logit < 1e-5,
+                   "%s.gguf vs float64: max |attention diff| %.3g, max |logit diff| / max |logit| %.3g" % (family, worst, worst_logit))
+            folder = os.path.join(DATA, family + "-hf")
+            if not os.path.isdir(folder):
+                continue
+            hf_dump = attnviz_dump(attnviz, folder, ids, tmp)
+            if family in WINDOW_EVERY_LAYER:
+                subprocess.run([sys.executable, os.path.join(ROOT, "scripts/reference_forward.py"), gguf, ids, ref_path,
+                                "--window-every-layer"], check=True)
+                ref = json.load(open(ref_path))
+                apart, _ = differences(hf_dump, llamacpp["attention"], llamacpp["last_logits"])
+                report(apart > 0.1, "%s-hf differs from the GGUF by transformers' window: max |attention diff| %.3g" % (family, apart))
+            worst, worst_logit = differences(hf_dump, ref["attention"], ref["last_logits"])
+            report(worst < 1e-5 and worst_logit < 1e-5,
+                   "%s-hf vs float64: max |attention diff| %.3g, max |logit diff| / max |logit| %.3g" % (family, worst, worst_logit))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
