@@ -8,7 +8,6 @@
 #include "analysis/head_attribution.hpp"
 #include "cli/attention_job.hpp"
 #include "cli/attribution_figure.hpp"
-#include "cli/picture_formats.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -129,7 +128,6 @@ std::optional<std::int32_t> attribution_target(const Options& o, const DecoderRu
 
 void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the folder for attribution.json and attribution.png");
-  if (options.target && options.target_id) throw UsageError::bad_option("--target", "give --target or --target-id, not both");
   const DecoderRun run = prepare_decoder_run(options, warnings, kEncoderDecoderRefusal);
   HeadAttributionRequest request;
   request.token_ids = run.info.token_ids;
