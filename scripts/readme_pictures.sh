@@ -27,3 +27,8 @@ for picture in overview rollout census top_heads; do
   cp "out/stories260k-model/$picture.png" "data/pictures/stories260k_$picture.png"
 done
 cp out/stories260k-model/census.csv data/pictures/stories260k_census.csv
+# Head attribution (docs/analysis.md#head-attribution): which heads push " Lily" after "One day,".
+./build/attnviz attribute --model data/stories260k/stories260K.gguf \
+  --text "Once upon a time, there was a little girl named Lily. She played with her ball. One day," \
+  --target " Lily" -o "$tmp/attribution"
+cp "$tmp/attribution/attribution.png" data/pictures/stories260k_attribution.png

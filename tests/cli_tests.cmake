@@ -92,7 +92,19 @@ add_test(NAME measures_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/measures_reference_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "17 passed, 0 failed")
 
+# Head attribution (issue 20 §3) against an independent float64 reference
+# (scripts/reference_attribution.py): DLA within 1e-5, ablation within 1e-4, on stories260K.
+add_test(NAME attribution_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/attribution_reference_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(attribution_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+
 set(ATTNVIZ_STORIES_GGUF ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf)
+add_test(NAME cli_attribute
+         COMMAND attnviz attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target "," -o ${ATTNVIZ_CLI_OUT}/attribute)
+set_tests_properties(cli_attribute PROPERTIES PASS_REGULAR_EXPRESSION
+  "wrote attribution.json and attribution.png to .*attribute/\ntarget \",\" \\(id 432\\) at position 4")
+attnviz_bad_run(cli_attribute_target_split "attnviz: error: --target: \" upon a\" is 2 tokens, not one: .*--target-id 407"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target " upon a" -o ${ATTNVIZ_CLI_OUT}/never_written)
 add_test(NAME cli_model_heatmaps
          COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" -o ${ATTNVIZ_CLI_OUT}/model)
 set_tests_properties(cli_model_heatmaps PROPERTIES
@@ -172,13 +184,13 @@ attnviz_expect(cli_font_repeated 0 "^wrote 5 PNG files to "
   heatmaps ${ATTNVIZ_USE_LITE} --font ${ATTNVIZ_DEJAVU} --font ${ATTNVIZ_DEJAVU} -o ${ATTNVIZ_CLI_OUT}/font_twice)
 # A word that is no command: said so, with the nearest command (exit 109, an unexpected argument).
 attnviz_expect(cli_unknown_command 109
-  "^attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"\\? \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  "^attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"\\? \\(commands: dump, heatmaps, render, compare, tokenize, attribute\\)$"
   heatmap ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/never)
 attnviz_expect(cli_unknown_command_far 109
-  "^attnviz: error: unknown command \"plot\" \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  "^attnviz: error: unknown command \"plot\" \\(commands: dump, heatmaps, render, compare, tokenize, attribute\\)$"
   plot ${ATTNVIZ_USE_LITE})
 attnviz_expect(cli_help_command 109
-  "^attnviz: error: unknown command \"help\": for help run attnviz --help, or attnviz COMMAND --help \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  "^attnviz: error: unknown command \"help\": for help run attnviz --help, or attnviz COMMAND --help \\(commands: dump, heatmaps, render, compare, tokenize, attribute\\)$"
   help)
 attnviz_expect(cli_no_command 106 "^attnviz: error: A subcommand is required")
 # heatmaps -o out.png: refused, no folder made (the in-process test checks the folder).
@@ -254,7 +266,7 @@ attnviz_expect(cli_misspelt_flag 109
   "^attnviz: error: dump: unknown option \"--modle\"@@ did you mean \"--model\"\\? \\(see attnviz dump --help\\)$"
   dump --modle ${ATTNVIZ_STORIES_GGUF} --text a -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 attnviz_expect(cli_option_before_command 109
-  "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, tokenize\\)$"
+  "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, tokenize, attribute\\)$"
   -o out/x)
 # -h is help only alone: "-heads" (CLI11 read -h, then "-eads") printed help and exited 0.
 attnviz_expect(cli_h_bundle_is_unknown_option 109

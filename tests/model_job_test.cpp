@@ -171,3 +171,36 @@ TEST_CASE("model run: without a tokenizer.json tokens are their ids and the dump
   CHECK_FALSE(dump.contains("token_texts"));
   CHECK(dump["layers"][0]["query_tokens"] == json({"5", "7"}));
 }
+
+// issue 20 §3: a Hugging Face folder run by --token-ids reads --target with its tokenizer.json,
+// exactly as written, and byte-level tokens are labelled with their text.
+TEST_CASE("attribute: a Hugging Face folder's --target is read by its tokenizer.json, labelled by its text", "[model][cli][attribute]") {
+  TempDir model;
+  write_tiny_llama(model);
+  std::ofstream(model.file("tokenizer.json")) << byte_level_tokenizer().dump();
+  TempDir out;
+  Options options;
+  options.command = Command::Attribute;
+  options.model = model.path().string();
+  options.output = out.file("attribution");
+  options.token_ids = std::vector<int>{256, 0xA0, 258};
+  SECTION("\" hi\" with its space is one token") {
+    options.target = " hi";
+    const test::RunResult r = run_with(options);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const json a = json::parse(test::read_file(out.file("attribution/attribution.json")));
+    CHECK(a["target_id"] == 258);
+    CHECK(a["target_token"] == " hi");
+    CHECK(a["tokens"] == json({"<0xE4><0xBD>", "<0xA0>", " hi"}));
+    CHECK(a["dla"].size() == 1);
+    CHECK(a["dla"][0].size() == 2);
+  }
+  SECTION("\"hi\" without it is two") {
+    options.target = "hi";
+    const test::RunResult r = run_with(options);
+    CHECK(r.code == kExitInputError);
+    CHECK_THAT(r.err, Contains("--target: \"hi\" is 2 tokens, not one: \"h\" (104), \"i\" (105)"));
+    CHECK(!std::filesystem::exists(out.file("attribution")));
+  }
+}

@@ -468,6 +468,38 @@ void add_picture_options(CLI::App& sub, Options& o) {
   add_format_option(sub, o);
 }
 
+// `attribute` (issue 20 §3): which heads push a decoder towards a token. Out-of-range numbers
+// and --target with --target-id are checked by the job against the model (exit 1, naming them).
+void add_attribute_command(CLI::App& app, Options& o) {
+  CLI::App* attribute = app.add_subcommand(
+      "attribute", "Which heads push a decoder-only model towards a token: each head's direct logit attribution and the "
+                   "change in log p(target) when its output is zeroed, as attribution.json and two layer x head maps.");
+  attribute->add_option("--model", o.model, "The decoder-only model: a GGUF file or a Hugging Face folder.")->required();
+  attribute->add_option("--text", o.text, "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks.")
+      ->check(kUtf8Text);
+  attribute->add_option_function<std::string>(
+      "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
+      "Token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
+  attribute->add_flag("--no-bos", o.no_bos, "With --text: do not add BOS.");
+  attribute->add_option("--target", o.target,
+                        "The token to attribute, as text tokenized exactly as written (no space added: \" He\" is not "
+                        "\"He\"); it must be one token. Default: the model's top prediction at the position.")
+      ->check(kUtf8Text);
+  attribute->add_option("--target-id", o.target_id, "The token to attribute, by id (instead of --target).");
+  attribute->add_option("--position", o.position,
+                        "The position whose next-token logits are attributed, from 0 with BOS at 0 (default: the last).");
+  attribute->add_option("-o,--output", o.output,
+                        "The folder to write attribution.json and attribution.png into (see docs/output-formats.md).")
+      ->required();
+  attribute->add_option("--max-size", o.max_size_px, "Largest image side in pixels (default 4096), from 256 to 16384.")
+      ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
+  attribute->add_option("--font", o.fonts, "TrueType/OpenType font for labels, one file per --font (repeatable).")
+      ->allow_extra_args(false);
+  add_format_option(*attribute, o);
+  add_resource_options(*attribute, o);
+  attribute->callback([&o] { o.command = Command::Attribute; });
+}
+
 }  // namespace
 
 void add_options(CLI::App& app, Options& o) {
@@ -568,6 +600,7 @@ void add_options(CLI::App& app, Options& o) {
     o.command = Command::Tokenize;
     o.table = !*json && isatty(STDOUT_FILENO) == 1;  // a pipe (| jq .) gets JSON only
   });
+  add_attribute_command(app, o);
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     sub->get_help_ptr()->disable_flag_override();
 }

@@ -316,6 +316,50 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
   return run_decoder(options, sink, warnings, memory_budget, kept);
 }
 
+DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warnings, const std::string& encoder_decoder_refusal) {
+  refuse_layer_options(o);
+  if (is_encoder_decoder_model(o)) throw UsageError::bad_option("--model", o.model + " is an encoder-decoder (CTranslate2) model: " + encoder_decoder_refusal);
+  std::error_code ec;
+  if (fs::is_directory(o.model, ec) && !is_hf_model_folder(o.model)) {
+    throw InputError::inconsistent(o.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
+                                            "model.safetensors (GGUF models are single files)");
+  }
+  LoadedDecoder loaded = load_decoder(o);
+  DecoderRun run;
+  run.model = std::move(loaded.model);
+  run.vocab = std::move(loaded.vocab);
+  run.token_list = std::move(loaded.names);
+  run.names = run.vocab ? run.vocab.get() : run.token_list ? &*run.token_list : nullptr;
+  const DecoderConfig& c = run.model->config();
+  ModelRunInfo& info = run.info;
+  info.model = summary_of(c);
+  info.token_ids = input_ids(o, run.vocab.get());
+  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
+  if (o.text && run.vocab) warnings.insert(warnings.end(), run.vocab->warnings.begin(), run.vocab->warnings.end());
+  if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
+  check_ids_in_model(o, run.vocab.get(), info.token_ids, c.n_vocab);
+  info.prompt_length = static_cast<int>(info.token_ids.size());
+  if (c.context_length > 0 && static_cast<long>(info.token_ids.size()) > c.context_length)
+    throw UsageError::bad_option(o.text ? "--text" : "--token-ids", std::to_string(info.token_ids.size()) +
+                                                                        " tokens exceed the model's context length of " +
+                                                                        std::to_string(c.context_length));
+  name_tokens(run.names, info);
+  for (const std::int32_t id : info.token_ids) run.labels.push_back(decoder_token_label(run.names, id));
+  if (run.vocab) {
+    const bool starts_with_bos = run.vocab->bos && info.token_ids.front() == *run.vocab->bos;
+    info.text = decode(*run.vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
+  }
+  return run;
+}
+
+double decoder_forward_bytes(const DecoderModel& model, double tokens) { return forward_bytes(model, tokens); }
+
+std::string decoder_token_label(const Vocabulary* names, std::int32_t id) {
+  const auto index = static_cast<std::size_t>(id);
+  if (!names || index >= names->pieces.size() || names->pieces[index].empty()) return std::to_string(id);
+  return pieces_are_byte_level(*names) ? token_display_text(*names, id) : names->pieces[index];
+}
+
 namespace {
 
 // The vocabulary `tokenize` reads: a GGUF file's, or a Hugging Face folder's tokenizer.json.

@@ -5,11 +5,15 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/options.hpp"
+#include "model/decoder_model.hpp"
 #include "model/model_run.hpp"
+#include "model/vocabulary.hpp"
 
 namespace attnviz {
 
@@ -36,6 +40,33 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 /// bytes, estimated before computing).
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept = {});
+
+/// A decoder-only --model loaded with its input checked, for commands that run the model
+/// themselves (attribute): info holds the model summary, the ids (from --text or --token-ids)
+/// and their labels, as run_model's would.
+struct DecoderRun {
+  std::unique_ptr<DecoderModel> model;
+  std::unique_ptr<Vocabulary> vocab;  ///< the tokenizer, when the file has one and --text was given
+  const Vocabulary* names = nullptr;  ///< what names tokens: vocab, or a tokenizer.json's token list; may be null
+  std::optional<Vocabulary> token_list;
+  ModelRunInfo info;
+  Tokens labels;                      ///< each token as pictures show it (texts for byte-level pieces)
+};
+
+/// Loads options.model as a decoder and checks options.text / token_ids as run_model does
+/// (the same errors), plus UsageError naming `command` for an encoder-decoder folder when
+/// `encoder_decoder_refusal` is non-empty (it says why). Appends the model's and tokenizer's warnings.
+DecoderRun prepare_decoder_run(const Options& options, std::vector<std::string>& warnings,
+                               const std::string& encoder_decoder_refusal);
+
+/// Bytes a decoder's forward pass over `tokens` tokens holds at once (one layer's float32
+/// weights, the embedding and output tables, the activations, one layer's attention): what
+/// run_model checks against the memory budget.
+double decoder_forward_bytes(const DecoderModel& model, double tokens);
+
+/// How a decoder's pictures label token `id`: its text for byte-level vocabularies, else its
+/// piece, or the id when `names` is null or names it not.
+std::string decoder_token_label(const Vocabulary* names, std::int32_t id);
 
 /// `attnviz tokenize`: how the tokenizer of options.model (a GGUF file, or a Hugging Face
 /// folder's tokenizer.json) splits options.text. One JSON document {"tokens": [pieces],

@@ -10,7 +10,7 @@
 namespace attnviz {
 
 /// The subcommands.
-enum class Command { Dump, Heatmaps, Render, Compare, Tokenize };
+enum class Command { Dump, Heatmaps, Render, Compare, Tokenize, Attribute };
 
 /// A head of a whole model as compare --heads names it: L<layer>H<head>, both from 0, and for an
 /// encoder-decoder model its block ("enc.L0H3": encoder self-attention, "dec.L0H3": decoder
@@ -78,6 +78,11 @@ struct Options {
   // Tokenize.
   bool table = false;  ///< a table with a header row instead of one JSON document (the command
                        ///< line's choice when stdout is a terminal and --json is not given)
+
+  // Attribute (issue 20 §3).
+  std::optional<std::string> target;      ///< --target: the token as text, tokenized exactly as written
+  std::optional<long long> target_id;     ///< --target-id
+  std::optional<long long> position;      ///< --position: 0-based, BOS at 0; unset = the last
 
   // Resources.
   int threads = 0;                   ///< 0 = all cores

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "cli/attention_job.hpp"
+#include "cli/attribute_job.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
@@ -290,7 +291,8 @@ void check_standard_output(const Options& options) {
 // An output whose folder can never be made (a file where a folder must be: heatmaps -o FILE,
 // dump -o FILE/x.json) is refused before any work, as OutputSet::commit would refuse it after.
 void refuse_unmakeable_folders(const Options& options) {
-  const bool writes_folder = options.command == Command::Heatmaps || options.command == Command::Render;
+  const bool writes_folder = options.command == Command::Heatmaps || options.command == Command::Render ||
+                             options.command == Command::Attribute;
   if (!options.output.empty() && !to_standard_output(options)) {
     const std::string folder = writes_folder ? options.output : std::filesystem::path(options.output).parent_path().string();
     require_creatable_folder(folder, options.output);
@@ -324,6 +326,12 @@ void check_output_kind(const Options& options) {
       }
       return;
     case Command::Tokenize:
+      return;
+    case Command::Attribute:
+      if (file_like && !std::filesystem::is_directory(options.output))
+        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
+                                               " file, but attribute writes a folder (attribution.json and attribution.png); "
+                                               "give a folder name");
       return;
     case Command::Compare:
       if (extension == ".json" || extension == ".csv") {
@@ -402,6 +410,7 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
   refuse_inputs_as_outputs(options);
   refuse_unmakeable_folders(options);
   warn_if_diverging_cmap(options, warnings);
+  if (options.command == Command::Attribute) return run_attribute(options, timer, out, warnings);
   if (options.command != Command::Render) {
     if (is_model_run(options)) {
       if (options.command == Command::Dump) return run_model_dump(options, timer, data, out, warnings);
@@ -415,7 +424,8 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
     case Command::Heatmaps:
     case Command::Render: return run_pictures(options, timer, out, warnings);
     case Command::Compare: return run_compare(options, timer, out, warnings);
-    case Command::Tokenize: return;
+    case Command::Tokenize:
+    case Command::Attribute: return;
   }
 }
 

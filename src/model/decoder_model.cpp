@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <stdexcept>
 
 #include "attention/mask.hpp"
 #include "core/error.hpp"
@@ -352,21 +353,75 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
 }
 
 std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
-  const long n = static_cast<long>(request.token_ids.size());
-  Matrix x = embed(request.token_ids, 0);
+  Matrix x = request.start_residual ? *request.start_residual : embed(request.token_ids, 0);
+  const long n = x.rows();
   const MaskMatrix causal = causal_after(0, n);
   const bool residual = request.wants.value_vectors;
-  for (int l = 0; l < config_.num_layers; ++l) {
-    const AttentionLayer layer = attention_layer(l);
+  if (request.trace) trace_embedding(x, *request.trace);
+  for (int l = request.start_residual ? request.start_layer : 0; l < config_.num_layers; ++l) {
+    AttentionLayer layer = attention_layer(l);
+    if (request.ablation && request.ablation->layer == l) zero_head_outputs(layer, request.ablation->heads);
+    if (request.trace) request.trace->enter_layer(x);
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
     const Matrix entering = residual && request.layers.contains(l) ? x : Matrix();  // r: before the layer adds to x
     AttentionResult result =
         run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal, request.wants);
+    if (request.trace) trace_layer(l, layer, result, x, *request.trace);
     if (request.sink && request.layers.contains(l))
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering));
   }
+  if (request.trace) trace_final_norm(x, *request.trace);
   if (!request.logits) return {};
   return last_logits(x, output_matrix());
+}
+
+void DecoderModel::trace_embedding(const Matrix& x, ResidualTrace& trace) const {
+  const DecoderConfig& c = config_;
+  if (c.block.positions != PositionKind::Learned) return trace.begin(x);
+  std::vector<std::int32_t> positions(static_cast<std::size_t>(x.rows()));
+  std::iota(positions.begin(), positions.end(), 0);
+  const Matrix rows = weights_->gather_rows("position_embd.weight", c.context_length, c.d_model, positions);
+  trace.begin(x, &rows);
+}
+
+Vector DecoderModel::joining_gain(int l, const Matrix& output) const {
+  const DecoderConfig& c = config_;
+  if (!c.block.post_attention_norm) return Vector();
+  // Gemma's post-attention RMSNorm, linear once its statistic at the row is fixed: what
+  // multiplies each head's write as it joins the residual stream.
+  if (c.block.norm != NormKind::Rms) throw std::logic_error("residual trace: a post-attention LayerNorm is not traced");
+  const double mean_square = output.bottomRows(1).cast<double>().squaredNorm() / static_cast<double>(c.d_model);
+  const Vector gain = weights_->vector(block_name(l, "post_attention_norm.weight"), c.d_model);
+  return (gain.cast<double>() / std::sqrt(mean_square + c.rms_epsilon)).cast<Scalar>();
+}
+
+void DecoderModel::trace_layer(int l, const AttentionLayer& layer, const AttentionResult& result, const Matrix& x,
+                               ResidualTrace& trace) const {
+  const DecoderConfig& c = config_;
+  // GPT-2's b_down joins the residual as it is; behind Gemma's post-norm no family has one.
+  const Vector mlp_bias = c.block.ffn_bias && !c.block.post_ffn_norm ? weights_->vector(block_name(l, "ffn_down.bias"), c.d_model) : Vector();
+  trace.leave_layer(layer, result, x, joining_gain(l, result.output), mlp_bias);
+}
+
+void DecoderModel::trace_final_norm(const Matrix& x, ResidualTrace& trace) const {
+  const DecoderConfig& c = config_;
+  // The statistic of last_logits' norm, from the real residual (in double: the DLA terms are
+  // summed in double and must add up to the logit).
+  const Eigen::RowVectorXd last = x.bottomRows(1).cast<double>();
+  const double d = static_cast<double>(c.d_model);
+  const bool layer_norm = c.block.norm == NormKind::Layer;
+  const double mean = layer_norm ? last.sum() / d : 0.0;
+  const double second_moment = (last.array() - mean).square().sum() / d;
+  trace.final_norm.centre = layer_norm;
+  trace.final_norm.scale = 1.0 / std::sqrt(second_moment + c.rms_epsilon);
+  trace.final_norm.gain = weights_->vector("output_norm.weight", c.d_model);
+  trace.final_norm.bias = layer_norm && c.block.norm_bias ? weights_->vector("output_norm.bias", c.d_model) : Vector();
+  trace.final_softcap = c.final_softcap;
+}
+
+Vector DecoderModel::output_row(std::int32_t id) const {
+  const DecoderConfig& c = config_;
+  return weights_->gather_rows(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model, {id}).row(0).transpose();
 }
 
 std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids) const {

@@ -16,7 +16,9 @@
 #include "attention/rope.hpp"
 #include "core/types.hpp"
 #include "model/families/block_traits.hpp"
+#include "model/head_ablation.hpp"
 #include "model/model_run.hpp"
+#include "model/residual_trace.hpp"
 
 namespace attnviz {
 
@@ -109,6 +111,13 @@ struct ForwardRequest {
   /// What each block keeps beside its weights: scores, head outputs with the block's output
   /// (--scores, --outputs), and f^h(x_j) with the residual entering the layer (--measure).
   AttentionWants wants{false, false, false};
+  // Head attribution (issue 20 §3); none of these changes what the sink receives.
+  ResidualTrace* trace = nullptr;       ///< filled with the last position's parts (residual_trace.hpp)
+  const HeadAblation* ablation = nullptr;  ///< heads whose z^h is zeroed before W_O (head_ablation.hpp)
+  /// Start at layer `start_layer` from `start_residual` [n, d_model], the residual entering it
+  /// (a trace's layer_inputs), instead of embedding token_ids: the layers before it are skipped.
+  const Matrix* start_residual = nullptr;
+  int start_layer = 0;
 };
 
 /// The decoder with its config and weights; layers are decoded from the source as they run.
@@ -140,6 +149,10 @@ class DecoderModel {
   /// were added. The prompt runs once, then each new token alone against the cached keys
   /// and values (extend). Throws InputError for an empty `ids` when count > 0.
   int generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const;
+
+  /// Row `id` of the output projection (the embedding's when tied), [d_model]: the target's
+  /// unembedding for logit attribution. Requires id in [0, n_vocab).
+  Vector output_row(std::int32_t id) const;
 
   /// Bytes of the key/value caches generate() holds for n positions (float32 K and V of
   /// every layer).
@@ -186,6 +199,14 @@ class DecoderModel {
   /// extend() with the output projection already decoded.
   std::vector<float> extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids,
                             const Matrix& output) const;
+  /// Residual-trace hooks (issue 20 §3): the embedding's parts (learned positions apart), a
+  /// layer's parts at the last row as they join the residual (Gemma's post-attention norm with
+  /// its statistic fixed: joining_gain; GPT-2's MLP output bias apart), and the final norm's
+  /// statistic, gain, bias and soft-cap.
+  void trace_embedding(const Matrix& x, ResidualTrace& trace) const;
+  Vector joining_gain(int l, const Matrix& output) const;
+  void trace_layer(int l, const AttentionLayer& layer, const AttentionResult& result, const Matrix& x, ResidualTrace& trace) const;
+  void trace_final_norm(const Matrix& x, ResidualTrace& trace) const;
   /// Layer l's attention as the sink receives it (weights moved out of `result`).
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
   /// block_of, with what `wants` asked for moved in too (scores, outputs, value vectors) and,

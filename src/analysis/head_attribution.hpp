@@ -1,0 +1,51 @@
+// Which heads push a decoder towards a token (issue 20 §3): direct logit attribution of every
+// part of the residual stream at a position, and the change in log p(target) when each head's
+// output is zeroed (z^h = 0 before W_O at every position, the model rerun from that layer).
+// Runs the model itself (the ablation is a rerun by definition); draws and writes nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "analysis/logit_attribution.hpp"
+#include "model/decoder_model.hpp"
+
+namespace attnviz {
+
+struct HeadAttributionRequest {
+  std::vector<std::int32_t> token_ids;  ///< the whole input (BOS included when wanted)
+  long position = -1;                   ///< 0-based, BOS at 0; -1: the last
+  std::optional<std::int32_t> target;   ///< default: the model's top prediction at `position`
+  bool ablation = true;                 ///< false: DLA only (one forward pass)
+};
+
+struct HeadAttribution {
+  std::int32_t target_id = 0;
+  long position = 0;
+  double logit = 0;         ///< the model's logit of the target at `position` (before any soft-cap)
+  std::optional<double> logit_capped;  ///< the logit after the model's final soft-cap (only where it has one)
+  double log_prob = 0;      ///< log softmax of the (capped) logits at `position`, at the target
+  LogitAttribution dla;     ///< shares of `logit`; dla.total() equals it to float32 rounding
+  /// [layer][head]: log p(target) with z^h = 0 at every position, minus log_prob (empty
+  /// without request.ablation).
+  std::vector<std::vector<double>> ablation;
+};
+
+/// Runs `model` on token_ids[0 … position] (the rows after it cannot change it under the causal
+/// mask), traces the residual at `position` and, when asked, reruns every layer l from the
+/// residual entering it once per head of l with that head zeroed: L·h reruns of L − l layers each.
+/// Requires position in [0, ids.size()) and target in [0, n_vocab) (the CLI checks them with
+/// messages). Throws std::logic_error when the shares do not add up to the logit within
+/// kAttributionTolerance (a family whose forward pass the trace does not take apart): a wrong
+/// attribution is never returned.
+HeadAttribution attribute_heads(const DecoderModel& model, const HeadAttributionRequest& request);
+
+/// |Σ shares − logit| allowed, relative to max(1, |logit|): float32 rounding of d_model-long
+/// sums over a few dozen layers stays orders of magnitude below it.
+inline constexpr double kAttributionTolerance = 1e-3;
+
+/// log softmax(logits)[index] in double (max subtracted first). Requires index in range.
+double log_softmax_at(const std::vector<float>& logits, std::int32_t index);
+
+}  // namespace attnviz

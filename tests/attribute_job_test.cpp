@@ -1,0 +1,133 @@
+// cli/attribute_job: `attnviz attribute` in process (issue 20 §3): the files it writes, the
+// target as text (tokenized exactly as written) or id, and every bad input refused in one line,
+// exit 1, nothing written.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli/run.hpp"
+#include "support/run_support.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using attnviz::test::data_file;
+using attnviz::test::run_with;
+using attnviz::test::TempDir;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+
+Options attribute_options(const std::string& output) {
+  Options o;
+  o.command = Command::Attribute;
+  o.model = data_file("stories260k/stories260K.gguf");
+  o.text = "Once upon a time";
+  o.output = output;
+  return o;
+}
+
+nlohmann::json attribution(const TempDir& dir) {
+  return nlohmann::json::parse(attnviz::test::read_file(dir.file("out/attribution.json")));
+}
+
+}  // namespace
+
+TEST_CASE("attribute: writes attribution.json and attribution.png, whose shares add up to the logit", "[attribute][cli]") {
+  TempDir dir;
+  const attnviz::test::RunResult r = run_with(attribute_options(dir.file("out")));
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  CHECK_THAT(r.out, Contains("wrote attribution.json and attribution.png to ") &&
+                        Contains("target \",\" (id 432) at position 4 \"\xE2\x96\x81time\""));
+  const nlohmann::json a = attribution(dir);
+  CHECK(a["format"] == "attnviz.attribution");
+  CHECK(a["position"] == 4);
+  CHECK(a["target_id"] == 432);
+  CHECK(a["target_token"] == ",");
+  CHECK(a["dla"].size() == 5);
+  CHECK(a["dla"][0].size() == 8);
+  CHECK(a["ablation"].size() == 5);
+  CHECK(!a.contains("dla_position"));
+  double total = a["dla_embedding"].get<double>() + a["dla_final_norm_bias"].get<double>();
+  for (const char* field : {"dla_mlp", "dla_attn_bias", "dla_mlp_bias"})
+    for (const auto& v : a[field]) total += v.get<double>();
+  for (const auto& layer : a["dla"])
+    for (const auto& v : layer) total += v.get<double>();
+  CHECK_THAT(total, WithinAbs(a["logit"].get<double>(), 1e-4));
+  const auto [width, height] = attnviz::test::png_size(dir.file("out/attribution.png"));
+  CHECK(width > 300);
+  CHECK(height > width / 2);  // two maps, one above the other
+}
+
+TEST_CASE("attribute: --format svg,html writes attribution.svg and attribution.html beside the JSON", "[attribute][cli]") {
+  TempDir dir;
+  Options o = attribute_options(dir.file("out"));
+  o.formats = {"svg", "html"};
+  const attnviz::test::RunResult r = run_with(o);
+  REQUIRE(r.code == kExitOk);
+  CHECK(std::filesystem::exists(dir.file("out/attribution.svg")));
+  CHECK(std::filesystem::exists(dir.file("out/attribution.html")));
+  CHECK(!std::filesystem::exists(dir.file("out/attribution.png")));
+  CHECK_THAT(r.out, Contains("wrote attribution.json, attribution.svg and attribution.html to "));
+}
+
+TEST_CASE("attribute: --target is tokenized exactly as written, --target-id and --position pick the logit", "[attribute][cli]") {
+  TempDir dir;
+  Options o = attribute_options(dir.file("out"));
+  o.text = "Once upon a time, there was a little girl named Lily";
+  SECTION("\" He\" with its space is one token") {
+    o.target = " He";
+    REQUIRE(run_with(o).code == kExitOk);
+    CHECK(attribution(dir)["target_token"] == "\xE2\x96\x81He");
+  }
+  SECTION("--target-id and --position") {
+    o.target_id = 261;
+    o.position = 2;
+    REQUIRE(run_with(o).code == kExitOk);
+    const nlohmann::json a = attribution(dir);
+    CHECK(a["target_id"] == 261);
+    CHECK(a["position"] == 2);
+    CHECK(a["position_token"] == "\xE2\x96\x81upon");
+  }
+}
+
+TEST_CASE("attribute: bad input is one line, exit 1, nothing written", "[attribute][cli][errors]") {
+  TempDir dir;
+  Options o = attribute_options(dir.file("out"));
+  std::string expected;
+  SECTION("--target text of several tokens says how it splits and suggests --target-id") {
+    o.target = " upon a";
+    expected = "--target: \" upon a\" is 2 tokens, not one: \"\xE2\x96\x81upon\" (407), \"\xE2\x96\x81" "a\" (261)";
+    CHECK_THAT(run_with(o).err, Contains("--target-id 407"));
+  }
+  SECTION("--target text that gives no token") {
+    o.target = "";
+    expected = "--target: \"\" gives no token";
+  }
+  SECTION("--target-id outside the vocabulary") {
+    o.target_id = 512;
+    expected = "--target-id: 512 is outside the vocabulary of 512 tokens (0-511)";
+  }
+  SECTION("--position past the text") {
+    o.position = 5;
+    expected = "--position: 5 is past the text: its 5 tokens are positions 0-4 (BOS at 0)";
+  }
+  SECTION("a negative --position") {
+    o.position = -1;
+    expected = "--position: -1 is not a position";
+  }
+  SECTION("--target and --target-id together") {
+    o.target = ",";
+    o.target_id = 432;
+    expected = "--target: give --target or --target-id, not both";
+  }
+  SECTION("an encoder-decoder model") {
+    o.model = data_file("aren-translit/model");
+    expected = "--model: " + o.model + " is an encoder-decoder (CTranslate2) model: attribute runs decoder-only models";
+  }
+  const attnviz::test::RunResult r = run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains("attnviz: error: " + expected));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(!std::filesystem::exists(dir.file("out")));
+}
