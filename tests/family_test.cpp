@@ -215,6 +215,16 @@ TEST_CASE("families: bad GGUF settings are named with the file and key", "[model
                                           metadata_entry("qwen2.attention.head_count_kv", 4, 3u));
     CHECK_THAT(config_error(path), Contains("qwen2.gguf") && Contains("qwen2.attention.head_count_kv 3 does not divide qwen2.attention.head_count 4"));
   }
+  SECTION("a window pattern: 0 makes every layer local, a negative one is refused") {
+    const std::string key = "gemma2.attention.sliding_window_pattern";
+    CHECK(family_gguf("gemma2-keys").config().sliding_window == std::vector<long>{5, 5, 0});  // period 3
+    CHECK(family_gguf("gemma2-keys").config().local_rope_theta == std::optional<double>(500.0));  // rope.freq_base_swa
+    const std::string all = patched_gguf(dir, "gemma2-keys", metadata_entry(key, 4, 3u), metadata_entry(key, 4, 0u));
+    CHECK(decoder_config_from_gguf(GgufFile(all)).sliding_window == std::vector<long>{5, 5, 5});
+    TempDir other;
+    const std::string negative = patched_gguf(other, "gemma2-keys", metadata_entry(key, 4, 3u), metadata_entry(key, 5, -2));
+    CHECK_THAT(config_error(negative), Contains("gemma2-keys.gguf") && Contains("metadata " + key) && Contains("-2"));
+  }
   SECTION("Gemma 3 without its window") {
     const std::string path = patched_gguf(dir, "gemma3", "gemma3.attention.sliding_window", "gemma3.attention.sliding_windoX");
     CHECK_THAT(config_error(path), Contains("gemma3.gguf") && Contains("missing metadata gemma3.attention.sliding_window"));
