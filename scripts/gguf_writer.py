@@ -2,7 +2,7 @@
 """A small GGUF v3 writer for synthetic LLaMA-architecture models (benchmarks, fuzz seeds).
 
     /usr/bin/python3 scripts/gguf_writer.py OUT.gguf --layers 2 --d-model 16 --heads 4 --kv-heads 2 \
-        --ff 32 --vocab 32 [--seed 0] [--type f32|f16|q8_0]
+        --ff 32 --vocab 32 [--seed 0] [--type f32|f16|q8_0] [--arch llama|qwen2]
 
 Weights are random normal / sqrt(fan_in) (fixed seed); the vocabulary is a SentencePiece-style
 one ("<unk>", "<s>", "</s>", the 256 byte tokens when the vocabulary is large enough, then
@@ -139,6 +139,8 @@ def main():
     p.add_argument("--context", type=int, default=2048)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--type", choices=["f32", "f16", "q8_0"], default="f32")
+    p.add_argument("--arch", choices=["llama", "qwen2"], default="llama",
+                   help="qwen2: llama.cpp's qwen2 (Q, K, V biases, θ 1e6) instead of llama")
     a = p.parse_args()
     rng = np.random.default_rng(a.seed)
     kind = {"f32": F32, "f16": F16, "q8_0": Q8_0}[a.type]
@@ -150,16 +152,19 @@ def main():
 
 
     pieces, scores, types = vocabulary(a.vocab)
+    arch = a.arch
     metadata = {
-        "general.architecture": "llama", "general.name": "synthetic-%dL-%dd" % (a.layers, d),
-        "llama.block_count": a.layers, "llama.embedding_length": d, "llama.feed_forward_length": ff,
-        "llama.attention.head_count": h, "llama.attention.head_count_kv": kv,
-        "llama.attention.layer_norm_rms_epsilon": 1e-5, "llama.rope.dimension_count": dk,
-        "llama.context_length": a.context,
+        "general.architecture": a.arch, "general.name": "synthetic-%dL-%dd" % (a.layers, d),
+        arch + ".block_count": a.layers, arch + ".embedding_length": d, arch + ".feed_forward_length": ff,
+        arch + ".attention.head_count": h, arch + ".attention.head_count_kv": kv,
+        arch + ".attention.layer_norm_rms_epsilon": 1e-5, arch + ".rope.dimension_count": dk,
+        arch + ".context_length": a.context,
         "tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": pieces, "tokenizer.ggml.scores": scores,
         "tokenizer.ggml.token_type": types, "tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.eos_token_id": 2,
         "tokenizer.ggml.unknown_token_id": 0,
     }
+    if arch == "qwen2":
+        metadata[arch + ".rope.freq_base"] = 1e6
     tensors = [("token_embd.weight", (a.vocab, d), kind, lambda: rng.standard_normal((a.vocab, d))),
                ("output_norm.weight", (d,), F32, np.ones(d))]
     for l in range(a.layers):
@@ -167,7 +172,11 @@ def main():
         norm = lambda name: (b + name, (d,), F32, np.ones(d))
         mat = lambda name, shape_and_draw: (b + name, shape_and_draw[0], kind, shape_and_draw[1])
         tensors += [norm("attn_norm.weight"), mat("attn_q.weight", linear(h * dk, d)),
-                    mat("attn_k.weight", linear(kv * dk, d)), mat("attn_v.weight", linear(kv * dk, d)),
+                    mat("attn_k.weight", linear(kv * dk, d)), mat("attn_v.weight", linear(kv * dk, d))]
+        if a.arch == "qwen2":  # drawn after the matrices they follow, in list order
+            tensors += [(b + "attn_%s.bias" % m, (w,), F32, lambda w=w: 0.1 * rng.standard_normal(w))
+                        for m, w in (("q", h * dk), ("k", kv * dk), ("v", kv * dk))]
+        tensors += [
                     mat("attn_output.weight", linear(d, h * dk)), norm("ffn_norm.weight"),
                     mat("ffn_gate.weight", linear(ff, d)), mat("ffn_up.weight", linear(ff, d)),
                     mat("ffn_down.weight", linear(d, ff))]

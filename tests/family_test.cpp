@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
+#include "model/families/gemma_settings.hpp"
 #include "cli/heatmap_job.hpp"
 #include "io/record_json.hpp"
 #include "support/test_support.hpp"
@@ -215,6 +216,16 @@ TEST_CASE("families: bad GGUF settings are named with the file and key", "[model
                                           metadata_entry("qwen2.attention.head_count_kv", 4, 3u));
     CHECK_THAT(config_error(path), Contains("qwen2.gguf") && Contains("qwen2.attention.head_count_kv 3 does not divide qwen2.attention.head_count 4"));
   }
+  SECTION("a window pattern: 0 makes every layer local, a negative one is refused") {
+    const std::string key = "gemma2.attention.sliding_window_pattern";
+    CHECK(family_gguf("gemma2-keys").config().sliding_window == std::vector<long>{5, 5, 0});  // period 3
+    CHECK(family_gguf("gemma2-keys").config().local_rope_theta == std::optional<double>(500.0));  // rope.freq_base_swa
+    const std::string all = patched_gguf(dir, "gemma2-keys", metadata_entry(key, 4, 3u), metadata_entry(key, 4, 0u));
+    CHECK(decoder_config_from_gguf(GgufFile(all)).sliding_window == std::vector<long>{5, 5, 5});
+    TempDir other;
+    const std::string negative = patched_gguf(other, "gemma2-keys", metadata_entry(key, 4, 3u), metadata_entry(key, 5, -2));
+    CHECK_THAT(config_error(negative), Contains("gemma2-keys.gguf") && Contains("metadata " + key) && Contains("-2"));
+  }
   SECTION("Gemma 3 without its window") {
     const std::string path = patched_gguf(dir, "gemma3", "gemma3.attention.sliding_window", "gemma3.attention.sliding_windoX");
     CHECK_THAT(config_error(path), Contains("gemma3.gguf") && Contains("missing metadata gemma3.attention.sliding_window"));
@@ -289,4 +300,21 @@ TEST_CASE("families: a window layer's title and dump say the window and the cap,
   nlohmann::json bad = nlohmann::json::parse(record_to_json(local));
   bad["sliding_window"] = 0;
   CHECK_THROWS_WITH(record_from_json(bad, "dump.json", warnings), Contains("dump.json") && Contains("/sliding_window"));
+}
+
+TEST_CASE("families: llama.cpp's Gemma scale is 1/sqrt(d_model / heads) for the 27B models only", "[model][families]") {
+  // llama-model.cpp: LLM_TYPE_27B (Gemma 2: 46 layers, Gemma 3: 62) uses n_embd / n_head, whose
+  // 4608 / 32 = 144 differs from head_dim 128; every other size uses 1/sqrt(head_dim).
+  DecoderConfig c;
+  c.d_model = 4608;
+  c.num_heads = 32;
+  c.d_k = 128;
+  for (const auto& [architecture, layers27b] : {std::pair<std::string, int>{"gemma2", 46}, {"gemma3", 62}}) {
+    INFO(architecture);
+    c.architecture = architecture;
+    c.num_layers = layers27b;
+    CHECK_THAT(gemma_gguf_scale(c), Catch::Matchers::WithinAbs(1.0 / 12.0, 1e-7));
+    c.num_layers = layers27b - 4;
+    CHECK_THAT(gemma_gguf_scale(c), Catch::Matchers::WithinAbs(1.0 / std::sqrt(128.0), 1e-7));
+  }
 }

@@ -223,9 +223,10 @@ section=$(
   echo "  per-head PNGs with the same matplotlib code as the single-layer peer."
   if [[ -f "$here/model_notes.md" ]]; then echo; cat "$here/model_notes.md"; fi
 )
+families=$(sed -n '/^## Decoder families/,$p' "$out" 2>/dev/null || true)  # family_run.sh's section, kept last
 if [[ -f "$out" ]] && grep -q '^## Whole models' "$out"; then
   sed -i '/^## Whole models/,$d' "$out"
 fi
-{ cat "$out" 2>/dev/null | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; echo; echo "$section"; } >"$out.new"
+{ cat "$out" 2>/dev/null | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; echo; echo "$section"; [[ -z "$families" ]] || { echo; echo "$families"; }; } >"$out.new"
 mv "$out.new" "$out"
 echo "$section"

@@ -70,9 +70,13 @@ void RolloutCollector::add(const AttentionBlock& block) {
                                                   std::to_string(block.layer) + " after " + std::to_string(rollout_.layers()) +
                                                   " layers; drop --layers");
   }
-  allowed_ = block.record.allowed();
+  const MaskMatrix layer_allowed = block.record.allowed();  // Â_l: a sliding window masks its own layer
   tokens_ = block.record.query_tokens;
-  rollout_.add_layer(mean_over_heads(block.record.weights), allowed_);
+  rollout_.add_layer(mean_over_heads(block.record.weights), layer_allowed);
+  // The picture of R_l masks what every layer masks (causal, padding), not the last layer's
+  // window: through earlier layers, flow reaches keys outside it.
+  const MaskMatrix outside = block.record.outside_window();
+  allowed_ = outside.size() == 0 ? layer_allowed : MaskMatrix(layer_allowed.cwiseMax(outside));
   const Eigen::MatrixXd& r = rollout_.current();
   last_rows_.push_back(r.row(r.rows() - 1));
   if (keep_json_) {

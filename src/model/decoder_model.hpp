@@ -1,6 +1,8 @@
-// A pre-norm decoder-only Transformer (LLaMA and its family: RMSNorm, RoPE, grouped-query
-// attention, SwiGLU) run from its real weights, layer by layer, handing each layer's
-// attention to a sink. The weights come from any WeightSource (a GGUF file, a safetensors
+// A pre-norm decoder-only Transformer (LLaMA: RMSNorm, RoPE, grouped-query attention, SwiGLU;
+// and the families of model/families/, whose differences — LayerNorm, post-norms, GeGLU/GELU,
+// fused tensors, QK-norm, learned positions, windows, soft-caps — its config's BlockTraits and
+// settings name) run from its real weights, layer by layer, handing each layer's attention to a
+// sink. The weights come from any WeightSource (a GGUF file, a safetensors
 // folder); the architecture's settings from a DecoderConfig. Every attention layer is the
 // engine's attention (cached_self_attention) on that layer's real input. Greedy decoding is
 // incremental: each layer's keys and values are kept, so a new token costs one row per layer.
@@ -27,7 +29,7 @@ namespace attnviz {
 /// blk.L.ffn_{gate,up,down}.weight, output_norm.weight, output.weight; a WeightSource maps its
 /// own names onto these.
 struct DecoderConfig {
-  std::string architecture;   ///< "llama"
+  std::string architecture;   ///< llama.cpp's name of the family: "llama", "qwen2", "gemma2"…
   std::string name;
   std::string file;           ///< the model file or folder, for messages
   int num_layers = 0;
@@ -169,8 +171,10 @@ class DecoderModel {
   Matrix embed(const std::vector<std::int32_t>& ids, long first_position) const;
   /// Layer l (pre-norm; Touvron et al. 2023) on the rows x [m, d_model] that follow the
   /// cache's positions, in place:
-  ///   x += Attention(RMSNorm(x)) over the cached positions and these rows;
-  ///   x += (SiLU(h·W_gate) ⊙ h·W_up)·W_down,  h = RMSNorm(x)   (SwiGLU, Shazeer 2020).
+  ///   x += [PostNorm](Attention(Norm(x))) over the cached positions and these rows;
+  ///   x += [PostNorm](FFN(Norm(x)))
+  /// with the family's Norm (RMSNorm, LayerNorm), FFN (SwiGLU, GeGLU, GELU; feed_forward) and
+  /// Gemma's post-norms when its BlockTraits say so.
   /// `layer` is attention_layer(l); allowed is [m, cache.size() + m]. Appends the rows' K, V to
   /// the cache and returns the attention (weights [m, n_k] per head). Throws InputError on
   /// float32 overflow.

@@ -1,7 +1,8 @@
 // From a GGUF file to a runnable decoder: the architecture's settings read from its metadata
 // (`<arch>.block_count`, `<arch>.attention.head_count`, …), and its tensors served to
-// DecoderModel straight from the mapping, decoded one at a time. Architectures: "llama"
-// (LLaMA 1/2/3, Mistral, TinyLlama, SmolLM…). Another one is a new config function here.
+// DecoderModel straight from the mapping, decoded one at a time. Architectures: those of
+// model/families/ (llama, qwen2, qwen3, gemma2, gemma3, phi3, gpt2): the common keys are read
+// here, the family's own (windows, caps, scales) by its gguf_settings.
 #pragma once
 
 #include <memory>
@@ -12,7 +13,7 @@
 
 namespace attnviz {
 
-/// Architectures this build runs, for messages: "llama".
+/// Architectures this build runs, for messages: "gemma2, gemma3, gpt2, llama, phi3, qwen2, qwen3".
 std::string supported_gguf_architectures();
 
 /// Reads the decoder settings of `file`'s general.architecture. Throws InputError naming the
