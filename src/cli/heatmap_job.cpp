@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "cli/picture_choices.hpp"
 #include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "core/counted.hpp"
@@ -24,11 +25,13 @@ namespace {
 // Below this largest weight, a fixed-scale picture uses less than a tenth of the colour map.
 constexpr float kFlatPictureWeight = 0.1f;
 
+// "layer" is "shared" said for a model run, whose every picture is one layer.
 ScaleMode scale_mode(const std::string& name) {
   if (name == "fixed") return ScaleMode::Fixed;
   if (name == "head") return ScaleMode::Head;
-  if (name == "shared") return ScaleMode::Shared;
-  throw UsageError::bad_option("--scale", "expected fixed, head or shared, got \"" + name + "\"");
+  if (name == "shared" || name == "layer") return ScaleMode::Shared;
+  if (name == "log") return ScaleMode::Log;
+  throw UsageError::bad_option("--scale", "expected fixed, head, layer, shared or log, got \"" + name + "\"");
 }
 
 // Longest model name shown in a title, in code points: a title must fit above the panels.
@@ -44,13 +47,40 @@ std::string shorten(const std::string& text, std::size_t max) {
 
 // One request for every image; per-head images reuse it with one panel. Requests borrow the
 // record's matrices (the caller keeps the record until the pictures are encoded).
+// --rows generated: the first query row drawn, the prompt's length (issue 23); else 0.
+int first_drawn_row(const AttentionRecord& record, const Options& options) {
+  if (options.rows != "generated") return 0;
+  return first_generated_row(record.prompt_length, static_cast<long>(record.query_tokens.size()),
+                             record.layer ? "layer " + std::to_string(*record.layer) : std::string("this run"));
+}
+
+// The panel of `weights` drawn: the matrix itself, or its rows from `first` on (a copy).
+SharedMatrix drawn_rows(const Matrix& weights, int first) {
+  return first == 0 ? borrow(weights) : share<Matrix>(weights.bottomRows(weights.rows() - first));
+}
+
+// The rows from `first` on of a [n_q] vector (empty stays empty).
+template <typename T>
+std::vector<T> from_row(const std::vector<T>& v, int first) {
+  return v.size() > static_cast<std::size_t>(first) ? std::vector<T>(v.begin() + first, v.end()) : v;
+}
+
 GridRequest base_request(const AttentionRecord& record, const SharedMask& allowed, const Options& options,
                          double memory_budget, const std::string& block) {
   GridRequest request;
-  request.query_tokens = record.query_tokens;
+  const int first = first_drawn_row(record, options);
+  request.query_tokens = from_row(record.query_tokens, first);
   request.key_tokens = record.key_tokens;
-  request.allowed = allowed;
-  request.query_mask = record.query_mask;
+  request.allowed = first == 0 ? allowed : share<MaskMatrix>(allowed->bottomRows(allowed->rows() - first));
+  request.query_mask = from_row(record.query_mask, first);
+  // With --generate a line marks the prompt's end; --rows generated shows only rows after it.
+  request.prompt_query_rows = first == 0 ? record.prompt_length : 0;
+  request.prompt_key_cols = record.prompt_length;
+  request.first_query_index = first;
+  if (first > 0) {
+    request.query_axis_title = "generated tokens (queries " + std::to_string(first) + "–" +
+                               std::to_string(record.query_tokens.size() - 1) + ")";
+  }
   if (record.mode == "cross") {
     // The two files' names when queries and keys came from two (SENTENCE and --source); a
     // model run's come from one model, which the title names already.
@@ -61,6 +91,7 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
   }
   request.figure_title = heatmap_figure_title(record, block);
   request.scale = scale_mode(options.scale);
+  request.exclude_sink = options.exclude_sink;
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols;
   request.max_size_px = options.max_size_px;
@@ -171,14 +202,19 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 
   const SharedMask allowed = share(record.allowed());
   GridRequest grid = base_request(record, allowed, options, memory_budget, block);
+  const int first = first_drawn_row(record, options);
   for (int h = 0; h < record.num_heads; ++h) {
-    grid.panels.push_back(borrow(record.weights[h]));
+    grid.panels.push_back(drawn_rows(record.weights[h], first));
     grid.panel_titles.push_back(panel_title(record, block, h));
   }
   GridRequest single = base_request(record, allowed, options, memory_budget, block);
   single.cols = 1;
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
-  if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, *allowed, grid.scale).front();
+  if (single.scale == ScaleMode::Shared) {
+    const MaskMatrix& cells = *grid.allowed;
+    const MaskMatrix range_cells = options.exclude_sink ? without_sink(cells, cells.rows(), cells.cols()) : cells;
+    single.range = panel_ranges(grid.panels, range_cells, grid.scale).front();
+  }
 
   const int workers = png_workers(options.threads, static_cast<std::size_t>(record.num_heads) + 1);
   std::string note;
@@ -186,9 +222,10 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   grid.memory_note = single.memory_note = note;
 
   // Grid first: it is the largest picture (started first, issue 7) and its warnings come first.
+  const std::vector<SharedMatrix> panels = grid.panels;
   std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};
   for (int h = 0; h < record.num_heads; ++h) {
-    single.panels = {borrow(record.weights[h])};
+    single.panels = {panels[static_cast<std::size_t>(h)]};
     single.panel_titles = {panel_title(record, block, h)};
     jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
   }
@@ -223,8 +260,9 @@ ReportView heatmap_report_view(const AttentionRecord& record, const Options& opt
   const FontSet fonts = picture_fonts(options);
   GridRequest grid = base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity(), block);
   std::vector<std::string> names;
+  const int first = first_drawn_row(record, options);
   for (int h = 0; h < record.num_heads; ++h) {
-    grid.panels.push_back(borrow(record.weights[h]));
+    grid.panels.push_back(drawn_rows(record.weights[h], first));
     grid.panel_titles.push_back(panel_title(record, block, h));
     names.push_back(head_name(record, block, h));
   }

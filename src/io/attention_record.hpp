@@ -38,6 +38,8 @@ struct AttentionRecord {
   std::vector<Matrix> head_outputs;      ///< num_heads × [n_q, d_v]; optional
   Matrix output;                         ///< [n_q, d_out] after W_O; optional
   std::vector<std::string> inputs;       ///< the files this came from
+  int prompt_length = 0;                 ///< --generate: the prompt's tokens (BOS counted); queries and
+                                         ///< keys from here on were generated. 0 = nothing generated
 
   /// The allowed-pairs mask implied by key_mask and causal: [n_q, n_k].
   MaskMatrix allowed() const;

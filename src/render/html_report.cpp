@@ -18,8 +18,9 @@ namespace {
 constexpr int kColormapEntries = 256;     // matplotlib's tables, as Colormap::at looks them up
 constexpr double kU16Steps = 65535.0;     // 16-bit storage: q = round((v − lo) / (hi − lo) · 65535)
 
+// [vmin, vmax], or [vmin, vmax, 1] for a log10 range (the page's position() reads the flag).
 std::string number_pair(const ValueRange& range) {
-  return "[" + script_json_number(range.vmin) + "," + script_json_number(range.vmax) + "]";
+  return "[" + script_json_number(range.vmin) + "," + script_json_number(range.vmax) + (range.log10 ? ",1]" : "]");
 }
 
 // Little-endian bytes of each value, whatever the host's order.

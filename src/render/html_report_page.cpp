@@ -98,6 +98,7 @@ const char* const kReportScript = R"page("use strict";
   function position(range, value) {
     const lo = range[0], hi = range[1];
     if (!(hi > lo)) return 0.5;
+    if (range[2]) return Math.min(1, Math.max(0, (Math.log10(Math.max(value, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))));
     return Math.min(1, Math.max(0, (value - lo) / (hi - lo)));
   }
   function entry(t) { return Number.isNaN(t) ? 0 : Math.min(Math.floor(t * TABLE_ENTRIES), TABLE_ENTRIES - 1); }
@@ -286,7 +287,7 @@ const char* const kReportScript = R"page("use strict";
     const image = context.createImageData(18, h);
     for (let y = 0; y < h; y++) {
       const t = 1 - (y + 0.5) / h;
-      const e = 3 * entry(position(bar.range, bar.range[0] + t * (bar.range[1] - bar.range[0])));
+      const e = 3 * entry(bar.range[1] > bar.range[0] ? t : 0.5);  // position(value_at_position(t)) = t
       for (let x = 0; x < 18; x++) {
         const o = 4 * (y * 18 + x);
         image.data[o] = table[e]; image.data[o + 1] = table[e + 1]; image.data[o + 2] = table[e + 2]; image.data[o + 3] = 255;
