@@ -223,7 +223,9 @@ add_test(NAME html_report_browser
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_test.py $<TARGET_FILE:attnviz>)
 add_test(NAME html_report_firefox
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/firefox_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(html_report_browser html_report_firefox PROPERTIES TIMEOUT 300)
+add_test(NAME html_report_views
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/views_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(html_report_browser html_report_firefox html_report_views PROPERTIES TIMEOUT 300)
 attnviz_bad_run(cli_format_unknown "attnviz: error: .*--format.*expected png, svg or html.*png,pdf"
   heatmaps ${ATTNVIZ_USE_LITE} --format png,pdf -o ${ATTNVIZ_CLI_OUT}/format_unknown)
 attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice"

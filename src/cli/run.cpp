@@ -190,6 +190,7 @@ void add_model_report(const ModelRunInfo& info, ReportPage& page, const Options&
   if (!wants_format(options, "html")) return;
   page.title = model_report_title(info, page.views.size());
   page.layered = true;
+  if (info.source_tokens.empty() && info.prompt_length < static_cast<int>(info.tokens.size())) page.prompt_length = info.prompt_length;
   files.add(report_path(options), html_report(page));
 }
 

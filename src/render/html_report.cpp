@@ -8,6 +8,7 @@
 #include "render/base64.hpp"
 #include "render/colormap.hpp"
 #include "render/html_report_page.hpp"
+#include "render/html_report_views.hpp"
 #include "render/script_json.hpp"
 #include "render/svg_document.hpp"
 
@@ -77,6 +78,8 @@ std::string view_json(const ReportView& view, bool compact) {
   const std::string allowed(view.allowed.begin(), view.allowed.end());
   json += std::string(",\"symmetric\":") + (view.symmetric ? "true" : "false");
   json += ",\"allowed\":" + (view.allowed.empty() ? std::string("null") : "\"" + base64_encode(allowed) + "\"");
+  json += ",\"promptRows\":" + std::to_string(view.prompt_rows) + ",\"promptCols\":" + std::to_string(view.prompt_cols) +
+          ",\"firstQuery\":" + std::to_string(view.first_query) + ",\"excludeSink\":" + (view.exclude_sink ? "true" : "false");
   json += "," + (compact ? u16_values(view.values) : float32_values(view.values));
   return json + "}";
 }
@@ -100,7 +103,8 @@ std::string colormaps_json(const std::vector<ReportView>& views) {
 
 std::string page_json(const ReportPage& page, bool compact) {
   std::string json = "{\"format\":\"attnviz.report\",\"version\":1,\"title\":" + script_json_string(page.title) +
-                     ",\"layered\":" + (page.layered ? "true" : "false") + ",\"colormaps\":" + colormaps_json(page.views) +
+                     ",\"layered\":" + (page.layered ? "true" : "false") +
+                     ",\"promptLength\":" + std::to_string(page.prompt_length) + ",\"colormaps\":" + colormaps_json(page.views) +
                      ",\"views\":[";
   for (std::size_t v = 0; v < page.views.size(); ++v) json += (v == 0 ? "" : ",") + view_json(page.views[v], compact);
   return json + "]}";
@@ -131,6 +135,10 @@ ReportView report_view(const GridRequest& request, const FontSet& fonts, std::st
   view.colorbar_label = request.colorbar_label;
   view.cmap = request.cmap;
   view.symmetric = request.scale == ScaleMode::Symmetric;
+  view.prompt_rows = request.prompt_query_rows;
+  view.prompt_cols = request.prompt_key_cols;
+  view.first_query = request.first_query_index;
+  view.exclude_sink = request.exclude_sink;
   const bool masked = request.allowed && request.allowed->size() != 0 && (request.allowed->array() == 0).any();
   const Eigen::Index n_q = static_cast<Eigen::Index>(request.query_tokens.size());
   const Eigen::Index n_k = static_cast<Eigen::Index>(request.key_tokens.size());
@@ -154,8 +162,8 @@ std::string html_report(const ReportPage& page) {
   for (const ReportView& view : page.views) stored += static_cast<double>(view.values.size());
   const bool compact = stored > kMaxExactReportValues;
   return std::string(kReportHead) + "<title>" + xml_text(page.title) + "</title>\n<style>\n" + kReportCss +
-         "</style>\n</head>\n<body>\n" + kReportBody + "<script type=\"application/json\" id=\"attnviz-data\">" +
-         page_json(page, compact) + "</script>\n<script>\n" + kReportScript + "</script>\n</body>\n</html>\n";
+         kReportViewsCss + "</style>\n</head>\n<body>\n" + kReportBody + kReportViewsBody + "<script type=\"application/json\" id=\"attnviz-data\">" +
+         page_json(page, compact) + "</script>\n<script>\n" + kReportScript + kReportViewsScript + "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace attnviz

@@ -40,6 +40,9 @@ struct ReportView {
   std::vector<std::uint8_t> allowed;         ///< [n_q · n_k] row-major, 1 = allowed; empty = all
   std::vector<float> values;                 ///< the allowed cells of each panel, panel by panel,
                                              ///< row-major: exactly the record's float32 weights
+  int prompt_rows = 0, prompt_cols = 0;      ///< GridRequest's prompt marks (0 = none)
+  int first_query = 0;                       ///< position of query row 0 (--rows generated)
+  bool exclude_sink = false;                 ///< ranges leave key 0 out: the page marks it
 };
 
 /// The view of what `request` draws: labels, titles, ranges and colour bar from layout_grid()
@@ -54,6 +57,8 @@ struct ReportPage {
   std::string title;
   std::vector<ReportView> views;
   bool layered = false;
+  int prompt_length = 0;  ///< --generate: tokens from here on were generated (the text panel marks
+                          ///< them); 0 = nothing generated
 };
 
 /// The whole HTML file. Data go into <script type="application/json"> with '<', '>', '&' and

@@ -72,6 +72,7 @@ const char* const kReportScript = R"page("use strict";
   const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256, MIN_LABEL_SPACING_PX = 4;
   const $ = (id) => document.getElementById(id);
   const state = { view: 0, head: 0, maps: [] };
+  const hooks = [];  // called after each showHead (html_report_views.cpp: head view, text panel)
 
   function element(tag, className, text) {
     const e = document.createElement(tag);
@@ -243,7 +244,8 @@ const char* const kReportScript = R"page("use strict";
     const stride = labelStride(map);
     const half = map.cellPx / 2;
     for (let i = 0; i < view.queryLabels.length; i += stride) {
-      const label = element("span", "label", stride > 1 ? "#" + i + " " + view.queryLabels[i] : view.queryLabels[i]);
+      const indexed = stride > 1 || view.firstQuery > 0;  // as drawn_query_label (head_grid.hpp)
+      const label = element("span", "label", indexed ? "#" + (view.firstQuery + i) + " " + view.queryLabels[i] : view.queryLabels[i]);
       label.dataset.query = i;
       label.style.top = (Math.floor(i / map.block) * map.cellPx + half - 7) + "px";
       label.addEventListener("mouseenter", () => highlight("q", i));
@@ -359,6 +361,7 @@ const char* const kReportScript = R"page("use strict";
     document.body.dataset.view = state.view;
     document.body.dataset.head = p;
     markOverview();
+    for (const hook of hooks) hook();
   }
 
   function markOverview() {
@@ -428,6 +431,9 @@ const char* const kReportScript = R"page("use strict";
   }
 
   setup();
+  window.attnvizCore = { data: data, state: state, hooks: hooks, decode: decode, showView: showView, showHead: showHead,
+                         highlight: highlight, unhighlight: unhighlight, element: element, formatValue: formatValue,
+                         drawCells: drawCells, geometry: geometry, OVERVIEW_PX: OVERVIEW_PX };
 })();
 )page";
 

@@ -203,7 +203,9 @@ def model_report(browser, attnviz, out):
     # outlines column 12.
     for axis, index, prop in (("query", 6, "top"), ("key", 12, "left")):
         centre = page.b.evaluate(f"""(() => {{
-          const r = document.querySelector('.label[data-{axis}="{index}"]').getBoundingClientRect();
+          const label = document.querySelector('.label[data-{axis}="{index}"]');
+          label.scrollIntoView({{block: "center"}});  // below the fold once the page grew (issue 23)
+          const r = label.getBoundingClientRect();
           return [r.left + r.width / 2, r.top + r.height / 2]; }})()""")
         page.hover(*centre)
         outlines = page.b.evaluate(f"""[...document.querySelectorAll('.hl')].map(h =>
@@ -211,6 +213,7 @@ def model_report(browser, attnviz, out):
         assert len(outlines) == heads + 1, outlines
         for display, at, cell in outlines:
             assert display == "block" and at == index * cell, (axis, outlines)
+    page.b.evaluate("window.scrollTo(0, 0)")
     page.hover(1, 1)
 
     compared = compare_screenshot(page, os.path.join(folder, "layer_4", "head_7.png"),
