@@ -101,12 +101,21 @@ std::string colormaps_json(const std::vector<ReportView>& views) {
   return json + "}";
 }
 
+std::string table_json(const TextTable& table) {
+  std::string rows;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) rows += (r == 0 ? "" : ",") + script_json_strings(table.rows[r]);
+  return "{\"title\":" + script_json_string(table.title) + ",\"header\":" + script_json_strings(table.header) +
+         ",\"rows\":[" + rows + "],\"note\":" + script_json_string(table.note) + "}";
+}
+
 std::string page_json(const ReportPage& page, bool compact) {
   std::string json = "{\"format\":\"attnviz.report\",\"version\":1,\"title\":" + script_json_string(page.title) +
                      ",\"layered\":" + (page.layered ? "true" : "false") +
                      ",\"promptLength\":" + std::to_string(page.prompt_length) + ",\"colormaps\":" + colormaps_json(page.views) +
                      ",\"views\":[";
   for (std::size_t v = 0; v < page.views.size(); ++v) json += (v == 0 ? "" : ",") + view_json(page.views[v], compact);
+  json += "],\"tables\":[";
+  for (std::size_t t = 0; t < page.tables.size(); ++t) json += (t == 0 ? "" : ",") + table_json(page.tables[t]);
   return json + "]}";
 }
 

@@ -11,6 +11,7 @@
 #include "render/color_scale.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
+#include "render/text_table.hpp"
 
 namespace attnviz {
 
@@ -59,6 +60,7 @@ struct ReportPage {
   bool layered = false;
   int prompt_length = 0;  ///< --generate: tokens from here on were generated (the text panel marks
                           ///< them); 0 = nothing generated
+  std::vector<TextTable> tables = {};  ///< shown as HTML tables below the views (compare's statistics)
 };
 
 /// The whole HTML file. Data go into <script type="application/json"> with '<', '>', '&' and

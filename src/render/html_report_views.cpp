@@ -25,12 +25,16 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 #text span { user-select: none; cursor: pointer; border-radius: 3px; }
 #text span:hover, #text span.selected { background: #ffd8d8; }
 #text .generated { border-bottom: 2px solid #1f5fa8; }
+#tables-view table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
+#tables-view th, #tables-view td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #ddd; }
+#tables-view td:first-child, #tables-view th:first-child { text-align: left; }
 .mark { position: absolute; background: #d62728; pointer-events: none; }
 )page";
 
 const char* const kReportViewsBody = R"page(<nav id="tabs" aria-label="views"><a href="#heads" data-tab="heads">head view</a><a href="#model" data-tab="model">model view</a><a href="#matrix" data-tab="matrix">matrix view</a><a href="#text" data-tab="text">text</a><a href="#all" data-tab="all">all</a></nav>
 <section id="heads-view" class="pane"><h2>head view: lines from each query token (left) to the keys it attends to (right), opacity = weight</h2>
 <div id="head-toggles"></div><p id="head-note"></p><div id="head-columns"><div class="tokcol" id="hq"></div><svg id="head-lines" width="240" height="0"></svg><div class="tokcol" id="hk"></div></div></section>
+<section id="tables-view" hidden></section>
 <section id="text-view" class="pane"><h2>text (click a token to select it in every view)</h2><p id="text"></p></section>
 <span id="search-box"><label>find a token <input id="search" type="search" size="14"></label> <span id="search-note"></span></span>
 )page";
@@ -257,7 +261,40 @@ const char* const kReportViewsScript = R"page((function () {
     });
   }
 
+  // Tables the run computed (compare's statistics), as text: what the PNG draws as an image.
+  function tables() {
+    const box = $("tables-view");
+    for (const t of data.tables || []) {
+      box.hidden = false;
+      const table = element("table");
+      if (t.title) table.append(element("caption", "", t.title));
+      const head = element("tr");
+      for (const h of t.header) head.append(element("th", "", h));
+      table.append(head);
+      for (const r of t.rows) {
+        const row = element("tr");
+        for (const c of r) row.append(element("td", "", c));
+        table.append(row);
+      }
+      box.append(table);
+      if (t.note) box.append(element("p", "", t.note));
+    }
+  }
+
+  // The legend's lines for the marks, as grid_marks.cpp words them.
+  function legend() {
+    const v = view(), lines = [];
+    const prompt = Math.max(v.promptRows, v.promptCols);
+    if (prompt > 0) lines.push("red line" + (v.promptRows > 0 && v.promptCols > 0 ? "s" : "") + ": the prompt ends after token " + (prompt - 1) +
+      "; " + (v.promptRows > 0 ? "rows below" : "") + (v.promptRows > 0 && v.promptCols > 0 ? " and " : "") +
+      (v.promptCols > 0 ? "columns right of it" : "") + " are generated tokens");
+    if (v.excludeSink) lines.push("red bar over key 0: the sink column; it and queries 0\u20133 are left out of the colour range, so key 0 is drawn clipped at its top (--exclude-sink)");
+    for (const old of document.querySelectorAll("#legend .marks")) old.remove();
+    for (const line of lines) $("legend").append(element("div", "marks", line));
+  }
+
   function setup() {
+    tables();
     heads.visible = new Set(view().panels.map((_, h) => h));
     document.querySelector("#thumbs").closest("section").id = "model-view";
     document.querySelector("#large").closest("section").id = "matrix-view";
@@ -270,12 +307,14 @@ const char* const kReportViewsScript = R"page((function () {
       drawHeadView();
       drawText();
       marks();
+      legend();
     });
     $("controls").append($("tabs"), $("search-box"));  // one line: no view moves down
     meanColumn();
     window.addEventListener("hashchange", follow);
     follow();
     marks();
+    legend();
     window.attnvizViews = {
       visible: () => [...heads.visible].sort((a, b) => a - b),
       selected: () => [...heads.selected].sort((a, b) => a - b),

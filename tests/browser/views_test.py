@@ -18,7 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cdp import Browser  # noqa: E402
-from report_test import MODEL, Page, float32, run  # noqa: E402
+from report_test import MODEL, Page, float32, new_page, run  # noqa: E402
 
 PROMPT = "Once upon a time"
 GENERATE = 27  # 32 tokens: BOS, 4 prompt tokens, 27 generated
@@ -138,7 +138,26 @@ def main():
             assert note.startswith("1 of ") and f"#{index} \u2581Lily" in note, note
             marks = page.b.evaluate("document.querySelectorAll('#large .mark').length")
             assert marks == 2, f"the prompt's end: a line across rows and one across columns, got {marks}"
+            legend = page.b.evaluate("[...document.querySelectorAll('#legend .marks')].map(d => d.textContent)")
+            assert legend == ["red lines: the prompt ends after token 4; rows below and columns right of it are "
+                              "generated tokens"], legend
             screenshot(page, "matrix.png")
+            page.check_quiet()
+
+            # compare --format html: its statistics table as text, the numbers --stats writes.
+            stats = os.path.join(out, "stats.csv")
+            run(attnviz, "compare", os.path.join(os.path.dirname(MODEL), "layer0.json"), "--causal", "--heads", "3,1",
+                "--format", "html", "-o", os.path.join(out, "compare.png"), "--stats", stats)
+            new_page(browser)
+            page = Page(browser, os.path.join(out, "compare.html"))
+            table = page.b.evaluate("""[...document.querySelectorAll('#tables-view tr')].map(r =>
+              [...r.children].map(c => c.textContent))""")
+            with open(stats, encoding="utf-8") as f:
+                csv_rows = [line.rstrip("\n").split(",") for line in f]
+            assert len(table) == 3 and table[0][0] == "head" and [row[0] for row in table[1:]] == ["L0H3", "L0H1"], table
+            for shown, saved in zip(table[1:], csv_rows[1:]):
+                assert [float(x) for x in shown[1:]] == [round(float(x), 3) for x in saved[1:10]], (shown, saved)
+            screenshot(page, "compare.png")
             page.check_quiet()
             print(f"views: {len(layers)} layers x {heads} heads x {n} tokens; deep links, hover lines, "
                   "selection, text panel and search checked")
