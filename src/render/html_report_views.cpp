@@ -45,7 +45,8 @@ const char* const kReportViewsScript = R"page((function () {
   const core = window.attnvizCore, data = core.data, state = core.state, element = core.element;
   const $ = (id) => document.getElementById(id);
   const TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-  const ROW_PX = 16, LINES_PX = 240, SVG = "http://www.w3.org/2000/svg";
+  const ROW_PX = 16, LINES_PX = 240;
+  const SVG = $("head-lines").namespaceURI;  // the SVG namespace, without a URL in the page
   const heads = { visible: new Set(), selected: new Set(), hover: null };
 
   function headColour(h) { return h < TAB10.length ? TAB10[h] : "hsl(" + Math.round((h * 137.5) % 360) + ",65%,45%)"; }
