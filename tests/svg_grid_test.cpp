@@ -133,3 +133,21 @@ TEST_CASE("svg_document: stacks pictures centred and keeps text valid XML", "[re
   CHECK(xml_text("\x01x\xff") == "\xef\xbf\xbdx\xef\xbf\xbd");
   CHECK(svg_colour(Rgb{68, 1, 84}) == "#440154");
 }
+
+// Issue 23: --scale log colours a cell by log10 of its weight over 1e-4..1, as the PNG does.
+TEST_CASE("svg_grid: --scale log colours a weight of 0.01 with the middle of the map", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"a", "b"};
+  Matrix w(2, 2);
+  w << 0.01f, 1e-6f, 1.0f, 0.01f;
+  request.panels = {share(w)};
+  request.scale = ScaleMode::Log;
+  const std::string svg = svg_document({grid_svg(request, fonts(), "g")});
+  const std::vector<std::smatch> found = cells(svg);
+  REQUIRE(found.size() == 4);
+  const Colormap& viridis = colormap_by_name("viridis");
+  CHECK(found[0][6] == svg_colour(viridis.at(color_position({kLogFloor, 1, true}, 0.01f))));
+  CHECK(found[1][6] == svg_colour(viridis.at(0.0)));
+  CHECK(found[2][6] == svg_colour(viridis.at(1.0)));
+  CHECK_THAT(svg, Catch::Contains("log\u2081\u2080 scale, floor 0.0001"));
+}
