@@ -70,7 +70,7 @@ TEST_CASE("model pictures: every picture of heatmaps --model --rollout honours -
 
 // Issue 23: on a 479-token text rollout.png was 3962 × 4224 px, and once squeezed in, its strip
 // of layers became an unlabelled 3836 × 44 px thumbnail. Every picture of a long run fits.
-TEST_CASE("model pictures: at 479 tokens overview.png and rollout.png fit --max-size with labelled strips", "[model][overview][cli]") {
+TEST_CASE("model pictures: at 479 tokens overview.png, rollout.png and compare fit --max-size, small parts labelled", "[model][overview][cli]") {
   std::string text;
   for (int i = 0; i < 11; ++i) {
     text += "Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. "
@@ -95,6 +95,19 @@ TEST_CASE("model pictures: at 479 tokens overview.png and rollout.png fit --max-
     }
     CHECK_THAT(r.err, !Contains("rollout.png: the grid of 1 head is drawn as a"));
   }
+  // compare's divergence matrix (2 × 2) kept its labels beside the 479-token maps: it was shrunk
+  // with them to a 100 × 100 px thumbnail.
+  test::TempDir dir;
+  Options compare = model_options(Command::Compare, dir.file("compare.png"));
+  compare.text = text;
+  compare.layer_heads = {{0, 1, ""}, {4, 2, ""}};
+  const RunResult r = run_with(compare);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  const auto [width, height] = test::png_size(dir.file("compare.png"));
+  CHECK(width <= 4096);
+  CHECK(height <= 4096);
+  CHECK_THAT(r.err, !Contains("thumbnail"));
 }
 
 TEST_CASE("model pictures: dump --rollout holds R for every layer, rows summing to 1", "[model][rollout][cli]") {
