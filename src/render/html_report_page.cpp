@@ -71,7 +71,7 @@ const char* const kReportScript = R"page("use strict";
   const LARGE_PX = 640, THUMB_PX = 160, OVERVIEW_PX = 48, MAX_CELL_PX = 32, LABEL_PITCH_PX = 14;
   const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256, MIN_LABEL_SPACING_PX = 4;
   const $ = (id) => document.getElementById(id);
-  const state = { view: 0, head: 0, maps: [] };
+  const state = { view: 0, head: 0, maps: [], zoom: 1 };  // zoom: the large map's scale (html_report_views.cpp)
   const hooks = [];  // called after each showHead (html_report_views.cpp: head view, text panel)
 
   function element(tag, className, text) {
@@ -165,14 +165,14 @@ const char* const kReportScript = R"page("use strict";
   }
 
   // Cell size and block for a map of at most side px.
-  function geometry(view, side) {
+  function geometry(view, side, maxCellPx = MAX_CELL_PX) {
     const n = Math.max(view.queryTokens.length, view.keyTokens.length);
     if (n > side) return { cellPx: 1, block: Math.ceil(n / side) };
-    return { cellPx: Math.max(1, Math.min(MAX_CELL_PX, Math.floor(side / n))), block: 1 };
+    return { cellPx: Math.max(1, Math.min(maxCellPx, Math.floor(side / n))), block: 1 };
   }
 
-  function makeCells(view, p, side) {
-    const g = geometry(view, side);
+  function makeCells(view, p, side, maxCellPx) {
+    const g = geometry(view, side, maxCellPx);
     const box = element("div", "cellbox");
     const canvas = element("canvas");
     drawCells(canvas, view, p, g.cellPx, g.block);
@@ -237,7 +237,7 @@ const char* const kReportScript = R"page("use strict";
   function labelStride(map) { return Math.max(1, Math.ceil(LABEL_PITCH_PX / map.cellPx)) * map.block; }
 
   function largeMap(view, p) {
-    const map = makeCells(view, p, LARGE_PX);
+    const map = makeCells(view, p, LARGE_PX * state.zoom, MAX_CELL_PX * state.zoom);
     const root = element("div", "map");
     const qbox = element("div", "qlabels"), kbox = element("div", "klabels");
     root.append(element("div", "qaxis", view.queryAxis), qbox, map.box, kbox, element("div", "kaxis", view.keyAxis));

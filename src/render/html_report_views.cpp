@@ -4,6 +4,9 @@ namespace attnviz {
 
 const char* const kReportViewsCss = R"page(#tabs, #search-box { display: inline; font-size: 14px; margin-left: 24px; }
 #search-box input { font-size: 13px; }
+#zoom { margin-left: 16px; }
+#large { max-width: calc(100vw - 240px); max-height: 92vh; overflow: auto; }
+#large.zoomed { cursor: grab; }
 #tabs a { margin-right: 14px; color: #1f5fa8; text-decoration: none; }
 #tabs a.current { font-weight: bold; color: #222; border-bottom: 2px solid #d62728; }
 body[data-only] .pane { display: none; }
@@ -36,7 +39,7 @@ const char* const kReportViewsBody = R"page(<nav id="tabs" aria-label="views"><a
 <div id="head-toggles"></div><p id="head-note"></p><div id="head-columns"><div class="tokcol" id="hq"></div><svg id="head-lines" width="240" height="0"></svg><div class="tokcol" id="hk"></div></div></section>
 <section id="tables-view" hidden></section>
 <section id="text-view" class="pane"><h2>text (click a token to select it in every view)</h2><p id="text"></p></section>
-<span id="search-box"><label>find a token <input id="search" type="search" size="14"></label> <span id="search-note"></span></span>
+<span id="search-box"><label>find a token <input id="search" type="search" size="14"></label> <span id="search-note"></span><span id="zoom">zoom <button id="zoom-out">−</button> <span id="zoom-level">1×</span> <button id="zoom-in">+</button></span></span>
 )page";
 
 // Head colours: matplotlib's tab10, then evenly spaced hues.
@@ -294,8 +297,40 @@ const char* const kReportViewsScript = R"page((function () {
     for (const line of lines) $("legend").append(element("div", "marks", line));
   }
 
+  // Zoom: the large map drawn at 1, 2, 4 … 16 times its size (finer blocks for long texts, bigger
+  // cells for short ones) in a scrolling box; dragging the map pans it.
+  const MAX_ZOOM = 16;
+  function zoom(factor) {
+    const next = Math.min(MAX_ZOOM, Math.max(1, state.zoom * factor));
+    if (next === state.zoom) return;
+    state.zoom = next;
+    $("zoom-level").textContent = next + "\u00d7";
+    $("large").classList.toggle("zoomed", next > 1);
+    refitting = true;
+    core.showHead(state.head);
+    refitting = false;
+  }
+  function panning() {
+    const box = $("large");
+    let from = null;
+    box.addEventListener("mousedown", (event) => {
+      if (state.zoom === 1 || event.button !== 0) return;
+      from = { x: event.clientX, y: event.clientY, left: box.scrollLeft, top: box.scrollTop };
+      event.preventDefault();
+    });
+    window.addEventListener("mousemove", (event) => {
+      if (from === null) return;
+      box.scrollLeft = from.left - (event.clientX - from.x);
+      box.scrollTop = from.top - (event.clientY - from.y);
+    });
+    window.addEventListener("mouseup", () => { from = null; });
+  }
+
   function setup() {
     tables();
+    $("zoom-in").addEventListener("click", () => zoom(2));
+    $("zoom-out").addEventListener("click", () => zoom(0.5));
+    panning();
     heads.visible = new Set(view().panels.map((_, h) => h));
     document.querySelector("#thumbs").closest("section").id = "model-view";
     document.querySelector("#large").closest("section").id = "matrix-view";

@@ -138,6 +138,20 @@ def main():
             assert note.startswith("1 of ") and f"#{index} \u2581Lily" in note, note
             marks = page.b.evaluate("document.querySelectorAll('#large .mark').length")
             assert marks == 2, f"the prompt's end: a line across rows and one across columns, got {marks}"
+            width = page.b.evaluate("document.querySelector('#large canvas').width")
+            page.click("#zoom-in")
+            page.click("#zoom-in")
+            zoomed = page.b.evaluate("""(() => { const c = document.querySelector('#large canvas'), box = document.getElementById('large');
+              return [c.width, box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight,
+                      document.getElementById('zoom-level').textContent]; })()""")
+            assert zoomed == [4 * width, True, "4×"], (width, zoomed)
+            page.b.evaluate("document.getElementById('large').scrollTo(600, 600)")
+            tip = page.hover_cell(20, 9, n, n)
+            assert tip["query"] == f"query 20 “{layers[2]['query_tokens'][20]}”", tip
+            assert float(tip["value"].rpartition(" ")[2]) == float("%.4g" % float32(layers[2]["weights"][6][20][9])), tip
+            page.click("#zoom-out")
+            page.click("#zoom-out")
+            assert page.b.evaluate("document.querySelector('#large canvas').width") == width
             legend = page.b.evaluate("[...document.querySelectorAll('#legend .marks')].map(d => d.textContent)")
             assert legend == ["red lines: the prompt ends after token 4; rows below and columns right of it are "
                               "generated tokens"], legend
