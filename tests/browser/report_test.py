@@ -265,6 +265,10 @@ def long_report(browser, attnviz, out):
     assert "16-bit steps" in note, note
     box = page.large_map()
     assert box["width"] == 365, box  # 730 tokens in blocks of 2, one pixel each
+    # A thinned axis labels each token with its position (issue 23): "#28 t28".
+    labels = page.b.evaluate("[...document.querySelectorAll('#large .qlabels .label')].map(l => l.textContent)")
+    stride = int(labels[1].split()[0][1:])
+    assert stride > 1 and labels[:3] == [f"#{k * stride} t{k * stride}" for k in range(3)], labels[:3]
     half_step = 0.5 / 65535  # this run's weights span about 0..1
     for bi, bj in ((0, 0), (100, 37), (364, 364)):
         page.hover(box["x"] + bj + 0.5, box["y"] + bi + 0.5)
