@@ -346,7 +346,7 @@ attnviz_expect(cli_rows_generated_without_generate 1
   "^attnviz: error: --rows: generated draws the rows of generated tokens: it needs --model with --generate N \\(N > 0\\), or render of a dump of such a run$"
   heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Lily" --rows generated -o ${ATTNVIZ_CLI_OUT}/never_written)
 attnviz_expect(cli_rows_generated_render_no_continuation 1
-  "^attnviz: error: --rows: generated: this run has no generated tokens \\(made without --generate N\\); use --rows all$"
+  "^attnviz: error: --rows: generated: this run has no generated tokens \\(made without --generate N, or the model stopped at once\\); use --rows all$"
   render ${ATTNVIZ_FIXTURES}/one_head.json --rows generated -o ${ATTNVIZ_CLI_OUT}/never_written)
 attnviz_expect(cli_scale_unknown 105 "^attnviz: error: --scale: bogus not in \\{fixed,head,layer,shared,log\\}"
   heatmaps ${ATTNVIZ_USE_LITE} --scale bogus -o ${ATTNVIZ_CLI_OUT}/never_written)

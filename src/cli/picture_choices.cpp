@@ -25,8 +25,8 @@ void check_picture_choices(const Options& options) {
 
 int first_generated_row(int prompt_length, long n_q, const std::string& what) {
   if (prompt_length <= 0 || prompt_length >= n_q) {
-    throw UsageError::bad_option("--rows", "generated: " + what + " has no generated tokens (made without --generate N); "
-                                           "use --rows all");
+    throw UsageError::bad_option("--rows", "generated: " + what + " has no generated tokens (made without --generate N, or the "
+                                           "model stopped at once); use --rows all");
   }
   return prompt_length;
 }
