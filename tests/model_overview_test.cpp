@@ -385,3 +385,31 @@ TEST_CASE("model pictures: --rollout on an encoder-decoder is refused for what i
                  "encoder-decoder model has an encoder, a decoder and cross-attention between them\n");
   CHECK_FALSE(std::filesystem::exists(dir.file("pictures")));
 }
+
+// Issue 23: render of a dump made with --generate draws only the continuation's rows with
+// --rows generated (the dump's prompt_length says where they start), into PNG and HTML.
+TEST_CASE("model pictures: render --rows generated of a dump with a continuation", "[model][cli]") {
+  test::TempDir dir;
+  Options dump = model_options(Command::Dump, dir.file("dump.json"));
+  dump.text = "Once upon a time";
+  dump.generate = 6;
+  dump.layers = "0";
+  REQUIRE(run_with(dump).code == kExitOk);
+  const nlohmann::json json = nlohmann::json::parse(test::read_file(dir.file("dump.json")));
+  const int prompt = json.at("prompt_length").get<int>();
+  REQUIRE(prompt == 5);
+  Options render = render_options(dir.file("dump.json"), dir.file("pictures"));
+  render.rows = "generated";
+  render.formats = {"png", "html"};
+  const RunResult r = run_with(render);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  const std::string page = test::read_file(dir.file("pictures/index.html"));
+  CHECK_THAT(page, Contains("\"firstQuery\":5"));
+  CHECK_THAT(page, Contains("\"promptLength\":5"));
+  const int generated_rows_height = test::png_size(dir.file("pictures/layer_0/head_0.png")).second;
+  render.rows = "all";
+  render.output = dir.file("all");
+  REQUIRE(run_with(render).code == kExitOk);
+  CHECK(generated_rows_height < test::png_size(dir.file("all/layer_0/head_0.png")).second);  // 6 rows, not 11
+}
