@@ -341,6 +341,13 @@ TEST_CASE("head_grid: 600 tokens fit in 4096 px with thinned labels, and say so 
 // Issue 23: a reader of a thinned axis could not tell where "▁park" sat among 470 tokens.
 TEST_CASE("head_grid: labels of a thinned axis carry their 0-based token index, and their margin fits them", "[render]") {
   const GridLayout thinned = layout_grid(numbered_tokens(470, 470), fonts());
+  CHECK(thinned.width_px <= 4096);
+  CHECK(thinned.height_px <= 4096);
+  GridRequest eight = numbered_tokens(470, 470);
+  eight.panels.resize(8, eight.panels.front());
+  const GridLayout grid = layout_grid(eight, fonts());  // grid.png of 8 heads
+  CHECK(grid.width_px <= 4096);
+  CHECK(grid.height_px <= 4096);
   REQUIRE(thinned.query_label_stride == 2);
   REQUIRE(thinned.key_label_stride == 2);
   CHECK(drawn_query_label(thinned, 212) == "#212 t212");

@@ -70,7 +70,7 @@ TEST_CASE("model pictures: every picture of heatmaps --model --rollout honours -
 
 // Issue 23: on a 479-token text rollout.png was 3962 × 4224 px, and once squeezed in, its strip
 // of layers became an unlabelled 3836 × 44 px thumbnail. Every picture of a long run fits.
-TEST_CASE("model pictures: at 479 tokens overview.png, rollout.png and compare fit --max-size, small parts labelled", "[model][overview][cli]") {
+TEST_CASE("model pictures: at 479 tokens overview.png, rollout.png, compare and the census fit --max-size, small parts labelled", "[model][overview][cli]") {
   std::string text;
   for (int i = 0; i < 11; ++i) {
     text += "Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. "
@@ -108,6 +108,15 @@ TEST_CASE("model pictures: at 479 tokens overview.png, rollout.png and compare f
   CHECK(width <= 4096);
   CHECK(height <= 4096);
   CHECK_THAT(r.err, !Contains("thumbnail"));
+  Options census = model_options(Command::Compare, dir.file("census.png"));
+  census.text = text;
+  census.census = dir.file("census.csv");
+  const RunResult c = run_with(census);
+  INFO(c.err);
+  REQUIRE(c.code == kExitOk);
+  const auto [census_width, census_height] = test::png_size(dir.file("census.png"));
+  CHECK(census_width <= 4096);
+  CHECK(census_height <= 4096);
 }
 
 TEST_CASE("model pictures: dump --rollout holds R for every layer, rows summing to 1", "[model][rollout][cli]") {

@@ -118,7 +118,10 @@ TEST_CASE("svg_grid: labels of a thinned axis carry their token index", "[render
   for (int i = 0; i < 470; ++i) request.query_tokens.push_back("t" + std::to_string(i));
   request.key_tokens = request.query_tokens;
   request.panels = {share<Matrix>(Matrix::Constant(470, 470, 1.0f / 470))};
-  const std::string svg = svg_document({grid_svg(request, fonts(), "g")});
+  const SvgPicture picture = grid_svg(request, fonts(), "g");
+  CHECK(picture.width_px <= 4096);
+  CHECK(picture.height_px <= 4096);
+  const std::string svg = svg_document({picture});
   CHECK(svg.find(">#212 t212</text>") != std::string::npos);
   CHECK(svg.find(">t212</text>") == std::string::npos);
   CHECK(svg.find("t213</text>") == std::string::npos);  // every 2nd label: 213 is not drawn
