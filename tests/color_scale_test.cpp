@@ -95,4 +95,9 @@ TEST_CASE("color_scale: without_sink leaves key 0 and queries 0-3 out of a range
   MaskMatrix causal = MaskMatrix::Ones(6, 6).triangularView<Eigen::Lower>();
   CHECK(without_sink(causal, 6, 6)(5, 5) == 1);
   CHECK(without_sink(causal, 6, 6)(4, 5) == 0);
+  // --rows generated from position 2: rows 0 and 1 are positions 2 and 3, left out; row 2 stays.
+  const MaskMatrix window = without_sink({}, 4, 6, 2);
+  CHECK(window.topRows(2).sum() == 0);
+  CHECK(window.row(2).sum() == 5);
+  CHECK(without_sink({}, 4, 6, 9).rightCols(5).minCoeff() == 1);
 }

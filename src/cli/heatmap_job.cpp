@@ -212,7 +212,8 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
   if (single.scale == ScaleMode::Shared) {
     const MaskMatrix& cells = *grid.allowed;
-    const MaskMatrix range_cells = options.exclude_sink ? without_sink(cells, cells.rows(), cells.cols()) : cells;
+    const MaskMatrix range_cells =
+        options.exclude_sink ? without_sink(cells, cells.rows(), cells.cols(), grid.first_query_index) : cells;
     single.range = panel_ranges(grid.panels, range_cells, grid.scale).front();
   }
 

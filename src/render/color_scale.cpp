@@ -88,10 +88,10 @@ double value_at_position(const ValueRange& range, double t) {
   return range.vmin + t * (range.vmax - range.vmin);
 }
 
-MaskMatrix without_sink(const MaskMatrix& allowed, Eigen::Index n_q, Eigen::Index n_k) {
+MaskMatrix without_sink(const MaskMatrix& allowed, Eigen::Index n_q, Eigen::Index n_k, Eigen::Index first_query) {
   MaskMatrix cells = allowed.size() != 0 ? allowed : MaskMatrix::Ones(n_q, n_k);
   if (n_k > 0) cells.col(0).setZero();
-  cells.topRows(std::min<Eigen::Index>(kSinkQueryRows, n_q)).setZero();
+  cells.topRows(std::clamp<Eigen::Index>(kSinkQueryRows - first_query, 0, n_q)).setZero();
   return cells;
 }
 

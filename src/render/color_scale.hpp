@@ -41,8 +41,9 @@ double value_at_position(const ValueRange& range, double t);
 
 /// The cells `--exclude-sink` takes a range over: `allowed` (empty = all of n_q × n_k) without
 /// key column 0 (the attention sink, usually BOS) and without query rows 0–3, which see only a few
-/// keys and so give large weights whatever the head does (issue 23).
-MaskMatrix without_sink(const MaskMatrix& allowed, Eigen::Index n_q, Eigen::Index n_k);
+/// keys and so give large weights whatever the head does (issue 23). `first_query` is the text
+/// position of row 0 (--rows generated): only rows at positions 0–3 are left out.
+MaskMatrix without_sink(const MaskMatrix& allowed, Eigen::Index n_q, Eigen::Index n_k, Eigen::Index first_query = 0);
 
 /// Query rows left out of the range by without_sink().
 inline constexpr int kSinkQueryRows = 4;

@@ -406,7 +406,7 @@ GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   const Eigen::Index n_k = static_cast<Eigen::Index>(request.key_tokens.size());
   const std::vector<ValueRange> ranges =
       request.range ? std::vector<ValueRange>(request.panels.size(), *request.range)
-      : request.exclude_sink ? panel_ranges(request.panels, without_sink(allowed_cells(request), n_q, n_k), request.scale)
+      : request.exclude_sink ? panel_ranges(request.panels, without_sink(allowed_cells(request), n_q, n_k, request.first_query_index), request.scale)
                              : panel_ranges(request.panels, allowed_cells(request), request.scale);
   const ColorbarScale scale = colorbar_scale(request.scale, ranges, request.panel_noun);
   const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
