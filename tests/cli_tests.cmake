@@ -247,7 +247,9 @@ add_test(NAME html_report_browser
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_test.py $<TARGET_FILE:attnviz>)
 add_test(NAME html_report_firefox
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/firefox_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(html_report_browser html_report_firefox PROPERTIES TIMEOUT 300)
+add_test(NAME html_report_views
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/views_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(html_report_browser html_report_firefox html_report_views PROPERTIES TIMEOUT 300)
 # Issue 20: the report's switch between weights and --measure norms, in headless chromium.
 add_test(NAME html_report_measure_switch
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/measure_switch_test.py $<TARGET_FILE:attnviz>)
@@ -334,7 +336,7 @@ attnviz_expect(cli_bundled_aren_quiet 0 "^wrote [^\n]*$"
 # Every member a dump attnviz writes is one its readers know: a decoder's model dump with every
 # optional field (rollout, logits, a continuation), a translation model's (source tokens and
 # text), and a single-layer dump with scores and outputs are drawn back without a warning.
-attnviz_expect(cli_quiet_dump_decoder 0 "^wrote [^\n]*\ngenerated: [^\n]*$"
+attnviz_expect(cli_quiet_dump_decoder 0 "^wrote [^\n]*\ngenerated:\n[^\n]*$"
   dump --model ${ATTNVIZ_STORIES_MODEL} --text "Lily saw a cat." --rollout --logits --generate 2
   -o ${ATTNVIZ_CLI_OUT}/quiet_decoder.json)
 attnviz_expect(cli_quiet_dump_ct2 0 "^wrote [^\n]*\ntranslation: [^\n]*$"
@@ -357,3 +359,27 @@ attnviz_expect(cli_gguf_without_model 1
 attnviz_expect(cli_json_as_model 1
   "^attnviz: error: [^ ]*layer0\\.json: not a GGUF file \\(its first bytes are not \"GGUF\"\\)@@ it looks like JSON: a layer's JSON is given without --model$"
   heatmaps --model ${ATTNVIZ_USE_LITE} --text hi -o ${ATTNVIZ_CLI_OUT}/never_written)
+# Issue 23: a --scale, --exclude-sink or --rows choice that does not fit the command says which
+# commands (or options) take it; exit 1, nothing written.
+attnviz_expect(cli_compare_scale_log 1
+  "^attnviz: error: --scale: compare puts every head on one colour scale: use fixed or shared \\(log is for heatmaps and render\\)$"
+  compare ${ATTNVIZ_USE_LITE} --scale log -o ${ATTNVIZ_CLI_OUT}/never_written.png)
+attnviz_expect(cli_exclude_sink_fixed 1
+  "^attnviz: error: --exclude-sink: leaves the sink out of a computed range: it needs --scale head, layer or shared \\(got --scale fixed\\)$"
+  heatmaps ${ATTNVIZ_USE_LITE} --exclude-sink -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_expect(cli_exclude_sink_compare 1
+  "^attnviz: error: --exclude-sink: is for heatmaps and render \\(compare draws every head on one scale\\)$"
+  compare ${ATTNVIZ_USE_LITE} --scale shared --exclude-sink -o ${ATTNVIZ_CLI_OUT}/never_written.png)
+attnviz_expect(cli_rows_generated_without_generate 1
+  "^attnviz: error: --rows: generated draws the rows of generated tokens: it needs --model with --generate N \\(N > 0\\), or render of a dump of such a run$"
+  heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Lily" --rows generated -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_expect(cli_rows_generated_render_no_continuation 1
+  "^attnviz: error: --rows: generated: this run has no generated tokens \\(made without --generate N, or the model stopped at once\\); use --rows all$"
+  render ${ATTNVIZ_FIXTURES}/one_head.json --rows generated -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_expect(cli_scale_unknown 105 "^attnviz: error: --scale: bogus not in \\{fixed,head,layer,shared,log\\}"
+  heatmaps ${ATTNVIZ_USE_LITE} --scale bogus -o ${ATTNVIZ_CLI_OUT}/never_written)
+# --generate: the continuation is printed verbatim after "generated:", newlines as newlines.
+attnviz_expect(cli_generated_verbatim 0
+  "\ngenerated:\n, there was a little girl named Lily\\. She$"
+  heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Once upon a time" --generate 12 --layers 0 --format html
+  -o ${ATTNVIZ_CLI_OUT}/generated_verbatim)

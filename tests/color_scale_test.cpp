@@ -61,3 +61,43 @@ TEST_CASE("color_scale: tiny and huge values are written as a figure writes them
   CHECK(format_value(-0.0) == "0");
   CHECK(format_range({1.03e-11, 0.98}) == "1.03×10⁻¹¹–0.98");
 }
+
+// Issue 23: --scale log and --exclude-sink.
+TEST_CASE("color_scale: log scale maps log10 of the weight over 1e-4..1, below the floor to the first colour", "[render]") {
+  const ValueRange log = panel_ranges({share<Matrix>(Matrix::Constant(2, 2, 0.5f))}, {}, ScaleMode::Log).front();
+  CHECK(log == ValueRange{kLogFloor, 1, true});
+  CHECK_THAT(color_position(log, 1e-2), Catch::Matchers::WithinAbs(0.5, 1e-12));
+  CHECK_THAT(color_position(log, 1e-3), Catch::Matchers::WithinAbs(0.25, 1e-12));
+  CHECK(color_position(log, 1.0) == 1.0);
+  CHECK(color_position(log, 0.0) == 0.0);
+  CHECK(color_position(log, 1e-7) == 0.0);
+  CHECK_THAT(value_at_position(log, 0.75), Catch::Matchers::WithinAbs(0.1, 1e-12));
+  CHECK_THAT(value_at_position({0.2, 0.6}, 0.5), Catch::Matchers::WithinAbs(0.4, 1e-12));
+  const ColorbarScale bar = colorbar_scale(ScaleMode::Log, {log});
+  REQUIRE(bar.ticks.size() == 5);
+  CHECK(bar.ticks.front().label == "0.0001");
+  CHECK(bar.ticks.back().label == "1");
+  CHECK(bar.caption == "log\u2081\u2080 scale, floor 0.0001 (below: first colour)");
+}
+
+TEST_CASE("color_scale: without_sink leaves key 0 and queries 0-3 out of a range", "[render]") {
+  Matrix w = Matrix::Constant(6, 6, 0.1f);
+  w(5, 0) = 0.9f;   // the sink column
+  w(2, 1) = 0.8f;   // an early query row
+  w(5, 3) = 0.3f;
+  const MaskMatrix cells = without_sink({}, 6, 6);
+  CHECK(cells.col(0).sum() == 0);
+  CHECK(cells.topRows(kSinkQueryRows).sum() == 0);
+  CHECK(cells.bottomRightCorner(2, 5).minCoeff() == 1);
+  const ValueRange range = panel_ranges({borrow(w)}, cells, ScaleMode::Head).front();
+  CHECK(range.vmin == 0.1f);
+  CHECK(range.vmax == 0.3f);
+  MaskMatrix causal = MaskMatrix::Ones(6, 6).triangularView<Eigen::Lower>();
+  CHECK(without_sink(causal, 6, 6)(5, 5) == 1);
+  CHECK(without_sink(causal, 6, 6)(4, 5) == 0);
+  // --rows generated from position 2: rows 0 and 1 are positions 2 and 3, left out; row 2 stays.
+  const MaskMatrix window = without_sink({}, 4, 6, 2);
+  CHECK(window.topRows(2).sum() == 0);
+  CHECK(window.row(2).sum() == 5);
+  CHECK(without_sink({}, 4, 6, 9).rightCols(5).minCoeff() == 1);
+}

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "render/colormap.hpp"
+#include "render/grid_marks.hpp"
 #include "render/heatmap.hpp"
 #include "render/grid_notes.hpp"
 #include "render/head_grid.hpp"
@@ -340,6 +341,13 @@ TEST_CASE("head_grid: 600 tokens fit in 4096 px with thinned labels, and say so 
 // Issue 23: a reader of a thinned axis could not tell where "▁park" sat among 470 tokens.
 TEST_CASE("head_grid: labels of a thinned axis carry their 0-based token index, and their margin fits them", "[render]") {
   const GridLayout thinned = layout_grid(numbered_tokens(470, 470), fonts());
+  CHECK(thinned.width_px <= 4096);
+  CHECK(thinned.height_px <= 4096);
+  GridRequest eight = numbered_tokens(470, 470);
+  eight.panels.resize(8, eight.panels.front());
+  const GridLayout grid = layout_grid(eight, fonts());  // grid.png of 8 heads
+  CHECK(grid.width_px <= 4096);
+  CHECK(grid.height_px <= 4096);
   REQUIRE(thinned.query_label_stride == 2);
   REQUIRE(thinned.key_label_stride == 2);
   CHECK(drawn_query_label(thinned, 212) == "#212 t212");
@@ -585,4 +593,51 @@ TEST_CASE("head_grid: the colour bar covers no title, label or axis title of any
       CHECK_FALSE(overlap(text, grid.layout.colorbar));
     }
   }
+}
+
+// Issue 23: --exclude-sink takes the range without key 0 and queries 0–3, draws key 0 clipped at
+// the top colour and marks it; the legend says so.
+TEST_CASE("head_grid: exclude_sink ranges without the sink, draws it clipped and marks it", "[render]") {
+  GridRequest request = numbered_tokens(10, 10);
+  Matrix w = Matrix::Constant(10, 10, 0.02f);
+  w.col(0).setConstant(0.9f);
+  w(1, 1) = 0.6f;   // an early query: left out of the range too
+  w(7, 4) = 0.2f;
+  request.panels = {share(w)};
+  request.scale = ScaleMode::Head;
+  request.exclude_sink = true;
+  const RenderedGrid grid = render_grid(request, fonts());
+  REQUIRE(grid.layout.ranges[0].vmin == 0.02f);
+  REQUIRE(grid.layout.ranges[0].vmax == 0.2f);
+  CHECK(centre(grid, 0, 7, 0) == viridis(1.0));   // 0.9: clipped at the top of the range
+  CHECK(centre(grid, 0, 7, 4) == viridis(1.0));
+  CHECK(centre(grid, 0, 7, 5) == viridis(0.0));
+  const Rect& cells = grid.layout.panels[0].cells;
+  CHECK(grid.image.at(cells.x_px + 1, cells.y_px - 3) == kMarkColour);
+  CHECK(grid.image.at(cells.x_px + grid.layout.cell_px + 2, cells.y_px - 3) != kMarkColour);
+  CHECK(any_contains(grid.layout.legend_lines, "red bar over key 0: the sink column"));
+  request.exclude_sink = false;
+  CHECK(layout_grid(request, fonts()).ranges[0].vmax == 0.9f);
+}
+
+// Issue 23: with --generate a red line marks the prompt's end across rows and columns; rows of a
+// window that starts past the text's beginning are labelled with their positions.
+TEST_CASE("head_grid: the prompt's end is a line across rows and columns, said in the legend", "[render]") {
+  GridRequest request = numbered_tokens(10, 10);
+  request.prompt_query_rows = request.prompt_key_cols = 4;
+  const RenderedGrid grid = render_grid(request, fonts());
+  const Rect& cells = grid.layout.panels[0].cells;
+  const int at = 4 * grid.layout.cell_px;
+  CHECK(grid.image.at(cells.x_px + 2, cells.y_px + at) == kMarkColour);
+  CHECK(grid.image.at(cells.x_px + 2, cells.y_px + at + 1) != kMarkColour);
+  CHECK(grid.image.at(cells.x_px + at, cells.bottom_px() - 2) == kMarkColour);
+  CHECK(any_contains(grid.layout.legend_lines,
+                     "red lines: the prompt ends after token 3; rows below and columns right of it are generated tokens"));
+  GridRequest window = numbered_tokens(3, 10);
+  window.first_query_index = 7;
+  window.prompt_key_cols = 7;
+  const GridLayout layout = layout_grid(window, fonts());
+  CHECK(drawn_query_label(layout, 0) == "#7 t0");
+  CHECK(drawn_key_label(layout, 0) == "t0");
+  CHECK(any_contains(layout.legend_lines, "red line: the prompt ends after token 6; columns right of it are generated tokens"));
 }

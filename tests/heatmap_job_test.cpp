@@ -51,3 +51,31 @@ TEST_CASE("heatmap_job: the figure title names RoPE and its linear scaling", "[c
   record.rope->linear_factor = 2.5;
   CHECK(heatmap_figure_title(record) == "self-attention weights · RoPE (interleaved, linear scaling ×2.5)");
 }
+
+// Issue 23 (llama-cpp-python #1141): --rows generated draws only the generated tokens' rows,
+// P … P+N−1, each over every key; without generated rows it is refused naming --rows.
+TEST_CASE("heatmap_job: --rows generated keeps the rows from the prompt's end on", "[cli][render]") {
+  AttentionRecord record;
+  record.layer = 0;
+  record.num_heads = 1;
+  record.causal = true;
+  record.query_tokens = record.key_tokens = {"<s>", "a", "b", "c", "d"};
+  Matrix w = Matrix::Zero(5, 5);
+  for (int i = 0; i < 5; ++i) w.row(i).head(i + 1).setConstant(1.0f / static_cast<float>(i + 1));
+  record.weights = {w};
+  record.prompt_length = 3;
+  Options options;
+  options.rows = "generated";
+  const ReportView view = heatmap_report_view(record, options, "layer_0", 8e9);
+  CHECK(view.query_tokens == Tokens{"c", "d"});
+  CHECK(view.key_tokens.size() == 5);
+  REQUIRE(view.values.size() == 4 + 5);  // rows 3 and 4 of the causal matrix: 4 and 5 allowed keys
+  CHECK(view.values.front() == 0.25f);
+  CHECK(view.values.back() == 0.2f);
+  options.rows = "all";
+  CHECK(heatmap_report_view(record, options, "layer_0", 8e9).query_tokens.size() == 5);
+  record.prompt_length = 0;
+  options.rows = "generated";
+  CHECK_THROWS_WITH(heatmap_report_view(record, options, "layer_0", 8e9),
+                    Catch::Contains("--rows") && Catch::Contains("layer 0 has no generated tokens"));
+}

@@ -104,3 +104,26 @@ TEST_CASE("html_report: past kMaxExactReportValues values are 16-bit steps and t
   CHECK_THAT(data, Contains("\"encoding\":\"u16\",\"lo\":0,\"hi\":1,\"values\":\"//8AgAAA"));
   CHECK_THAT(page, Contains("16-bit steps"));
 }
+
+// Issue 23: the page colours --scale log and --exclude-sink as the PNG does, marks the prompt's
+// end and carries compare's statistics table as text.
+TEST_CASE("html_report: log ranges, prompt and sink marks, first query and tables reach the page", "[render]") {
+  Matrix w(3, 3);
+  w << 1, 0, 0, 0.5f, 0.5f, 0, 0.2f, 0.3f, 0.5f;
+  GridRequest request = request_with({"<s>", "a", "b"}, w);
+  request.scale = ScaleMode::Log;
+  request.prompt_query_rows = request.prompt_key_cols = 2;
+  request.first_query_index = 0;
+  ReportPage page{"log", {report_view(request, fonts(), "layer", {"L0H0"})}, false};
+  page.prompt_length = 2;
+  page.tables.push_back({"statistics", {"head", "H_mean"}, {{"L0H0", "0.5"}}, "note <b>"});
+  const std::string data = data_block(html_report(page));
+  CHECK_THAT(data, Contains("\"range\":[1e-04,1,1]"));
+  CHECK_THAT(data, Contains("\"promptRows\":2,\"promptCols\":2,\"firstQuery\":0,\"excludeSink\":false"));
+  CHECK_THAT(data, Contains("\"promptLength\":2"));
+  CHECK_THAT(data, Contains("\"tables\":[{\"title\":\"statistics\",\"header\":[\"head\",\"H_mean\"],\"rows\":[[\"L0H0\",\"0.5\"]],"
+                            "\"note\":\"note \\u003cb\\u003e\"}]"));
+  request.scale = ScaleMode::Fixed;
+  CHECK_THAT(data_block(html_report({"fixed", {report_view(request, fonts(), "layer", {"L0H0"})}, false})),
+             Contains("\"range\":[0,1]"));
+}

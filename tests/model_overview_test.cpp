@@ -70,7 +70,7 @@ TEST_CASE("model pictures: every picture of heatmaps --model --rollout honours -
 
 // Issue 23: on a 479-token text rollout.png was 3962 × 4224 px, and once squeezed in, its strip
 // of layers became an unlabelled 3836 × 44 px thumbnail. Every picture of a long run fits.
-TEST_CASE("model pictures: at 479 tokens overview.png and rollout.png fit --max-size with labelled strips", "[model][overview][cli]") {
+TEST_CASE("model pictures: at 479 tokens overview.png, rollout.png, compare and the census fit --max-size, small parts labelled", "[model][overview][cli]") {
   std::string text;
   for (int i = 0; i < 11; ++i) {
     text += "Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. "
@@ -95,6 +95,28 @@ TEST_CASE("model pictures: at 479 tokens overview.png and rollout.png fit --max-
     }
     CHECK_THAT(r.err, !Contains("rollout.png: the grid of 1 head is drawn as a"));
   }
+  // compare's divergence matrix (2 × 2) kept its labels beside the 479-token maps: it was shrunk
+  // with them to a 100 × 100 px thumbnail.
+  test::TempDir dir;
+  Options compare = model_options(Command::Compare, dir.file("compare.png"));
+  compare.text = text;
+  compare.layer_heads = {{0, 1, ""}, {4, 2, ""}};
+  const RunResult r = run_with(compare);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  const auto [width, height] = test::png_size(dir.file("compare.png"));
+  CHECK(width <= 4096);
+  CHECK(height <= 4096);
+  CHECK_THAT(r.err, !Contains("thumbnail"));
+  Options census = model_options(Command::Compare, dir.file("census.png"));
+  census.text = text;
+  census.census = dir.file("census.csv");
+  const RunResult c = run_with(census);
+  INFO(c.err);
+  REQUIRE(c.code == kExitOk);
+  const auto [census_width, census_height] = test::png_size(dir.file("census.png"));
+  CHECK(census_width <= 4096);
+  CHECK(census_height <= 4096);
 }
 
 TEST_CASE("model pictures: dump --rollout holds R for every layer, rows summing to 1", "[model][rollout][cli]") {
@@ -371,4 +393,32 @@ TEST_CASE("model pictures: --rollout on an encoder-decoder is refused for what i
   CHECK(r.err == "attnviz: error: --rollout: composes the self-attention layers of one stack (decoder-only models); this "
                  "encoder-decoder model has an encoder, a decoder and cross-attention between them\n");
   CHECK_FALSE(std::filesystem::exists(dir.file("pictures")));
+}
+
+// Issue 23: render of a dump made with --generate draws only the continuation's rows with
+// --rows generated (the dump's prompt_length says where they start), into PNG and HTML.
+TEST_CASE("model pictures: render --rows generated of a dump with a continuation", "[model][cli]") {
+  test::TempDir dir;
+  Options dump = model_options(Command::Dump, dir.file("dump.json"));
+  dump.text = "Once upon a time";
+  dump.generate = 6;
+  dump.layers = "0";
+  REQUIRE(run_with(dump).code == kExitOk);
+  const nlohmann::json json = nlohmann::json::parse(test::read_file(dir.file("dump.json")));
+  const int prompt = json.at("prompt_length").get<int>();
+  REQUIRE(prompt == 5);
+  Options render = render_options(dir.file("dump.json"), dir.file("pictures"));
+  render.rows = "generated";
+  render.formats = {"png", "html"};
+  const RunResult r = run_with(render);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  const std::string page = test::read_file(dir.file("pictures/index.html"));
+  CHECK_THAT(page, Contains("\"firstQuery\":5"));
+  CHECK_THAT(page, Contains("\"promptLength\":5"));
+  const int generated_rows_height = test::png_size(dir.file("pictures/layer_0/head_0.png")).second;
+  render.rows = "all";
+  render.output = dir.file("all");
+  REQUIRE(run_with(render).code == kExitOk);
+  CHECK(generated_rows_height < test::png_size(dir.file("all/layer_0/head_0.png")).second);  // 6 rows, not 11
 }

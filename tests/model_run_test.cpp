@@ -421,7 +421,7 @@ TEST_CASE("model run: dump -o - writes the model dump to stdout and every messag
   const nlohmann::json dump = nlohmann::json::parse(r.out);
   CHECK(dump["format"] == "attnviz.model_attention");
   CHECK(dump["token_texts"].size() == dump["tokens"].size());
-  CHECK_THAT(r.err, StartsWith("wrote standard output: 1 attention block of stories260K over 4 tokens\ngenerated: \""));
+  CHECK_THAT(r.err, StartsWith("wrote standard output: 1 attention block of stories260K over 4 tokens\ngenerated:\n"));
 }
 
 // token_texts was added to version 1 dumps: files with and without it are read; one that does

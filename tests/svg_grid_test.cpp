@@ -118,7 +118,10 @@ TEST_CASE("svg_grid: labels of a thinned axis carry their token index", "[render
   for (int i = 0; i < 470; ++i) request.query_tokens.push_back("t" + std::to_string(i));
   request.key_tokens = request.query_tokens;
   request.panels = {share<Matrix>(Matrix::Constant(470, 470, 1.0f / 470))};
-  const std::string svg = svg_document({grid_svg(request, fonts(), "g")});
+  const SvgPicture picture = grid_svg(request, fonts(), "g");
+  CHECK(picture.width_px <= 4096);
+  CHECK(picture.height_px <= 4096);
+  const std::string svg = svg_document({picture});
   CHECK(svg.find(">#212 t212</text>") != std::string::npos);
   CHECK(svg.find(">t212</text>") == std::string::npos);
   CHECK(svg.find("t213</text>") == std::string::npos);  // every 2nd label: 213 is not drawn
@@ -132,4 +135,22 @@ TEST_CASE("svg_document: stacks pictures centred and keeps text valid XML", "[re
   CHECK(xml_text("a<b>&\"c\"") == "a&lt;b&gt;&amp;&quot;c&quot;");
   CHECK(xml_text("\x01x\xff") == "\xef\xbf\xbdx\xef\xbf\xbd");
   CHECK(svg_colour(Rgb{68, 1, 84}) == "#440154");
+}
+
+// Issue 23: --scale log colours a cell by log10 of its weight over 1e-4..1, as the PNG does.
+TEST_CASE("svg_grid: --scale log colours a weight of 0.01 with the middle of the map", "[render]") {
+  GridRequest request;
+  request.query_tokens = request.key_tokens = {"a", "b"};
+  Matrix w(2, 2);
+  w << 0.01f, 1e-6f, 1.0f, 0.01f;
+  request.panels = {share(w)};
+  request.scale = ScaleMode::Log;
+  const std::string svg = svg_document({grid_svg(request, fonts(), "g")});
+  const std::vector<std::smatch> found = cells(svg);
+  REQUIRE(found.size() == 4);
+  const Colormap& viridis = colormap_by_name("viridis");
+  CHECK(found[0][6] == svg_colour(viridis.at(color_position({kLogFloor, 1, true}, 0.01f))));
+  CHECK(found[1][6] == svg_colour(viridis.at(0.0)));
+  CHECK(found[2][6] == svg_colour(viridis.at(1.0)));
+  CHECK_THAT(svg, Catch::Contains("log\u2081\u2080 scale, floor 0.0001"));
 }

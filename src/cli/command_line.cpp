@@ -449,8 +449,13 @@ void add_picture_options(CLI::App& sub, Options& o) {
       ->check(CLI::IsMember(colormap_names()));
   sub.add_option("--scale", o.scale,
                  "Colour scale: fixed (default: 0 to 1, so heads are comparable), head (each head its own "
-                 "min-max) or shared (one min-max over all heads). The colour bar says which.")
-      ->check(CLI::IsMember({"fixed", "head", "shared"}));
+                 "min-max), shared or layer (one min-max over all heads of a picture, a layer's in a model run) "
+                 "or log (log10 of the weights, 1e-4 to 1: long texts and attention sinks). The colour bar says "
+                 "which. compare takes fixed or shared.")
+      ->check(CLI::IsMember({"fixed", "head", "layer", "shared", "log"}));
+  sub.add_flag("--exclude-sink", o.exclude_sink,
+               "With --scale head, layer or shared: take the range without key 0 (the attention sink) and "
+               "queries 0-3; key 0 is drawn clipped and marked. heatmaps and render only.");
   sub.add_option("--cols", o.cols, "Panels per row of the grid (default 0: near-square, 8 heads -> 2 x 4).")
       ->check(CLI::Range(0, 1024));
   sub.add_option("--max-size", o.max_size_px,
@@ -500,6 +505,15 @@ void add_attribute_command(CLI::App& app, Options& o) {
   attribute->callback([&o] { o.command = Command::Attribute; });
 }
 
+// --rows (issue 23): with --generate, only the generated tokens' rows, each new token's attention
+// over everything before it.
+void add_rows_option(CLI::App& sub, Options& o) {
+  sub.add_option("--rows", o.rows,
+                 "Query rows to draw: all (default) or generated (with --generate N, or a dump of such a run: "
+                 "only the N generated tokens' rows, positions P to P+N-1 after the P prompt tokens).")
+      ->check(CLI::IsMember({"all", "generated"}));
+}
+
 }  // namespace
 
 void add_options(CLI::App& app, Options& o) {
@@ -544,6 +558,7 @@ void add_options(CLI::App& app, Options& o) {
   add_rollout_options(*heatmaps, o, "With --model");
   add_measure_options(*heatmaps, o, true);
   add_picture_options(*heatmaps, o);
+  add_rows_option(*heatmaps, o);
   add_resource_options(*heatmaps, o);
   heatmaps->callback([&o] { o.command = Command::Heatmaps; });
 
@@ -554,6 +569,7 @@ void add_options(CLI::App& app, Options& o) {
   add_rollout_options(*render, o, "With a model dump (attnviz dump --model ... -o FILE.json)");
   add_measure_options(*render, o, false);
   add_picture_options(*render, o);
+  add_rows_option(*render, o);
   add_resource_options(*render, o);
   render->callback([&o] { o.command = Command::Render; });
 

@@ -276,11 +276,18 @@ std::vector<Image> fit_figure(const CompareFigure& figure, const Options& option
                                    limit, height, limit, "raise --max-size (at most 16384) or compare fewer heads");
     }
     // Parts are stacked in the order of `heights`, skipping those not drawn (no differences).
-    const double shrink = static_cast<double>(limit - table_height) / pictures_height;
+    // The divergence matrix (heads × heads) keeps the size it took when the others can make room:
+    // shrunk in proportion it became a 100 px thumbnail beside a 470-token map (issue 23).
     const bool has_differences = !figure.panels.differences.empty();
+    const bool has_divergence = figure.report.head_names.size() >= 2;
+    const int divergence_height = has_divergence ? parts[parts.size() - 2].height_px() : 0;
+    const bool keep_divergence = has_divergence && limit - table_height - divergence_height > pictures_height / 4;
+    const int fixed = keep_divergence ? divergence_height : 0;
+    const double shrink = static_cast<double>(limit - table_height - fixed) / (pictures_height - fixed);
     for (std::size_t k = 0, part = 0; k < heights.size() && part + 1 < parts.size(); ++k) {
       if (k == 1 && !has_differences) continue;
       const int drawn = parts[part++].height_px();
+      if (k == 2 && keep_divergence) continue;
       heights[k] = std::max(1, static_cast<int>(drawn * shrink) - (attempt > 2 ? drawn / 20 : 0));
     }
   }

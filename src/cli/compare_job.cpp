@@ -41,7 +41,7 @@ SvgPicture table_picture(const Image& table) {
   return picture;
 }
 
-void add_other_formats(const NamedRequests& requests, const Image& table,
+void add_other_formats(const NamedRequests& requests, const Image& table, const TextTable& stats,
                        const Options& options, const FontSet& fonts, OutputSet& files) {
   if (wants_format(options, "svg")) {
     std::vector<SvgPicture> parts;
@@ -53,6 +53,7 @@ void add_other_formats(const NamedRequests& requests, const Image& table,
   if (wants_format(options, "html")) {
     ReportPage page{requests.front().second.figure_title, {}, false};
     for (const auto& [name, request] : requests) page.views.push_back(report_view(request, fonts, name, request.panel_titles));
+    page.tables.push_back(stats);  // the numbers the PNG's table shows, as text (issue 23)
     files.add(with_extension(options.output, ".html"), html_report(page));
   }
 }
@@ -81,7 +82,7 @@ void compare_runs(const std::vector<CompareRun>& runs, const std::vector<int>& h
   files.protect(input_files(options));
   if (wants_format(options, "png"))
     files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
-  add_other_formats(requests, parts.back(), options, fonts, files);
+  add_other_formats(requests, parts.back(), stats_table(report), options, fonts, files);
   if (!options.stats.empty()) files.add(options.stats, stats_format(options.stats) == ".csv" ? stats_to_csv(report)
                                                                                             : stats_to_json(report));
   timer.lap("render");

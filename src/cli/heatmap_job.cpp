@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "cli/measure_job.hpp"
+#include "cli/picture_choices.hpp"
 #include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "core/counted.hpp"
@@ -25,11 +26,13 @@ namespace {
 // Below this largest weight, a fixed-scale picture uses less than a tenth of the colour map.
 constexpr float kFlatPictureWeight = 0.1f;
 
+// "layer" is "shared" said for a model run, whose every picture is one layer.
 ScaleMode scale_mode(const std::string& name) {
   if (name == "fixed") return ScaleMode::Fixed;
   if (name == "head") return ScaleMode::Head;
-  if (name == "shared") return ScaleMode::Shared;
-  throw UsageError::bad_option("--scale", "expected fixed, head or shared, got \"" + name + "\"");
+  if (name == "shared" || name == "layer") return ScaleMode::Shared;
+  if (name == "log") return ScaleMode::Log;
+  throw UsageError::bad_option("--scale", "expected fixed, head, layer, shared or log, got \"" + name + "\"");
 }
 
 // Longest model name shown in a title, in code points: a title must fit above the panels.
@@ -45,17 +48,44 @@ std::string shorten(const std::string& text, std::size_t max) {
 
 // One request for every image; per-head images reuse it with one panel. Requests borrow the
 // record's matrices (the caller keeps the record until the pictures are encoded).
+// --rows generated: the first query row drawn, the prompt's length (issue 23); else 0.
+int first_drawn_row(const AttentionRecord& record, const Options& options) {
+  if (options.rows != "generated") return 0;
+  return first_generated_row(record.prompt_length, static_cast<long>(record.query_tokens.size()),
+                             record.layer ? "layer " + std::to_string(*record.layer) : std::string("this run"));
+}
+
+// The panel of `weights` drawn: the matrix itself, or its rows from `first` on (a copy).
+SharedMatrix drawn_rows(const Matrix& weights, int first) {
+  return first == 0 ? borrow(weights) : share<Matrix>(weights.bottomRows(weights.rows() - first));
+}
+
+// The rows from `first` on of a [n_q] vector (empty stays empty).
+template <typename T>
+std::vector<T> from_row(const std::vector<T>& v, int first) {
+  return v.size() > static_cast<std::size_t>(first) ? std::vector<T>(v.begin() + first, v.end()) : v;
+}
+
 GridRequest base_request(const AttentionRecord& record, const SharedMask& allowed, const Options& options,
                          double memory_budget, const std::string& block, const std::string& measure) {
   GridRequest request;
-  request.query_tokens = record.query_tokens;
+  const int first = first_drawn_row(record, options);
+  request.query_tokens = from_row(record.query_tokens, first);
   request.key_tokens = record.key_tokens;
-  request.allowed = allowed;
-  request.query_mask = record.query_mask;
+  request.allowed = first == 0 ? allowed : share<MaskMatrix>(allowed->bottomRows(allowed->rows() - first));
+  request.query_mask = from_row(record.query_mask, first);
+  // With --generate a line marks the prompt's end; --rows generated shows only rows after it.
+  request.prompt_query_rows = first == 0 ? record.prompt_length : 0;
+  request.prompt_key_cols = record.prompt_length;
+  request.first_query_index = first;
+  if (first > 0)
+    request.query_axis_title = "generated tokens (queries " + std::to_string(first) + "–" +
+                               std::to_string(record.query_tokens.size() - 1) + ")";
   if (record.sliding_window > 0) {
     // A sliding-window layer's out-of-window cells get the second hatch and a legend line of
     // their own, so they do not read as causal ones (one record has no "one run only" cells).
-    request.one_run_masked = share(record.outside_window());
+    const MaskMatrix outside = record.outside_window();
+    request.one_run_masked = first == 0 ? share(outside) : share<MaskMatrix>(outside.bottomRows(outside.rows() - first));
     request.one_run_legend = "cross-hatched: outside the sliding window of " + std::to_string(record.sliding_window) +
                              " tokens (query i sees keys i-" + std::to_string(record.sliding_window) + " < j <= i), not attended";
   }
@@ -77,6 +107,7 @@ GridRequest base_request(const AttentionRecord& record, const SharedMask& allowe
   } else if (measure == "alti") {
     request.colorbar_label = "ALTI contribution";
   }
+  request.exclude_sink = options.exclude_sink;
   request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
   request.cols = options.cols;
   request.max_size_px = options.max_size_px;
@@ -243,16 +274,22 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 
   const SharedMask allowed = share(record.allowed());
   GridRequest grid = base_request(record, allowed, options, memory_budget, block, measure);
-  const std::vector<const Matrix*> panels = measure_panels(record, measure);
-  for (std::size_t p = 0; p < panels.size(); ++p) {
-    grid.panels.push_back(borrow(*panels[p]));
+  const int first = first_drawn_row(record, options);
+  const std::vector<const Matrix*> measured = measure_panels(record, measure);
+  for (std::size_t p = 0; p < measured.size(); ++p) {
+    grid.panels.push_back(drawn_rows(*measured[p], first));
     grid.panel_titles.push_back(measure == "alti" ? alti_panel_title(record, block)
                                                   : panel_title(record, block, static_cast<int>(p)));
   }
   GridRequest single = base_request(record, allowed, options, memory_budget, block, measure);
   single.cols = 1;
   // One head alone would get its own min–max; under --scale shared it keeps the grid's range.
-  if (single.scale == ScaleMode::Shared) single.range = panel_ranges(grid.panels, *allowed, grid.scale).front();
+  if (single.scale == ScaleMode::Shared) {
+    const MaskMatrix& cells = *grid.allowed;
+    const MaskMatrix range_cells =
+        options.exclude_sink ? without_sink(cells, cells.rows(), cells.cols(), grid.first_query_index) : cells;
+    single.range = panel_ranges(grid.panels, range_cells, grid.scale).front();
+  }
 
   const int workers = png_workers(options.threads, static_cast<std::size_t>(record.num_heads) + 1);
   std::string note;
@@ -260,10 +297,11 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   grid.memory_note = single.memory_note = note;
 
   // Grid first: it is the largest picture (started first, issue 7) and its warnings come first.
+  const std::vector<SharedMatrix> panels = grid.panels;
   std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};
   // ALTI has no heads: its one map is grid.png.
   for (int h = 0; measure != "alti" && h < record.num_heads; ++h) {
-    single.panels = {borrow(*panels[h])};
+    single.panels = {panels[static_cast<std::size_t>(h)]};
     single.panel_titles = {panel_title(record, block, h)};
     jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
   }
@@ -302,10 +340,11 @@ ReportView heatmap_report_view(const AttentionRecord& record, const Options& opt
   GridRequest grid =
       base_request(record, share(record.allowed()), options, std::numeric_limits<double>::infinity(), block, measure);
   std::vector<std::string> names;
-  const std::vector<const Matrix*> panels = measure_panels(record, measure);
-  for (std::size_t p = 0; p < panels.size(); ++p) {
+  const int first = first_drawn_row(record, options);
+  const std::vector<const Matrix*> measured = measure_panels(record, measure);
+  for (std::size_t p = 0; p < measured.size(); ++p) {
     const int h = static_cast<int>(p);
-    grid.panels.push_back(borrow(*panels[p]));
+    grid.panels.push_back(drawn_rows(*measured[p], first));
     grid.panel_titles.push_back(measure == "alti" ? alti_panel_title(record, block) : panel_title(record, block, h));
     names.push_back(measure == "alti" ? "ALTI" : head_name(record, block, h));
   }

@@ -245,7 +245,12 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
   // Byte-level pieces ("Ġ", "ä½") are an encoding, not text: their labels are the texts.
   request.tokens = names && pieces_are_byte_level(*names) ? info.token_texts : info.tokens;
   request.layers = layers;
-  request.sink = &sink;
+  // Pictures mark where the prompt ends (issue 23): each block says how long it was.
+  const BlockSink marked = [&sink, &info](AttentionBlock&& block) {
+    if (info.prompt_length < static_cast<int>(info.token_ids.size())) block.record.prompt_length = info.prompt_length;
+    sink(std::move(block));
+  };
+  request.sink = &marked;
   request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
   request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
   info.last_logits = model.forward(request);

@@ -60,7 +60,9 @@ struct Options {
 
   // Pictures.
   std::string cmap;                  ///< "" = viridis (compare's differences: rdbu)
-  std::string scale = "fixed";      ///< fixed | head | shared
+  std::string scale = "fixed";      ///< fixed | head | layer | shared | log (layer: shared over a layer's heads)
+  bool exclude_sink = false;         ///< --exclude-sink: ranges without key 0 and queries 0–3 (head|layer|shared)
+  std::string rows = "all";          ///< --rows all | generated (with --generate: the generated tokens' rows)
   int cols = 0;                      ///< 0 = near-square grid
   int max_size_px = 4096;
   bool annotate = false;

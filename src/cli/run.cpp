@@ -11,6 +11,7 @@
 
 #include "cli/attention_job.hpp"
 #include "cli/attribute_job.hpp"
+#include "cli/picture_choices.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
@@ -55,11 +56,14 @@ bool to_standard_output(const Options& options) { return options.output == kStan
 
 // Messages quote tokens and paths as given; control characters (a newline, ESC of a terminal
 // sequence) are shown escaped so every message stays one harmless line.
-std::string printable(const std::string& text) {
+// `keep_lines` keeps newlines and tabs as they are, for text shown as text (a continuation).
+std::string printable(const std::string& text, bool keep_lines = false) {
   std::string shown;
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
+    if (keep_lines && (c == '\n' || c == '\t')) {
+      shown += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
       shown += escaped;
@@ -74,7 +78,13 @@ std::string printable(const std::string& text) {
 // the dump or the pictures.
 void print_continuation(const ModelRunInfo& info, std::ostream& out) {
   if (info.generated_text.empty()) return;
-  out << (info.source_tokens.empty() ? "generated: \"" : "translation: \"") << printable(info.generated_text) << "\"\n";
+  // A continuation is text: printed verbatim on the lines after "generated:" (issue 23), only
+  // terminal control characters escaped. A translation is one word of the target vocabulary.
+  if (info.source_tokens.empty()) {
+    out << "generated:\n" << printable(info.generated_text, true) << "\n";
+    return;
+  }
+  out << "translation: \"" << printable(info.generated_text) << "\"\n";
 }
 
 // Attention weights of `layers` blocks of `heads` heads over `tokens` tokens (h·n² a block).
@@ -193,6 +203,7 @@ void add_model_report(const ModelRunInfo& info, ReportPage& page, const Options&
       page.views.begin(), page.views.end(), [&](const ReportView& v) { return v.measure == page.views.front().measure; }));
   page.title = model_report_title(info, blocks);
   page.layered = true;
+  if (info.source_tokens.empty() && info.prompt_length < static_cast<int>(info.tokens.size())) page.prompt_length = info.prompt_length;
   files.add(report_path(options), html_report(page));
 }
 
@@ -240,14 +251,16 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
 
 void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
                            std::vector<std::string>& warnings) {
-  const ModelDump dump = read_model_dump(text, options.sentence, warnings);
+  ModelDump dump = read_model_dump(text, options.sentence, warnings);
   timer.lap("load");
   timer.lap("compute");
   const bool encoder_decoder = !dump.info.source_tokens.empty();
   OutputSet files;
   ReportPage page;
   ModelPictures model_pictures(options, encoder_decoder);
-  for (const AttentionBlock& block : dump.blocks) {
+  for (AttentionBlock& block : dump.blocks) {
+    if (!encoder_decoder && dump.info.prompt_length < static_cast<int>(block.record.query_tokens.size()))
+      block.record.prompt_length = dump.info.prompt_length;  // the continuation's rows are marked
     render_block(block, encoder_decoder, options, files, page, warnings);
     model_pictures.add(block);
   }
@@ -410,6 +423,7 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
   refuse_inputs_as_outputs(options);
   refuse_unmakeable_folders(options);
   warn_if_diverging_cmap(options, warnings);
+  check_picture_choices(options);
   if (options.command == Command::Attribute) return run_attribute(options, timer, out, warnings);
   if (options.command != Command::Render) {
     if (is_model_run(options)) {

@@ -48,6 +48,8 @@ struct AttentionRecord {
   Matrix layer_norms;                    ///< [n_q, n_k]: ‖Σ_h α^h_ij f^h(x_j)‖₂
   Matrix alti;                           ///< [n_q, n_k]: ALTI contributions, rows summing to 1
   std::vector<std::string> inputs;       ///< the files this came from
+  int prompt_length = 0;                 ///< --generate: the prompt's tokens (BOS counted); queries and
+                                         ///< keys from here on were generated. 0 = nothing generated
 
   /// The allowed-pairs mask implied by key_mask, causal and sliding_window: [n_q, n_k].
   MaskMatrix allowed() const;

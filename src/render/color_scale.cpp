@@ -76,13 +76,30 @@ std::vector<Tick> nice_ticks(const ValueRange& range) {
 
 double color_position(const ValueRange& range, double value) {
   if (!(range.vmax > range.vmin)) return kMidPosition;
+  if (range.log10) {
+    const double lo = std::log10(range.vmin), hi = std::log10(range.vmax);
+    return std::clamp((std::log10(std::max(value, range.vmin)) - lo) / (hi - lo), 0.0, 1.0);
+  }
   return std::clamp((value - range.vmin) / (range.vmax - range.vmin), 0.0, 1.0);
+}
+
+double value_at_position(const ValueRange& range, double t) {
+  if (range.log10) return std::pow(10.0, std::log10(range.vmin) + t * (std::log10(range.vmax) - std::log10(range.vmin)));
+  return range.vmin + t * (range.vmax - range.vmin);
+}
+
+MaskMatrix without_sink(const MaskMatrix& allowed, Eigen::Index n_q, Eigen::Index n_k, Eigen::Index first_query) {
+  MaskMatrix cells = allowed.size() != 0 ? allowed : MaskMatrix::Ones(n_q, n_k);
+  if (n_k > 0) cells.col(0).setZero();
+  cells.topRows(std::clamp<Eigen::Index>(kSinkQueryRows - first_query, 0, n_q)).setZero();
+  return cells;
 }
 
 std::vector<ValueRange> panel_ranges(const std::vector<SharedMatrix>& panels,
                                      const MaskMatrix& allowed, ScaleMode mode) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   if (mode == ScaleMode::Fixed) return std::vector<ValueRange>(panels.size(), ValueRange{0, 1});
+  if (mode == ScaleMode::Log) return std::vector<ValueRange>(panels.size(), ValueRange{kLogFloor, 1, true});
   if (mode == ScaleMode::Head) {
     std::vector<ValueRange> ranges;
     for (const SharedMatrix& panel : panels) {
@@ -124,6 +141,11 @@ ColorbarScale colorbar_scale(ScaleMode mode, const std::vector<ValueRange>& rang
     case ScaleMode::Symmetric:
       return {first, nice_ticks(first),
               "symmetric " + std::string(kPlusMinus) + format_value(first.vmax) + constant};
+    case ScaleMode::Log: {
+      std::vector<Tick> ticks;
+      for (double v = first.vmin; v <= first.vmax * (1 + kTickTolerance); v *= 10) ticks.push_back({v, format_value(v)});
+      return {first, ticks, "log\u2081\u2080 scale, floor " + format_value(first.vmin) + " (below: first colour)"};
+    }
   }
   return {};
 }

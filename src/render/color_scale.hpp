@@ -14,18 +14,39 @@ namespace attnviz {
 /// Head: each panel its own [min, max]. Shared: one [min, max] over all panels.
 /// Symmetric: [-m, m] with m = max |value| over all panels (signed data, e.g. differences; use
 /// with the diverging rdbu map so 0 is white). Min, max and m are taken over allowed cells only.
-enum class ScaleMode { Fixed, Head, Shared, Symmetric };
+/// Log: log10 of the value over [kLogFloor, 1] for every panel; values below the floor (and 0)
+/// take the first colour (issue 23: a sink's 0.9 no longer flattens weights of 0.001 and 0.01).
+enum class ScaleMode { Fixed, Head, Shared, Symmetric, Log };
+
+/// The smallest weight --scale log tells apart: 10⁻⁴ (a 1/n weight of an 8192-token text is 1.2·10⁻⁴).
+inline constexpr double kLogFloor = 1e-4;
 
 /// The values drawn with the first and last colour of the map. vmin == vmax is a constant map.
+/// log10: positions are taken on log10 of the values (vmin > 0 then).
 struct ValueRange {
   double vmin = 0;
   double vmax = 1;
+  bool log10 = false;
   friend bool operator==(const ValueRange&, const ValueRange&) = default;
 };
 
-/// Colour-map position of `value`: (value − vmin) / (vmax − vmin), clamped to [0, 1];
-/// 0.5 (the mid colour) for a constant range, so a flat map never divides by zero.
+/// Colour-map position of `value`: (value − vmin) / (vmax − vmin), clamped to [0, 1]; with
+/// range.log10, (log10 max(value, vmin) − log10 vmin) / (log10 vmax − log10 vmin). 0.5 (the mid
+/// colour) for a constant range, so a flat map never divides by zero.
 double color_position(const ValueRange& range, double value);
+
+/// The value at colour-map position t in [0, 1] (the inverse of color_position on a
+/// non-constant range): what a colour bar's pixel row at t shows.
+double value_at_position(const ValueRange& range, double t);
+
+/// The cells `--exclude-sink` takes a range over: `allowed` (empty = all of n_q × n_k) without
+/// key column 0 (the attention sink, usually BOS) and without query rows 0–3, which see only a few
+/// keys and so give large weights whatever the head does (issue 23). `first_query` is the text
+/// position of row 0 (--rows generated): only rows at positions 0–3 are left out.
+MaskMatrix without_sink(const MaskMatrix& allowed, Eigen::Index n_q, Eigen::Index n_k, Eigen::Index first_query = 0);
+
+/// Query rows left out of the range by without_sink().
+inline constexpr int kSinkQueryRows = 4;
 
 /// The range of each panel under `mode`, over cells with allowed(i, j) == 1 (an empty `allowed`
 /// allows all). Non-finite values are ignored; a panel with no usable cell gets [0, 1].

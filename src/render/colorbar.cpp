@@ -54,7 +54,7 @@ void draw_colorbar(Image& image, const FontSet& fonts, const Rect& area,
   for (int y = 0; y < strip.height_px; ++y) {
     // Pixel row centres sample the range evenly, top row near vmax.
     const double t = 1.0 - (y + 0.5) / strip.height_px;
-    const double value = range.vmin + t * (range.vmax - range.vmin);
+    const double value = value_at_position(range, t);
     image.fill_rect({strip.x_px, strip.y_px + y, strip.width_px, 1},
                     colormap.at(color_position(range, value)));
   }

@@ -6,6 +6,7 @@
 
 #include "render/colorbar.hpp"
 #include "render/colormap.hpp"
+#include "render/grid_marks.hpp"
 #include "render/grid_notes.hpp"
 #include "render/head_grid_internal.hpp"
 #include "render/heatmap.hpp"
@@ -98,6 +99,7 @@ void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
                 layout.ranges[p], colormap);
   }
   draw_frame(image, panel.cells);
+  for (const Rect& mark : grid_mark_rects(request, layout, panel)) image.fill_rect(mark, kMarkColour);
   if (layout.thumbnail) return;
   draw_query_labels(image, fonts, layout, panel);
   draw_key_labels(image, fonts, layout, panel);

@@ -37,6 +37,13 @@ struct GridRequest {
   ScaleMode scale = ScaleMode::Fixed;
   std::string panel_noun = "head";        // what a panel shows, for ScaleMode::Head's caption
                                           // ("per-head min–max"; the census: "statistic")
+  bool exclude_sink = false;              // Head/Shared: ranges over without_sink() cells (key 0
+                                          // and queries 0–3 left out); key 0's column is marked
+  int prompt_query_rows = 0;              // > 0: a line below this many query rows (the prompt's
+                                          // end, --generate); rows after it are generated tokens
+  int prompt_key_cols = 0;                // > 0: a line right of this many key columns (same)
+  int first_query_index = 0;              // position of query row 0 in the text (--rows generated:
+                                          // the prompt's length); > 0: every query label is indexed
   std::optional<ValueRange> range;        // overrides the range `scale` computes (as `scale` still
                                           // names it): one head's image drawn on its grid's shared scale
   std::string cmap = "viridis";           // a name from colormap_names()
@@ -81,6 +88,7 @@ struct GridLayout {
   int drawn_rows = 0, drawn_cols = 0;  // ceil(n_q / block), ceil(n_k / block)
   int query_label_stride = 1;          // every k-th query token is labelled (in tokens)
   int key_label_stride = 1;            // every k-th key token is labelled (in tokens)
+  int first_query_index = 0;           // request.first_query_index: query row i is token i + this
   bool key_labels_horizontal = false;  // every key label fits its cell width: drawn unrotated
   int label_font_px = 0;               // token labels
   int annotation_font_px = 0;          // printed values; 0 = values not printed
@@ -104,7 +112,9 @@ struct GridLayout {
 };
 
 /// The text drawn for query row i (key column j): its display label, or on a thinned axis
-/// (stride > 1) indexed_label(i, label), "#212 ▁park" (token_label.hpp). PNG and SVG draw these.
+/// (stride > 1) indexed_label(i, label), "#212 ▁park" (token_label.hpp); query rows that start
+/// past the text's beginning (first_query_index > 0) are always indexed by their position in the
+/// text. PNG and SVG draw these.
 std::string drawn_query_label(const GridLayout& layout, int i);
 std::string drawn_key_label(const GridLayout& layout, int j);
 

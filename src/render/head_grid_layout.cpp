@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "render/colorbar.hpp"
 #include "render/colormap.hpp"
+#include "render/grid_marks.hpp"
 #include "render/grid_notes.hpp"
 #include "render/head_grid_internal.hpp"
 #include "render/heatmap.hpp"
@@ -99,13 +100,14 @@ Texts measure_texts(const GridRequest& request, const FontSet& fonts,
 
 // The widest label at font_px, plain or as a thinned axis draws it ("#212 ▁park").
 int widest_label(std::map<std::pair<int, bool>, int>& cache, const std::vector<std::string>& labels,
-                 const FontSet& fonts, int font_px, bool indexed) {
+                 const FontSet& fonts, int font_px, bool indexed, int first_index = 0) {
   auto found = cache.find({font_px, indexed});
   if (found != cache.end()) return found->second;
   int width_px = 0;
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const std::string& label = labels[i];
-    width_px = std::max(width_px, fonts.text_width_px(indexed ? indexed_label(static_cast<int>(i), label) : label, font_px));
+    const int index = first_index + static_cast<int>(i);
+    width_px = std::max(width_px, fonts.text_width_px(indexed ? indexed_label(index, label) : label, font_px));
   }
   return cache.emplace(std::pair{font_px, indexed}, width_px).first->second;
 }
@@ -170,6 +172,7 @@ std::vector<std::pair<std::string, std::uint8_t>> legend_lines(const GridRequest
     if (rows.size() > listed) line += " and " + std::to_string(rows.size() - listed) + " more";
     lines.emplace_back(line, 0);
   };
+  for (std::string& line : grid_mark_legend(request)) lines.emplace_back(std::move(line), 0);
   list_rows(texts.fully_masked_rows, "all keys masked");
   list_rows(texts.padding_rows, "padding query, white-hatched row (computed, but not a real token)");
   for (const std::string& note : layout_notes(request, layout)) lines.emplace_back(note, 0);
@@ -232,8 +235,10 @@ GridLayout place(const GridRequest& request, const FontSet& fonts, Texts& texts,
   const int plain_key_px = widest_label(texts.key_widths, texts.key_labels, fonts, layout.label_font_px, false);
   layout.key_labels_horizontal = block == 1 && plain_key_px + kMinLabelSpacingPx <= cell_px;
   if (layout.key_labels_horizontal) layout.key_label_stride = 1;
+  layout.first_query_index = request.first_query_index;
   const int query_label_px = widest_label(texts.query_widths, texts.query_labels, fonts, layout.label_font_px,
-                                          layout.query_label_stride > 1);
+                                          layout.query_label_stride > 1 || layout.first_query_index > 0,
+                                          layout.first_query_index);
   const int widest_key_px = layout.key_label_stride > 1
                                 ? widest_label(texts.key_widths, texts.key_labels, fonts, layout.label_font_px, true)
                                 : plain_key_px;
@@ -397,9 +402,12 @@ const MaskMatrix& mask_or_empty(const SharedMask& mask) {
 GridLayout layout_grid(const GridRequest& request, const FontSet& fonts) {
   assert(!request.panels.empty() && !request.query_tokens.empty() && !request.key_tokens.empty());
   colormap_by_name(request.cmap);  // an unknown name is a UsageError before any work
+  const Eigen::Index n_q = static_cast<Eigen::Index>(request.query_tokens.size());
+  const Eigen::Index n_k = static_cast<Eigen::Index>(request.key_tokens.size());
   const std::vector<ValueRange> ranges =
       request.range ? std::vector<ValueRange>(request.panels.size(), *request.range)
-                    : panel_ranges(request.panels, allowed_cells(request), request.scale);
+      : request.exclude_sink ? panel_ranges(request.panels, without_sink(allowed_cells(request), n_q, n_k, request.first_query_index), request.scale)
+                             : panel_ranges(request.panels, allowed_cells(request), request.scale);
   const ColorbarScale scale = colorbar_scale(request.scale, ranges, request.panel_noun);
   const ColorbarSize colorbar = measure_colorbar(fonts, scale, request.colorbar_label);
   Texts texts = measure_texts(request, fonts, ranges);
@@ -427,7 +435,8 @@ double picture_bytes(int width_px, int height_px, long drawn_rows, long drawn_co
 
 std::string drawn_query_label(const GridLayout& layout, int i) {
   const std::string& label = layout.query_labels.at(static_cast<std::size_t>(i));
-  return layout.query_label_stride > 1 ? indexed_label(i, label) : label;
+  const bool indexed = layout.query_label_stride > 1 || layout.first_query_index > 0;
+  return indexed ? indexed_label(layout.first_query_index + i, label) : label;
 }
 
 std::string drawn_key_label(const GridLayout& layout, int j) {

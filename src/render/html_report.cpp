@@ -8,6 +8,7 @@
 #include "render/base64.hpp"
 #include "render/colormap.hpp"
 #include "render/html_report_page.hpp"
+#include "render/html_report_views.hpp"
 #include "render/script_json.hpp"
 #include "render/svg_document.hpp"
 
@@ -18,8 +19,9 @@ namespace {
 constexpr int kColormapEntries = 256;     // matplotlib's tables, as Colormap::at looks them up
 constexpr double kU16Steps = 65535.0;     // 16-bit storage: q = round((v − lo) / (hi − lo) · 65535)
 
+// [vmin, vmax], or [vmin, vmax, 1] for a log10 range (the page's position() reads the flag).
 std::string number_pair(const ValueRange& range) {
-  return "[" + script_json_number(range.vmin) + "," + script_json_number(range.vmax) + "]";
+  return "[" + script_json_number(range.vmin) + "," + script_json_number(range.vmax) + (range.log10 ? ",1]" : "]");
 }
 
 // Little-endian bytes of each value, whatever the host's order.
@@ -76,6 +78,8 @@ std::string view_json(const ReportView& view, bool compact) {
   const std::string allowed(view.allowed.begin(), view.allowed.end());
   json += std::string(",\"symmetric\":") + (view.symmetric ? "true" : "false");
   json += ",\"allowed\":" + (view.allowed.empty() ? std::string("null") : "\"" + base64_encode(allowed) + "\"");
+  json += ",\"promptRows\":" + std::to_string(view.prompt_rows) + ",\"promptCols\":" + std::to_string(view.prompt_cols) +
+          ",\"firstQuery\":" + std::to_string(view.first_query) + ",\"excludeSink\":" + (view.exclude_sink ? "true" : "false");
   json += "," + (compact ? u16_values(view.values) : float32_values(view.values));
   if (view.measure != "weights") json += ",\"measure\":" + script_json_string(view.measure);  // absent: weights
   return json + "}";
@@ -98,11 +102,21 @@ std::string colormaps_json(const std::vector<ReportView>& views) {
   return json + "}";
 }
 
+std::string table_json(const TextTable& table) {
+  std::string rows;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) rows += (r == 0 ? "" : ",") + script_json_strings(table.rows[r]);
+  return "{\"title\":" + script_json_string(table.title) + ",\"header\":" + script_json_strings(table.header) +
+         ",\"rows\":[" + rows + "],\"note\":" + script_json_string(table.note) + "}";
+}
+
 std::string page_json(const ReportPage& page, bool compact) {
   std::string json = "{\"format\":\"attnviz.report\",\"version\":1,\"title\":" + script_json_string(page.title) +
-                     ",\"layered\":" + (page.layered ? "true" : "false") + ",\"colormaps\":" + colormaps_json(page.views) +
+                     ",\"layered\":" + (page.layered ? "true" : "false") +
+                     ",\"promptLength\":" + std::to_string(page.prompt_length) + ",\"colormaps\":" + colormaps_json(page.views) +
                      ",\"views\":[";
   for (std::size_t v = 0; v < page.views.size(); ++v) json += (v == 0 ? "" : ",") + view_json(page.views[v], compact);
+  json += "],\"tables\":[";
+  for (std::size_t t = 0; t < page.tables.size(); ++t) json += (t == 0 ? "" : ",") + table_json(page.tables[t]);
   return json + "]}";
 }
 
@@ -131,6 +145,10 @@ ReportView report_view(const GridRequest& request, const FontSet& fonts, std::st
   view.colorbar_label = request.colorbar_label;
   view.cmap = request.cmap;
   view.symmetric = request.scale == ScaleMode::Symmetric;
+  view.prompt_rows = request.prompt_query_rows;
+  view.prompt_cols = request.prompt_key_cols;
+  view.first_query = request.first_query_index;
+  view.exclude_sink = request.exclude_sink;
   const bool masked = request.allowed && request.allowed->size() != 0 && (request.allowed->array() == 0).any();
   const Eigen::Index n_q = static_cast<Eigen::Index>(request.query_tokens.size());
   const Eigen::Index n_k = static_cast<Eigen::Index>(request.key_tokens.size());
@@ -154,8 +172,8 @@ std::string html_report(const ReportPage& page) {
   for (const ReportView& view : page.views) stored += static_cast<double>(view.values.size());
   const bool compact = stored > kMaxExactReportValues;
   return std::string(kReportHead) + "<title>" + xml_text(page.title) + "</title>\n<style>\n" + kReportCss +
-         "</style>\n</head>\n<body>\n" + kReportBody + "<script type=\"application/json\" id=\"attnviz-data\">" +
-         page_json(page, compact) + "</script>\n<script>\n" + kReportScript + "</script>\n</body>\n</html>\n";
+         kReportViewsCss + "</style>\n</head>\n<body>\n" + kReportBody + kReportViewsBody + "<script type=\"application/json\" id=\"attnviz-data\">" +
+         page_json(page, compact) + "</script>\n<script>\n" + kReportScript + kReportViewsScript + "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace attnviz

@@ -11,6 +11,7 @@
 #include "render/color_scale.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
+#include "render/text_table.hpp"
 
 namespace attnviz {
 
@@ -43,6 +44,9 @@ struct ReportView {
   /// What the view shows (--measure, issue 20): "weights", "norms" or "alti". A page whose views
   /// show several gets a switch that shows one measure at a time.
   std::string measure = "weights";
+  int prompt_rows = 0, prompt_cols = 0;      ///< GridRequest's prompt marks (0 = none)
+  int first_query = 0;                       ///< position of query row 0 (--rows generated)
+  bool exclude_sink = false;                 ///< ranges leave key 0 out: the page marks it
 };
 
 /// The view of what `request` draws: labels, titles, ranges and colour bar from layout_grid()
@@ -57,6 +61,9 @@ struct ReportPage {
   std::string title;
   std::vector<ReportView> views;
   bool layered = false;
+  int prompt_length = 0;  ///< --generate: tokens from here on were generated (the text panel marks
+                          ///< them); 0 = nothing generated
+  std::vector<TextTable> tables = {};  ///< shown as HTML tables below the views (compare's statistics)
 };
 
 /// The whole HTML file. Data go into <script type="application/json"> with '<', '>', '&' and

@@ -71,7 +71,8 @@ const char* const kReportScript = R"page("use strict";
   const LARGE_PX = 640, THUMB_PX = 160, OVERVIEW_PX = 48, MAX_CELL_PX = 32, LABEL_PITCH_PX = 14;
   const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256, MIN_LABEL_SPACING_PX = 4;
   const $ = (id) => document.getElementById(id);
-  const state = { view: 0, head: 0, maps: [], measure: "weights" };
+  const state = { view: 0, head: 0, maps: [], measure: "weights", zoom: 1 };  // zoom: the large map's scale (html_report_views.cpp)
+  const hooks = [];  // called after each showHead (html_report_views.cpp: head view, text panel)
 
   function element(tag, className, text) {
     const e = document.createElement(tag);
@@ -98,6 +99,7 @@ const char* const kReportScript = R"page("use strict";
   function position(range, value) {
     const lo = range[0], hi = range[1];
     if (!(hi > lo)) return 0.5;
+    if (range[2]) return Math.min(1, Math.max(0, (Math.log10(Math.max(value, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))));
     return Math.min(1, Math.max(0, (value - lo) / (hi - lo)));
   }
   function entry(t) { return Number.isNaN(t) ? 0 : Math.min(Math.floor(t * TABLE_ENTRIES), TABLE_ENTRIES - 1); }
@@ -163,14 +165,14 @@ const char* const kReportScript = R"page("use strict";
   }
 
   // Cell size and block for a map of at most side px.
-  function geometry(view, side) {
+  function geometry(view, side, maxCellPx = MAX_CELL_PX) {
     const n = Math.max(view.queryTokens.length, view.keyTokens.length);
     if (n > side) return { cellPx: 1, block: Math.ceil(n / side) };
-    return { cellPx: Math.max(1, Math.min(MAX_CELL_PX, Math.floor(side / n))), block: 1 };
+    return { cellPx: Math.max(1, Math.min(maxCellPx, Math.floor(side / n))), block: 1 };
   }
 
-  function makeCells(view, p, side) {
-    const g = geometry(view, side);
+  function makeCells(view, p, side, maxCellPx) {
+    const g = geometry(view, side, maxCellPx);
     const box = element("div", "cellbox");
     const canvas = element("canvas");
     drawCells(canvas, view, p, g.cellPx, g.block);
@@ -235,14 +237,15 @@ const char* const kReportScript = R"page("use strict";
   function labelStride(map) { return Math.max(1, Math.ceil(LABEL_PITCH_PX / map.cellPx)) * map.block; }
 
   function largeMap(view, p) {
-    const map = makeCells(view, p, LARGE_PX);
+    const map = makeCells(view, p, LARGE_PX * state.zoom, MAX_CELL_PX * state.zoom);
     const root = element("div", "map");
     const qbox = element("div", "qlabels"), kbox = element("div", "klabels");
     root.append(element("div", "qaxis", view.queryAxis), qbox, map.box, kbox, element("div", "kaxis", view.keyAxis));
     const stride = labelStride(map);
     const half = map.cellPx / 2;
     for (let i = 0; i < view.queryLabels.length; i += stride) {
-      const label = element("span", "label", stride > 1 ? "#" + i + " " + view.queryLabels[i] : view.queryLabels[i]);
+      const indexed = stride > 1 || view.firstQuery > 0;  // as drawn_query_label (head_grid.hpp)
+      const label = element("span", "label", indexed ? "#" + (view.firstQuery + i) + " " + view.queryLabels[i] : view.queryLabels[i]);
       label.dataset.query = i;
       label.style.top = (Math.floor(i / map.block) * map.cellPx + half - 7) + "px";
       label.addEventListener("mouseenter", () => highlight("q", i));
@@ -286,7 +289,7 @@ const char* const kReportScript = R"page("use strict";
     const image = context.createImageData(18, h);
     for (let y = 0; y < h; y++) {
       const t = 1 - (y + 0.5) / h;
-      const e = 3 * entry(position(bar.range, bar.range[0] + t * (bar.range[1] - bar.range[0])));
+      const e = 3 * entry(bar.range[1] > bar.range[0] ? t : 0.5);  // position(value_at_position(t)) = t
       for (let x = 0; x < 18; x++) {
         const o = 4 * (y * 18 + x);
         image.data[o] = table[e]; image.data[o + 1] = table[e + 1]; image.data[o + 2] = table[e + 2]; image.data[o + 3] = 255;
@@ -358,6 +361,7 @@ const char* const kReportScript = R"page("use strict";
     document.body.dataset.view = state.view;
     document.body.dataset.head = p;
     markOverview();
+    for (const hook of hooks) hook();
   }
 
   function markOverview() {
@@ -474,6 +478,9 @@ const char* const kReportScript = R"page("use strict";
   }
 
   setup();
+  window.attnvizCore = { data: data, state: state, hooks: hooks, decode: decode, showView: showView, showHead: showHead,
+                         highlight: highlight, unhighlight: unhighlight, element: element, formatValue: formatValue,
+                         drawCells: drawCells, geometry: geometry, OVERVIEW_PX: OVERVIEW_PX };
 })();
 )page";
 

@@ -6,6 +6,7 @@
 
 #include "render/base64.hpp"
 #include "render/colormap.hpp"
+#include "render/grid_marks.hpp"
 #include "render/heatmap.hpp"
 #include "render/png.hpp"
 
@@ -161,7 +162,7 @@ std::string colorbar(const FontSet& fonts, const GridLayout& layout, const Color
     Rgb colour{};
     if (y < area.height_px) {
       const double t = 1.0 - (y + 0.5) / area.height_px;
-      colour = colormap.at(color_position(range, range.vmin + t * (range.vmax - range.vmin)));
+      colour = colormap.at(color_position(range, value_at_position(range, t)));
     }
     if (y == area.height_px || (y > 0 && !(colour == run_colour))) {
       body += rect(area.x_px, area.y_px + run_start, kColorbarStripPx, y - run_start, svg_colour(run_colour));
@@ -221,7 +222,10 @@ SvgPicture grid_svg(const GridRequest& request, const FontSet& fonts, const std:
     svg.body += "<g class=\"cells\" shape-rendering=\"crispEdges\">\n";
     svg.body += raster ? raster_cells(cells, panel.cells, layout.cell_px, layout.ranges[p], colormap)
                        : vector_cells(cells, origin, layout.cell_px, layout.ranges[p], colormap, hatch);
-    svg.body += "</g>\n<g shape-rendering=\"crispEdges\">\n" + frame(panel.cells) + "</g>\n";
+    std::string marks;
+    for (const Rect& mark : grid_mark_rects(request, layout, panel))
+      marks += rect(mark.x_px, mark.y_px, mark.width_px, mark.height_px, svg_colour(kMarkColour));
+    svg.body += "</g>\n<g shape-rendering=\"crispEdges\">\n" + frame(panel.cells) + marks + "</g>\n";
     if (layout.annotation_font_px > 0) {
       svg.body += cell_values(fonts, cells, origin, layout.cell_px, layout.annotation_font_px, layout.ranges[p], colormap);
     }

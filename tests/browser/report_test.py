@@ -203,7 +203,9 @@ def model_report(browser, attnviz, out):
     # outlines column 12.
     for axis, index, prop in (("query", 6, "top"), ("key", 12, "left")):
         centre = page.b.evaluate(f"""(() => {{
-          const r = document.querySelector('.label[data-{axis}="{index}"]').getBoundingClientRect();
+          const label = document.querySelector('.label[data-{axis}="{index}"]');
+          label.scrollIntoView({{block: "center"}});  // below the fold once the page grew (issue 23)
+          const r = label.getBoundingClientRect();
           return [r.left + r.width / 2, r.top + r.height / 2]; }})()""")
         page.hover(*centre)
         outlines = page.b.evaluate(f"""[...document.querySelectorAll('.hl')].map(h =>
@@ -211,6 +213,7 @@ def model_report(browser, attnviz, out):
         assert len(outlines) == heads + 1, outlines
         for display, at, cell in outlines:
             assert display == "block" and at == index * cell, (axis, outlines)
+    page.b.evaluate("window.scrollTo(0, 0)")
     page.hover(1, 1)
 
     compared = compare_screenshot(page, os.path.join(folder, "layer_4", "head_7.png"),
@@ -262,6 +265,10 @@ def long_report(browser, attnviz, out):
     assert "16-bit steps" in note, note
     box = page.large_map()
     assert box["width"] == 365, box  # 730 tokens in blocks of 2, one pixel each
+    # A thinned axis labels each token with its position (issue 23): "#28 t28".
+    labels = page.b.evaluate("[...document.querySelectorAll('#large .qlabels .label')].map(l => l.textContent)")
+    stride = int(labels[1].split()[0][1:])
+    assert stride > 1 and labels[:3] == [f"#{k * stride} t{k * stride}" for k in range(3)], labels[:3]
     half_step = 0.5 / 65535  # this run's weights span about 0..1
     for bi, bj in ((0, 0), (100, 37), (364, 364)):
         page.hover(box["x"] + bj + 0.5, box["y"] + bi + 0.5)

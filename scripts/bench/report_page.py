@@ -1,0 +1,54 @@
+"""The HTML report at 512 tokens (issue 23): page size and time until interactive in headless
+chromium, for stories260K's 5 layers x 8 heads x 512 tokens (every layer in one page), and how long
+a hover takes to draw a query's lines in the head view. Prints one Markdown table row per
+measurement; docs/pictures.md quotes them.
+Usage: report_page.py ATTNVIZ"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "browser"))
+from cdp import Browser  # noqa: E402
+from report_test import Page  # noqa: E402
+
+MODEL = os.path.join(ROOT, "data", "stories260k", "stories260K.gguf")
+STORY = ("Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. "
+         "One day, she saw a big red ball. ") * 13
+TOKENS = 512
+RUNS = 5
+
+
+def main():
+    attnviz = os.path.abspath(sys.argv[1])
+    ids = json.loads(subprocess.run([attnviz, "tokenize", "--model", MODEL, "--text", STORY, "--json"],
+                                    capture_output=True, text=True, check=True).stdout)["token_ids"][:TOKENS]
+    with tempfile.TemporaryDirectory(prefix="attnviz-page-") as out:
+        subprocess.run([attnviz, "heatmaps", "--model", MODEL, "--token-ids", ",".join(map(str, ids)),
+                        "--format", "html", "-o", out], check=True, capture_output=True)
+        page_path = os.path.join(out, "index.html")
+        size = os.path.getsize(page_path)
+        ready, load, hover = [], [], []
+        for _ in range(RUNS):
+            browser = Browser()
+            try:
+                page = Page(browser, page_path)
+                ready.append(page.ready_ms)
+                load.append(page.load_s * 1000)
+                started = time.time()
+                browser.evaluate("""(() => { const t = document.querySelector('#hq .tok[data-query="511"]');
+                  t.dispatchEvent(new MouseEvent('mouseenter')); return window.attnvizViews.lines(); })()""")
+                hover.append((time.time() - started) * 1000)
+            finally:
+                browser.close()
+        print(f"| stories260K, 5 layers x 8 heads x {len(ids)} tokens, all layers in one page | {size / 1e6:.1f} MB "
+              f"| interactive after {statistics.median(ready):.0f} ms (load event {statistics.median(load):.0f} ms) "
+              f"| head-view hover of the last query (8 x 512 lines) {statistics.median(hover):.0f} ms |")
+
+
+if __name__ == "__main__":
+    main()
