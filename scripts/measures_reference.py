@@ -163,15 +163,21 @@ def model_reference(path, ids, flow):
 
 
 def ct2_reference(folder, source, target):
-    """Norms of every block of a CTranslate2 model: ct2_reference.Model's forward pass, with each
-    attention call's value vectors f^h(x_j) = v^h_j W_O^h taken from the block's output Dense
-    (self-attention linear_1, cross-attention linear_2)."""
+    """Norms of every block of a CTranslate2 model, and ALTI of its self-attention blocks (pre-norm):
+    ct2_reference.Model's forward pass, with each attention call's value vectors f^h(x_j) = v^h_j W_O^h
+    taken from the block's output Dense (self-attention linear_1, cross-attention linear_2), and the
+    residual entering the block from the sublayer that calls it."""
     from ct2_reference import Model
 
     class Measured(Model):
         def __init__(self, path):
             super().__init__(path)
             self.blocks, self.scope = [], None
+
+        def sublayer(self, pre_norm, norm, x, fn):
+            self.residual = x  # the residual stream entering the block, for ALTI
+            self.pre_norm = pre_norm
+            return super().sublayer(pre_norm, norm, x, fn)
 
         def dense(self, scope, x):
             if scope.endswith("/linear_0"):  # the block's first projection: its scope is the block's
@@ -184,7 +190,10 @@ def ct2_reference(folder, source, target):
             w_o = self.v[self.scope + ("/linear_2" if cross else "/linear_1") + "/weight"].T
             d_v = v.shape[1] // heads
             f = np.array([v[:, h * d_v:(h + 1) * d_v] @ w_o[h * d_v:(h + 1) * d_v] for h in range(heads)])
-            block = measures(np.array(weights), f, None, None)
+            b_o = self.v[self.scope + ("/linear_2" if cross else "/linear_1") + "/bias"]
+            if not cross and not self.pre_norm:
+                raise SystemExit("ALTI of a post-norm model: not in this reference")
+            block = measures(np.array(weights), f, None if cross else self.residual, b_o)
             del block["head_sum"]
             stack, layer = self.scope.split("/")[0], int(self.scope.split("/")[1].split("_")[1])
             block.update({"stack": stack, "kind": "cross" if cross else "self", "layer": layer})

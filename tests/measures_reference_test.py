@@ -84,6 +84,12 @@ def main():
         for field in NORMS:
             checks.check("aren-translit %s (every block, cross included)" % field,
                          max(worst(b[field], theirs[key(b)][field]) for b in dump), 1e-5)
+        run(attnviz, "dump", "--model", ARENT, "--source-tokens", ARENT_SOURCE, "--target-tokens", ARENT_TARGET,
+            "--measure", "alti", "-o", path("ct2_alti.json"))
+        alti = [b for b in json.load(open(path("ct2_alti.json")))["layers"] if b["kind"] == "self"]
+        assert len(alti) == 12 and all("alti" in b for b in alti)
+        checks.check("aren-translit alti (12 self-attention blocks, encoder and decoder)",
+                     max(worst(b["alti"], theirs[key(b)]["alti"]) for b in alti), 1e-4)
         run(sys.executable, REFERENCE, "model", MODEL, FLOW_IDS, "--flow", path("ref.json"))
         run(attnviz, "dump", "--model", MODEL, "--token-ids", FLOW_IDS, "--flow", "-o", path("flow.json"))
         checks.check("stories260K model attention_flow",
