@@ -407,3 +407,17 @@ TEST_CASE("run: heatmaps --measure alti draws one map per layer (grid.png only)"
   CHECK(std::filesystem::exists(dir.file("alti/grid.png")));
   CHECK_FALSE(std::filesystem::exists(dir.file("alti/head_0.png")));
 }
+
+TEST_CASE("run: render --format html of a dump holding norms offers them beside the weights", "[measures][render]") {
+  attnviz::test::TempDir dir;
+  Options dump = dump_options(dir.file("norms.json"));
+  dump.sentence = data_file("stories260k/layer0.json");
+  dump.measure = "norms";
+  REQUIRE(attnviz::test::run_with(dump).code == 0);
+  Options render = attnviz::test::render_options(dump.output, dir.file("pictures"));
+  render.formats = {"html"};
+  REQUIRE(attnviz::test::run_with(render).code == 0);  // no --measure: weights first, norms offered
+  const std::string page = attnviz::test::read_file(dir.file("pictures/index.html"));
+  CHECK_THAT(page, Contains("\"measure\":\"norms\""));
+  CHECK(page.find("self-attention weights") < page.find("value-weighted norms"));
+}
