@@ -85,7 +85,7 @@ set_tests_properties(model_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passe
 # and every block of aren-translit.
 add_test(NAME measures_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/measures_reference_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "18 passed, 0 failed")
+set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "19 passed, 0 failed")
 
 set(ATTNVIZ_STORIES_GGUF ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf)
 add_test(NAME cli_model_heatmaps
