@@ -27,6 +27,7 @@ struct OverviewRequest {
   int base_block = 1;                         ///< the aggregation the maps arrive with
   std::string figure_title;
   std::string cmap = "viridis";
+  std::string colorbar_label = "attention weight";  ///< what the maps hold (--measure norms: row shares of N)
   int max_size_px = 4096;                     ///< capped at kMaxSidePx
   double max_memory_bytes = 8e9;              ///< refuse a picture whose working memory exceeds it
 };
