@@ -39,8 +39,14 @@ def softmax_rows(scores):
     return out
 
 
-def measures(weights, f, residual, b_o):
-    """weights [h][n_q][n_k], f [h][n_k][d]: the norms, and ALTI when residual is given."""
+def linear_norm(t, gamma, sigma):
+    """A LayerNorm's linear part with a given sigma: gamma * (t - mean(t)) / sigma, per row."""
+    return gamma * (t - t.mean(axis=-1, keepdims=True)) / sigma
+
+
+def measures(weights, f, residual, b_o, post_norm=None):
+    """weights [h][n_q][n_k], f [h][n_k][d]: the norms, and ALTI when residual is given; post_norm =
+    (gamma, beta, eps) for a post-LN block (the LayerNorm's linear part, sigma from the real y_i)."""
     heads, n_q, n_k = weights.shape
     value_norms = np.linalg.norm(f, axis=2)                          # [h, n_k]
     norms = weights * value_norms[:, None, :]                        # [h, n_q, n_k]
@@ -52,7 +58,13 @@ def measures(weights, f, residual, b_o):
         for i in range(n_q):
             t = mixed[i].copy()
             t[i] += residual[i]
-            y = t.sum(axis=0) + (b_o if b_o is not None else 0)
+            bias = b_o if b_o is not None else np.zeros(t.shape[1])
+            y = t.sum(axis=0) + bias
+            if post_norm is not None:
+                gamma, beta, eps = post_norm
+                sigma = np.sqrt(((y - y.mean()) ** 2).mean() + eps)
+                t = linear_norm(t, gamma, sigma)
+                y = t.sum(axis=0) + linear_norm(bias, gamma, sigma) + beta
             c = np.maximum(0.0, np.abs(y).sum() - np.abs(y[None, :] - t).sum(axis=1))
             alti[i] = c / c.sum() if c.sum() > 0 else c
         out["alti"] = alti
@@ -163,15 +175,21 @@ def model_reference(path, ids, flow):
 
 
 def ct2_reference(folder, source, target):
-    """Norms of every block of a CTranslate2 model: ct2_reference.Model's forward pass, with each
-    attention call's value vectors f^h(x_j) = v^h_j W_O^h taken from the block's output Dense
-    (self-attention linear_1, cross-attention linear_2)."""
-    from ct2_reference import Model
+    """Norms of every block of a CTranslate2 model, and ALTI of its self-attention blocks (pre- or post-norm):
+    ct2_reference.Model's forward pass, with each attention call's value vectors f^h(x_j) = v^h_j W_O^h
+    taken from the block's output Dense (self-attention linear_1, cross-attention linear_2), and the
+    residual entering the block from the sublayer that calls it."""
+    from ct2_reference import EPS, Model
 
     class Measured(Model):
         def __init__(self, path):
             super().__init__(path)
             self.blocks, self.scope = [], None
+
+        def sublayer(self, pre_norm, norm, x, fn):
+            self.residual = x  # the residual stream entering the block, for ALTI
+            self.post_norm = None if pre_norm else (self.v[norm + "/gamma"], self.v[norm + "/beta"], EPS)
+            return super().sublayer(pre_norm, norm, x, fn)
 
         def dense(self, scope, x):
             if scope.endswith("/linear_0"):  # the block's first projection: its scope is the block's
@@ -184,7 +202,8 @@ def ct2_reference(folder, source, target):
             w_o = self.v[self.scope + ("/linear_2" if cross else "/linear_1") + "/weight"].T
             d_v = v.shape[1] // heads
             f = np.array([v[:, h * d_v:(h + 1) * d_v] @ w_o[h * d_v:(h + 1) * d_v] for h in range(heads)])
-            block = measures(np.array(weights), f, None, None)
+            b_o = self.v[self.scope + ("/linear_2" if cross else "/linear_1") + "/bias"]
+            block = measures(np.array(weights), f, None if cross else self.residual, b_o, self.post_norm)
             del block["head_sum"]
             stack, layer = self.scope.split("/")[0], int(self.scope.split("/")[1].split("_")[1])
             block.update({"stack": stack, "kind": "cross" if cross else "self", "layer": layer})

@@ -90,7 +90,7 @@ set_tests_properties(family_reference PROPERTIES PASS_REGULAR_EXPRESSION "25 pas
 # and every block of aren-translit.
 add_test(NAME measures_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/measures_reference_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "17 passed, 0 failed")
+set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "19 passed, 0 failed")
 
 # Head attribution (issue 20 §3) against an independent float64 reference
 # (scripts/reference_attribution.py): DLA within 1e-5, ablation within 1e-4, on stories260K.

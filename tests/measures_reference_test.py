@@ -3,7 +3,8 @@
 shared with src/), issue 20: norms, value_norms and layer_norms within 1e-5 (absolute or relative),
 ALTI, alti_rollout and attention_flow within 1e-4, on the stories260K layer file (GQA, RoPE,
 causal), the USE-Lite layer file (biases, W_O to 512: norms only, ALTI refused), the whole
-stories260K model, and every block of the aren-translit CTranslate2 model (cross-attention norms).
+stories260K model, and every block of the aren-translit CTranslate2 model (cross-attention norms;
+ALTI of the self-attention blocks, pre-norm as shipped and re-written as a post-norm model).
 
     /usr/bin/python3 tests/measures_reference_test.py build/attnviz
 """
@@ -84,6 +85,22 @@ def main():
         for field in NORMS:
             checks.check("aren-translit %s (every block, cross included)" % field,
                          max(worst(b[field], theirs[key(b)][field]) for b in dump), 1e-5)
+        run(attnviz, "dump", "--model", ARENT, "--source-tokens", ARENT_SOURCE, "--target-tokens", ARENT_TARGET,
+            "--measure", "alti", "-o", path("ct2_alti.json"))
+        alti = [b for b in json.load(open(path("ct2_alti.json")))["layers"] if b["kind"] == "self"]
+        assert len(alti) == 12 and all("alti" in b for b in alti)
+        checks.check("aren-translit alti (12 self-attention blocks, encoder and decoder)",
+                     max(worst(b["alti"], theirs[key(b)]["alti"]) for b in alti), 1e-4)
+        # The same weights as a post-norm model (scripts/ct2_writer.py --post-norm): ALTI applies each
+        # block's LayerNorm's linear part (Ferrando et al. 2022), as the reference does.
+        run(sys.executable, os.path.join(ROOT, "scripts/ct2_writer.py"), ARENT, path("post_norm"), "--post-norm")
+        run(sys.executable, REFERENCE, "ct2", path("post_norm"), ARENT_SOURCE, ARENT_TARGET, path("ref.json"))
+        run(attnviz, "dump", "--model", path("post_norm"), "--source-tokens", ARENT_SOURCE, "--target-tokens", ARENT_TARGET,
+            "--measure", "alti", "-o", path("post_alti.json"))
+        theirs = {key(b): b for b in json.load(open(path("ref.json")))["blocks"]}
+        alti = [b for b in json.load(open(path("post_alti.json")))["layers"] if b["kind"] == "self"]
+        checks.check("aren-translit as a post-norm model: alti (12 self-attention blocks)",
+                     max(worst(b["alti"], theirs[key(b)]["alti"]) for b in alti), 1e-4)
         run(sys.executable, REFERENCE, "model", MODEL, FLOW_IDS, "--flow", path("ref.json"))
         run(attnviz, "dump", "--model", MODEL, "--token-ids", FLOW_IDS, "--flow", "-o", path("flow.json"))
         checks.check("stories260K model attention_flow",

@@ -371,7 +371,12 @@ TEST_CASE("run: --measure weights (the default) writes the dump of before, byte 
   norms.output = dir.file("norms.json");
   norms.measure = "norms";
   REQUIRE(attnviz::test::run_with(norms).code == 0);
-  CHECK_THAT(attnviz::test::read_file(norms.output), Contains("\"layer_norms\""));
+  // The norms dump is the plain dump with the norm fields appended: the weights are untouched.
+  const std::string plain_text = attnviz::test::read_file(plain.output);
+  const std::string norms_text = attnviz::test::read_file(norms.output);
+  const std::string body = plain_text.substr(0, plain_text.rfind("\n}"));
+  CHECK(norms_text.compare(0, body.size(), body) == 0);
+  CHECK(norms_text.compare(body.size(), 11, ",\n  \"norms\"") == 0);
 }
 
 TEST_CASE("run: heatmaps --measure norms --format html holds the norms and the weights, switchable", "[measures][render]") {
@@ -406,4 +411,18 @@ TEST_CASE("run: heatmaps --measure alti draws one map per layer (grid.png only)"
   REQUIRE(r.code == 0);
   CHECK(std::filesystem::exists(dir.file("alti/grid.png")));
   CHECK_FALSE(std::filesystem::exists(dir.file("alti/head_0.png")));
+}
+
+TEST_CASE("run: render --format html of a dump holding norms offers them beside the weights", "[measures][render]") {
+  attnviz::test::TempDir dir;
+  Options dump = dump_options(dir.file("norms.json"));
+  dump.sentence = data_file("stories260k/layer0.json");
+  dump.measure = "norms";
+  REQUIRE(attnviz::test::run_with(dump).code == 0);
+  Options render = attnviz::test::render_options(dump.output, dir.file("pictures"));
+  render.formats = {"html"};
+  REQUIRE(attnviz::test::run_with(render).code == 0);  // no --measure: weights first, norms offered
+  const std::string page = attnviz::test::read_file(dir.file("pictures/index.html"));
+  CHECK_THAT(page, Contains("\"measure\":\"norms\""));
+  CHECK(page.find("self-attention weights") < page.find("value-weighted norms"));
 }

@@ -13,6 +13,9 @@
 #include <random>
 
 #include "analysis/alti.hpp"
+#include "analysis/attention_flow.hpp"
+#include "attention/mask.hpp"
+#include "attention/softmax.hpp"
 #include "analysis/value_norms.hpp"
 #include "attention/attention.hpp"
 #include "cli/measure_job.hpp"
@@ -91,11 +94,28 @@ void layer_case() {
               norms / plain);
 }
 
+// Attention flow at its bound (kMaxFlowTokens) over `layers` causal layers of random weights.
+void flow_case(int layers) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> uniform(0.0f, 4.0f);
+  const long n = kMaxFlowTokens;
+  const MaskMatrix causal = build_mask(n, n, true, {});
+  AttentionFlow flow;
+  for (int l = 0; l < layers; ++l) {
+    Matrix scores(n, n);
+    for (Eigen::Index i = 0; i < scores.size(); ++i) scores.data()[i] = uniform(rng);
+    softmax_rows_in_place(scores, causal);
+    flow.add_layer(scores, causal);
+  }
+  std::printf("attention flow, %ld tokens x %d layers: %.3f CPU s\n", n, layers, best_of(3, [&] { flow.flow(); }));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Eigen::setNbThreads(1);
   model_case(argc > 1 ? argv[1] : "data/stories260k/stories260K.gguf");
   layer_case();
+  for (const int layers : {5, 12, 32}) flow_case(layers);
   return 0;
 }

@@ -357,10 +357,15 @@ std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, cons
                                              double memory_budget, const std::string& block) {
   std::vector<ReportView> views;
   views.push_back(heatmap_report_view(record, options, name, memory_budget, block));
-  if (views.back().measure != "weights") {
-    Options weights = options;
-    weights.measure = "weights";
-    views.push_back(heatmap_report_view(record, weights, name, memory_budget, block));
+  // Every other measure the record holds (a dump written with --measure norms, rendered without
+  // it, still offers its norms), weights always.
+  const bool held[] = {true, !record.norms.empty(), record.alti.size() != 0};
+  const char* const names[] = {"weights", "norms", "alti"};
+  for (int m = 0; m < 3; ++m) {
+    if (!held[m] || views.front().measure == names[m]) continue;
+    Options other = options;
+    other.measure = names[m];
+    views.push_back(heatmap_report_view(record, other, name, memory_budget, block));
   }
   return views;
 }

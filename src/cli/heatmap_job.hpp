@@ -38,8 +38,9 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 ReportView heatmap_report_view(const AttentionRecord& record, const Options& options, std::string name,
                                double memory_budget, const std::string& block = "");
 
-/// The report's views of `record`: heatmap_report_view under options.measure, then, when that
-/// is norms or ALTI, the weights too (the page's switch between them, issue 20).
+/// The report's views of `record`: heatmap_report_view under options.measure, then one for each
+/// other measure the record holds (weights always, norms, ALTI): the page's switch between them
+/// (issue 20).
 std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, const Options& options, const std::string& name,
                                              double memory_budget, const std::string& block = "");
 

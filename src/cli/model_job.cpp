@@ -221,7 +221,14 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
   // Greedy decoding holds every layer's keys and values (cache_bytes) beside one layer's
   // weights; they are freed before the forward pass whose layers fill the sink.
   const double cache_bytes = o.generate > 0 ? model.cache_bytes(static_cast<double>(total)) : 0.0;
-  const double needed = forward_bytes(model, static_cast<double>(total)) + std::max(sink_bytes, cache_bytes);
+  // --measure: one layer's f^h(x_j) (h × n × d_model float32) with its float64 copies, and the
+  // norms (h·n² + n²) or ALTI's map beside the weights.
+  const double n = static_cast<double>(total);
+  const double measure_bytes =
+      measure_needs_value_vectors(o.measure)
+          ? 3.0 * 4.0 * c.num_heads * n * static_cast<double>(c.d_model) + 4.0 * (c.num_heads + 1.0) * n * n
+          : 0.0;
+  const double needed = forward_bytes(model, n) + measure_bytes + std::max(sink_bytes, cache_bytes);
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
                                  (cache_bytes > sink_bytes ? " and the continuation's key/value cache"

@@ -120,6 +120,7 @@ std::string OverviewCollector::render_png(const ModelRunInfo& info, double memor
                          (options_.measure == "norms" ? "norms \u2016\u03B1\u00B7f(x)\u2016, each row normalised to sum 1 \u00B7 " : "") +
                          run_text_title(info);
   request.cmap = options_.cmap.empty() ? "viridis" : options_.cmap;
+  if (options_.measure == "norms") request.colorbar_label = "share of the row's \u2016\u03B1\u00B7f(x)\u2016";
   request.max_size_px = options_.max_size_px;
   request.max_memory_bytes = memory_budget;
   if (!window_layers_.empty()) {

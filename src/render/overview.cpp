@@ -208,7 +208,7 @@ RenderedOverview render_overview(const OverviewRequest& r, const FontSet& fonts)
   assert(!r.maps.empty() && !r.maps.front().empty() && r.maps.size() == r.row_labels.size());
   const Colormap& colormap = colormap_by_name(r.cmap);
   const ColorbarScale scale = colorbar_scale(ScaleMode::Fixed, {ValueRange{0, 1}});
-  const std::string colorbar_label = "attention weight";
+  const std::string& colorbar_label = r.colorbar_label;
   Measures m;
   m.row_label_px = widest(fonts, r.row_labels, kLabelFontPx);
   m.column_label_px = widest(fonts, r.column_labels, kLabelFontPx);

@@ -28,6 +28,7 @@ struct OverviewRequest {
   std::string figure_title;
   std::string mask_note;                      ///< an extra legend line about masks (sliding windows), or empty
   std::string cmap = "viridis";
+  std::string colorbar_label = "attention weight";  ///< what the maps hold (--measure norms: row shares of N)
   int max_size_px = 4096;                     ///< capped at kMaxSidePx
   double max_memory_bytes = 8e9;              ///< refuse a picture whose working memory exceeds it
 };
