@@ -1,0 +1,328 @@
+#include "cli/corpus_census.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "attention/head_detectors.hpp"
+#include "cli/census_job.hpp"
+#include "cli/picture_fonts.hpp"
+#include "core/error.hpp"
+#include "io/json_file.hpp"
+#include "render/head_grid.hpp"
+#include "render/png.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Panel titles of the picture, one per statistic (as the one-text census titles them).
+const std::vector<std::string>& statistic_titles() {
+  static const std::vector<std::string> titles = {
+      "entropy (nats)", "H / ln k", "max weight", "mean distance (tokens)", "diagonal (self) mass",
+      "previous-token mass", "first-token mass", "induction score", "sink rate (α1 > ε)",
+      "previous_token_score (TL)", "duplicate_token_score (TL)", "induction_score_tl (TL)"};
+  return titles;
+}
+
+std::string number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+Json optional_json(const std::optional<double>& x) { return x ? Json(*x) : Json(nullptr); }
+
+// The part of two provenances that differs, or "".
+std::string differing_part(const CensusProvenance& a, const CensusProvenance& b) {
+  if (a.attnviz_version != b.attnviz_version)
+    return "attnviz version (" + a.attnviz_version + " vs " + b.attnviz_version + ")";
+  if (a.model != b.model) return "model (" + a.model + " vs " + b.model + ")";
+  if (a.corpus != b.corpus) return "corpus (" + a.corpus + " vs " + b.corpus + ")";
+  if (a.settings != b.settings) return "settings (" + a.settings + " vs " + b.settings + ")";
+  return "";
+}
+
+const Json& member(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
+  const auto found = object.find(key);
+  if (found == object.end()) throw InputError::missing_field(path, pointer + "/" + key, "a census.json field");
+  return *found;
+}
+
+double read_double(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
+  const Json& value = member(object, key, path, pointer);
+  if (!value.is_number()) throw InputError::bad_value(path, pointer + "/" + key, "a number", value.type_name());
+  return value.get<double>();
+}
+
+long long read_count(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
+  const Json& value = member(object, key, path, pointer);
+  if (!value.is_number_integer() || value.get<long long>() < 0)
+    throw InputError::bad_value(path, pointer + "/" + key, "a count (an integer from 0)", value.dump());
+  return value.get<long long>();
+}
+
+}  // namespace
+
+const std::vector<std::string>& corpus_statistic_names() {
+  static const std::vector<std::string> names = {
+      "entropy_mean", "entropy_normalised_mean", "max_weight_mean", "mean_distance", "diagonal_mass",
+      "previous_token_mass", "first_token_mass", "induction_score", "sink_rate", "previous_token_score",
+      "duplicate_token_score", "induction_score_tl"};
+  return names;
+}
+
+std::string CensusHead::name() const { return model_head_name(stack.empty() ? "" : block_name(stack, kind), layer, head); }
+
+void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
+                          TextStatistics& text) {
+  const AttentionRecord& record = block.record;
+  const std::vector<CensusRow> rows = census_of_block(block);
+  const MaskMatrix allowed = record.allowed();
+  std::vector<long> skipped = record.fully_masked_rows;  // as census_of_block: padding and fully masked rows
+  for (std::size_t i = 0; i < record.query_mask.size(); ++i)
+    if (record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
+  const std::vector<long> statistic_rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
+  const bool self = record.mode == "self";
+  for (const CensusRow& row : rows) {
+    const Matrix& w = record.weights[static_cast<std::size_t>(row.head)];
+    const HeadStats& s = row.stats;
+    std::vector<std::optional<double>> values = {
+        s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
+        s.previous_mass, s.first_token_mass, row.induction,
+        sink_indicator(w, allowed, statistic_rows, sink_epsilon)};
+    const bool ids_fit = self && token_ids.size() == record.query_tokens.size();
+    for (DetectionPattern p : {DetectionPattern::PreviousToken, DetectionPattern::DuplicateToken, DetectionPattern::Induction})
+      values.push_back(ids_fit ? detection_score(w, token_ids, p) : std::nullopt);
+    text.heads.push_back({CensusHead{row.stack, row.kind, row.layer, row.head}, std::move(values)});
+  }
+}
+
+std::size_t CorpusCensus::head_slot(const CensusHead& head) {
+  for (std::size_t i = 0; i < heads_.size(); ++i)
+    if (heads_[i].stack == head.stack && heads_[i].kind == head.kind && heads_[i].layer == head.layer && heads_[i].head == head.head)
+      return i;
+  heads_.push_back(head);
+  stats_.emplace_back(corpus_statistic_names().size());
+  return heads_.size() - 1;
+}
+
+void CorpusCensus::cover(long index) {
+  IndexRanges single = {{index, index}};
+  IndexRanges merged;
+  std::merge(covered_.begin(), covered_.end(), single.begin(), single.end(), std::back_inserter(merged));
+  covered_.clear();
+  for (const auto& r : merged) {
+    if (!covered_.empty() && r.first <= covered_.back().second + 1) covered_.back().second = std::max(covered_.back().second, r.second);
+    else covered_.push_back(r);
+  }
+}
+
+long CorpusCensus::texts() const {
+  long n = 0;
+  for (const auto& r : covered_) n += r.second - r.first + 1;
+  return n;
+}
+
+void CorpusCensus::add(const TextStatistics& text) {
+  cover(text.index);
+  tokens_ += text.tokens;
+  for (const auto& [head, values] : text.heads) {
+    std::vector<RunningStat>& slot = stats_[head_slot(head)];
+    for (std::size_t s = 0; s < values.size(); ++s)
+      if (values[s]) slot[s].add(*values[s]);
+  }
+}
+
+void CorpusCensus::merge(const CorpusCensus& other, const std::string& this_source, const std::string& other_source) {
+  const std::string part = differing_part(provenance_, other.provenance_);
+  if (!part.empty())
+    throw InputError::inconsistent(other_source, "was made with another " + part + " than " + this_source + "; only outputs of "
+                                                 "the same model, corpus, settings and attnviz version merge");
+  for (const auto& a : covered_) {
+    for (const auto& b : other.covered_) {
+      const long first = std::max(a.first, b.first);
+      if (first <= std::min(a.second, b.second))
+        throw InputError::inconsistent(other_source, "covers text " + std::to_string(first) + ", which " + this_source +
+                                                     " covers too: a text may be counted once (the same shard given twice?)");
+    }
+  }
+  IndexRanges merged;
+  std::merge(covered_.begin(), covered_.end(), other.covered_.begin(), other.covered_.end(), std::back_inserter(merged));
+  covered_.clear();
+  for (const auto& r : merged) {
+    if (!covered_.empty() && r.first <= covered_.back().second + 1) covered_.back().second = std::max(covered_.back().second, r.second);
+    else covered_.push_back(r);
+  }
+  tokens_ += other.tokens_;
+  for (std::size_t h = 0; h < other.heads_.size(); ++h) {
+    std::vector<RunningStat>& slot = stats_[head_slot(other.heads_[h])];
+    for (std::size_t s = 0; s < slot.size(); ++s) slot[s].merge(other.stats_[h][s]);
+  }
+}
+
+std::string CorpusCensus::to_json() const {
+  Json root;
+  root["format"] = kCensusFormat;
+  root["version"] = kCensusVersion;
+  root["attnviz_version"] = provenance_.attnviz_version;
+  root["model_name"] = model_name;
+  root["model"] = Json::parse(provenance_.model);
+  root["corpus"] = Json::parse(provenance_.corpus);
+  root["settings"] = Json::parse(provenance_.settings);
+  Json ranges = Json::array();
+  for (const auto& r : covered_) ranges.push_back({r.first, r.second});
+  root["covers"] = {{"texts", texts()}, {"tokens", tokens_}, {"corpus_texts", corpus_texts_}, {"ranges", ranges}};
+  root["statistics"] = corpus_statistic_names();
+  Json heads = Json::array();
+  for (std::size_t h = 0; h < heads_.size(); ++h) {
+    Json head;
+    if (!heads_[h].stack.empty()) {
+      head["stack"] = heads_[h].stack;
+      head["kind"] = heads_[h].kind;
+    }
+    head["layer"] = heads_[h].layer;
+    head["head"] = heads_[h].head;
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
+      const RunningStat& r = stats_[h][s];
+      head[corpus_statistic_names()[s]] = {{"texts", r.count}, {"mean", r.count > 0 ? Json(r.mean) : Json(nullptr)}, {"m2", r.m2},
+                                           {"std", optional_json(r.sample_std())}, {"ci95_low", optional_json(r.ci95_low())},
+                                           {"ci95_high", optional_json(r.ci95_high())}};
+    }
+    heads.push_back(std::move(head));
+  }
+  root["heads"] = std::move(heads);
+  return root.dump(1) + "\n";
+}
+
+std::string CorpusCensus::to_csv() const {
+  const bool stacks = std::any_of(heads_.begin(), heads_.end(), [](const CensusHead& h) { return !h.stack.empty(); });
+  std::string csv = stacks ? "stack,kind,layer,head" : "layer,head";
+  for (const std::string& s : corpus_statistic_names())
+    for (const char* suffix : {"_texts", "_mean", "_std", "_ci95_low", "_ci95_high"}) csv += "," + s + suffix;
+  csv += "\n";
+  auto field = [](const std::optional<double>& x) { return x ? number(*x) : std::string(); };
+  for (std::size_t h = 0; h < heads_.size(); ++h) {
+    if (stacks) csv += heads_[h].stack + "," + heads_[h].kind + ",";
+    csv += std::to_string(heads_[h].layer) + "," + std::to_string(heads_[h].head);
+    for (const RunningStat& r : stats_[h]) {
+      csv += "," + std::to_string(r.count) + "," + field(r.count > 0 ? std::optional<double>(r.mean) : std::nullopt) + "," +
+             field(r.sample_std()) + "," + field(r.ci95_low()) + "," + field(r.ci95_high());
+    }
+    csv += "\n";
+  }
+  return csv;
+}
+
+CorpusCensus CorpusCensus::from_json(const std::string& path) {
+  const nlohmann::json plain = read_json_file(path);
+  const Json root = Json::parse(plain.dump());
+  if (!root.contains("format") || root["format"] != kCensusFormat)
+    throw InputError::bad_value(path, "/format", std::string("\"") + kCensusFormat + "\" (a census.json of attnviz census)",
+                                root.contains("format") ? root["format"].dump() : "nothing");
+  if (!root.contains("version") || root["version"] != kCensusVersion)
+    throw InputError::bad_value(path, "/version", std::to_string(kCensusVersion) + " (this attnviz's census format)",
+                                root.contains("version") ? root["version"].dump() : "nothing");
+  CorpusCensus census;
+  census.provenance_.attnviz_version = member(root, "attnviz_version", path, "").get<std::string>();
+  census.provenance_.model = member(root, "model", path, "").dump();
+  census.provenance_.corpus = member(root, "corpus", path, "").dump();
+  census.provenance_.settings = member(root, "settings", path, "").dump();
+  census.model_name = root.value("model_name", "");
+  const Json& covers = member(root, "covers", path, "");
+  census.tokens_ = read_count(covers, "tokens", path, "/covers");
+  census.corpus_texts_ = static_cast<long>(read_count(covers, "corpus_texts", path, "/covers"));
+  for (const Json& r : member(covers, "ranges", path, "/covers")) {
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0] > r[1])
+      throw InputError::bad_value(path, "/covers/ranges", "[first, last] index pairs", r.dump());
+    census.covered_.push_back({r[0].get<long>(), r[1].get<long>()});
+  }
+  const Json& heads = member(root, "heads", path, "");
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const std::string pointer = "/heads/" + std::to_string(h);
+    const Json& head = heads[h];
+    CensusHead key{head.value("stack", ""), head.value("kind", ""), static_cast<int>(read_count(head, "layer", path, pointer)),
+                   static_cast<int>(read_count(head, "head", path, pointer))};
+    std::vector<RunningStat>& slot = census.stats_[census.head_slot(key)];
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
+      const std::string& name = corpus_statistic_names()[s];
+      const Json& stat = member(head, name.c_str(), path, pointer);
+      const std::string at = pointer + "/" + name;
+      slot[s].count = read_count(stat, "texts", path, at);
+      slot[s].mean = slot[s].count > 0 ? read_double(stat, "mean", path, at) : 0.0;
+      slot[s].m2 = read_double(stat, "m2", path, at);
+    }
+  }
+  return census;
+}
+
+std::string CorpusCensus::render_png(const Options& options, std::vector<std::string>& warnings) const {
+  std::vector<std::string> blocks;  // "" or enc/dec/cross, in order
+  for (const CensusHead& h : heads_) {
+    const std::string b = h.stack.empty() ? "" : block_name(h.stack, h.kind);
+    if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+  }
+  const FontSet fonts = picture_fonts(options);
+  std::vector<Image> parts;
+  for (const std::string& block : blocks) {
+    std::vector<int> layers;
+    int num_heads = 0;
+    for (const CensusHead& h : heads_) {
+      if ((h.stack.empty() ? "" : block_name(h.stack, h.kind)) != block) continue;
+      if (std::find(layers.begin(), layers.end(), h.layer) == layers.end()) layers.push_back(h.layer);
+      num_heads = std::max(num_heads, h.head + 1);
+    }
+    std::sort(layers.begin(), layers.end());
+    GridRequest request;
+    for (int l : layers) request.query_tokens.push_back((block.empty() ? "" : block + ".") + "L" + std::to_string(l));
+    for (int h = 0; h < num_heads; ++h) request.key_tokens.push_back("H" + std::to_string(h));
+    const auto n_layers = static_cast<Eigen::Index>(layers.size());
+    MaskMatrix allowed = MaskMatrix::Zero(n_layers, num_heads);
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
+      Matrix table = Matrix::Zero(n_layers, num_heads);
+      bool any = false;
+      for (std::size_t h = 0; h < heads_.size(); ++h) {
+        const CensusHead& head = heads_[h];
+        if ((head.stack.empty() ? "" : block_name(head.stack, head.kind)) != block || stats_[h][s].count == 0) continue;
+        const auto l = static_cast<Eigen::Index>(std::find(layers.begin(), layers.end(), head.layer) - layers.begin());
+        table(l, head.head) = static_cast<Scalar>(stats_[h][s].mean);
+        allowed(l, head.head) = 1;
+        any = true;
+      }
+      if (!any) continue;
+      request.panels.push_back(share(std::move(table)));
+      request.panel_titles.push_back(statistic_titles()[s]);
+    }
+    if (request.panels.empty()) continue;
+    request.allowed = share(std::move(allowed));
+    request.query_axis_title = "layer";
+    request.key_axis_title = "head";
+    request.figure_title = "head census \u00B7 " + model_name + " \u00B7 mean over " + std::to_string(texts()) +
+                           (texts() == 1 ? " text" : " texts") + (block.empty() ? "" : " \u00B7 " + block);
+    request.colorbar_label = "mean of the statistic over the texts";
+    request.scale = ScaleMode::Head;
+    request.panel_noun = "statistic";
+    request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
+    request.cols = options.cols > 0 ? options.cols : 4;
+    request.max_size_px = options.max_size_px;
+    request.annotate = true;
+    RenderedGrid grid = render_grid(request, fonts);
+    for (const std::string& w : grid.warnings) warnings.push_back("census.png: " + w);
+    parts.push_back(std::move(grid.image));
+  }
+  if (parts.empty()) throw InputError::inconsistent("census", "no head has a value to draw");
+  return encode_png(parts.size() == 1 ? parts.front() : stack_vertically(parts, Rgb{255, 255, 255}), "census.png");
+}
+
+void CorpusCensus::add_files(const std::string& folder, const Options& options, OutputSet& files,
+                             std::vector<std::string>& warnings) const {
+  files.create_directory(folder);
+  files.add(folder + "/census.json", to_json());
+  files.add(folder + "/census.csv", to_csv());
+  files.add(folder + "/census.png", render_png(options, warnings));
+}
+
+}  // namespace attnviz
