@@ -23,3 +23,7 @@ for picture in overview rollout census top_heads; do
   cp "out/stories260k-model/$picture.png" "data/pictures/stories260k_$picture.png"
 done
 cp out/stories260k-model/census.csv data/pictures/stories260k_census.csv
+# The census over the bundled corpus (docs/corpus.md).
+./build/attnviz census --model data/stories260k/stories260K.gguf --corpus data/corpus/stories260k_stories.txt \
+  --limit 100 -o "$tmp/corpus-census" --quiet
+cp "$tmp/corpus-census/census.png" data/pictures/stories260k_corpus_census.png

@@ -8,6 +8,7 @@
 
 #include "attention/mask.hpp"
 #include "core/error.hpp"
+#include "core/product_threads.hpp"
 
 namespace attnviz {
 
@@ -158,6 +159,7 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
                      " or the layer's input holds NaN or too large values");
   x += result.output;
   const Matrix ffn_input = layer_norm_input(l, x, "ffn_norm.weight");
+  const ProductThreads threads(2.0 * 3.0 * static_cast<double>(m) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
   const Matrix gate = ffn_input * weights_->matrix(block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model).transpose();
   const Matrix up = ffn_input * weights_->matrix(block_name(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();
   x += swiglu(gate, up) * weights_->matrix(block_name(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
