@@ -113,7 +113,6 @@ def main():
         if run.returncode == 0:
             means, spreads = worst_difference(load(whole), load(interrupted))
             check("resumed equals one process", means <= 1e-12 and spreads <= 1e-9, "%g %g" % (means, spreads))
-        run = census("-o", os.path.join(tmp, "other"), "--resume", "--sink-epsilon", "0.5")
         os.makedirs(os.path.join(tmp, "other"), exist_ok=True)
         shutil.copy(journal, os.path.join(tmp, "other", "texts.jsonl"))
         run = census("-o", os.path.join(tmp, "other"), "--resume", "--sink-epsilon", "0.5")

@@ -111,7 +111,7 @@ TEST_CASE("corpus_census: census.csv has S_texts, S_mean, S_std, S_ci95_low, S_c
   CHECK_THAT(csv, Contains("\n1,0,1,0,,,,"));
 }
 
-TEST_CASE("corpus_census: census.json reads back exactly; another format version is refused", "[census][errors]") {
+TEST_CASE("corpus_census: census.json reads back exactly, another format version is refused", "[census][errors]") {
   test::TempDir dir;
   const CorpusCensus original = census_of({0, 1, 5});
   std::ofstream(dir.file("census.json")) << original.to_json();
@@ -126,7 +126,7 @@ TEST_CASE("corpus_census: census.json reads back exactly; another format version
   REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("v2.json")), Contains("v2.json: /version: expected 1"));
 }
 
-TEST_CASE("census_journal: texts read back; a half-written last line is cut off; another run's journal refused", "[census][errors]") {
+TEST_CASE("census_journal: texts read back, a half-written last line cut off, another run journal refused", "[census][errors]") {
   test::TempDir dir;
   const std::string path = dir.file("texts.jsonl");
   {

@@ -37,7 +37,7 @@ TEST_CASE("corpus_file: plain text is one text per line, blank lines skipped, in
   CHECK(*texts[2].text == "{\"text\": \"3\"}");  // text format: JSON is just text
 }
 
-TEST_CASE("corpus_file: JSONL by the name, text or token_ids per line; --corpus-format overrides", "[census][io]") {
+TEST_CASE("corpus_file: JSONL by the name, text or token_ids per line, --corpus-format overrides", "[census][io]") {
   test::TempDir dir;
   const std::string path = write(dir, "c.jsonl", "{\"text\": \"a b\"}\n\n{\"token_ids\": [1, 403]}\n");
   const std::vector<CorpusText> texts = texts_of(path);
@@ -68,7 +68,7 @@ TEST_CASE("corpus_file: each kind of bad JSONL line is named with its line numbe
   bad("{\"text\": \"\\udcff\"}", "not valid JSON");  // a lone surrogate: nlohmann refuses it
 }
 
-TEST_CASE("corpus_file: --skip-bad-lines skips and counts them; --limit counts after skipping", "[census][io]") {
+TEST_CASE("corpus_file: --skip-bad-lines skips and counts them, --limit counts after skipping", "[census][io]") {
   test::TempDir dir;
   const std::string path = write(dir, "c.jsonl", "{\"text\": \"a\"}\nnot json\n{\"text\": \"b\"}\n{\"text\": \"c\"}\n");
   CorpusScan scan;

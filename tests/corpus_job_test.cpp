@@ -103,7 +103,7 @@ TEST_CASE("corpus_job: bad input is refused in one line, exit 1, nothing written
   }
 }
 
-TEST_CASE("corpus_job: --skip-bad-lines counts what it skipped; --limit and --shard choose the texts", "[census][cli]") {
+TEST_CASE("corpus_job: --skip-bad-lines counts what it skipped, --limit and --shard choose the texts", "[census][cli]") {
   test::TempDir dir;
   Options o = census_options(write(dir, "c.jsonl", "{\"text\": \"The dog ran.\"}\nnot json\n{\"token_ids\": [1, 403, 407]}\n"
                                                    "{\"text\": \"The cat sat.\"}\n"), dir.file("out"));
