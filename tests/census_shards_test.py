@@ -119,6 +119,27 @@ def main():
         check("--resume refuses a journal of other settings", run.returncode == 1 and "another settings" in run.stderr,
               run.stderr)
 
+        # Progress on a terminal: a live bar on stderr, redrawn in place.
+        import pty
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([ATTNVIZ, "census", "--model", MODEL, "--corpus", CORPUS, "--limit", "30",
+                                 "-o", os.path.join(tmp, "tty")], stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        proc.wait()
+        os.close(master)
+        text = shown.decode(errors="replace")
+        check("a bar on a terminal", proc.returncode == 0 and "\r[" in text and "texts 30/30" in text and "tokens/s" in text,
+              repr(text[-300:]))
+
         # Progress on a pipe: plain lines only, never an escape code.
         run = census("-o", os.path.join(tmp, "piped"), "--limit", "5")
         check("no escape codes on a pipe", "\x1b" not in run.stderr and "\r" not in run.stderr, repr(run.stderr))

@@ -4,33 +4,30 @@
 
 namespace attnviz {
 
-namespace {
-
-bool in_pattern(const std::vector<std::int32_t>& t, long i, long j, DetectionPattern pattern) {
-  switch (pattern) {
-    case DetectionPattern::PreviousToken: return j == i - 1;
-    case DetectionPattern::DuplicateToken: return j < i && t[static_cast<std::size_t>(j)] == t[static_cast<std::size_t>(i)];
-    case DetectionPattern::Induction:
-      return j >= 1 && j <= i && t[static_cast<std::size_t>(j - 1)] == t[static_cast<std::size_t>(i)];
-  }
-  return false;
-}
-
-}  // namespace
-
 std::optional<double> detection_score(const Matrix& weights, const std::vector<std::int32_t>& token_ids,
                                       DetectionPattern pattern) {
   const long n = static_cast<long>(token_ids.size());
   assert(weights.rows() == n && weights.cols() == n);
   if (n < 2) return std::nullopt;
-  double matched = 0, total = 0;
+  const auto t = [&](long i) { return token_ids[static_cast<std::size_t>(i)]; };
+  double matched = 0;
+  // Every pattern is lower-triangular (j <= i): only that part is visited for the numerator.
   for (long i = 0; i < n; ++i) {
-    for (long j = 0; j < n; ++j) {
-      const double a = weights(i, j);
-      total += a;
-      if (in_pattern(token_ids, i, j, pattern)) matched += a;
+    switch (pattern) {
+      case DetectionPattern::PreviousToken:
+        if (i >= 1) matched += weights(i, i - 1);
+        break;
+      case DetectionPattern::DuplicateToken:
+        for (long j = 0; j < i; ++j)
+          if (t(j) == t(i)) matched += weights(i, j);
+        break;
+      case DetectionPattern::Induction:
+        for (long j = 1; j <= i; ++j)
+          if (t(j - 1) == t(i)) matched += weights(i, j);
+        break;
     }
   }
+  const double total = weights.cast<double>().sum();  // all n rows' mass, as TL's denominator
   if (total <= 0) return std::nullopt;  // every row fully masked: TL would divide by zero
   return matched / total;
 }

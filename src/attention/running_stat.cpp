@@ -88,6 +88,10 @@ double two_sided_tail(double t, double df) { return incomplete_beta(df / 2, 0.5,
 }  // namespace
 
 double student_t_975(long long df) {
+  // A census asks for the same few df for every head and statistic: remembered, not re-bisected.
+  thread_local long long last_df = 0;
+  thread_local double last_t = 0;
+  if (df == last_df) return last_t;
   const double nu = static_cast<double>(df);
   double low = 0, high = 1000;  // the tail at 1000 is below 0.05 for every df >= 1
   while (high - low > 1e-13) {
@@ -95,7 +99,9 @@ double student_t_975(long long df) {
     if (two_sided_tail(mid, nu) > 0.05) low = mid;
     else high = mid;
   }
-  return 0.5 * (low + high);
+  last_df = df;
+  last_t = 0.5 * (low + high);
+  return last_t;
 }
 
 }  // namespace attnviz
