@@ -23,6 +23,6 @@ attnviz_bad_run(cli_census_no_truncate "attnviz: error: .*stories260k_stories\\.
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 8 --no-truncate -o ${ATTNVIZ_CLI_OUT}/census_bad)
 add_test(NAME cli_census_skip_bad_lines
          COMMAND attnviz census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl
-                 --skip-bad-lines --quiet -o ${ATTNVIZ_CLI_OUT}/census_skip)
+                 --skip-bad-lines --quiet --resume -o ${ATTNVIZ_CLI_OUT}/census_skip)
 set_tests_properties(cli_census_skip_bad_lines PROPERTIES
   PASS_REGULAR_EXPRESSION "skipped 1 bad line \\(line 3: not valid JSON")

@@ -96,10 +96,16 @@ TEST_CASE("corpus_job: bad input is refused in one line, exit 1, nothing written
     o.output = dir.file("out");
     check_refused(o, "old/census.json: /version: expected 1 (this attnviz's census format), got 0");
   }
-  SECTION("an encoder-decoder model, not supported yet") {
+  SECTION("token_ids for an encoder-decoder") {
+    Options o = census_options(write(dir, "ids.jsonl", "{\"text\": \"\u0628\u064a\u062a\"}\n{\"token_ids\": [1, 2]}\n"), dir.file("out"));
+    o.model = test::data_file("aren-translit/model");
+    check_refused(o, "ids.jsonl: line 2: token_ids are for decoder-only models");
+  }
+  SECTION("--max-tokens for an encoder-decoder") {
     Options o = census_options(good, dir.file("out"));
     o.model = test::data_file("aren-translit/model");
-    check_refused(o, "is an encoder-decoder (CTranslate2) model");
+    o.max_tokens = 8;
+    check_refused(o, "--max-tokens: is for decoder-only models");
   }
 }
 
@@ -121,4 +127,28 @@ TEST_CASE("corpus_job: --skip-bad-lines counts what it skipped, --limit and --sh
   const nlohmann::json census = nlohmann::json::parse(test::read_file(dir.file("shard/census.json")));
   CHECK(census["covers"]["ranges"] == nlohmann::json::parse("[[1, 1]]"));  // text 1 = the token_ids line
   CHECK(census["covers"]["tokens"] == 3);
+}
+
+TEST_CASE("corpus_job: an encoder-decoder counts all three kinds of head, each text a source translated greedily", "[census][cli]") {
+  test::TempDir dir;
+  // Arabic names, as the bundled transliteration model's tests use them.
+  Options o = census_options(write(dir, "names.txt", "\u0645\u0627\u0643\u062f\u0648\u0646\u0627\u0644\u062f\n\u0628\u064a\u062a\n"), dir.file("out"));
+  o.model = test::data_file("aren-translit/model");
+  const test::RunResult result = test::run_with(o);
+  REQUIRE(result.code == 0);
+  CHECK_THAT(result.out, Contains("2 texts (") && Contains("of aren-translit, 144 heads"));
+  const nlohmann::json census = nlohmann::json::parse(test::read_file(dir.file("out/census.json")));
+  int encoder = 0, decoder = 0, cross = 0;
+  for (const nlohmann::json& head : census["heads"]) {
+    const bool is_cross = head["kind"] == "cross";
+    (head["stack"] == "encoder" ? encoder : is_cross ? cross : decoder) += 1;
+    CHECK(head["entropy_mean"]["texts"] == 2);
+    // Positional statistics, the sink and the detector scores are for self-attention only.
+    CHECK(head["previous_token_score"]["texts"] == (is_cross ? 0 : 2));
+    CHECK(head["sink_rate"]["texts"] == (is_cross ? 0 : 2));
+  }
+  CHECK(encoder == 48);
+  CHECK(decoder == 48);
+  CHECK(cross == 48);
+  CHECK_THAT(test::read_file(dir.file("out/census.csv")), StartsWith("stack,kind,layer,head,entropy_mean_texts,"));
 }

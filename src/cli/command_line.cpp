@@ -505,6 +505,9 @@ void add_census_command(CLI::App& app, Options& o) {
   census->add_option("--layers", o.layers, "Layers to count: all (default), 2, 0,3 or 1-4 (from 0).");
   census->add_flag("--no-bos", o.no_bos, "Do not add BOS to the texts.");
   add_picture_options(*census, o);
+  // census.png is one PNG, each statistic on its own min-max with the values printed: these
+  // picture flags would change nothing, so they are not offered.
+  for (const char* unused : {"--format", "--scale", "--annotate"}) census->remove_option(census->get_option(unused));
   add_resource_options(*census, o);
   census->callback([&o, quiet] {
     o.command = Command::Census;

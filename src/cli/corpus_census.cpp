@@ -46,6 +46,13 @@ std::string differing_part(const CensusProvenance& a, const CensusProvenance& b)
   return "";
 }
 
+// "encoder self-attention" for "enc" (model_run.hpp's block_names), for the picture's titles.
+std::string description_of(const std::string& block) {
+  for (const BlockName& b : block_names())
+    if (block == b.name) return b.description;
+  return block;
+}
+
 const Json& member(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
   const auto found = object.find(key);
   if (found == object.end()) throw InputError::missing_field(path, pointer + "/" + key, "a census.json field");
@@ -87,16 +94,27 @@ void add_block_statistics(const AttentionBlock& block, const std::vector<std::in
     if (record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
   const std::vector<long> statistic_rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
   const bool self = record.mode == "self";
+  // Blocks that carry no ids (an encoder-decoder's tokens): the tokens' own strings are their ids,
+  // one per distinct piece, which a vocabulary's unique pieces make the same comparison.
+  std::vector<std::int32_t> interned;
+  if (self && token_ids.size() != record.query_tokens.size()) {
+    std::vector<std::string> seen;
+    for (const std::string& t : record.query_tokens) {
+      const auto at = std::find(seen.begin(), seen.end(), t);
+      interned.push_back(static_cast<std::int32_t>(at - seen.begin()));
+      if (at == seen.end()) seen.push_back(t);
+    }
+  }
+  const std::vector<std::int32_t>& ids = interned.empty() ? token_ids : interned;
   for (const CensusRow& row : rows) {
     const Matrix& w = record.weights[static_cast<std::size_t>(row.head)];
     const HeadStats& s = row.stats;
     std::vector<std::optional<double>> values = {
         s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
         s.previous_mass, s.first_token_mass, row.induction,
-        sink_indicator(w, allowed, statistic_rows, sink_epsilon)};
-    const bool ids_fit = self && token_ids.size() == record.query_tokens.size();
+        self ? sink_indicator(w, allowed, statistic_rows, sink_epsilon) : std::nullopt};
     for (DetectionPattern p : {DetectionPattern::PreviousToken, DetectionPattern::DuplicateToken, DetectionPattern::Induction})
-      values.push_back(ids_fit ? detection_score(w, token_ids, p) : std::nullopt);
+      values.push_back(self ? detection_score(w, ids, p) : std::nullopt);
     text.heads.push_back({CensusHead{row.stack, row.kind, row.layer, row.head}, std::move(values)});
   }
 }
@@ -301,7 +319,7 @@ std::string CorpusCensus::render_png(const Options& options, std::vector<std::st
     request.query_axis_title = "layer";
     request.key_axis_title = "head";
     request.figure_title = "head census \u00B7 " + model_name + " \u00B7 mean over " + std::to_string(texts()) +
-                           (texts() == 1 ? " text" : " texts") + (block.empty() ? "" : " \u00B7 " + block);
+                           (texts() == 1 ? " text" : " texts") + (block.empty() ? "" : " \u00B7 " + description_of(block));
     request.colorbar_label = "mean of the statistic over the texts";
     request.scale = ScaleMode::Head;
     request.panel_noun = "statistic";

@@ -39,9 +39,10 @@ struct TextStatistics {
   std::vector<std::pair<CensusHead, std::vector<std::optional<double>>>> heads;
 };
 
-/// Appends every head of `block` to `text`: the one-text census statistics (census_of_block),
-/// sink_rate's 0/1 indicator with `sink_epsilon`, and for self-attention the detector scores
-/// over `token_ids` (the block's query tokens' ids).
+/// Appends every head of `block` to `text`: the one-text census statistics (census_of_block)
+/// and, for self-attention, sink_rate's 0/1 indicator with `sink_epsilon` and the detector
+/// scores over `token_ids` (the block's query tokens' ids; when their count differs, as for an
+/// encoder-decoder's blocks, the query tokens' strings stand for ids).
 void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
                           TextStatistics& text);
 

@@ -1,5 +1,6 @@
 #include "cli/corpus_job.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/corpus_file.hpp"
+#include "model/ct2_model.hpp"
 
 namespace attnviz {
 
@@ -110,6 +112,72 @@ std::vector<std::int32_t> text_ids(const DecoderSession& session, const CorpusTe
   return ids;
 }
 
+// The model of a census: a decoder-only model loaded once (DecoderSession), or a CTranslate2
+// encoder-decoder, each text a source whose target is its greedy translation (run_ct2_model loads
+// the folder per text: the CTranslate2 models attnviz reads are small).
+class CorpusModel {
+ public:
+  CorpusModel(const Options& o, bool needs_tokenizer, double budget) : options_(o), budget_(budget) {
+    if (!is_encoder_decoder_model(o)) {
+      session_ = std::make_unique<DecoderSession>(o, needs_tokenizer);
+      summary_ = session_->summary();
+      return;
+    }
+    if (o.max_tokens > 0 || o.no_truncate)
+      throw UsageError::bad_option(o.max_tokens > 0 ? "--max-tokens" : "--no-truncate",
+                                   "is for decoder-only models; an encoder-decoder's texts are sources, run whole");
+    if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
+    const Ct2Model model = load_ct2_model(o.model, budget);
+    // Named as the one-text pictures name it: the folder, or its parent when it is just "model".
+    fs::path folder = fs::path(o.model).lexically_normal();
+    if (folder.filename().empty()) folder = folder.parent_path();
+    summary_.name = (folder.filename() == "model" && !folder.parent_path().filename().empty() ? folder.parent_path() : folder)
+                        .filename().string();
+    summary_.architecture = "transformer";
+    summary_.num_layers = static_cast<int>(model.transformer.encoder.size());
+    summary_.num_heads = model.transformer.num_heads;
+    summary_.d_model = model.transformer.d_model;
+  }
+  bool encoder_decoder() const { return !session_; }
+  const ModelSummary& summary() const { return summary_; }
+  long context() const { return session_ ? summary_.context_length : 0; }
+
+  /// Runs one text (ids for a decoder, already cut; the text itself for an encoder-decoder),
+  /// adding every block's statistics to `text`. Returns the tokens run.
+  long run(const CorpusText& t, const std::vector<std::int32_t>& ids, TextStatistics& text, std::vector<std::string>& warnings) const {
+    const BlockSink sink = [&](AttentionBlock&& block) { add_block_statistics(block, ids, options_.sink_epsilon, text); };
+    if (session_) {
+      session_->run(ids, sink, warnings, budget_);
+      return static_cast<long>(ids.size());
+    }
+    Ct2Request request;
+    request.model_dir = options_.model;
+    request.text = *t.text;
+    request.layers = parse_layer_selection(options_.layers, 0);
+    request.memory_budget_bytes = budget_;
+    const ModelRunInfo info = run_ct2_model(request, sink, warnings);
+    return static_cast<long>(info.source_tokens.size() + info.target_tokens.size());
+  }
+
+  /// The ids a text runs on (decoder-only; empty for an encoder-decoder).
+  std::vector<std::int32_t> ids(const CorpusText& t, long max_tokens, bool no_truncate, const std::string& corpus) const {
+    if (!session_) {
+      if (t.token_ids)
+        throw InputError::inconsistent(corpus, "line " + std::to_string(t.line) + ": token_ids are for decoder-only models; " +
+                                                   options_.model + " is an encoder-decoder: give its source as \"text\"");
+      return {};
+    }
+    std::size_t untruncated = 0;
+    return text_ids(*session_, t, max_tokens, no_truncate, corpus, untruncated);
+  }
+
+ private:
+  const Options& options_;
+  double budget_;
+  std::unique_ptr<DecoderSession> session_;
+  ModelSummary summary_;
+};
+
 void print_skipped(const CorpusScan& scan, const Options& o, std::vector<std::string>& warnings) {
   warnings.insert(warnings.end(), scan.warnings.begin(), scan.warnings.end());
   if (scan.skipped.empty()) return;
@@ -129,21 +197,25 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
     throw UsageError::bad_option("-o", o.output + " holds a census journal (" + kJournalName + "): continue it with --resume, or give another folder");
   require_creatable_folder(o.output, o.output);
 
-  const DecoderSession session(o, with_text > 0);
-  const long max_tokens = o.max_tokens > 0 ? o.max_tokens : session.summary().context_length;
-  const CensusProvenance provenance = provenance_of(o, session.summary(), scan, max_tokens);
-  // Every text of the shard is tokenized before any work, so that a text too long for
-  // --no-truncate is refused with nothing written.
+  // Each text allocates and frees the same few megabytes; glibc would hand them back to the
+  // system after every text and fault them in again (10% of a stories260K census's time).
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  const double budget = memory_budget_bytes(o);
+  const CorpusModel model(o, with_text > 0, budget);
+  const long max_tokens = o.max_tokens > 0 ? o.max_tokens : model.context();
+  const CensusProvenance provenance = provenance_of(o, model.summary(), scan, max_tokens);
+  // Every text of the shard is checked before any work (tokenized for --no-truncate; an
+  // encoder-decoder's lines must be texts), so that such a text is refused with nothing written.
   long shard_texts = 0;
   read_corpus(o.corpus, settings, [&](const CorpusText& t) {
     if (!in_shard(o, t.index)) return;
     ++shard_texts;
-    std::size_t untruncated = 0;
-    if (o.no_truncate) text_ids(session, t, max_tokens, true, o.corpus, untruncated);
+    if (o.no_truncate || model.encoder_decoder()) model.ids(t, max_tokens, o.no_truncate, o.corpus);
   });
 
   CorpusCensus census(provenance, scan.texts);
-  census.model_name = session.summary().name;
+  census.model_name = model.summary().name;
   std::vector<bool> done;
   if (o.resume && fs::exists(journal_path, ec)) {
     for (const TextStatistics& text : read_journal(journal_path, provenance, shard_text(o))) {
@@ -154,7 +226,6 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   }
   const long resumed = census.texts();
   std::unique_ptr<JournalWriter> journal;  // made when the first text finishes: an early error writes nothing
-  const double budget = memory_budget_bytes(o);
   Progress progress(err, o.progress, shard_texts - resumed);
   long done_now = 0;
   long long tokens_now = 0;
@@ -163,13 +234,11 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
     read_corpus(o.corpus, settings, [&](const CorpusText& t) {
       if (!in_shard(o, t.index)) return;
       if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return;
-      std::size_t untruncated = 0;
-      const std::vector<std::int32_t> ids = text_ids(session, t, max_tokens, o.no_truncate, o.corpus, untruncated);
+      const std::vector<std::int32_t> ids = model.ids(t, max_tokens, o.no_truncate, o.corpus);
       TextStatistics text;
       text.index = t.index;
-      text.tokens = static_cast<long>(ids.size());
       std::vector<std::string> text_warnings;
-      session.run(ids, [&](AttentionBlock&& block) { add_block_statistics(block, ids, o.sink_epsilon, text); }, text_warnings, budget);
+      text.tokens = model.run(t, ids, text, text_warnings);
       if (!journal) {
         fs::create_directories(o.output, ec);
         journal = std::make_unique<JournalWriter>(journal_path, journal_header(provenance, shard_text(o)));
