@@ -124,6 +124,12 @@ TEST_CASE("corpus_census: census.json reads back exactly, another format version
   edited["version"] = 2;
   std::ofstream(dir.file("v2.json")) << edited.dump();
   REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("v2.json")), Contains("v2.json: /version: expected 1"));
+  // A field of the wrong type is the file's fault (exit 1), not an internal error.
+  edited["version"] = 1;
+  edited["attnviz_version"] = 5;
+  std::ofstream(dir.file("typed.json")) << edited.dump();
+  REQUIRE_THROWS_AS(CorpusCensus::from_json(dir.file("typed.json")), InputError);
+  REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("typed.json")), Contains("typed.json: not a census.json of this attnviz"));
 }
 
 TEST_CASE("census_journal: texts read back, a half-written last line cut off, another run journal refused", "[census][errors]") {

@@ -236,6 +236,14 @@ std::string CorpusCensus::to_csv() const {
 }
 
 CorpusCensus CorpusCensus::from_json(const std::string& path) {
+  try {
+    return read_census(path);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    throw InputError::inconsistent(path, std::string("not a census.json of this attnviz (") + e.what() + ")");
+  }
+}
+
+CorpusCensus CorpusCensus::read_census(const std::string& path) {
   const nlohmann::json plain = read_json_file(path);
   const Json root = Json::parse(plain.dump());
   if (!root.contains("format") || root["format"] != kCensusFormat)

@@ -95,6 +95,7 @@ class CorpusCensus {
   void add_files(const std::string& folder, const Options& options, OutputSet& files, std::vector<std::string>& warnings) const;
 
  private:
+  static CorpusCensus read_census(const std::string& path);
   std::size_t head_slot(const CensusHead& head);
   void cover(long index);
 

@@ -29,8 +29,9 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 // During the text loop no output file is half-written (the journal's lines are single
-// write()s): an interrupt ends the run at once, keeping the journal.
-extern "C" void exit_interrupted(int) { _exit(kExitInterrupted); }
+// write()s): an interrupt ends the run at once, keeping the journal, with the status a shell
+// gives a process the signal ended (130 for SIGINT, 143 for SIGTERM).
+extern "C" void exit_interrupted(int signal_number) { _exit(128 + signal_number); }
 
 // Installs exit_interrupted for SIGINT while alive; restores the previous handlers after.
 class InterruptExit {

@@ -17,7 +17,7 @@ namespace attnviz {
 /// InputError (the corpus, the model, a journal or census.json that does not belong), OutputError.
 void run_corpus_census(const Options& options, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings);
 
-/// Exit status of a census interrupted by SIGINT (128 + 2, as a shell reports it).
+/// Exit status of a census interrupted by SIGINT (128 + 2, as a shell reports it; SIGTERM: 143).
 inline constexpr int kExitInterrupted = 130;
 
 }  // namespace attnviz
