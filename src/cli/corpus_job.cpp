@@ -13,13 +13,13 @@
 #include "cli/attention_job.hpp"
 #include "cli/census_journal.hpp"
 #include "cli/corpus_census.hpp"
+#include "cli/corpus_model.hpp"
 #include "cli/model_job.hpp"
 #include "cli/progress.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/corpus_file.hpp"
-#include "model/ct2_model.hpp"
 
 namespace attnviz {
 
@@ -95,89 +95,6 @@ void check_census_options(const Options& o) {
   if (o.sink_epsilon < 0 || o.sink_epsilon >= 1)
     throw UsageError::bad_option("--sink-epsilon", "must be in [0, 1), got " + std::to_string(o.sink_epsilon));
 }
-
-// The ids a text runs on: the model's tokenizer's (or the line's own), cut to max_tokens.
-// Returns the original length in `untruncated`.
-std::vector<std::int32_t> text_ids(const DecoderSession& session, const CorpusText& text, long max_tokens, bool no_truncate,
-                                   const std::string& corpus, std::size_t& untruncated) {
-  std::vector<std::int32_t> ids = text.token_ids ? *text.token_ids : session.tokenize(*text.text);
-  untruncated = ids.size();
-  if (ids.empty()) throw InputError::inconsistent(corpus, "line " + std::to_string(text.line) + ": gives no tokens");
-  if (max_tokens > 0 && static_cast<long>(ids.size()) > max_tokens) {
-    if (no_truncate)
-      throw InputError::inconsistent(corpus, "line " + std::to_string(text.line) + ": " + std::to_string(ids.size()) +
-                                                 " tokens, over --max-tokens / the model's context of " + std::to_string(max_tokens) +
-                                                 " (--no-truncate refuses longer texts)");
-    ids.resize(static_cast<std::size_t>(max_tokens));
-  }
-  return ids;
-}
-
-// The model of a census: a decoder-only model loaded once (DecoderSession), or a CTranslate2
-// encoder-decoder, each text a source whose target is its greedy translation (run_ct2_model loads
-// the folder per text: the CTranslate2 models attnviz reads are small).
-class CorpusModel {
- public:
-  CorpusModel(const Options& o, bool needs_tokenizer, double budget) : options_(o), budget_(budget) {
-    if (!is_encoder_decoder_model(o)) {
-      session_ = std::make_unique<DecoderSession>(o, needs_tokenizer);
-      summary_ = session_->summary();
-      return;
-    }
-    if (o.max_tokens > 0 || o.no_truncate)
-      throw UsageError::bad_option(o.max_tokens > 0 ? "--max-tokens" : "--no-truncate",
-                                   "is for decoder-only models; an encoder-decoder's texts are sources, run whole");
-    if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
-    const Ct2Model model = load_ct2_model(o.model, budget);
-    // Named as the one-text pictures name it: the folder, or its parent when it is just "model".
-    fs::path folder = fs::path(o.model).lexically_normal();
-    if (folder.filename().empty()) folder = folder.parent_path();
-    summary_.name = (folder.filename() == "model" && !folder.parent_path().filename().empty() ? folder.parent_path() : folder)
-                        .filename().string();
-    summary_.architecture = "transformer";
-    summary_.num_layers = static_cast<int>(model.transformer.encoder.size());
-    summary_.num_heads = model.transformer.num_heads;
-    summary_.d_model = model.transformer.d_model;
-  }
-  bool encoder_decoder() const { return !session_; }
-  const ModelSummary& summary() const { return summary_; }
-  long context() const { return session_ ? summary_.context_length : 0; }
-
-  /// Runs one text (ids for a decoder, already cut; the text itself for an encoder-decoder),
-  /// adding every block's statistics to `text`. Returns the tokens run.
-  long run(const CorpusText& t, const std::vector<std::int32_t>& ids, TextStatistics& text, std::vector<std::string>& warnings) const {
-    const BlockSink sink = [&](AttentionBlock&& block) { add_block_statistics(block, ids, options_.sink_epsilon, text); };
-    if (session_) {
-      session_->run(ids, sink, warnings, budget_);
-      return static_cast<long>(ids.size());
-    }
-    Ct2Request request;
-    request.model_dir = options_.model;
-    request.text = *t.text;
-    request.layers = parse_layer_selection(options_.layers, 0);
-    request.memory_budget_bytes = budget_;
-    const ModelRunInfo info = run_ct2_model(request, sink, warnings);
-    return static_cast<long>(info.source_tokens.size() + info.target_tokens.size());
-  }
-
-  /// The ids a text runs on (decoder-only; empty for an encoder-decoder).
-  std::vector<std::int32_t> ids(const CorpusText& t, long max_tokens, bool no_truncate, const std::string& corpus) const {
-    if (!session_) {
-      if (t.token_ids)
-        throw InputError::inconsistent(corpus, "line " + std::to_string(t.line) + ": token_ids are for decoder-only models; " +
-                                                   options_.model + " is an encoder-decoder: give its source as \"text\"");
-      return {};
-    }
-    std::size_t untruncated = 0;
-    return text_ids(*session_, t, max_tokens, no_truncate, corpus, untruncated);
-  }
-
- private:
-  const Options& options_;
-  double budget_;
-  std::unique_ptr<DecoderSession> session_;
-  ModelSummary summary_;
-};
 
 void print_skipped(const CorpusScan& scan, const Options& o, std::vector<std::string>& warnings) {
   warnings.insert(warnings.end(), scan.warnings.begin(), scan.warnings.end());
