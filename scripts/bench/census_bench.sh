@@ -30,7 +30,7 @@ tokens=$(/usr/bin/python3 -c "import json, sys; print(sum(len(json.loads(l)['tok
 cpu() { /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" > /dev/null 2>&1; awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"; }
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
-: > "$work/ours"; : > "$work/peer"; : > "$work/one"; : > "$work/two"
+: > "$work/ours"; : > "$work/peer"; : > "$work/one"; : > "$work/two"; : > "$work/one.cpu"; : > "$work/shard.cpu"
 for ((r = 0; r < rounds; r++)); do
   rm -rf "$work/a"
   cpu "$attnviz" census --model "$model" --corpus "$work/ids1000.jsonl" -o "$work/a" --threads 1 --quiet >> "$work/ours"
@@ -42,7 +42,18 @@ for ((r = 0; r < rounds; r++)); do
   /usr/bin/time -f "%e" -o "$work/time" sh -c "parallel -j 2 '$attnviz' census --model '$model' --corpus '$work/ids1000.jsonl' \
     --threads 1 --quiet --shard {}/2 -o '$work/s{}' ::: 0 1 && '$attnviz' census --merge '$work/s0' '$work/s1' -o '$work/m'" > /dev/null
   cat "$work/time" >> "$work/two.t"
+  # CPU time of one process and of each shard alone: what the split costs, and the speed-up two
+  # free cores would give (one process's CPU over the larger shard's).
+  rm -rf "$work/c" "$work/c0" "$work/c1"
+  cpu "$attnviz" census --model "$model" --corpus "$work/ids1000.jsonl" -o "$work/c" --threads 1 --quiet | awk '{print $2}' >> "$work/one.cpu"
+  largest=0
+  for k in 0 1; do
+    shard=$(cpu "$attnviz" census --model "$model" --corpus "$work/ids1000.jsonl" -o "$work/c$k" --threads 1 --quiet --shard $k/2 | awk '{print $2}')
+    largest=$(/usr/bin/python3 -c "print(max($largest, $shard))")
+  done
+  echo "$largest" >> "$work/shard.cpu"
 done
+one_cpu=$(median < "$work/one.cpu"); shard_cpu=$(median < "$work/shard.cpu")
 ours_cpu=$(awk '{print $2}' "$work/ours" | median); ours_wall=$(awk '{print $1}' "$work/ours" | median)
 peer_cpu=$(awk '{print $2}' "$work/peer" | median); peer_wall=$(awk '{print $1}' "$work/peer" | median)
 one=$(median < "$work/one.t"); two=$(median < "$work/two.t")
@@ -83,6 +94,7 @@ at the end: $load), medians of $rounds rounds; stories260K, 1000 texts of the bu
 | 1000 texts, CPU time (user + sys) vs the numpy route (\`peer_census.py\`: numpy float32 forward, statistics vectorised over rows and heads, one BLAS thread) | $ours_cpu s | $peer_cpu s | **$(/usr/bin/python3 -c "print(f'{$peer_cpu / $ours_cpu:.1f}')")× faster** | ≥ 30× |
 | the same, wall time | $ours_wall s | $peer_wall s | $(/usr/bin/python3 -c "print(f'{$peer_wall / $ours_wall:.1f}')")× | |
 | two shards \`--threads 1\` under \`parallel -j 2\` + \`--merge\` vs one process \`--threads 1\`, wall | $two s | $one s | **$(/usr/bin/python3 -c "print(f'{$one / $two:.2f}')")×** | ≥ 1.7× |
+| the same split, CPU time: one process vs the larger shard alone (the speed-up two free cores give) | $shard_cpu s | $one_cpu s | **$(/usr/bin/python3 -c "print(f'{$one_cpu / $shard_cpu:.2f}')")×** | ≥ 1.7× |
 | short text (16 tokens, \`dump\`), default threads vs \`--threads 1\`, median wall of 31 | $alone0 ms | $alone1 ms | $(/usr/bin/python3 -c "print(f'{$alone0 / $alone1:.2f}')") (time ratio) | ≤ 1 |
 | the same beside $(nproc) busy jobs | $busy0 ms | $busy1 ms | $(/usr/bin/python3 -c "print(f'{$busy0 / $busy1:.2f}')") (time ratio) | ≤ 1 |
 
@@ -91,7 +103,9 @@ the default threads against 10 ms with \`--threads 1\`, and a census of the 520 
 against 3.4 s: every feed-forward product of the 64-wide model was split over Eigen's OpenMP
 threads, whose regions cost more than the product and stall for a time slice when the other
 core is busy. \`core/product_threads.hpp\` now gives a product a second thread only from 100 Mflop
-per thread, the rule attention.cpp's projections already followed.
+per thread, the rule attention.cpp's projections already followed. Since then a short text starts
+no thread at all with the default threads (\`strace -f -e trace=clone,clone3\`: none, as with
+\`--threads 1\`), so the two rows above run the same instructions and differ by the machine's noise.
 
 Shards need free cores: two processes on a machine whose 2 cores already run other jobs (load
 average above) share the same CPU time as one, so this ratio measures the machine, not the split;
