@@ -477,7 +477,9 @@ void add_census_command(CLI::App& app, Options& o) {
   CLI::App* census = app.add_subcommand(
       "census", "Every head's statistics over a corpus (mean, std and 95% interval over texts): census.json, census.csv "
                 "and census.png in -o DIR. Split the work with --shard K/N and combine the outputs with --merge.");
-  census->add_option("--model", o.model, "A decoder-only model: a GGUF file or a Hugging Face folder.");
+  census->add_option("--model", o.model,
+                     "The model: a GGUF file or a Hugging Face folder (decoder-only), or a CTranslate2 folder (each text a "
+                     "source, translated greedily; encoder, decoder and cross-attention heads).");
   census->add_option("--corpus", o.corpus,
                      "The texts: JSONL when the name ends in .jsonl ({\"text\": \"...\"} or {\"token_ids\": [...]} per "
                      "line), else plain text, one text per line. Blank lines are skipped.");
@@ -509,6 +511,7 @@ void add_census_command(CLI::App& app, Options& o) {
   // picture flags would change nothing, so they are not offered.
   for (const char* unused : {"--format", "--scale", "--annotate"}) census->remove_option(census->get_option(unused));
   add_resource_options(*census, o);
+  census->remove_option(census->get_option("--profile"));  // a census has no phases to time; progress shows its pace
   census->callback([&o, quiet] {
     o.command = Command::Census;
     o.progress = *quiet ? "none" : isatty(STDERR_FILENO) == 1 ? "bar" : "lines";

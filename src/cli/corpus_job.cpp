@@ -92,8 +92,8 @@ void check_census_options(const Options& o) {
   if (o.corpus.empty()) throw UsageError::bad_option("--corpus", "required: the texts, one per line (text or JSONL)");
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw UsageError::bad_option("--shard", "K/N needs 0 <= K < N (K counts from 0), got " + shard_text(o));
-  if (o.sink_epsilon < 0 || o.sink_epsilon >= 1)
-    throw UsageError::bad_option("--sink-epsilon", "must be in [0, 1), got " + std::to_string(o.sink_epsilon));
+  if (o.sink_epsilon < 0 || o.sink_epsilon > 1)
+    throw UsageError::bad_option("--sink-epsilon", "must be in [0, 1], got " + std::to_string(o.sink_epsilon));
 }
 
 void print_skipped(const CorpusScan& scan, const Options& o, std::vector<std::string>& warnings) {
