@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "attention/head_detectors.hpp"
+#include "cli/census_job.hpp"
 #include "cli/census_journal.hpp"
 #include "core/error.hpp"
 #include "support/test_support.hpp"
@@ -63,6 +65,34 @@ TEST_CASE("corpus_census: a block's statistics per head: the one-text census, si
   CHECK_THAT(*v[10], WithinAbs(0.6 / 4, 1e-7));   // duplicate_token_score
   CHECK_THAT(*v[11], WithinAbs(1.1 / 4, 1e-7));   // induction_score_tl
   CHECK_THAT(*v[5], WithinAbs(1.4 / 3, 1e-7));    // previous_token_mass: rows 1..3 only
+}
+
+TEST_CASE("corpus_census: a block's first eight statistics are the one-text census's, exactly", "[census]") {
+  AttentionBlock block;
+  block.layer = 0;
+  block.record.causal = true;
+  block.record.query_tokens = block.record.key_tokens = {"x", "y", "x", "y", "z"};
+  block.record.num_heads = 2;
+  block.record.weights = {matrix({{1, 0, 0, 0, 0}, {0.3, 0.7, 0, 0, 0}, {0.2, 0.2, 0.6, 0, 0}, {0.1, 0.4, 0.1, 0.4, 0}, {0.2, 0.2, 0.2, 0.2, 0.2}}),
+                          matrix({{1, 0, 0, 0, 0}, {0.9, 0.1, 0, 0, 0}, {0.5, 0.4, 0.1, 0, 0}, {0.7, 0.1, 0.1, 0.1, 0}, {0.6, 0.1, 0.1, 0.1, 0.1}})};
+  TextStatistics t;
+  add_block_statistics(block, {7, 8, 7, 8, 9}, 0.3, t);
+  const std::vector<CensusRow> one_text = census_of_block(block);
+  REQUIRE(t.heads.size() == one_text.size());
+  for (std::size_t h = 0; h < one_text.size(); ++h) {
+    const HeadStats& s = one_text[h].stats;
+    const std::vector<std::optional<double>> expected = {s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance,
+                                                         s.diagonal_mass, s.previous_mass, s.first_token_mass, one_text[h].induction};
+    for (std::size_t k = 0; k < expected.size(); ++k) CHECK(t.heads[h].second[k] == expected[k]);
+  }
+  CHECK(*t.heads[0].second[8] == 1.0);  // sink: α_1 = (1 + 0.3 + 0.2 + 0.1 + 0.2) / 5 = 0.36 > 0.3
+  // The detector scores over cells built once per block equal the pattern-by-pattern definition.
+  const std::vector<std::int32_t> ids = {7, 8, 7, 8, 9};
+  for (std::size_t h = 0; h < 2; ++h) {
+    CHECK(t.heads[h].second[9] == detection_score(block.record.weights[h], ids, DetectionPattern::PreviousToken));
+    CHECK(t.heads[h].second[10] == detection_score(block.record.weights[h], ids, DetectionPattern::DuplicateToken));
+    CHECK(t.heads[h].second[11] == detection_score(block.record.weights[h], ids, DetectionPattern::Induction));
+  }
 }
 
 TEST_CASE("corpus_census: merged shards equal one pass, in any order", "[census]") {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/types.hpp"
@@ -16,6 +18,18 @@ namespace attnviz {
 ///  - Induction: P_ij = 1 when 1 ≤ j ≤ i and t_{j−1} = t_i, j − 1 < i (the duplicate pattern
 ///    shifted one key to the right and kept lower-triangular: j = i counts when t_{i−1} = t_i).
 enum class DetectionPattern { PreviousToken, DuplicateToken, Induction };
+
+/// The cells (i, j) where each pattern is 1, for one text's token ids: built once, scored for
+/// every head of the text (the patterns depend on the ids only).
+struct DetectionCells {
+  long n = 0;
+  std::vector<std::pair<long, long>> previous, duplicate, induction;
+  static DetectionCells of(const std::vector<std::int32_t>& token_ids);
+};
+
+/// detection_score of every pattern at once over precomputed `cells`: {previous, duplicate,
+/// induction}; all nullopt for n < 2.
+std::array<std::optional<double>, 3> detection_scores(const Matrix& weights, const DetectionCells& cells);
 
 /// TransformerLens's compute_head_attention_similarity_score with error_measure "mul",
 /// exclude_bos = False, exclude_current_token = False (detect_head's defaults):

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/head_detectors.hpp"
-#include "cli/census_job.hpp"
+#include "attention/head_stats.hpp"
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 
@@ -68,13 +68,16 @@ std::string CensusHead::name() const { return model_head_name(stack.empty() ? ""
 void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
                           TextStatistics& text) {
   const AttentionRecord& record = block.record;
-  const std::vector<CensusRow> rows = census_of_block(block);
   const MaskMatrix allowed = record.allowed();
   std::vector<long> skipped = record.fully_masked_rows;  // as census_of_block: padding and fully masked rows
   for (std::size_t i = 0; i < record.query_mask.size(); ++i)
     if (record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
-  const std::vector<long> statistic_rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
+  const std::vector<long> rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
+  if (rows.empty()) return;
   const bool self = record.mode == "self";
+  // The one-text census's statistics (census_of_block's), all heads in one call: no copy of a
+  // head's weights per head.
+  const std::vector<HeadStats> stats = head_statistics(record.weights, allowed, rows, self);
   // Blocks that carry no ids (an encoder-decoder's tokens): the tokens' own strings are their ids,
   // one per distinct piece, which a vocabulary's unique pieces make the same comparison.
   std::vector<std::int32_t> interned;
@@ -86,17 +89,19 @@ void add_block_statistics(const AttentionBlock& block, const std::vector<std::in
       if (at == seen.end()) seen.push_back(t);
     }
   }
-  const std::vector<std::int32_t>& ids = interned.empty() ? token_ids : interned;
-  for (const CensusRow& row : rows) {
-    const Matrix& w = record.weights[static_cast<std::size_t>(row.head)];
-    const HeadStats& s = row.stats;
+  const DetectionCells cells = self ? DetectionCells::of(interned.empty() ? token_ids : interned) : DetectionCells{};
+  for (int h = 0; h < record.num_heads; ++h) {
+    const Matrix& w = record.weights[static_cast<std::size_t>(h)];
+    const HeadStats& s = stats[static_cast<std::size_t>(h)];
+    const std::optional<double> induction = self ? induction_score(w, record.query_tokens, rows) : std::nullopt;
     std::vector<std::optional<double>> values = {
         s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
-        s.previous_mass, s.first_token_mass, row.induction,
-        self ? sink_indicator(w, allowed, statistic_rows, sink_epsilon) : std::nullopt};
-    for (DetectionPattern p : {DetectionPattern::PreviousToken, DetectionPattern::DuplicateToken, DetectionPattern::Induction})
-      values.push_back(self ? detection_score(w, ids, p) : std::nullopt);
-    text.heads.push_back({CensusHead{row.stack, row.kind, row.layer, row.head}, std::move(values)});
+        s.previous_mass, s.first_token_mass, induction,
+        self ? sink_indicator(w, allowed, rows, sink_epsilon) : std::nullopt};
+    const std::array<std::optional<double>, 3> tl = self ? detection_scores(w, cells) : std::array<std::optional<double>, 3>{};
+    values.insert(values.end(), tl.begin(), tl.end());
+    CensusHead head{block.encoder_decoder ? block.stack : "", block.encoder_decoder ? block.kind : "", block.layer, h};
+    text.heads.push_back({std::move(head), std::move(values)});
   }
 }
 
