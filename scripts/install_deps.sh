@@ -18,6 +18,8 @@ if [[ "${1:-}" == "--test" ]]; then
   # The HTML report in real browsers (tests/browser/: chromium over the DevTools pipe, firefox-esr's
   # headless screenshot), SVG checks.
   packages+=(chromium firefox-esr libxml2-utils librsvg2-bin)
+  # The census's sharding recipe run for real (tests/census_shards_test.py).
+  packages+=(parallel)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread hyperfine time)

@@ -32,3 +32,7 @@ cp out/stories260k-model/census.csv data/pictures/stories260k_census.csv
   --text "Once upon a time, there was a little girl named Lily. She played with her ball. One day," \
   --target " Lily" -o "$tmp/attribution"
 cp "$tmp/attribution/attribution.png" data/pictures/stories260k_attribution.png
+# The census over the bundled corpus (docs/corpus.md).
+./build/attnviz census --model data/stories260k/stories260K.gguf --corpus data/corpus/stories260k_stories.txt \
+  --limit 100 -o "$tmp/corpus-census" --quiet
+cp "$tmp/corpus-census/census.png" data/pictures/stories260k_corpus_census.png

@@ -153,6 +153,8 @@ rm -rf "$work/nmax"
 echo "writing $out"
 # The "## Whole models" section at the end is model_run.sh's: kept as it is.
 models_section=$(sed -n '/^## Whole models/,$p' "$out" 2>/dev/null || true)
+# So is census_bench.sh's "## Census over a corpus" section, before it.
+census_section=$(sed -n '/^## Census over a corpus/,/^## Whole models/{/^## Whole models/!p}' "$out" 2>/dev/null || true)
 cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
 cores=$(nproc)
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -238,6 +240,7 @@ unavoidable=$((inputs_b + weights_b + images_b))
   echo "  level 1 38 ms against zlib's 18 ms (long zero runs), and PNG chunks written by hand over zlib only ~10%"
   echo "  faster than libpng, so libpng stays. Pictures share the weights (no copy per picture), and long inputs are"
   echo "  folded into blocks without a division per cell."
+  if [[ -n "$census_section" ]]; then echo; echo "$census_section"; fi
   if [[ -n "$models_section" ]]; then echo; echo "$models_section"; fi
 } >"$out"
 cat "$out"

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "cli/suggestion.hpp"
@@ -514,6 +517,67 @@ void add_rows_option(CLI::App& sub, Options& o) {
       ->check(CLI::IsMember({"all", "generated"}));
 }
 
+// "K/N" of --shard: two integers; the range (0 <= K < N) is checked by the census itself.
+std::pair<int, int> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  try {
+    std::size_t used_k = 0, used_n = 0;
+    if (slash == std::string::npos) throw std::invalid_argument(text);
+    const int k = std::stoi(text.substr(0, slash), &used_k);
+    const int n = std::stoi(text.substr(slash + 1), &used_n);
+    if (used_k != slash || used_n != text.size() - slash - 1) throw std::invalid_argument(text);
+    return {k, n};
+  } catch (const std::logic_error&) {
+    throw CLI::ValidationError("--shard", "expected K/N, e.g. 0/4 (texts 0, 4, 8, ...), got \"" + text + "\"");
+  }
+}
+
+// `census` (issue 22): a model's head census over a corpus, sharded and merged.
+void add_census_command(CLI::App& app, Options& o) {
+  CLI::App* census = app.add_subcommand(
+      "census", "Every head's statistics over a corpus (mean, std and 95% interval over texts): census.json, census.csv "
+                "and census.png in -o DIR. Split the work with --shard K/N and combine the outputs with --merge.");
+  census->add_option("--model", o.model,
+                     "The model: a GGUF file or a Hugging Face folder (decoder-only), or a CTranslate2 folder (each text a "
+                     "source, translated greedily; encoder, decoder and cross-attention heads).");
+  census->add_option("--corpus", o.corpus,
+                     "The texts: JSONL when the name ends in .jsonl ({\"text\": \"...\"} or {\"token_ids\": [...]} per "
+                     "line), else plain text, one text per line. Blank lines are skipped.");
+  census->add_option("-o,--output", o.output, "The folder for census.json, census.csv, census.png and the journal texts.jsonl.")
+      ->required();
+  census->add_option("--corpus-format", o.corpus_format, "text or jsonl, whatever the name says.")
+      ->check(CLI::IsMember({"text", "jsonl"}));
+  census->add_flag("--skip-bad-lines", o.skip_bad_lines, "Skip (and count) corpus lines that are not a text, instead of stopping.");
+  census->add_option("--limit", o.limit, "Take the first N texts only (counted after skipped lines).")->check(CLI::Range(1L, 1L << 40));
+  census->add_option("--max-tokens", o.max_tokens, "Cut each text to N tokens (default: the model's context).")
+      ->check(CLI::Range(1L, 1L << 30));
+  census->add_flag("--no-truncate", o.no_truncate, "Refuse a text longer than --max-tokens / the context instead of cutting it.");
+  census->add_option("--sink-epsilon", o.sink_epsilon,
+                     "sink_rate's threshold: a head is a sink on a text when its first key's mean weight exceeds it "
+                     "(default 0.3, Gu et al. 2025).")
+      ->check(CLI::Range(0.0, 1.0));
+  census->add_option_function<std::string>(
+      "--shard", [&o](const std::string& text) { std::tie(o.shard_index, o.shard_count) = parse_shard(text); },
+      "Run texts K, K+N, K+2N, ... only (K from 0), e.g. --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT.");
+  census->add_option("--merge", o.merge, "Combine census outputs (shard or merged folders) into -o, exactly.")
+      ->allow_extra_args(true);
+  census->add_flag("--resume", o.resume, "Continue the journal DIR/texts.jsonl of an interrupted run, skipping its texts.");
+  auto quiet = std::make_shared<bool>(false);
+  census->add_flag("--quiet", *quiet, "No progress on stderr.");
+  census->add_option("--layers", o.layers, "Layers to count: all (default), 2, 0,3 or 1-4 (from 0).");
+  census->add_flag("--no-bos", o.no_bos, "Do not add BOS to the texts.");
+  add_picture_options(*census, o);
+  // census.png is one PNG, each statistic on its own min-max with the values printed: these
+  // picture flags would change nothing, so they are not offered.
+  for (const char* unused : {"--format", "--scale", "--annotate"}) census->remove_option(census->get_option(unused));
+  add_resource_options(*census, o);
+  census->remove_option(census->get_option("--profile"));  // a census has no phases to time; progress shows its pace
+  census->callback([&o, quiet] {
+    o.command = Command::Census;
+    o.progress = *quiet ? "none" : isatty(STDERR_FILENO) == 1 ? "bar" : "lines";
+  });
+}
+
 }  // namespace
 
 void add_options(CLI::App& app, Options& o) {
@@ -617,6 +681,7 @@ void add_options(CLI::App& app, Options& o) {
     o.table = !*json && isatty(STDOUT_FILENO) == 1;  // a pipe (| jq .) gets JSON only
   });
   add_attribute_command(app, o);
+  add_census_command(app, o);
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     sub->get_help_ptr()->disable_flag_override();
 }

@@ -194,9 +194,8 @@ void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::ve
   }
 }
 
-ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
-                         const KeptBytes& kept) {
-  const LoadedDecoder loaded = load_decoder(o);
+ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, const BlockSink& sink,
+                                std::vector<std::string>& warnings, double memory_budget, const KeptBytes& kept) {
   const DecoderModel& model = *loaded.model;
   const Vocabulary* vocab = loaded.vocab.get();
   const DecoderConfig& c = model.config();
@@ -262,6 +261,11 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
   request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
   info.last_logits = model.forward(request);
   return info;
+}
+
+ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
+                         const KeptBytes& kept) {
+  return run_loaded_decoder(load_decoder(o), o, sink, warnings, memory_budget, kept);
 }
 
 // A CTranslate2 encoder-decoder: the source from --source-tokens or --text, the target decoded
@@ -433,6 +437,43 @@ std::string block_folder(const AttentionBlock& block, bool encoder_decoder) {
   if (!encoder_decoder) return layer;
   if (block.stack == "encoder") return "encoder/" + layer;
   return "decoder/" + layer + "/" + block.kind;
+}
+
+struct DecoderSession::Loaded {
+  LoadedDecoder decoder;
+};
+
+DecoderSession::DecoderSession(const Options& options, bool needs_tokenizer) : options_(options) {
+  refuse_layer_options(options_);
+  if (is_encoder_decoder_model(options_))
+    throw UsageError::bad_option("--model", options_.model + " is an encoder-decoder (CTranslate2) model; census --corpus runs "
+                                                             "decoder-only models (GGUF, Hugging Face) so far");
+  std::error_code ec;
+  if (fs::is_directory(options_.model, ec) && !is_hf_model_folder(options_.model))
+    throw InputError::inconsistent(options_.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
+                                                   "model.safetensors (GGUF models are single files)");
+  options_.generate = -1;
+  options_.token_ids.reset();
+  if (needs_tokenizer) options_.text = std::string();
+  loaded_ = std::make_unique<Loaded>(Loaded{load_decoder(options_)});
+  summary_ = summary_of(loaded_->decoder.model->config());
+}
+
+DecoderSession::~DecoderSession() = default;
+
+std::vector<std::int32_t> DecoderSession::tokenize(const std::string& text) const {
+  const Vocabulary* vocab = loaded_->decoder.vocab.get();
+  if (!vocab) throw InputError::inconsistent(options_.model, "the model has no tokenizer to split the corpus's texts; give token_ids (JSONL)");
+  return attnviz::tokenize(*vocab, text, !options_.no_bos);
+}
+
+ModelRunInfo DecoderSession::run(const std::vector<std::int32_t>& ids, const BlockSink& sink, std::vector<std::string>& warnings,
+                                 double memory_budget) const {
+  Options o = options_;
+  o.text.reset();
+  o.no_bos = false;
+  o.token_ids = std::vector<int>(ids.begin(), ids.end());
+  return run_loaded_decoder(loaded_->decoder, o, sink, warnings, memory_budget, {});
 }
 
 }  // namespace attnviz

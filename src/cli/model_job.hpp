@@ -4,6 +4,7 @@
 // nothing (run.cpp and the jobs do).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -81,5 +82,31 @@ std::string tokenize_report(const Options& options, std::vector<std::string>& wa
 /// models, "encoder/layer_<l>", "decoder/layer_<l>/self" and "decoder/layer_<l>/cross" for
 /// encoder-decoders.
 std::string block_folder(const AttentionBlock& block, bool encoder_decoder);
+
+/// A decoder-only model (GGUF file or Hugging Face folder) loaded once and run on many inputs
+/// (census --corpus): run() is run_model on given ids without loading the model again.
+class DecoderSession {
+ public:
+  /// Loads options.model, with its tokenizer when `needs_tokenizer`. Throws UsageError for an
+  /// encoder-decoder model, else as run_model.
+  DecoderSession(const Options& options, bool needs_tokenizer);
+  ~DecoderSession();
+  DecoderSession(const DecoderSession&) = delete;
+  DecoderSession& operator=(const DecoderSession&) = delete;
+
+  const ModelSummary& summary() const { return summary_; }
+  /// The ids of `text` as the model's tokenizer gives them, BOS added as it says (unless
+  /// options.no_bos). Throws InputError when the model has no tokenizer.
+  std::vector<std::int32_t> tokenize(const std::string& text) const;
+  /// As run_model with --token-ids `ids` (options.layers and the rest as given at loading).
+  ModelRunInfo run(const std::vector<std::int32_t>& ids, const BlockSink& sink, std::vector<std::string>& warnings,
+                   double memory_budget) const;
+
+ private:
+  struct Loaded;
+  Options options_;
+  std::unique_ptr<Loaded> loaded_;
+  ModelSummary summary_;
+};
 
 }  // namespace attnviz

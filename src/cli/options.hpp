@@ -10,7 +10,7 @@
 namespace attnviz {
 
 /// The subcommands.
-enum class Command { Dump, Heatmaps, Render, Compare, Tokenize, Attribute };
+enum class Command { Dump, Heatmaps, Render, Compare, Tokenize, Attribute, Census };
 
 /// A head of a whole model as compare --heads names it: L<layer>H<head>, both from 0, and for an
 /// encoder-decoder model its block ("enc.L0H3": encoder self-attention, "dec.L0H3": decoder
@@ -85,6 +85,19 @@ struct Options {
   std::optional<std::string> target;      ///< --target: the token as text, tokenized exactly as written
   std::optional<long long> target_id;     ///< --target-id
   std::optional<long long> position;      ///< --position: 0-based, BOS at 0; unset = the last
+
+  // Census over a corpus (census --corpus, issue 22).
+  std::string corpus;                ///< --corpus FILE: .jsonl or text, one text per line
+  std::string corpus_format;         ///< --corpus-format text|jsonl; "" = by the name
+  bool skip_bad_lines = false;       ///< --skip-bad-lines: skip and count bad lines
+  long limit = -1;                   ///< --limit N: the first N texts; -1 = all
+  long max_tokens = 0;               ///< --max-tokens N: truncate each text; 0 = the model's context
+  bool no_truncate = false;          ///< --no-truncate: refuse a longer text instead
+  double sink_epsilon = 0.3;         ///< --sink-epsilon: ε of sink_rate (Gu et al. 2025)
+  int shard_index = 0, shard_count = 1;  ///< --shard K/N: texts K, K+N, K+2N, …
+  std::vector<std::string> merge;    ///< --merge DIR…: census outputs to combine
+  bool resume = false;               ///< --resume: continue DIR/texts.jsonl
+  std::string progress = "none";     ///< "bar" (a terminal), "lines" (one line every 10 s) or "none" (--quiet)
 
   // Resources.
   int threads = 0;                   ///< 0 = all cores

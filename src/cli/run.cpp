@@ -13,6 +13,7 @@
 #include "cli/attribute_job.hpp"
 #include "cli/picture_choices.hpp"
 #include "cli/compare_job.hpp"
+#include "cli/corpus_job.hpp"
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
@@ -339,6 +340,7 @@ void check_output_kind(const Options& options) {
       }
       return;
     case Command::Tokenize:
+    case Command::Census:
       return;
     case Command::Attribute:
       if (file_like && !std::filesystem::is_directory(options.output))
@@ -412,8 +414,9 @@ void warn_if_diverging_cmap(const Options& options, std::vector<std::string>& wa
 
 // `data` is standard output, for what a command prints as its result (tokenize, dump -o -);
 // `out` is where its messages go (standard error when the data took standard output).
-void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
+void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out, std::ostream& err,
               std::vector<std::string>& warnings) {
+  if (options.command == Command::Census) return run_corpus_census(options, out, err, warnings);
   if (options.command == Command::Tokenize) {
     data << tokenize_report(options, warnings);
     return;
@@ -439,7 +442,8 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
     case Command::Render: return run_pictures(options, timer, out, warnings);
     case Command::Compare: return run_compare(options, timer, out, warnings);
     case Command::Tokenize:
-    case Command::Attribute: return;
+    case Command::Attribute:
+    case Command::Census: return;
   }
 }
 
@@ -452,7 +456,7 @@ int run(const Options& options, std::ostream& out, std::ostream& err) {
   int code = kExitOk;
   std::string error;
   try {
-    dispatch(options, timer, out, to_standard_output(options) && options.command == Command::Dump ? err : out, warnings);
+    dispatch(options, timer, out, to_standard_output(options) && options.command == Command::Dump ? err : out, err, warnings);
     out.flush();
     if (!out) throw OutputError::cannot_write("standard output", "the results could not be printed");
   } catch (const LimitError& e) {

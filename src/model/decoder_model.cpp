@@ -10,6 +10,7 @@
 #include "attention/mask.hpp"
 #include "core/error.hpp"
 #include "model/block_pieces.hpp"
+#include "core/product_threads.hpp"
 
 namespace attnviz {
 
@@ -286,6 +287,7 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
                      " or the layer's input holds NaN or too large values");
   // Gemma's post-norms apply to each sublayer's output before it joins the residual stream.
   x += c.block.post_attention_norm ? layer_norm_input(l, result.output, "post_attention_norm") : result.output;
+  const ProductThreads threads(2.0 * 3.0 * static_cast<double>(m) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
   const Matrix ffn_output = feed_forward(l, layer_norm_input(l, x, "ffn_norm"));
   x += c.block.post_ffn_norm ? layer_norm_input(l, ffn_output, "post_ffw_norm") : ffn_output;
   // Checked here, not only at the logits, so that the message names the layer where the

@@ -1,0 +1,124 @@
+#include "cli/census_journal.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr const char* kJournalFormat = "attnviz.census.texts";
+
+}  // namespace
+
+std::string journal_header(const CensusProvenance& provenance, const std::string& shard) {
+  Json header;
+  header["format"] = kJournalFormat;
+  header["version"] = kCensusVersion;
+  header["attnviz_version"] = provenance.attnviz_version;
+  header["model"] = Json::parse(provenance.model);
+  header["corpus"] = Json::parse(provenance.corpus);
+  header["settings"] = Json::parse(provenance.settings);
+  header["shard"] = shard;
+  return header.dump();
+}
+
+std::string journal_line(const TextStatistics& text) {
+  Json heads = Json::array();
+  for (const auto& [head, values] : text.heads) {
+    Json list = Json::array();
+    for (const auto& v : values) list.push_back(v ? Json(*v) : Json(nullptr));
+    heads.push_back({head.stack, head.kind, head.layer, head.head, std::move(list)});
+  }
+  return Json{{"index", text.index}, {"tokens", text.tokens}, {"heads", std::move(heads)}}.dump();
+}
+
+std::vector<TextStatistics> read_journal(const std::string& path, const CensusProvenance& provenance, const std::string& shard) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError::unreadable(path, std::strerror(errno));
+  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t complete = contents.rfind('\n');
+  complete = complete == std::string::npos ? 0 : complete + 1;  // bytes of whole lines
+  if (complete < contents.size()) std::filesystem::resize_file(path, complete);  // the text in flight: discarded
+  std::vector<TextStatistics> texts;
+  std::size_t at = 0;
+  long line_number = 0;
+  const std::string expected = journal_header(provenance, shard);
+  while (at < complete) {
+    const std::size_t end = contents.find('\n', at);
+    const std::string line = contents.substr(at, end - at);
+    at = end + 1;
+    ++line_number;
+    Json value;
+    try {
+      value = Json::parse(line);
+    } catch (const Json::parse_error&) {
+      throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": not valid JSON (a damaged journal)");
+    }
+    if (line_number == 1) {
+      if (line == expected) continue;
+      const Json want = Json::parse(expected);
+      for (const char* part : {"format", "version", "attnviz_version", "model", "corpus", "settings", "shard"}) {
+        if (!value.contains(part) || value[part] != want[part])
+          throw InputError::inconsistent(path, std::string("is the journal of another ") + part + " (" +
+                                                   (value.contains(part) ? value[part].dump() : "none") + ", this run: " +
+                                                   want[part].dump() + "); resume it with the same model, corpus and "
+                                                   "settings, or give another -o");
+      }
+      continue;
+    }
+    try {
+      TextStatistics text;
+      text.index = value.at("index").get<long>();
+      text.tokens = value.at("tokens").get<long>();
+      for (const Json& h : value.at("heads")) {
+        CensusHead head{h.at(0).get<std::string>(), h.at(1).get<std::string>(), h.at(2).get<int>(), h.at(3).get<int>()};
+        std::vector<std::optional<double>> values;
+        for (const Json& v : h.at(4)) values.push_back(v.is_null() ? std::nullopt : std::optional<double>(v.get<double>()));
+        if (values.size() != corpus_statistic_names().size())
+          throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": " + std::to_string(values.size()) +
+                                                   " values for a head, expected " + std::to_string(corpus_statistic_names().size()));
+        text.heads.push_back({std::move(head), std::move(values)});
+      }
+      texts.push_back(std::move(text));
+    } catch (const Json::exception& e) {
+      throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": not a journal line (" + e.what() + ")");
+    }
+  }
+  if (line_number == 0) throw InputError::inconsistent(path, "is empty: no header line (remove it to start afresh)");
+  return texts;
+}
+
+JournalWriter::JournalWriter(const std::string& path, const std::string& header) : path_(path) {
+  std::error_code ec;
+  const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw OutputError::cannot_write(path, std::strerror(errno));
+  if (fresh) append(header);
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JournalWriter::append(const std::string& line) {
+  const std::string bytes = line + "\n";
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw OutputError::cannot_write(path_, std::strerror(errno));
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace attnviz

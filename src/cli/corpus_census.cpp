@@ -1,0 +1,282 @@
+#include "cli/corpus_census.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "attention/head_detectors.hpp"
+#include "attention/head_stats.hpp"
+#include "core/error.hpp"
+#include "io/json_file.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+Json optional_json(const std::optional<double>& x) { return x ? Json(*x) : Json(nullptr); }
+
+// The part of two provenances that differs, or "".
+std::string differing_part(const CensusProvenance& a, const CensusProvenance& b) {
+  if (a.attnviz_version != b.attnviz_version)
+    return "attnviz version (" + a.attnviz_version + " vs " + b.attnviz_version + ")";
+  if (a.model != b.model) return "model (" + a.model + " vs " + b.model + ")";
+  if (a.corpus != b.corpus) return "corpus (" + a.corpus + " vs " + b.corpus + ")";
+  if (a.settings != b.settings) return "settings (" + a.settings + " vs " + b.settings + ")";
+  return "";
+}
+
+const Json& member(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
+  const auto found = object.find(key);
+  if (found == object.end()) throw InputError::missing_field(path, pointer + "/" + key, "a census.json field");
+  return *found;
+}
+
+double read_double(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
+  const Json& value = member(object, key, path, pointer);
+  if (!value.is_number()) throw InputError::bad_value(path, pointer + "/" + key, "a number", value.type_name());
+  return value.get<double>();
+}
+
+long long read_count(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
+  const Json& value = member(object, key, path, pointer);
+  if (!value.is_number_integer() || value.get<long long>() < 0)
+    throw InputError::bad_value(path, pointer + "/" + key, "a count (an integer from 0)", value.dump());
+  return value.get<long long>();
+}
+
+}  // namespace
+
+const std::vector<std::string>& corpus_statistic_names() {
+  static const std::vector<std::string> names = {
+      "entropy_mean", "entropy_normalised_mean", "max_weight_mean", "mean_distance", "diagonal_mass",
+      "previous_token_mass", "first_token_mass", "induction_score", "sink_rate", "previous_token_score",
+      "duplicate_token_score", "induction_score_tl"};
+  return names;
+}
+
+std::string CensusHead::name() const { return model_head_name(stack.empty() ? "" : block_name(stack, kind), layer, head); }
+
+void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
+                          TextStatistics& text) {
+  const AttentionRecord& record = block.record;
+  const MaskMatrix allowed = record.allowed();
+  std::vector<long> skipped = record.fully_masked_rows;  // as census_of_block: padding and fully masked rows
+  for (std::size_t i = 0; i < record.query_mask.size(); ++i)
+    if (record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
+  const std::vector<long> rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
+  if (rows.empty()) return;
+  const bool self = record.mode == "self";
+  // The one-text census's statistics (census_of_block's), all heads in one call: no copy of a
+  // head's weights per head.
+  const std::vector<HeadStats> stats = head_statistics(record.weights, allowed, rows, self);
+  // Blocks that carry no ids (an encoder-decoder's tokens): the tokens' own strings are their ids,
+  // one per distinct piece, which a vocabulary's unique pieces make the same comparison.
+  std::vector<std::int32_t> interned;
+  if (self && token_ids.size() != record.query_tokens.size()) {
+    std::vector<std::string> seen;
+    for (const std::string& t : record.query_tokens) {
+      const auto at = std::find(seen.begin(), seen.end(), t);
+      interned.push_back(static_cast<std::int32_t>(at - seen.begin()));
+      if (at == seen.end()) seen.push_back(t);
+    }
+  }
+  const DetectionCells cells = self ? DetectionCells::of(interned.empty() ? token_ids : interned) : DetectionCells{};
+  for (int h = 0; h < record.num_heads; ++h) {
+    const Matrix& w = record.weights[static_cast<std::size_t>(h)];
+    const HeadStats& s = stats[static_cast<std::size_t>(h)];
+    const std::optional<double> induction = self ? induction_score(w, record.query_tokens, rows) : std::nullopt;
+    std::vector<std::optional<double>> values = {
+        s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
+        s.previous_mass, s.first_token_mass, induction,
+        self ? sink_indicator(w, allowed, rows, sink_epsilon) : std::nullopt};
+    const std::array<std::optional<double>, 3> tl = self ? detection_scores(w, cells) : std::array<std::optional<double>, 3>{};
+    values.insert(values.end(), tl.begin(), tl.end());
+    CensusHead head{block.encoder_decoder ? block.stack : "", block.encoder_decoder ? block.kind : "", block.layer, h};
+    text.heads.push_back({std::move(head), std::move(values)});
+  }
+}
+
+std::size_t CorpusCensus::head_slot(const CensusHead& head) {
+  for (std::size_t i = 0; i < heads_.size(); ++i)
+    if (heads_[i].stack == head.stack && heads_[i].kind == head.kind && heads_[i].layer == head.layer && heads_[i].head == head.head)
+      return i;
+  heads_.push_back(head);
+  stats_.emplace_back(corpus_statistic_names().size());
+  return heads_.size() - 1;
+}
+
+void CorpusCensus::cover(long index) {
+  IndexRanges single = {{index, index}};
+  IndexRanges merged;
+  std::merge(covered_.begin(), covered_.end(), single.begin(), single.end(), std::back_inserter(merged));
+  covered_.clear();
+  for (const auto& r : merged) {
+    if (!covered_.empty() && r.first <= covered_.back().second + 1) covered_.back().second = std::max(covered_.back().second, r.second);
+    else covered_.push_back(r);
+  }
+}
+
+long CorpusCensus::texts() const {
+  long n = 0;
+  for (const auto& r : covered_) n += r.second - r.first + 1;
+  return n;
+}
+
+void CorpusCensus::add(const TextStatistics& text) {
+  cover(text.index);
+  tokens_ += text.tokens;
+  for (const auto& [head, values] : text.heads) {
+    std::vector<RunningStat>& slot = stats_[head_slot(head)];
+    for (std::size_t s = 0; s < values.size(); ++s)
+      if (values[s]) slot[s].add(*values[s]);
+  }
+}
+
+void CorpusCensus::merge(const CorpusCensus& other, const std::string& this_source, const std::string& other_source) {
+  const std::string part = differing_part(provenance_, other.provenance_);
+  if (!part.empty())
+    throw InputError::inconsistent(other_source, "was made with another " + part + " than " + this_source + "; only outputs of "
+                                                 "the same model, corpus, settings and attnviz version merge");
+  for (const auto& a : covered_) {
+    for (const auto& b : other.covered_) {
+      const long first = std::max(a.first, b.first);
+      if (first <= std::min(a.second, b.second))
+        throw InputError::inconsistent(other_source, "covers text " + std::to_string(first) + ", which " + this_source +
+                                                     " covers too: a text may be counted once (the same shard given twice?)");
+    }
+  }
+  IndexRanges merged;
+  std::merge(covered_.begin(), covered_.end(), other.covered_.begin(), other.covered_.end(), std::back_inserter(merged));
+  covered_.clear();
+  for (const auto& r : merged) {
+    if (!covered_.empty() && r.first <= covered_.back().second + 1) covered_.back().second = std::max(covered_.back().second, r.second);
+    else covered_.push_back(r);
+  }
+  tokens_ += other.tokens_;
+  for (std::size_t h = 0; h < other.heads_.size(); ++h) {
+    std::vector<RunningStat>& slot = stats_[head_slot(other.heads_[h])];
+    for (std::size_t s = 0; s < slot.size(); ++s) slot[s].merge(other.stats_[h][s]);
+  }
+}
+
+std::string CorpusCensus::to_json() const {
+  Json root;
+  root["format"] = kCensusFormat;
+  root["version"] = kCensusVersion;
+  root["attnviz_version"] = provenance_.attnviz_version;
+  root["model_name"] = model_name;
+  root["model"] = Json::parse(provenance_.model);
+  root["corpus"] = Json::parse(provenance_.corpus);
+  root["settings"] = Json::parse(provenance_.settings);
+  Json ranges = Json::array();
+  for (const auto& r : covered_) ranges.push_back({r.first, r.second});
+  root["covers"] = {{"texts", texts()}, {"tokens", tokens_}, {"corpus_texts", corpus_texts_}, {"ranges", ranges}};
+  root["statistics"] = corpus_statistic_names();
+  Json heads = Json::array();
+  for (std::size_t h = 0; h < heads_.size(); ++h) {
+    Json head;
+    if (!heads_[h].stack.empty()) {
+      head["stack"] = heads_[h].stack;
+      head["kind"] = heads_[h].kind;
+    }
+    head["layer"] = heads_[h].layer;
+    head["head"] = heads_[h].head;
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
+      const RunningStat& r = stats_[h][s];
+      head[corpus_statistic_names()[s]] = {{"texts", r.count}, {"mean", r.count > 0 ? Json(r.mean) : Json(nullptr)}, {"m2", r.m2},
+                                           {"std", optional_json(r.sample_std())}, {"ci95_low", optional_json(r.ci95_low())},
+                                           {"ci95_high", optional_json(r.ci95_high())}};
+    }
+    heads.push_back(std::move(head));
+  }
+  root["heads"] = std::move(heads);
+  return root.dump(1) + "\n";
+}
+
+std::string CorpusCensus::to_csv() const {
+  const bool stacks = std::any_of(heads_.begin(), heads_.end(), [](const CensusHead& h) { return !h.stack.empty(); });
+  std::string csv = stacks ? "stack,kind,layer,head" : "layer,head";
+  for (const std::string& s : corpus_statistic_names())
+    for (const char* suffix : {"_texts", "_mean", "_std", "_ci95_low", "_ci95_high"}) csv += "," + s + suffix;
+  csv += "\n";
+  auto field = [](const std::optional<double>& x) { return x ? number(*x) : std::string(); };
+  for (std::size_t h = 0; h < heads_.size(); ++h) {
+    if (stacks) csv += heads_[h].stack + "," + heads_[h].kind + ",";
+    csv += std::to_string(heads_[h].layer) + "," + std::to_string(heads_[h].head);
+    for (const RunningStat& r : stats_[h]) {
+      csv += "," + std::to_string(r.count) + "," + field(r.count > 0 ? std::optional<double>(r.mean) : std::nullopt) + "," +
+             field(r.sample_std()) + "," + field(r.ci95_low()) + "," + field(r.ci95_high());
+    }
+    csv += "\n";
+  }
+  return csv;
+}
+
+CorpusCensus CorpusCensus::from_json(const std::string& path) {
+  try {
+    return read_census(path);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    throw InputError::inconsistent(path, std::string("not a census.json of this attnviz (") + e.what() + ")");
+  }
+}
+
+CorpusCensus CorpusCensus::read_census(const std::string& path) {
+  const nlohmann::json plain = read_json_file(path);
+  const Json root = Json::parse(plain.dump());
+  if (!root.contains("format") || root["format"] != kCensusFormat)
+    throw InputError::bad_value(path, "/format", std::string("\"") + kCensusFormat + "\" (a census.json of attnviz census)",
+                                root.contains("format") ? root["format"].dump() : "nothing");
+  if (!root.contains("version") || root["version"] != kCensusVersion)
+    throw InputError::bad_value(path, "/version", std::to_string(kCensusVersion) + " (this attnviz's census format)",
+                                root.contains("version") ? root["version"].dump() : "nothing");
+  CorpusCensus census;
+  census.provenance_.attnviz_version = member(root, "attnviz_version", path, "").get<std::string>();
+  census.provenance_.model = member(root, "model", path, "").dump();
+  census.provenance_.corpus = member(root, "corpus", path, "").dump();
+  census.provenance_.settings = member(root, "settings", path, "").dump();
+  census.model_name = root.value("model_name", "");
+  const Json& covers = member(root, "covers", path, "");
+  census.tokens_ = read_count(covers, "tokens", path, "/covers");
+  census.corpus_texts_ = static_cast<long>(read_count(covers, "corpus_texts", path, "/covers"));
+  for (const Json& r : member(covers, "ranges", path, "/covers")) {
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0] > r[1])
+      throw InputError::bad_value(path, "/covers/ranges", "[first, last] index pairs", r.dump());
+    census.covered_.push_back({r[0].get<long>(), r[1].get<long>()});
+  }
+  const Json& heads = member(root, "heads", path, "");
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const std::string pointer = "/heads/" + std::to_string(h);
+    const Json& head = heads[h];
+    CensusHead key{head.value("stack", ""), head.value("kind", ""), static_cast<int>(read_count(head, "layer", path, pointer)),
+                   static_cast<int>(read_count(head, "head", path, pointer))};
+    std::vector<RunningStat>& slot = census.stats_[census.head_slot(key)];
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
+      const std::string& name = corpus_statistic_names()[s];
+      const Json& stat = member(head, name.c_str(), path, pointer);
+      const std::string at = pointer + "/" + name;
+      slot[s].count = read_count(stat, "texts", path, at);
+      slot[s].mean = slot[s].count > 0 ? read_double(stat, "mean", path, at) : 0.0;
+      slot[s].m2 = read_double(stat, "m2", path, at);
+    }
+  }
+  return census;
+}
+
+void CorpusCensus::add_files(const std::string& folder, const Options& options, OutputSet& files,
+                             std::vector<std::string>& warnings) const {
+  files.create_directory(folder);
+  files.add(folder + "/census.json", to_json());
+  files.add(folder + "/census.csv", to_csv());
+  files.add(folder + "/census.png", render_png(options, warnings));
+}
+
+}  // namespace attnviz

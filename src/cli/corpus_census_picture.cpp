@@ -1,0 +1,91 @@
+// census.png of a corpus census: the one-text census's layer × head panels, one per statistic,
+// showing the means over the texts, the number of texts in the title; one part per kind of block.
+#include <algorithm>
+
+#include "cli/corpus_census.hpp"
+#include "cli/picture_fonts.hpp"
+#include "core/error.hpp"
+#include "render/head_grid.hpp"
+#include "render/png.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// Panel titles of the picture, one per statistic (as the one-text census titles them).
+const std::vector<std::string>& statistic_titles() {
+  static const std::vector<std::string> titles = {
+      "entropy (nats)", "H / ln k", "max weight", "mean distance (tokens)", "diagonal (self) mass",
+      "previous-token mass", "first-token mass", "induction score", "sink rate (α1 > ε)",
+      "previous_token_score (TL)", "duplicate_token_score (TL)", "induction_score_tl (TL)"};
+  return titles;
+}
+
+// "encoder self-attention" for "enc" (model_run.hpp's block_names), for the picture's titles.
+std::string description_of(const std::string& block) {
+  for (const BlockName& b : block_names())
+    if (block == b.name) return b.description;
+  return block;
+}
+
+}  // namespace
+
+std::string CorpusCensus::render_png(const Options& options, std::vector<std::string>& warnings) const {
+  std::vector<std::string> blocks;  // "" or enc/dec/cross, in order
+  for (const CensusHead& h : heads_) {
+    const std::string b = h.stack.empty() ? "" : block_name(h.stack, h.kind);
+    if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+  }
+  const FontSet fonts = picture_fonts(options);
+  std::vector<Image> parts;
+  for (const std::string& block : blocks) {
+    std::vector<int> layers;
+    int num_heads = 0;
+    for (const CensusHead& h : heads_) {
+      if ((h.stack.empty() ? "" : block_name(h.stack, h.kind)) != block) continue;
+      if (std::find(layers.begin(), layers.end(), h.layer) == layers.end()) layers.push_back(h.layer);
+      num_heads = std::max(num_heads, h.head + 1);
+    }
+    std::sort(layers.begin(), layers.end());
+    GridRequest request;
+    for (int l : layers) request.query_tokens.push_back((block.empty() ? "" : block + ".") + "L" + std::to_string(l));
+    for (int h = 0; h < num_heads; ++h) request.key_tokens.push_back("H" + std::to_string(h));
+    const auto n_layers = static_cast<Eigen::Index>(layers.size());
+    MaskMatrix allowed = MaskMatrix::Zero(n_layers, num_heads);
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
+      Matrix table = Matrix::Zero(n_layers, num_heads);
+      bool any = false;
+      for (std::size_t h = 0; h < heads_.size(); ++h) {
+        const CensusHead& head = heads_[h];
+        if ((head.stack.empty() ? "" : block_name(head.stack, head.kind)) != block || stats_[h][s].count == 0) continue;
+        const auto l = static_cast<Eigen::Index>(std::find(layers.begin(), layers.end(), head.layer) - layers.begin());
+        table(l, head.head) = static_cast<Scalar>(stats_[h][s].mean);
+        allowed(l, head.head) = 1;
+        any = true;
+      }
+      if (!any) continue;
+      request.panels.push_back(share(std::move(table)));
+      request.panel_titles.push_back(statistic_titles()[s]);
+    }
+    if (request.panels.empty()) continue;
+    request.allowed = share(std::move(allowed));
+    request.query_axis_title = "layer";
+    request.key_axis_title = "head";
+    request.figure_title = "head census \u00B7 " + model_name + " \u00B7 mean over " + std::to_string(texts()) +
+                           (texts() == 1 ? " text" : " texts") + (block.empty() ? "" : " \u00B7 " + description_of(block));
+    request.colorbar_label = "mean of the statistic over the texts";
+    request.scale = ScaleMode::Head;
+    request.panel_noun = "statistic";
+    request.cmap = options.cmap.empty() ? "viridis" : options.cmap;
+    request.cols = options.cols > 0 ? options.cols : 4;
+    request.max_size_px = options.max_size_px;
+    request.annotate = true;
+    RenderedGrid grid = render_grid(request, fonts);
+    for (const std::string& w : grid.warnings) warnings.push_back("census.png: " + w);
+    parts.push_back(std::move(grid.image));
+  }
+  if (parts.empty()) throw InputError::inconsistent("census", "no head has a value to draw");
+  return encode_png(parts.size() == 1 ? parts.front() : stack_vertically(parts, Rgb{255, 255, 255}), "census.png");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,218 @@
+#include "cli/corpus_job.hpp"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/attention_job.hpp"
+#include "cli/census_journal.hpp"
+#include "cli/corpus_census.hpp"
+#include "cli/corpus_model.hpp"
+#include "cli/model_job.hpp"
+#include "cli/progress.hpp"
+#include "core/counted.hpp"
+#include "core/error.hpp"
+#include "io/atomic_output.hpp"
+#include "io/corpus_file.hpp"
+
+namespace attnviz {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+// During the text loop no output file is half-written (the journal's lines are single
+// write()s): an interrupt ends the run at once, keeping the journal, with the status a shell
+// gives a process the signal ended (130 for SIGINT, 143 for SIGTERM).
+extern "C" void exit_interrupted(int signal_number) { _exit(128 + signal_number); }
+
+// Installs exit_interrupted for SIGINT while alive; restores the previous handlers after.
+class InterruptExit {
+ public:
+  InterruptExit() : int_(std::signal(SIGINT, exit_interrupted)), term_(std::signal(SIGTERM, exit_interrupted)) {}
+  ~InterruptExit() {
+    std::signal(SIGINT, int_);
+    std::signal(SIGTERM, term_);
+  }
+  InterruptExit(const InterruptExit&) = delete;
+  InterruptExit& operator=(const InterruptExit&) = delete;
+
+ private:
+  void (*int_)(int);
+  void (*term_)(int);
+};
+
+std::string shard_text(const Options& o) { return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count); }
+
+bool in_shard(const Options& o, long index) { return index % o.shard_count == o.shard_index; }
+
+std::uintmax_t model_bytes(const std::string& model) {
+  std::error_code ec;
+  if (!fs::is_directory(model, ec)) return fs::file_size(model, ec);
+  std::uintmax_t total = 0;
+  for (const auto& entry : fs::directory_iterator(model, ec))
+    if (entry.is_regular_file(ec)) total += entry.file_size(ec);
+  return total;
+}
+
+std::string hex64(std::uint64_t x) {
+  char buffer[20];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(x));
+  return buffer;
+}
+
+CensusProvenance provenance_of(const Options& o, const ModelSummary& model, const CorpusScan& scan, long max_tokens) {
+  CensusProvenance p;
+  p.attnviz_version = ATTNVIZ_VERSION;
+  p.model = Json{{"name", model.name}, {"architecture", model.architecture}, {"layers", model.num_layers},
+                 {"heads", model.num_heads}, {"d_model", model.d_model}, {"bytes", model_bytes(o.model)}}.dump();
+  p.corpus = Json{{"file", fs::path(o.corpus).filename().string()}, {"format", scan.format}, {"fnv1a64", hex64(scan.fingerprint)},
+                  {"texts", scan.texts}, {"skipped_lines", scan.skipped.size()}}.dump();
+  p.settings = Json{{"layers", o.layers}, {"max_tokens", max_tokens}, {"truncate", !o.no_truncate}, {"limit", o.limit},
+                    {"skip_bad_lines", o.skip_bad_lines}, {"no_bos", o.no_bos}, {"sink_epsilon", o.sink_epsilon}}.dump();
+  return p;
+}
+
+void check_census_options(const Options& o) {
+  if (o.output.empty()) throw UsageError::bad_option("-o", "required: the folder for census.json, census.csv and census.png");
+  if (!o.merge.empty()) {
+    if (!o.model.empty() || !o.corpus.empty())
+      throw UsageError::bad_option("--merge", "combines finished outputs; give --merge DIR… or --model with --corpus, not both");
+    if (o.resume || o.shard_count != 1) throw UsageError::bad_option(o.resume ? "--resume" : "--shard", "does not go with --merge");
+    return;
+  }
+  if (o.model.empty()) throw UsageError::bad_option("--model", "required (or --merge DIR… to combine shard outputs)");
+  if (o.corpus.empty()) throw UsageError::bad_option("--corpus", "required: the texts, one per line (text or JSONL)");
+  if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
+    throw UsageError::bad_option("--shard", "K/N needs 0 <= K < N (K counts from 0), got " + shard_text(o));
+  if (o.sink_epsilon < 0 || o.sink_epsilon > 1)
+    throw UsageError::bad_option("--sink-epsilon", "must be in [0, 1], got " + std::to_string(o.sink_epsilon));
+}
+
+void print_skipped(const CorpusScan& scan, const Options& o, std::vector<std::string>& warnings) {
+  warnings.insert(warnings.end(), scan.warnings.begin(), scan.warnings.end());
+  if (scan.skipped.empty()) return;
+  std::string list;
+  for (std::size_t i = 0; i < scan.skipped.size() && i < 5; ++i) list += (i ? "; " : "") + scan.skipped[i];
+  if (scan.skipped.size() > 5) list += "; …";
+  warnings.push_back(o.corpus + ": skipped " + counted(static_cast<long long>(scan.skipped.size()), "bad line") + " (" + list + ")");
+}
+
+void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings) {
+  const CorpusSettings settings{o.corpus_format, o.skip_bad_lines, o.limit};
+  long with_text = 0;
+  const CorpusScan scan = read_corpus(o.corpus, settings, [&](const CorpusText& t) { with_text += t.text ? 1 : 0; });
+  const std::string journal_path = (fs::path(o.output) / kJournalName).string();
+  std::error_code ec;
+  if (!o.resume && fs::exists(journal_path, ec))
+    throw UsageError::bad_option("-o", o.output + " holds a census journal (" + kJournalName + "): continue it with --resume, or give another folder");
+  require_creatable_folder(o.output, o.output);
+
+  // Each text allocates and frees the same few megabytes; glibc would hand them back to the
+  // system after every text and fault them in again (10% of a stories260K census's time).
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  const double budget = memory_budget_bytes(o);
+  const CorpusModel model(o, with_text > 0, budget);
+  const long max_tokens = o.max_tokens > 0 ? o.max_tokens : model.context();
+  const CensusProvenance provenance = provenance_of(o, model.summary(), scan, max_tokens);
+  // Every text of the shard is checked before any work (tokenized for --no-truncate; an
+  // encoder-decoder's lines must be texts), so that such a text is refused with nothing written.
+  long shard_texts = 0;
+  read_corpus(o.corpus, settings, [&](const CorpusText& t) {
+    if (!in_shard(o, t.index)) return;
+    ++shard_texts;
+    if (o.no_truncate || model.encoder_decoder()) model.ids(t, max_tokens, o.no_truncate, o.corpus);
+  });
+
+  CorpusCensus census(provenance, scan.texts);
+  census.model_name = model.summary().name;
+  std::vector<bool> done;
+  if (o.resume && fs::exists(journal_path, ec)) {
+    for (const TextStatistics& text : read_journal(journal_path, provenance, shard_text(o))) {
+      census.add(text);
+      if (done.size() <= static_cast<std::size_t>(text.index)) done.resize(static_cast<std::size_t>(text.index) + 1);
+      done[static_cast<std::size_t>(text.index)] = true;
+    }
+  }
+  const long resumed = census.texts();
+  std::unique_ptr<JournalWriter> journal;  // made when the first text finishes: an early error writes nothing
+  Progress progress(err, o.progress, shard_texts - resumed);
+  long done_now = 0;
+  long long tokens_now = 0;
+  {
+    const InterruptExit interrupt_exit;
+    read_corpus(o.corpus, settings, [&](const CorpusText& t) {
+      if (!in_shard(o, t.index)) return;
+      if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return;
+      const std::vector<std::int32_t> ids = model.ids(t, max_tokens, o.no_truncate, o.corpus);
+      TextStatistics text;
+      text.index = t.index;
+      std::vector<std::string> text_warnings;
+      text.tokens = model.run(t, ids, text, text_warnings);
+      if (!journal) {
+        fs::create_directories(o.output, ec);
+        journal = std::make_unique<JournalWriter>(journal_path, journal_header(provenance, shard_text(o)));
+      }
+      journal->append(journal_line(text));
+      census.add(text);
+      for (std::string& w : text_warnings)
+        if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+      ++done_now;
+      tokens_now += text.tokens;
+      progress.update(done_now, tokens_now);
+    });
+  }
+  progress.finish();
+  print_skipped(scan, o, warnings);
+  OutputSet files;
+  census.add_files(o.output, o, files, warnings);
+  files.protect({o.model, o.corpus});
+  files.commit();
+  out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(census.texts(), "text") << " ("
+      << counted(census.tokens(), "token") << (o.shard_count > 1 ? ", shard " + shard_text(o) + " of " + std::to_string(scan.texts) + " texts" : "")
+      << (resumed > 0 ? ", " + std::to_string(resumed) + " from the journal" : "") << ") of " << census.model_name << ", "
+      << counted(static_cast<long long>(census.heads().size()), "head") << "\n";
+}
+
+void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& warnings) {
+  std::error_code ec;
+  for (const std::string& dir : o.merge)
+    if (fs::exists(o.output, ec) && fs::equivalent(dir, o.output, ec))
+      throw UsageError::bad_option("-o", o.output + " is one of the folders merged; write the merge to a new folder");
+  std::unique_ptr<CorpusCensus> merged;
+  std::string first;
+  for (const std::string& dir : o.merge) {
+    const std::string path = (fs::path(dir) / "census.json").string();
+    CorpusCensus census = CorpusCensus::from_json(path);
+    if (!merged) {
+      merged = std::make_unique<CorpusCensus>(std::move(census));
+      first = path;
+    } else {
+      merged->merge(census, first, path);
+    }
+  }
+  OutputSet files;
+  merged->add_files(o.output, o, files, warnings);
+  files.commit();
+  out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(merged->texts(), "text") << " of "
+      << merged->corpus_texts() << " (" << counted(merged->tokens(), "token") << ") from "
+      << counted(static_cast<long long>(o.merge.size()), "output") << "\n";
+}
+
+}  // namespace
+
+void run_corpus_census(const Options& options, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings) {
+  check_census_options(options);
+  if (!options.merge.empty()) return run_merge(options, out, warnings);
+  run_corpus(options, out, err, warnings);
+}
+
+}  // namespace attnviz

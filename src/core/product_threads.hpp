@@ -1,0 +1,34 @@
+// Eigen's threads for one piece of work, chosen by its size (issue 22: small models must not pay
+// for threads). Eigen splits any product over ~50k multiply-adds across its OpenMP threads; on a
+// tiny model (stories260K: 1.4 Mflop per feed-forward) each split costs a parallel region whose
+// wake-up and barrier take longer than the product, and on a machine shared with other jobs a
+// worker that is not scheduled stalls the region for a time slice: a 16-token text took 0.12 s
+// with the default threads against 0.01 s with --threads 1.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+
+namespace attnviz {
+
+/// Work below which a second thread is not worth it: ~1.5 ms of one core's GEMM (the threshold
+/// attention.cpp's projections use, measured on a 2-core machine shared with other jobs).
+inline constexpr double kProductFlopsPerThread = 100e6;
+
+/// While alive, Eigen uses at most min(budget, flops / kProductFlopsPerThread) threads (at least
+/// one), budget being Eigen::nbThreads() when made (--threads, default all cores). Restores the
+/// budget on destruction.
+class ProductThreads {
+ public:
+  explicit ProductThreads(double flops) : budget_(Eigen::nbThreads()) {
+    Eigen::setNbThreads(std::max(1, std::min(budget_, static_cast<int>(flops / kProductFlopsPerThread))));
+  }
+  ~ProductThreads() { Eigen::setNbThreads(budget_); }
+  ProductThreads(const ProductThreads&) = delete;
+  ProductThreads& operator=(const ProductThreads&) = delete;
+
+ private:
+  int budget_;
+};
+
+}  // namespace attnviz

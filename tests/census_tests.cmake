@@ -1,0 +1,28 @@
+# census over a corpus (issue 22): the GNU parallel recipe, SIGINT and --resume
+# (census_shards_test.py), the float64 reference (census_reference_test.py), and black-box bad
+# inputs. Included by tests/CMakeLists.txt after cli_tests.cmake (attnviz_bad_run, ATTNVIZ_CLI_OUT).
+
+add_test(NAME census_shards
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/census_shards_test.py $<TARGET_FILE:attnviz> ${PROJECT_SOURCE_DIR})
+set_tests_properties(census_shards PROPERTIES
+  SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
+
+add_test(NAME census_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/census_reference_test.py $<TARGET_FILE:attnviz> ${PROJECT_SOURCE_DIR})
+set_tests_properties(census_reference PROPERTIES PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
+
+set(ATTNVIZ_CENSUS_MODEL ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf)
+set(ATTNVIZ_CENSUS_CORPUS ${PROJECT_SOURCE_DIR}/data/corpus/stories260k_stories.txt)
+attnviz_bad_run(cli_census_shard_range "attnviz: error: --shard: K/N needs 0 <= K < N \\(K counts from 0\\), got 3/2"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --shard 3/2 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+attnviz_bad_run(cli_census_shard_form "--shard: expected K/N, e.g. 0/4"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --shard 3 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+attnviz_bad_run(cli_census_bad_line "attnviz: error: .*corpus_bad_line\\.jsonl: line 3: not valid JSON"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl -o ${ATTNVIZ_CLI_OUT}/census_bad)
+attnviz_bad_run(cli_census_no_truncate "attnviz: error: .*stories260k_stories\\.txt: line 1: [0-9]+ tokens, over --max-tokens"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 8 --no-truncate -o ${ATTNVIZ_CLI_OUT}/census_bad)
+add_test(NAME cli_census_skip_bad_lines
+         COMMAND attnviz census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl
+                 --skip-bad-lines --quiet --resume -o ${ATTNVIZ_CLI_OUT}/census_skip)
+set_tests_properties(cli_census_skip_bad_lines PROPERTIES
+  PASS_REGULAR_EXPRESSION "skipped 1 bad line \\(line 3: not valid JSON")

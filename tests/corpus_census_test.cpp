@@ -1,0 +1,184 @@
+// The corpus census (issue 22): statistics of each block, accumulation, exact merging with its
+// refusals, the files' layout, and the journal.
+#include "cli/corpus_census.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "attention/head_detectors.hpp"
+#include "cli/census_job.hpp"
+#include "cli/census_journal.hpp"
+#include "core/error.hpp"
+#include "support/test_support.hpp"
+
+using namespace attnviz;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+using attnviz::test::matrix;
+
+namespace {
+
+CensusProvenance provenance(const std::string& settings = "{\"sink_epsilon\":0.3}") {
+  return {"0.1.0", "{\"name\":\"toy\"}", "{\"fnv1a64\":\"00\"}", settings};
+}
+
+// Text `index` with two heads, values that differ per text; statistic 7 (induction) undefined on odd texts.
+TextStatistics text(long index) {
+  TextStatistics t;
+  t.index = index;
+  t.tokens = 3 + index;
+  for (int h = 0; h < 2; ++h) {
+    std::vector<std::optional<double>> values;
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) values.push_back(0.1 * static_cast<double>(s) + 0.37 * index * (h + 1) + 1e-3 * index * index);
+    if (index % 2 == 1) values[7].reset();
+    t.heads.push_back({CensusHead{"", "", 1, h}, values});
+  }
+  return t;
+}
+
+CorpusCensus census_of(const std::vector<long>& indices, const CensusProvenance& p = provenance()) {
+  CorpusCensus c(p, 10);
+  for (long i : indices) c.add(text(i));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("corpus_census: a block's statistics per head: the one-text census, sink, TL scores", "[census]") {
+  AttentionBlock block;
+  block.layer = 1;
+  block.record.layer = 1;
+  block.record.causal = true;
+  block.record.query_tokens = block.record.key_tokens = {"a", "b", "a", "a"};
+  block.record.num_heads = 1;
+  block.record.weights = {matrix({{1, 0, 0, 0}, {0.6, 0.4, 0, 0}, {0.2, 0.5, 0.3, 0}, {0.1, 0.2, 0.3, 0.4}})};
+  TextStatistics t;
+  add_block_statistics(block, {5, 7, 5, 5}, 0.3, t);
+  REQUIRE(t.heads.size() == 1);
+  CHECK(t.heads[0].first.name() == "L1H0");
+  const std::vector<std::optional<double>>& v = t.heads[0].second;
+  REQUIRE(v.size() == corpus_statistic_names().size());
+  CHECK_THAT(*v[6], WithinAbs(0.475, 1e-7));      // first_token_mass
+  CHECK(*v[8] == 1.0);                             // sink_rate: 0.475 > 0.3
+  CHECK_THAT(*v[9], WithinAbs(1.4 / 4, 1e-7));    // previous_token_score
+  CHECK_THAT(*v[10], WithinAbs(0.6 / 4, 1e-7));   // duplicate_token_score
+  CHECK_THAT(*v[11], WithinAbs(1.1 / 4, 1e-7));   // induction_score_tl
+  CHECK_THAT(*v[5], WithinAbs(1.4 / 3, 1e-7));    // previous_token_mass: rows 1..3 only
+}
+
+TEST_CASE("corpus_census: a block's first eight statistics are the one-text census's, exactly", "[census]") {
+  AttentionBlock block;
+  block.layer = 0;
+  block.record.causal = true;
+  block.record.query_tokens = block.record.key_tokens = {"x", "y", "x", "y", "z"};
+  block.record.num_heads = 2;
+  block.record.weights = {matrix({{1, 0, 0, 0, 0}, {0.3, 0.7, 0, 0, 0}, {0.2, 0.2, 0.6, 0, 0}, {0.1, 0.4, 0.1, 0.4, 0}, {0.2, 0.2, 0.2, 0.2, 0.2}}),
+                          matrix({{1, 0, 0, 0, 0}, {0.9, 0.1, 0, 0, 0}, {0.5, 0.4, 0.1, 0, 0}, {0.7, 0.1, 0.1, 0.1, 0}, {0.6, 0.1, 0.1, 0.1, 0.1}})};
+  TextStatistics t;
+  add_block_statistics(block, {7, 8, 7, 8, 9}, 0.3, t);
+  const std::vector<CensusRow> one_text = census_of_block(block);
+  REQUIRE(t.heads.size() == one_text.size());
+  for (std::size_t h = 0; h < one_text.size(); ++h) {
+    const HeadStats& s = one_text[h].stats;
+    const std::vector<std::optional<double>> expected = {s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance,
+                                                         s.diagonal_mass, s.previous_mass, s.first_token_mass, one_text[h].induction};
+    for (std::size_t k = 0; k < expected.size(); ++k) CHECK(t.heads[h].second[k] == expected[k]);
+  }
+  CHECK(*t.heads[0].second[8] == 1.0);  // sink: α_1 = (1 + 0.3 + 0.2 + 0.1 + 0.2) / 5 = 0.36 > 0.3
+  // The detector scores over cells built once per block equal the pattern-by-pattern definition.
+  const std::vector<std::int32_t> ids = {7, 8, 7, 8, 9};
+  for (std::size_t h = 0; h < 2; ++h) {
+    CHECK(t.heads[h].second[9] == detection_score(block.record.weights[h], ids, DetectionPattern::PreviousToken));
+    CHECK(t.heads[h].second[10] == detection_score(block.record.weights[h], ids, DetectionPattern::DuplicateToken));
+    CHECK(t.heads[h].second[11] == detection_score(block.record.weights[h], ids, DetectionPattern::Induction));
+  }
+}
+
+TEST_CASE("corpus_census: merged shards equal one pass, in any order", "[census]") {
+  const CorpusCensus whole = census_of({0, 1, 2, 3, 4, 5, 6});
+  CorpusCensus a = census_of({0, 3, 6}), b = census_of({1, 4}), c = census_of({2, 5});
+  CorpusCensus forward = a, backward = c;
+  forward.merge(b, "a", "b");
+  forward.merge(c, "a", "c");
+  backward.merge(b, "c", "b");
+  backward.merge(a, "c", "a");
+  for (const CorpusCensus* merged : {&forward, &backward}) {
+    CHECK(merged->covered() == IndexRanges{{0, 6}});
+    CHECK(merged->tokens() == whole.tokens());
+    for (std::size_t h = 0; h < 2; ++h) {
+      for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
+        const RunningStat& w = whole.stats()[h][s];
+        const RunningStat& m = merged->stats()[h][s];
+        CHECK(m.count == w.count);
+        CHECK_THAT(m.mean, WithinRel(w.mean, 1e-12));
+        CHECK_THAT(*m.sample_std(), WithinRel(*w.sample_std(), 1e-9));
+      }
+    }
+  }
+  CHECK(whole.stats()[0][7].count == 4);  // induction undefined on odd texts: S_texts counts the others
+}
+
+TEST_CASE("corpus_census: merging refuses a text counted twice and outputs of other settings", "[census][errors]") {
+  CorpusCensus a = census_of({0, 2});
+  REQUIRE_THROWS_WITH(a.merge(census_of({2, 4}), "A/census.json", "B/census.json"),
+                      Contains("B/census.json: covers text 2, which A/census.json covers too"));
+  REQUIRE_THROWS_WITH(a.merge(census_of({1}, provenance("{\"sink_epsilon\":0.5}")), "A", "B"),
+                      Contains("B: was made with another settings") && Contains("0.5"));
+  CensusProvenance other_version = provenance();
+  other_version.attnviz_version = "0.0.9";
+  REQUIRE_THROWS_WITH(a.merge(census_of({1}, other_version), "A", "B"), Contains("another attnviz version (0.1.0 vs 0.0.9)"));
+  CHECK(a.texts() == 2);  // a refused merge leaves the census as it was
+}
+
+TEST_CASE("corpus_census: census.csv has S_texts, S_mean, S_std, S_ci95_low, S_ci95_high for every statistic", "[census]") {
+  const std::string csv = census_of({0}).to_csv();
+  const std::string header = csv.substr(0, csv.find('\n'));
+  CHECK_THAT(header, Contains("layer,head,entropy_mean_texts,entropy_mean_mean,entropy_mean_std,entropy_mean_ci95_low,entropy_mean_ci95_high,"));
+  CHECK_THAT(header, Contains(",induction_score_tl_ci95_high"));
+  CHECK(std::count(header.begin(), header.end(), ',') == 1 + 5 * static_cast<long>(corpus_statistic_names().size()));
+  // One text: std and interval are empty fields.
+  CHECK_THAT(csv, Contains("\n1,0,1,0,,,,"));
+}
+
+TEST_CASE("corpus_census: census.json reads back exactly, another format version is refused", "[census][errors]") {
+  test::TempDir dir;
+  const CorpusCensus original = census_of({0, 1, 5});
+  std::ofstream(dir.file("census.json")) << original.to_json();
+  const CorpusCensus back = CorpusCensus::from_json(dir.file("census.json"));
+  CHECK(back.covered() == original.covered());
+  CHECK(back.stats()[1][3].mean == original.stats()[1][3].mean);
+  CHECK(back.stats()[1][3].m2 == original.stats()[1][3].m2);
+  CHECK(back.to_json() == original.to_json());
+  nlohmann::json edited = nlohmann::json::parse(original.to_json());
+  edited["version"] = 2;
+  std::ofstream(dir.file("v2.json")) << edited.dump();
+  REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("v2.json")), Contains("v2.json: /version: expected 1"));
+  // A field of the wrong type is the file's fault (exit 1), not an internal error.
+  edited["version"] = 1;
+  edited["attnviz_version"] = 5;
+  std::ofstream(dir.file("typed.json")) << edited.dump();
+  REQUIRE_THROWS_AS(CorpusCensus::from_json(dir.file("typed.json")), InputError);
+  REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("typed.json")), Contains("typed.json: not a census.json of this attnviz"));
+}
+
+TEST_CASE("census_journal: texts read back, a half-written last line cut off, another run journal refused", "[census][errors]") {
+  test::TempDir dir;
+  const std::string path = dir.file("texts.jsonl");
+  {
+    JournalWriter journal(path, journal_header(provenance(), "0/1"));
+    journal.append(journal_line(text(0)));
+    journal.append(journal_line(text(1)));
+  }
+  const std::string whole = test::read_file(path);
+  std::ofstream(path, std::ios::app) << "{\"index\": 2, \"tok";
+  const std::vector<TextStatistics> texts = read_journal(path, provenance(), "0/1");
+  REQUIRE(texts.size() == 2);
+  CHECK(texts[1].index == 1);
+  CHECK(texts[1].heads[1].second[4] == text(1).heads[1].second[4]);  // doubles round-trip exactly
+  CHECK_FALSE(texts[1].heads[0].second[7]);
+  CHECK(test::read_file(path) == whole);  // the half line is gone
+  REQUIRE_THROWS_WITH(read_journal(path, provenance("{\"sink_epsilon\":0.5}"), "0/1"),
+                      Contains("texts.jsonl: is the journal of another settings"));
+  REQUIRE_THROWS_WITH(read_journal(path, provenance(), "1/2"), Contains("is the journal of another shard"));
+}
