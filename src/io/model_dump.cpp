@@ -28,7 +28,7 @@ const std::set<std::string> kDumpMembers = {"format",        "version",       "m
                                             "generated_text", "source_tokens", "source_text",   "target_tokens",
                                             "last_logits",   "rollout_residual", "rollout",     "layers"};
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
-                                             "num_kv_heads", "d_model", "d_k", "context_length", "rope"};
+                                             "num_kv_heads", "d_model", "d_k", "context_length", "rope", "end_tokens"};
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;
@@ -45,7 +45,8 @@ ordered_json model_json(const ModelSummary& m) {
           {"d_model", m.d_model},
           {"d_k", m.d_k},
           {"context_length", m.context_length},
-          {"rope", rope}};
+          {"rope", rope},
+          {"end_tokens", m.end_tokens}};
 }
 
 std::string float_text(float value) {
@@ -201,6 +202,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
     m.d_model = field_or<long>(model, "d_model", 0);
     m.d_k = field_or<long>(model, "d_k", 0);
     m.context_length = field_or<long>(model, "context_length", 0);
+    m.end_tokens = field_or<std::vector<std::int32_t>>(model, "end_tokens", {});
     dump.info.tokens = field_or<Tokens>(root, "tokens", {});
     dump.info.token_ids = field_or<std::vector<std::int32_t>>(root, "token_ids", {});
     dump.info.token_texts = field_or<Tokens>(root, "token_texts", {});
