@@ -417,3 +417,18 @@ TEST_CASE("tokenizer.json: SentencePiece-style and WordPiece members the pipelin
     CHECK_THAT(load_error(dir, tokenizer), Contains(path + ": " + message));
   }
 }
+
+// Never silently drop what is not understood: members the pipeline does not know are named.
+TEST_CASE("tokenizer.json: members of SentencePiece-style and WordPiece files attnviz does not know are named in a warning",
+          "[tokenizer]") {
+  TempDir dir;
+  const std::string path = dir.file("tokenizer.json");
+  nlohmann::json llama2 = nlohmann::json::parse(attnviz::test::read_file(test_data_file("tokenizers/spm-llama2.tokenizer.json")));
+  CHECK(vocabulary_from_tokenizer_json(write(dir, llama2)).warnings.empty());
+  llama2["normalizer"]["normalizers"][0]["mode"] = "x";
+  llama2["model"]["future"] = true;
+  llama2["added_tokens"][1]["weight"] = 2;
+  CHECK(vocabulary_from_tokenizer_json(write(dir, llama2)).warnings ==
+        std::vector<std::string>{path + ": members attnviz does not know, ignored: /model/future, /added_tokens/1/weight, "
+                                        "/normalizer/normalizers/0/mode"});
+}

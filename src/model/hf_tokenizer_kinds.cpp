@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -187,6 +189,53 @@ void read_bpe_options(const JsonSettings& t, HfPipeline& hf) {
   hf.ignore_merges = t.flag("/model/ignore_merges", false, JsonNull::Absent);
 }
 
+// The members each kind of object has that the pipeline reads or knows to leave ids alone.
+const std::set<std::string>& known_members(const std::string& kind) {
+  static const std::map<std::string, std::set<std::string>> kKnown = {
+      {"", {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder", "model"}},
+      {"BPE", {"type", "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk", "byte_fallback",
+               "ignore_merges", "vocab", "merges"}},
+      {"WordPiece", {"type", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word", "vocab"}},
+      {"added", {"id", "content", "single_word", "lstrip", "rstrip", "normalized", "special"}},
+      {"Prepend", {"type", "prepend"}},
+      {"Replace", {"type", "pattern", "content"}},
+      {"NFC", {"type"}}, {"NFD", {"type"}}, {"NFKC", {"type"}}, {"NFKD", {"type"}}, {"Lowercase", {"type"}},
+      {"BertNormalizer", {"type", "clean_text", "handle_chinese_chars", "strip_accents", "lowercase"}},
+      {"Metaspace", {"type", "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"}},
+      {"BertPreTokenizer", {"type"}},
+      {"TemplateProcessing", {"type", "single", "pair", "special_tokens"}},
+      {"BertProcessing", {"type", "sep", "cls"}},
+      {"ByteLevel", {"type", "add_prefix_space", "trim_offsets", "use_regex"}}};
+  static const std::set<std::string> kNone;
+  const auto it = kKnown.find(kind);
+  return it == kKnown.end() ? kNone : it->second;
+}
+
+void unknown_members(const JsonSettings& t, const std::string& pointer, const std::string& kind, std::vector<std::string>& unknown) {
+  const json* object = t.find(pointer, JsonNull::Absent);
+  if (!object || !object->is_object()) return;
+  for (const auto& [member, value] : object->items())
+    if (!known_members(kind).count(member)) unknown.push_back(pointer + "/" + pointer_token(member));
+}
+
+// One warning naming the members of the file's objects that attnviz does not know (a newer
+// tokenizers release may give them meaning): the top level, the model, added tokens, and each
+// normalizer, pre-tokenizer and post-processor step.
+void warn_unknown_members(const JsonSettings& t, Vocabulary& vocab) {
+  std::vector<std::string> unknown;
+  unknown_members(t, "", "", unknown);
+  unknown_members(t, "/model", t.text("/model/type", "BPE"), unknown);
+  if (const json* added = t.find("/added_tokens", JsonNull::Absent); added && added->is_array())
+    for (std::size_t i = 0; i < added->size(); ++i) unknown_members(t, "/added_tokens/" + std::to_string(i), "added", unknown);
+  for (const auto& [pointer, list] : {std::pair<const char*, const char*>{"/normalizer", "normalizers"}, {"/pre_tokenizer", "pretokenizers"},
+                                      {"/post_processor", "processors"}})
+    for (const std::string& at : step_pointers(t, pointer, list)) unknown_members(t, at, t.text(at + "/type", ""), unknown);
+  if (unknown.empty()) return;
+  std::string names;
+  for (const std::string& name : unknown) names += (names.empty() ? "" : ", ") + name;
+  vocab.warnings.push_back(t.file() + ": members attnviz does not know, ignored: " + names);
+}
+
 }  // namespace
 
 bool is_hf_pipeline_tokenizer(const JsonSettings& t) {
@@ -256,6 +305,10 @@ Vocabulary hf_pipeline_vocabulary(const JsonSettings& t) {
       }
   }
   read_post_processor(t, hf);
+  warn_unknown_members(t, vocab);
+  if (hf.unk < 0 && !wordpiece && !hf.byte_fallback)
+    vocab.warnings.push_back(path + ": /model/unk_token is null: characters missing from the vocabulary are dropped, as the "
+                                    "tokenizers library drops them");
   vocab.add_bos = !hf.prefix.empty();
   if (!hf.prefix.empty()) vocab.bos = hf.prefix.front();
   if (!hf.suffix.empty()) vocab.eos = hf.suffix.back();

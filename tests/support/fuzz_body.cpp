@@ -6,6 +6,7 @@
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
 #include "model/gguf_decoder.hpp"
+#include "model/hf_tokenizer.hpp"
 #include "model/vocabulary.hpp"
 #include "render/html_report.hpp"
 
@@ -60,6 +61,14 @@ void run_gguf(const std::string& path) {
   (void)model.forward(request);
 }
 
+// The tokenizer.json reader and its tokenizers (issue 25: SentencePiece-style BPE, WordPiece) on
+// a mutated file.
+void run_tokenizer_json(const std::string& path) {
+  const Vocabulary vocab = vocabulary_from_tokenizer_json(path);
+  const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon <s>[CLS] a time,\n \xE7\x8C\xAB caf\xC3\xA9 12", true);
+  (void)decode(vocab, ids);
+}
+
 template <typename Step>
 void expect_only_attnviz_errors(Step step) {
   try {
@@ -76,6 +85,7 @@ void exercise_input_file(const std::string& path) {
   expect_only_attnviz_errors([&] { compute_and_draw(path, path); });
   expect_only_attnviz_errors([&] { draw_record(path); });
   expect_only_attnviz_errors([&] { run_gguf(path); });
+  expect_only_attnviz_errors([&] { run_tokenizer_json(path); });
 }
 
 }  // namespace attnviz::test
