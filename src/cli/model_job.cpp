@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/encoder_job.hpp"
 #include "core/error.hpp"
 #include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
@@ -40,7 +41,7 @@ void refuse_model_options(const Options& o) {
   const char* given = o.text ? "--text" : o.token_ids ? "--token-ids" : o.generate >= 0 ? "--generate"
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
                       : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
-                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : nullptr;
+                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.token_types ? "--token-types" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
@@ -278,6 +279,9 @@ ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vecto
   if (options.source_tokens || options.target_tokens)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
+  if (is_encoder_model(options)) return run_encoder_model(options, sink, warnings, memory_budget, kept);
+  if (options.token_types)
+    throw UsageError::bad_option("--token-types", "is for encoder models (bert); " + options.model + " is a decoder-only model");
   std::error_code ec;
   if (fs::is_directory(options.model, ec) && !is_hf_model_folder(options.model)) {
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "

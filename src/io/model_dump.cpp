@@ -28,7 +28,7 @@ const std::set<std::string> kDumpMembers = {"format",        "version",       "m
                                             "generated_text", "source_tokens", "source_text",   "target_tokens",
                                             "last_logits",   "rollout_residual", "rollout",     "layers"};
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
-                                             "num_kv_heads", "d_model", "d_k", "context_length", "rope", "end_tokens"};
+                                             "num_kv_heads", "d_model", "d_k", "context_length", "rope", "end_tokens", "activation"};
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;
@@ -36,7 +36,7 @@ ordered_json model_json(const ModelSummary& m) {
     rope = {{"style", rope_style_name(m.rope->style)}, {"theta", m.rope->theta}, {"dim", m.rope->dim},
             {"scaling", m.rope_scaling}};
   if (m.rope && m.partial_rotary_factor) rope["partial_rotary_factor"] = *m.partial_rotary_factor;
-  return {{"file", m.file},
+  ordered_json model = {{"file", m.file},
           {"architecture", m.architecture},
           {"name", m.name},
           {"num_layers", m.num_layers},
@@ -47,6 +47,8 @@ ordered_json model_json(const ModelSummary& m) {
           {"context_length", m.context_length},
           {"rope", rope},
           {"end_tokens", m.end_tokens}};
+  if (!m.activation.empty()) model["activation"] = m.activation;
+  return model;
 }
 
 std::string float_text(float value) {
@@ -203,6 +205,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
     m.d_k = field_or<long>(model, "d_k", 0);
     m.context_length = field_or<long>(model, "context_length", 0);
     m.end_tokens = field_or<std::vector<std::int32_t>>(model, "end_tokens", {});
+    m.activation = field_or<std::string>(model, "activation", "");
     dump.info.tokens = field_or<Tokens>(root, "tokens", {});
     dump.info.token_ids = field_or<std::vector<std::int32_t>>(root, "token_ids", {});
     dump.info.token_texts = field_or<Tokens>(root, "token_texts", {});

@@ -31,6 +31,7 @@ struct ModelSummary {
   std::string rope_scaling;    ///< "none", "linear ×4", "llama3"… (for the dump and titles)
   std::optional<double> partial_rotary_factor;  ///< config.json's, when given (rope.dim = int(d_k · factor))
   std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
+  std::string activation;      ///< encoders: the feed-forward's GELU as the file's engine computes it ("gelu (erf)"); "" otherwise
 };
 
 /// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them
