@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/gguf_encoder.hpp"
+#include "model/hf_encoder.hpp"
 #include "support/run_support.hpp"
 #include "support/scripts.hpp"
 #include "support/test_support.hpp"
@@ -166,4 +168,95 @@ TEST_CASE("encoder: the bert GGUF's attention equals the float64 reference forwa
                                            b.record.weights[static_cast<std::size_t>(h)](static_cast<long>(q), static_cast<long>(k))));
   INFO("max |attnviz - float64 reference| = " << worst);
   CHECK(worst < 1e-5);
+}
+
+namespace {
+
+std::vector<AttentionBlock> run_encoder(const EncoderModel& model, const std::vector<std::int32_t>& ids) {
+  std::vector<AttentionBlock> blocks;
+  const BlockSink sink = [&](AttentionBlock&& block) { blocks.push_back(std::move(block)); };
+  EncoderRequest request;
+  request.token_ids = ids;
+  request.tokens.assign(ids.size(), "t");
+  request.sink = &sink;
+  model.forward(request);
+  return blocks;
+}
+
+double worst_difference(const std::vector<AttentionBlock>& blocks, const nlohmann::json& attention, bool keyed_by_text) {
+  double worst = 0;
+  for (const AttentionBlock& b : blocks) {
+    const nlohmann::json& layer = keyed_by_text ? attention[std::to_string(b.layer)] : attention[b.layer];
+    for (std::size_t h = 0; h < b.record.weights.size(); ++h)
+      for (Eigen::Index q = 0; q < b.record.weights[h].rows(); ++q)
+        for (Eigen::Index k = 0; k < b.record.weights[h].cols(); ++k)
+          worst = std::max(worst, std::abs(layer[h][q][k].get<double>() - b.record.weights[h](q, k)));
+  }
+  return worst;
+}
+
+}  // namespace
+
+// The same weights as a Hugging Face BertModel folder (scripts/bert_hf_folder.py): transformers'
+// "gelu" is the exact erf GELU where llama.cpp's is a tanh table; the FFN is small enough that
+// both stay within 1e-4 of llama.cpp, and the folder equals the float64 forward with erf to 1e-5.
+TEST_CASE("encoder: the bert GGUF's weights as a Hugging Face BertModel folder give the same attention (erf GELU)",
+          "[model][encoder][golden]") {
+  const EncoderModel model = encoder_from_hf_folder(test_data_file("bert/hf"));
+  CHECK(model.config().gelu == EncoderGelu::Erf);
+  CHECK_THAT(model.config().layer_norm_epsilon, Catch::Matchers::WithinAbs(1e-5, 1e-11));
+  const nlohmann::json llamacpp = nlohmann::json::parse(attnviz::test::read_file(test_data_file("bert/llamacpp-attention.json")));
+  const std::vector<std::int32_t> ids = llamacpp["token_ids"];
+  const std::vector<AttentionBlock> blocks = run_encoder(model, ids);
+  REQUIRE(blocks.size() == 2);
+  const double against_llamacpp = worst_difference(blocks, llamacpp["attention"], false);
+  INFO("max |attnviz (folder) - llama.cpp (GGUF)| = " << against_llamacpp);
+  CHECK(against_llamacpp < 1e-4);
+  TempDir dir;
+  std::string id_text;
+  for (std::size_t i = 0; i < ids.size(); ++i) id_text += (i ? "," : "") + std::to_string(ids[i]);
+  attnviz::test::run_script("bert_reference.py", {test_data_file(kBert), id_text, dir.file("reference.json"), "--gelu", "erf"});
+  const double against_float64 =
+      worst_difference(blocks, nlohmann::json::parse(attnviz::test::read_file(dir.file("reference.json")))["attention"], true);
+  INFO("max |attnviz (folder) - float64 reference (erf)| = " << against_float64);
+  CHECK(against_float64 < 1e-5);
+}
+
+TEST_CASE("encoder CLI: a BertModel folder tokenizes --text with its tokenizer.json as [CLS] ... [SEP]", "[model][encoder][cli]") {
+  TempDir dir;
+  Options o;
+  o.command = Command::Dump;
+  o.model = test_data_file("bert/hf");
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  o.text = "A b zz Q";
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json dump = nlohmann::json::parse(attnviz::test::read_file(dir.file("dump.json")));
+  CHECK(dump["token_ids"] == std::vector<int>{2, 5, 6, 1, 21, 3});  // the tokenizers library's ids (npm 0.23.2)
+  CHECK(dump["tokens"] == std::vector<std::string>{"[CLS]", "a", "b", "[UNK]", "q", "[SEP]"});
+  CHECK(dump["model"]["activation"] == "gelu (erf)");
+}
+
+TEST_CASE("encoder: a BertModel config.json with settings attnviz does not implement is refused naming the member",
+          "[model][encoder][errors]") {
+  TempDir dir;
+  std::filesystem::copy_file(test_data_file("bert/hf/model.safetensors"), dir.file("model.safetensors"));
+  const nlohmann::json original = nlohmann::json::parse(attnviz::test::read_file(test_data_file("bert/hf/config.json")));
+  const std::string path = dir.file("config.json");
+  const std::vector<std::pair<std::pair<std::string, nlohmann::json>, std::string>> cases = {
+      {{"hidden_act", "relu"}, "/hidden_act: expected \"gelu\", \"gelu_new\" or \"gelu_pytorch_tanh\", got \"relu\""},
+      {{"position_embedding_type", "relative_key"}, "/position_embedding_type: expected \"absolute\""},
+      {{"is_decoder", true}, "/is_decoder: expected false (a BERT encoder), got true"},
+      {{"num_attention_heads", 3}, "/num_attention_heads 3 does not divide /hidden_size 16"},
+      {{"intermediate_size", 9}, "tensor encoder.layer.0.intermediate.dense.weight: expected shape [9, 16]"},
+  };
+  for (const auto& [edit, message] : cases) {
+    CAPTURE(message);
+    nlohmann::json config = original;
+    config[edit.first] = edit.second;
+    std::ofstream(path) << config.dump();
+    CHECK_THROWS_WITH(encoder_from_hf_folder(dir.path().string()), Contains(message));
+  }
 }

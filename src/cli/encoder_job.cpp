@@ -5,6 +5,8 @@
 
 #include "core/error.hpp"
 #include "model/gguf_encoder.hpp"
+#include "model/hf_encoder.hpp"
+#include "model/hf_tokenizer.hpp"
 #include "model/vocabulary.hpp"
 
 namespace attnviz {
@@ -40,7 +42,8 @@ ModelSummary summary_of(const EncoderConfig& c) {
 
 bool is_encoder_model(const Options& options) {
   std::error_code ec;
-  if (options.model.empty() || std::filesystem::is_directory(options.model, ec)) return false;
+  if (options.model.empty()) return false;
+  if (std::filesystem::is_directory(options.model, ec)) return is_hf_encoder_folder(options.model);
   return is_gguf_encoder(GgufFile(options.model));
 }
 
@@ -50,10 +53,21 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
     throw UsageError::bad_option("--generate", o.model + " is an encoder (bert): its attention is bidirectional and it predicts "
                                                "no next token, so there is nothing to continue");
   if (o.logits) throw UsageError::bad_option("--logits", o.model + " is an encoder (bert): it has no output logits");
-  auto file = std::make_shared<const GgufFile>(o.model);
   std::unique_ptr<Vocabulary> vocab;
-  if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
-  const EncoderModel model = encoder_from_gguf(file);
+  std::unique_ptr<EncoderModel> loaded;
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.model, ec)) {
+    loaded = std::make_unique<EncoderModel>(encoder_from_hf_folder(o.model));
+    const std::filesystem::path tokenizer = std::filesystem::path(o.model) / "tokenizer.json";
+    if (std::filesystem::exists(tokenizer, ec)) vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
+    else if (o.text) throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
+  } else {
+    auto file = std::make_shared<const GgufFile>(o.model);
+    if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+    loaded = std::make_unique<EncoderModel>(encoder_from_gguf(file));
+  }
+  const EncoderModel& model = *loaded;
+  if (vocab && o.text) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   const EncoderConfig& c = model.config();
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   ModelRunInfo info;

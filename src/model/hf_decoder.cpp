@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -43,7 +44,8 @@ std::string hf_name(const std::string& name) {
 
 class SafetensorsWeights : public WeightSource {
  public:
-  explicit SafetensorsWeights(const fs::path& folder) {
+  explicit SafetensorsWeights(const fs::path& folder, std::function<std::string(const std::string&)> rename = hf_name)
+      : rename_(std::move(rename)) {
     if (fs::exists(folder / "model.safetensors")) {
       files_.push_back(std::make_unique<SafetensorsFile>((folder / "model.safetensors").string()));
     } else {
@@ -82,14 +84,14 @@ class SafetensorsWeights : public WeightSource {
     const Matrix values = file->matrix(*tensor);
     return Eigen::Map<const Vector>(values.data(), values.size());
   }
-  bool has(const std::string& name) const override { return find(hf_name(name)).second != nullptr; }
+  bool has(const std::string& name) const override { return find(rename_(name)).second != nullptr; }
   std::vector<std::int64_t> shape(const std::string& name) const override {
-    const auto found = find(hf_name(name));
+    const auto found = find(rename_(name));
     return found.second ? found.second->shape : std::vector<std::int64_t>{};
   }
   std::string describe(const std::string& name) const override {
-    const auto found = find(hf_name(name));
-    return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + hf_name(name);
+    const auto found = find(rename_(name));
+    return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + rename_(name);
   }
 
  private:
@@ -135,11 +137,12 @@ class SafetensorsWeights : public WeightSource {
     return {nullptr, nullptr};
   }
   std::pair<const SafetensorsFile*, const SafetensorsTensor*> lookup(const std::string& name) const {
-    const auto found = find(hf_name(name));
-    if (!found.second) throw InputError::inconsistent(files_.front()->path(), "missing tensor " + hf_name(name));
+    const auto found = find(rename_(name));
+    if (!found.second) throw InputError::inconsistent(files_.front()->path(), "missing tensor " + rename_(name));
     return found;
   }
 
+  std::function<std::string(const std::string&)> rename_;  // llama.cpp's tensor names to the folder's
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
 };
 
@@ -337,6 +340,11 @@ DecoderModel decoder_from_hf_folder(const std::string& folder) {
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();
   return DecoderModel(std::move(c), std::make_unique<SafetensorsWeights>(folder));
+}
+
+std::unique_ptr<WeightSource> safetensors_weight_source(const std::string& folder,
+                                                        std::function<std::string(const std::string&)> rename) {
+  return std::make_unique<SafetensorsWeights>(folder, std::move(rename));
 }
 
 }  // namespace attnviz

@@ -5,6 +5,8 @@
 // order, so RoPE is applied in the "half" style here (GGUF files hold them interleaved).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "model/decoder_model.hpp"
@@ -20,5 +22,11 @@ bool is_hf_model_folder(const std::string& folder);
 /// LlamaForCausalLM, a missing setting, a rope_scaling type other than linear or llama3, a
 /// config that disagrees with the tensors' shapes.
 DecoderModel decoder_from_hf_folder(const std::string& folder);
+
+/// The safetensors tensors of `folder` (model.safetensors, or the shards its index names) as a
+/// WeightSource that serves llama.cpp's tensor name N as the folder's tensor rename(N), for the
+/// models of other architectures (hf_encoder). Throws InputError as decoder_from_hf_folder.
+std::unique_ptr<WeightSource> safetensors_weight_source(const std::string& folder,
+                                                        std::function<std::string(const std::string&)> rename);
 
 }  // namespace attnviz
