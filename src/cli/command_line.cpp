@@ -352,7 +352,7 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
 void add_model_options(CLI::App& sub, Options& o) {
   sub.add_option("--model", o.model,
                  "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), a Hugging Face "
-                 "folder (config.json + model.safetensors, LlamaForCausalLM), or a CTranslate2 model folder "
+                 "folder (config.json + model.safetensors, LlamaForCausalLM or BertModel), or a CTranslate2 model folder "
                  "(model.bin + vocabularies). Every layer's attention is computed from the model's real "
                  "forward pass.");
   sub.add_option("--text", o.text,
