@@ -133,10 +133,15 @@ void EncoderModel::forward(const EncoderRequest& request) const {
     // Post-norm (Devlin et al. 2019, as Vaswani et al. 2017): x = LN(x + Sublayer(x)).
     x = layer_norm(x + result.output.cast<double>(), wide(layer_tensor(l, "attn_output_norm.weight"), c.d_model),
                    wide(layer_tensor(l, "attn_output_norm.bias"), c.d_model), c.layer_norm_epsilon);
-    WideMatrix hidden = x * weights_->matrix(layer_tensor(l, "ffn_up.weight"), c.d_ff, c.d_model).cast<double>().transpose();  // [n, d_ff]
+    // The products in float32, as the engines compute them (and at float32 GEMM speed); the
+    // activation, the residual adds and the norms in float64.
+    const Matrix ffn_input = x.cast<Scalar>();
+    const Matrix up = ffn_input * weights_->matrix(layer_tensor(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();  // [n, d_ff]
+    WideMatrix hidden = up.cast<double>();
     hidden.rowwise() += wide(layer_tensor(l, "ffn_up.bias"), c.d_ff).transpose();
     hidden = hidden.unaryExpr(gelu);
-    WideMatrix ffn = hidden * weights_->matrix(layer_tensor(l, "ffn_down.weight"), c.d_model, c.d_ff).cast<double>().transpose();
+    const Matrix down = hidden.cast<Scalar>() * weights_->matrix(layer_tensor(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
+    WideMatrix ffn = down.cast<double>();  // [n, d_model]
     ffn.rowwise() += wide(layer_tensor(l, "ffn_down.bias"), c.d_model).transpose();
     x = layer_norm(x + ffn, wide(layer_tensor(l, "layer_output_norm.weight"), c.d_model),
                    wide(layer_tensor(l, "layer_output_norm.bias"), c.d_model), c.layer_norm_epsilon);
