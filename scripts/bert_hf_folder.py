@@ -51,12 +51,15 @@ def main():
     p.add_argument("model")
     p.add_argument("out")
     p.add_argument("--hidden-act", default="gelu")
+    p.add_argument("--architecture", choices=["BertModel", "BertForMaskedLM"], default="BertModel",
+                   help="BertForMaskedLM keeps the encoder's tensors under \"bert.\"")
     a = p.parse_args()
     meta, tensors = read_gguf(a.model)
     os.makedirs(a.out, exist_ok=True)
-    write_safetensors(os.path.join(a.out, "model.safetensors"), {hf_name(k): v for k, v in tensors.items()})
+    prefix = "bert." if a.architecture == "BertForMaskedLM" else ""
+    write_safetensors(os.path.join(a.out, "model.safetensors"), {prefix + hf_name(k): v for k, v in tensors.items()})
     config = {
-        "architectures": ["BertModel"], "model_type": "bert", "hidden_size": meta["bert.embedding_length"],
+        "architectures": [a.architecture], "model_type": "bert", "hidden_size": meta["bert.embedding_length"],
         "num_hidden_layers": meta["bert.block_count"], "num_attention_heads": meta["bert.attention.head_count"],
         "intermediate_size": meta["bert.feed_forward_length"], "hidden_act": a.hidden_act,
         "max_position_embeddings": meta["bert.context_length"], "type_vocab_size": meta["tokenizer.ggml.token_type_count"],

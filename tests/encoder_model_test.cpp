@@ -260,3 +260,14 @@ TEST_CASE("encoder: a BertModel config.json with settings attnviz does not imple
     CHECK_THROWS_WITH(encoder_from_hf_folder(dir.path().string()), Contains(message));
   }
 }
+
+// BertForMaskedLM saves the encoder under "bert." (beside its cls.predictions head).
+TEST_CASE("encoder: a BertForMaskedLM folder (tensors under \"bert.\") gives the BertModel folder's attention", "[model][encoder]") {
+  TempDir dir;
+  attnviz::test::run_script("bert_hf_folder.py", {test_data_file(kBert), dir.path().string(), "--architecture", "BertForMaskedLM"});
+  const std::vector<std::int32_t> ids = {2, 7, 12, 9, 30, 3};
+  const std::vector<AttentionBlock> masked_lm = run_encoder(encoder_from_hf_folder(dir.path().string()), ids);
+  const std::vector<AttentionBlock> base = run_encoder(encoder_from_hf_folder(test_data_file("bert/hf")), ids);
+  REQUIRE(masked_lm.size() == base.size());
+  for (std::size_t l = 0; l < base.size(); ++l) CHECK(masked_lm[l].record.weights == base[l].record.weights);
+}

@@ -6,6 +6,7 @@
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
 #include "model/gguf_decoder.hpp"
+#include "model/gguf_encoder.hpp"
 #include "model/hf_tokenizer.hpp"
 #include "model/vocabulary.hpp"
 #include "render/html_report.hpp"
@@ -53,6 +54,14 @@ void run_gguf(const std::string& path) {
     const Vocabulary vocab = vocabulary_from_gguf(*file);
     const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon a time, \xE7\x8C\xAB 12", true);
     (void)decode(vocab, ids);
+  }
+  if (is_gguf_encoder(*file)) {  // issue 25: bert
+    const EncoderModel encoder = encoder_from_gguf(file);
+    if (encoder.layer_float_bytes() > kFuzzMemoryMiB * 1024 * 1024 / 4) return;
+    EncoderRequest request;
+    request.token_ids = {0, static_cast<std::int32_t>(encoder.config().n_vocab - 1)};
+    encoder.forward(request);
+    return;
   }
   const DecoderModel model = decoder_from_gguf(file);
   if (model.layer_float_bytes() > kFuzzMemoryMiB * 1024 * 1024 / 4) return;
