@@ -4,6 +4,8 @@
 //   "gpt2":  byte-level BPE with the merges list, pre-tokenized by the regex named by
 //            tokenizer.ggml.pre (PCRE2);
 //   "bert":  WordPiece, longest pieces first, after BERT's normaliser.
+// A tokenizer.json (hf_tokenizer) gives "gpt2", or "hf-bpe" / "hf-wordpiece", which follow Hugging
+// Face's tokenizers library instead (tokenizer_hf).
 #pragma once
 
 #include <cstdint>
