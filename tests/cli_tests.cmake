@@ -329,3 +329,12 @@ attnviz_expect(cli_gguf_without_model 1
 attnviz_expect(cli_json_as_model 1
   "^attnviz: error: [^ ]*layer0\\.json: not a GGUF file \\(its first bytes are not \"GGUF\"\\)@@ it looks like JSON: a layer's JSON is given without --model$"
   heatmaps --model ${ATTNVIZ_USE_LITE} --text hi -o ${ATTNVIZ_CLI_OUT}/never_written)
+# Issue 25: a BERT GGUF runs as an encoder ([CLS] ... [SEP], no causal mask); it has nothing to
+# continue, and --token-types must give one segment per token.
+attnviz_expect(cli_bert_heatmaps 0 "wrote 11 PNG files to .*bert/ \\(2 attention blocks"
+  heatmaps --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b c d" -o ${ATTNVIZ_CLI_OUT}/bert)
+attnviz_expect(cli_bert_generate 1
+  "^attnviz: error: --generate: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): its attention is bidirectional and it predicts no next token, so there is nothing to continue$"
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --generate 2 -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+attnviz_expect(cli_bert_token_types 1 "^attnviz: error: --token-types: gives 2 token types for 4 tokens \\(one per token\\)$"
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --token-types 0,1 -o ${ATTNVIZ_CLI_OUT}/never_written.json)
