@@ -383,3 +383,12 @@ attnviz_expect(cli_generated_verbatim 0
   "\ngenerated:\n, there was a little girl named Lily\\. She$"
   heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Once upon a time" --generate 12 --layers 0 --format html
   -o ${ATTNVIZ_CLI_OUT}/generated_verbatim)
+# Issue 25: a BERT GGUF runs as an encoder ([CLS] ... [SEP], no causal mask); it has nothing to
+# continue, and --token-types must give one segment per token.
+attnviz_expect(cli_bert_heatmaps 0 "wrote 11 PNG files to .*bert/ \\(2 attention blocks"
+  heatmaps --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b c d" -o ${ATTNVIZ_CLI_OUT}/bert)
+attnviz_expect(cli_bert_generate 1
+  "^attnviz: error: --generate: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): its attention is bidirectional and it predicts no next token, so there is nothing to continue$"
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --generate 2 -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+attnviz_expect(cli_bert_token_types 1 "^attnviz: error: --token-types: gives 2 token types for 4 tokens \\(one per token\\)$"
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --token-types 0,1 -o ${ATTNVIZ_CLI_OUT}/never_written.json)

@@ -305,6 +305,18 @@ TEST_CASE("decoder: greedy decoding stops at the context length and after EOS", 
     CHECK(ids.back() == eos);
     CHECK(ids == std::vector<std::int32_t>(free_run.begin(), first + 1));
   }
+  // Issue 25: GGUF's EOS and EOT, or config.json's list of eos_token_id, all stop it.
+  SECTION("several end tokens: decoding stops after the first of them that comes") {
+    const DecoderModel model = random_biased_model(0);
+    const std::vector<std::int32_t> free_run = greedy_by_full_forward(model, prompt, 8, -1);
+    const std::vector<std::int32_t> ends = {free_run[prompt.size() + 5], free_run[prompt.size() + 2]};
+    const auto first = std::find_first_of(free_run.begin() + static_cast<long>(prompt.size()), free_run.end(), ends.begin(), ends.end());
+    std::vector<std::int32_t> ids = prompt;
+    CHECK(model.generate(ids, 8, ends) == static_cast<int>(first - free_run.begin()) - static_cast<int>(prompt.size()) + 1);
+    CHECK(ids == std::vector<std::int32_t>(free_run.begin(), first + 1));
+    std::vector<std::int32_t> unstopped = prompt;
+    CHECK(model.generate(unstopped, 8, std::vector<std::int32_t>{}) == 8);
+  }
   SECTION("nothing asked, nothing run") {
     const DecoderModel model = random_biased_model(0);
     std::vector<std::int32_t> none;

@@ -1,5 +1,6 @@
 // The Hugging Face path: stories260K's safetensors folder (tests/data/stories260k) against
 // llama.cpp's attention for the GGUF file, and hand-broken safetensors files and configs.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -343,7 +344,7 @@ TEST_CASE("safetensors folder: null stands for 'not set' where LlamaConfig's def
              Contains("tensor model.layers.0.self_attn.k_proj.weight: expected shape [64, 64] (from the model's settings), got [32, 64]"));
 }
 
-// --generate's EOS comes from config.json's eos_token_id (read with --text): a token id, a list
+// --generate's end tokens come from config.json's eos_token_id (read with --text or --token-ids): a token id, a list
 // of them, or null.
 TEST_CASE("safetensors folder: an eos_token_id that is not a token id is refused naming it", "[model][errors]") {
   TempDir dir;
@@ -450,4 +451,170 @@ TEST_CASE("safetensors folder: a partial_rotary_factor out of range, of the wron
   CHECK(factor(0.4) == at + " 0.4 turns int(head_dim 8 x 0.4) = 3 components of each head: RoPE needs an even count of at least 2");
   CHECK(factor(1) == "(no error)");
   CHECK(factor(0.25) == "(no error)");
+}
+
+// Issue 25: transformers 5 writes RoPE's θ and scaling in one rope_parameters block; its
+// rope_theta was ignored and θ = 10000 used without a word.
+TEST_CASE("safetensors folder: transformers 5's rope_parameters gives θ and the scaling, and an unknown member is refused",
+          "[model][rope]") {
+  TempDir dir;
+  const std::string source = test_data_file("stories260k/hf-safetensors");
+  std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
+  const nlohmann::json original = nlohmann::json::parse(attnviz::test::read_file(source + "/config.json"));
+  const auto load = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json config = original;
+    config.erase("rope_theta");
+    edit(config);
+    std::ofstream(dir.file("config.json")) << config.dump();
+    return decoder_from_hf_folder(dir.path().string()).config();
+  };
+  const DecoderConfig plain = load([](nlohmann::json& c) { c["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 50000.0}}; });
+  CHECK(plain.rope.theta == 50000.0);
+  CHECK(plain.rope_scaling == "none");
+  const DecoderConfig llama3 = load([](nlohmann::json& c) {
+    c["rope_parameters"] = {{"rope_type", "llama3"},        {"rope_theta", 500000.0},     {"factor", 8.0},
+                            {"low_freq_factor", 1.0},       {"high_freq_factor", 4.0},    {"original_max_position_embeddings", 64}};
+  });
+  CHECK(llama3.rope.theta == 500000.0);
+  CHECK(llama3.rope_scaling == "llama3");
+  CHECK(!llama3.rope.frequency_factors.empty());
+  const DecoderConfig linear = load([](nlohmann::json& c) { c["rope_parameters"] = {{"rope_type", "linear"}, {"factor", 4.0}}; });
+  CHECK(linear.rope.theta == 10000.0);
+  CHECK(linear.rope.linear_factor == 4.0);
+  CHECK(load([](nlohmann::json& c) { c["rope_parameters"] = {{"rope_type", "default"}, {"partial_rotary_factor", 0.5}}; }).rope.dim == 4);
+
+  const std::string file = dir.file("config.json");
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> refused = {
+      {[](nlohmann::json& c) { c["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"attention_factor", 1.2}}; },
+       ": /rope_parameters/attention_factor 1.2: a RoPE setting attnviz does not apply"},
+      {[](nlohmann::json& c) { c["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 4.0}}; },
+       ": /rope_parameters/rope_type: expected \"linear\" or \"llama3\", got \"yarn\""},
+      {[](nlohmann::json& c) { c["rope_parameters"] = {{"rope_type", "linear"}}; }, ": /rope_parameters/factor: missing field"},
+      {[](nlohmann::json& c) { c["rope_parameters"] = {{"rope_theta", -1}}; }, ": /rope_parameters/rope_theta: expected a finite number > 0, got -1"},
+      {[](nlohmann::json& c) { c["rope_parameters"] = 5; }, ": /rope_parameters: expected an object or null, got the integer 5"},
+      {[](nlohmann::json& c) {
+         c["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 50000.0}};
+         c["rope_theta"] = 10000.0;
+       },
+       ": /rope_theta 10000.0 and /rope_parameters/rope_theta 50000.0 disagree"},
+      {[](nlohmann::json& c) {
+         c["rope_parameters"] = {{"rope_type", "default"}};
+         c["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 2.0}};
+       },
+       ": /rope_parameters and /rope_scaling are both given"},
+  };
+  for (const auto& [edit, message] : refused) {
+    CAPTURE(message);
+    CHECK_THAT(config_error(dir, [&edit = edit](nlohmann::json& c) { c.erase("rope_theta"); edit(c); }), Contains(file + message));
+  }
+  // A top-level rope_theta that agrees with rope_parameters' is accepted.
+  CHECK(config_error(dir, [](nlohmann::json& c) { c["rope_parameters"] = {{"rope_theta", 10000.0}}; }) == "(no error)");
+}
+
+namespace {
+
+// A folder with stories260K's weights (512 token embeddings), its config.json without
+// eos_token_id, and a byte-level tokenizer.json naming only "a", "b", "c" (ids 0-2).
+void padded_folder(const TempDir& dir) {
+  const std::string source = test_data_file("stories260k/hf-safetensors");
+  std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(source + "/config.json"));
+  config.erase("eos_token_id");
+  std::ofstream(dir.file("config.json")) << config.dump();
+  std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2}, "merges": []},
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}, "decoder": {"type": "ByteLevel"}})";
+}
+
+nlohmann::json read_dump(const TempDir& dir) { return nlohmann::json::parse(attnviz::test::read_file(dir.file("dump.json"))); }
+
+}  // namespace
+
+// Issue 25: a config vocab_size above the tokenizer's (padded vocabularies) made --generate fail
+// on the first generated id the tokenizer has no piece for.
+TEST_CASE("safetensors folder: ids past the tokenizer (a padded vocabulary) are labelled <id N> in tokens, texts and text",
+          "[model]") {
+  TempDir dir, out;  // the dump beside the model would be one of the run's inputs
+  padded_folder(dir);
+  Options o = folder_dump(dir);
+  o.output = out.file("dump.json");
+  o.text = "abc";
+  o.generate = 4;
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  REQUIRE(r.code == 0);
+  const nlohmann::json dump = read_dump(out);
+  const std::vector<std::int32_t> ids = dump["token_ids"];
+  REQUIRE(ids.size() == 7);
+  CHECK(std::vector<std::int32_t>(ids.begin(), ids.begin() + 3) == std::vector<std::int32_t>{0, 1, 2});
+  std::string generated;
+  int unnamed = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string expected = ids[i] < 3 ? std::string(1, static_cast<char>('a' + ids[i])) : "<id " + std::to_string(ids[i]) + ">";
+    CHECK(dump["tokens"][i] == expected);
+    CHECK(dump["token_texts"][i] == expected);
+    if (i >= 3) generated += expected;
+    unnamed += ids[i] >= 3;
+  }
+  CHECK(unnamed > 0);
+  CHECK(dump["generated_text"] == generated);
+  CHECK(dump["model"]["end_tokens"] == nlohmann::json::array());
+  // By --token-ids, the tokenizer.json names the tokens (hf_token_names): the same labels.
+  o.text.reset();
+  o.token_ids = std::vector<int>{0, 1, 2};
+  REQUIRE(attnviz::test::run_with(o).code == 0);
+  CHECK(read_dump(out)["tokens"] == dump["tokens"]);
+}
+
+// Issue 25: --generate stopped only at config.json's eos_token_id (the first of a list), and
+// only with --text; transformers stops at every id of generation_config.json's list.
+TEST_CASE("safetensors folder: --generate stops at every eos_token_id of generation_config.json, else config.json, with --text or --token-ids",
+          "[model]") {
+  TempDir dir, out;  // the dump beside the model would be one of the run's inputs
+  padded_folder(dir);
+  Options o = folder_dump(dir);
+  o.output = out.file("dump.json");
+  o.token_ids = std::vector<int>{0};
+  o.generate = 6;
+  REQUIRE(attnviz::test::run_with(o).code == 0);
+  const std::vector<std::int32_t> free_run = read_dump(out)["token_ids"];
+  REQUIRE(free_run.size() == 7);
+  // Two ids of the free run, the later-coming one smaller: decoding stops after the earlier one.
+  const std::int32_t third = free_run[3], fifth = free_run[5];
+  REQUIRE(std::find(free_run.begin() + 1, free_run.begin() + 3, third) == free_run.begin() + 3);
+  REQUIRE(std::find(free_run.begin() + 1, free_run.begin() + 4, fifth) == free_run.begin() + 4);
+  const std::vector<std::int32_t> stopped(free_run.begin(), free_run.begin() + 4);
+  const auto write = [&dir](const std::string& name, const nlohmann::json& eos) {
+    if (name == "config.json") {
+      nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(dir.file(name)));
+      config["eos_token_id"] = eos;
+      std::ofstream(dir.file("config.json")) << config.dump();
+    } else {
+      std::ofstream(dir.file(name)) << nlohmann::json{{"eos_token_id", eos}}.dump();
+    }
+  };
+  const auto run = [&]() {
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    REQUIRE(r.code == 0);
+    return read_dump(out);
+  };
+  write("config.json", nlohmann::json::array({fifth, third}));
+  nlohmann::json dump = run();
+  CHECK(dump["token_ids"] == stopped);
+  CHECK(dump["model"]["end_tokens"] == std::vector<std::int32_t>{std::min(third, fifth), std::max(third, fifth)});
+  o.token_ids.reset();
+  o.text = "a";
+  CHECK(run()["token_ids"] == stopped);
+  // generation_config.json's list replaces config.json's, as in transformers' generate().
+  write("generation_config.json", nlohmann::json::array({fifth}));
+  dump = run();
+  CHECK(dump["token_ids"] == std::vector<std::int32_t>(free_run.begin(), std::find(free_run.begin() + 1, free_run.end(), fifth) + 1));
+  CHECK(dump["model"]["end_tokens"] == std::vector<std::int32_t>{fifth});
+  // A generation_config.json without eos_token_id leaves config.json's.
+  write("generation_config.json", nullptr);
+  CHECK(run()["token_ids"] == stopped);
+  write("generation_config.json", nlohmann::json::array({3, "x"}));
+  std::filesystem::remove(out.file("dump.json"));
+  const attnviz::test::RunResult bad = attnviz::test::run_with(o);
+  CHECK(bad.code == kExitInputError);
+  CHECK_THAT(bad.err, Contains(dir.file("generation_config.json") + ": /eos_token_id/1: expected an integer from 0 to 2147483647, got a string \"x\""));
+  CHECK(!std::filesystem::exists(out.file("dump.json")));
 }

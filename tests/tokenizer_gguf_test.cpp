@@ -313,3 +313,29 @@ TEST_CASE("tokenize: a GGUF with another tokenizer model loads, and tokenize nam
   CHECK_THROWS_WITH(tokenize(vocab, "a", true), path + ": tokenizer model \"t5\" is not supported "
                                                        "(supported: llama, gpt2, bert); pass --token-ids");
 }
+
+// Issue 25: generation stopped only at tokenizer.ggml.eos_token_id; llama.cpp also stops at the
+// end-of-turn and end-of-message tokens the file names (LLaMA 3's <|eot_id|>, Gemma's <end_of_turn>).
+TEST_CASE("vocabulary_from_gguf: end_tokens are EOS, EOT and EOM, each once, and an EOT outside the vocabulary is named",
+          "[tokenizer]") {
+  test::TempDir dir;
+  const std::vector<std::string> pieces = {"<unk>", "<s>", "</s>", "<eot>", "<eom>", "a"};
+  const auto llama = [&pieces] { return TokenizerGguf().string("tokenizer.ggml.model", "llama").strings("tokenizer.ggml.tokens", pieces); };
+  CHECK(end_tokens(vocabulary_from_gguf(GgufFile(llama().write(dir)))) == Ids{2});  // llama's default EOS
+  CHECK(end_tokens(vocabulary_from_gguf(GgufFile(llama().uint32("tokenizer.ggml.eot_token_id", 3).write(dir)))) == Ids{2, 3});
+  CHECK(end_tokens(vocabulary_from_gguf(GgufFile(
+            llama().uint32("tokenizer.ggml.eom_token_id", 4).uint32("tokenizer.ggml.eot_token_id", 3).uint32("tokenizer.ggml.eos_token_id", 3).write(dir)))) ==
+        Ids{3, 4});
+  CHECK_THAT(load_error(llama().uint32("tokenizer.ggml.eot_token_id", 9).write(dir)),
+             Catch::Contains("vocab.gguf: tokenizer.ggml.eot_token_id: expected a token id below 6, got 9"));
+}
+
+// Issue 25: a model whose embedding is larger than its tokenizer (a padded vocabulary) generates
+// ids the tokenizer has no piece for; decode named them an error, so --generate failed.
+TEST_CASE("decode: an id past the tokenizer (a padded vocabulary) reads <id N>, a negative id is refused", "[tokenizer]") {
+  const Vocabulary vocab = stories260k();
+  REQUIRE(vocab.size() == 512);
+  CHECK(unnamed_token_label(515) == "<id 515>");
+  CHECK(decode(vocab, {403, 515, 407, 600}) == decode(vocab, {403}) + "<id 515>" + token_text(vocab, 407) + "<id 600>");
+  CHECK_THROWS_AS(decode(vocab, {403, -1}), InputError);
+}

@@ -132,8 +132,9 @@ std::vector<LayerHead> parse_layer_heads(const std::string& text) {
   return heads;
 }
 
-// "1,403,407": token ids ≥ 0.
-std::vector<int> parse_token_ids(const std::string& text) {
+// "1,403,407": token ids ≥ 0 (or, for --token-types, segments: "0,0,1").
+std::vector<int> parse_token_ids(const std::string& text, const std::string& option = "--token-ids",
+                                 const std::string& example = "1,403,407") {
   std::vector<int> ids;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -142,8 +143,8 @@ std::vector<int> parse_token_ids(const std::string& text) {
     const bool digits = !item.empty() && item.size() <= 9 &&
                         std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits) {
-      throw CLI::ValidationError("--token-ids", "expected token ids from 0 separated by commas, e.g. 1,403,407; got \"" +
-                                                    text + "\"");
+      const std::string what = option == "--token-ids" ? "token ids" : "token types";
+      throw CLI::ValidationError(option, "expected " + what + " from 0 separated by commas, e.g. " + example + "; got \"" + text + "\"");
     }
     ids.push_back(std::stoi(item));
     start = comma + 1;
@@ -354,7 +355,7 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
 void add_model_options(CLI::App& sub, Options& o) {
   sub.add_option("--model", o.model,
                  "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), a Hugging Face "
-                 "folder (config.json + model.safetensors; Llama, Mistral, Qwen 2/3, Gemma 2/3, Phi-3, GPT-2), or a CTranslate2 model folder "
+                 "folder (config.json + model.safetensors; Llama, Mistral, Qwen 2/3, Gemma 2/3, Phi-3, GPT-2, BERT), or a CTranslate2 model folder "
                  "(model.bin + vocabularies). Every layer's attention is computed from the model's real "
                  "forward pass.");
   sub.add_option("--text", o.text,
@@ -364,6 +365,9 @@ void add_model_options(CLI::App& sub, Options& o) {
   sub.add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "With --model: token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
+  sub.add_option_function<std::string>(
+      "--token-types", [&o](const std::string& text) { o.token_types = parse_token_ids(text, "--token-types", "0,0,0,1,1"); },
+      "With --model, encoders (BERT): the segment of each token, e.g. 0,0,0,1,1 (default: all 0, segment A).");
   sub.add_flag("--no-bos", o.no_bos, "With --text: do not add BOS (or CLS/SEP).");
   sub.add_option("--generate", o.generate,
                  "With --model: continue the text greedily by N tokens (stopping at EOS) and show the attention "

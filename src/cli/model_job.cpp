@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/measure_job.hpp"
+#include "cli/encoder_job.hpp"
 #include "core/error.hpp"
 #include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
+#include "model/hf_end_tokens.hpp"
 #include "model/hf_tokenizer.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
@@ -39,7 +41,8 @@ void refuse_model_options(const Options& o) {
   const char* given = o.text ? "--text" : o.token_ids ? "--token-ids" : o.generate >= 0 ? "--generate"
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
                       : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
-                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.flow ? "--flow" : nullptr;
+                      : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.flow ? "--flow"
+                      : o.token_types ? "--token-types" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
@@ -120,24 +123,12 @@ std::optional<Vocabulary> hf_token_names(const std::string& folder, long n_vocab
   return names;
 }
 
-// config.json's eos_token_id (a token id, or the first of a list; null or absent: none, as
-// LlamaConfig allows), for --generate.
-std::optional<std::int32_t> hf_eos_token(const std::string& folder) {
-  const std::string path = (fs::path(folder) / "config.json").string();
-  const nlohmann::json config = read_json_file(path);
-  require_object(JsonSource{config, path});
-  const auto found = config.find("eos_token_id");
-  if (found == config.end() || found->is_null()) return std::nullopt;
-  const bool list = found->is_array() && !found->empty();
-  const nlohmann::json& eos = list ? found->front() : *found;
-  return static_cast<std::int32_t>(read_integer(eos, path, list ? "/eos_token_id/0" : "/eos_token_id", 0, std::numeric_limits<std::int32_t>::max()));
-}
-
 // The decoder of --model: a GGUF file (with its vocabulary) or a Hugging Face folder.
 struct LoadedDecoder {
   std::unique_ptr<DecoderModel> model;
   std::unique_ptr<Vocabulary> vocab;     // GGUF files with tokenizer.ggml.tokens, tokenizer.json for --text
   std::optional<Vocabulary> names;       // Hugging Face folders run by --token-ids: hf_token_names
+  std::vector<std::int32_t> end_tokens;  // what --generate stops at, with --text or --token-ids
 };
 
 LoadedDecoder load_decoder(const Options& o) {
@@ -150,15 +141,18 @@ LoadedDecoder load_decoder(const Options& o) {
       if (!fs::exists(tokenizer, ec))
         throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
       loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
-      loaded.vocab->eos = hf_eos_token(o.model);
     } else {
       loaded.names = hf_token_names(o.model, loaded.model->config().n_vocab);
     }
+    loaded.end_tokens = hf_end_tokens(o.model);
     return loaded;
   }
   auto file = std::make_shared<const GgufFile>(o.model);
   loaded.model = std::make_unique<DecoderModel>(decoder_from_gguf(file));
-  if (file->has("tokenizer.ggml.tokens")) loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+  if (file->has("tokenizer.ggml.tokens")) {
+    loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+    loaded.end_tokens = end_tokens(*loaded.vocab);
+  }
   return loaded;
 }
 
@@ -171,8 +165,9 @@ void name_tokens(const Vocabulary* names, ModelRunInfo& info) {
   for (const std::int32_t id : info.token_ids) {
     const auto index = static_cast<std::size_t>(id);
     const bool named = names && index < names->pieces.size() && !names->pieces[index].empty();
-    info.tokens.push_back(named ? names->pieces[index] : std::to_string(id));
-    if (texts) info.token_texts.push_back(named ? token_display_text(*names, id) : std::to_string(id));
+    const std::string unnamed = names ? unnamed_token_label(id) : std::to_string(id);
+    info.tokens.push_back(named ? names->pieces[index] : unnamed);
+    if (texts) info.token_texts.push_back(named ? token_display_text(*names, id) : unnamed);
   }
 }
 
@@ -235,10 +230,8 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
                                                    : ""),
                              needed, memory_budget, "--max-memory MIB");
 
-  if (o.generate > 0) {
-    const std::int32_t eos = vocab && vocab->eos ? *vocab->eos : -1;
-    model.generate(info.token_ids, o.generate, eos);
-  }
+  info.model.end_tokens = loaded.end_tokens;
+  if (o.generate > 0) model.generate(info.token_ids, o.generate, loaded.end_tokens);
   const Vocabulary* names = vocab ? vocab : loaded.names ? &*loaded.names : nullptr;
   name_tokens(names, info);
   if (vocab) {
@@ -324,6 +317,9 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
   if (options.source_tokens || options.target_tokens)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
+  if (is_encoder_model(options)) return run_encoder_model(options, sink, warnings, memory_budget, kept);
+  if (options.token_types)
+    throw UsageError::bad_option("--token-types", "is for encoder models (bert); " + options.model + " is a decoder-only model");
   std::error_code ec;
   if (fs::is_directory(options.model, ec) && !is_hf_model_folder(options.model)) {
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "

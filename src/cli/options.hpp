@@ -35,6 +35,7 @@ struct Options {
   std::string model;                 ///< --model FILE.gguf, or a folder (CTranslate2, safetensors)
   std::optional<std::string> text;   ///< --text (UTF-8)
   std::optional<std::vector<int>> token_ids;  ///< --token-ids, used as given
+  std::optional<std::vector<int>> token_types;  ///< --token-types: BERT's segment per token (default all 0)
   bool no_bos = false;
   int generate = -1;                 ///< --generate N; -1 = not given
   std::string layers = "all";        ///< --layers all|2|0,3|1-4

@@ -30,7 +30,7 @@ const std::set<std::string> kDumpMembers = {"format",        "version",       "m
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
                                              "num_kv_heads", "d_model", "d_k", "context_length", "rope",
                                              "sliding_window", "attention_scale", "attention_softcap",
-                                             "final_logit_softcap", "local_rope_theta"};
+                                             "final_logit_softcap", "local_rope_theta", "end_tokens", "activation"};
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;
@@ -47,7 +47,8 @@ ordered_json model_json(const ModelSummary& m) {
                         {"d_model", m.d_model},
                         {"d_k", m.d_k},
                         {"context_length", m.context_length},
-                        {"rope", rope}};
+                        {"rope", rope},
+                        {"end_tokens", m.end_tokens}};
   // A family's settings, only where the model has them (a llama dump stays as it was).
   const bool windows = std::any_of(m.sliding_window.begin(), m.sliding_window.end(), [](long w) { return w > 0; });
   if (windows) model["sliding_window"] = m.sliding_window;
@@ -55,6 +56,7 @@ ordered_json model_json(const ModelSummary& m) {
   if (m.attention_softcap > 0) model["attention_softcap"] = m.attention_softcap;
   if (m.final_softcap > 0) model["final_logit_softcap"] = m.final_softcap;
   if (m.local_rope_theta && windows) model["local_rope_theta"] = *m.local_rope_theta;
+  if (!m.activation.empty()) model["activation"] = m.activation;
   return model;
 }
 
@@ -211,6 +213,8 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
     m.d_model = field_or<long>(model, "d_model", 0);
     m.d_k = field_or<long>(model, "d_k", 0);
     m.context_length = field_or<long>(model, "context_length", 0);
+    m.end_tokens = field_or<std::vector<std::int32_t>>(model, "end_tokens", {});
+    m.activation = field_or<std::string>(model, "activation", "");
     dump.info.tokens = field_or<Tokens>(root, "tokens", {});
     dump.info.token_ids = field_or<std::vector<std::int32_t>>(root, "token_ids", {});
     dump.info.token_texts = field_or<Tokens>(root, "token_texts", {});

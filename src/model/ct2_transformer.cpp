@@ -218,14 +218,7 @@ int count_layers(const Ct2File& file, const std::string& stack) {
 
 // LN(x) per row, biased variance (CTranslate2 LayerNorm).
 WideMatrix layer_norm(const WideMatrix& x, const Ct2LayerNorm& norm, double epsilon) {
-  WideMatrix y(x.rows(), x.cols());
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    const double mean = x.row(r).mean();
-    const double variance = (x.row(r).array() - mean).square().mean();
-    const double inv = 1.0 / std::sqrt(variance + epsilon);
-    y.row(r) = ((x.row(r).array() - mean) * inv) * norm.gamma.transpose().array() + norm.beta.transpose().array();
-  }
-  return y;
+  return attnviz::layer_norm(x, norm.gamma, norm.beta, epsilon);
 }
 
 // The float32 input of an attention block.
@@ -233,17 +226,13 @@ Matrix narrow(const WideMatrix& x) { return x.cast<Scalar>(); }
 
 // act(h) element-wise (CTranslate2 ops/activation.cc).
 void activate(WideMatrix& h, Ct2Activation activation) {
-  constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2/π), GELU's tanh approximation
-  constexpr double kGeluCubic = 0.044715;
   constexpr double kGeluSigmoidScale = 1.702;          // x·sigmoid(1.702x) ≈ GELU
   const auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
   switch (activation) {
     case Ct2Activation::Relu: h = h.cwiseMax(0.0); return;
-    case Ct2Activation::GeluTanh:
-      h = h.unaryExpr([&](double v) { return 0.5 * v * (1.0 + std::tanh(kSqrt2OverPi * (v + kGeluCubic * v * v * v))); });
-      return;
+    case Ct2Activation::GeluTanh: h = h.unaryExpr([](double v) { return gelu_tanh(v); }); return;
     case Ct2Activation::Swish: h = h.unaryExpr([&](double v) { return v * sigmoid(v); }); return;
-    case Ct2Activation::Gelu: h = h.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }); return;
+    case Ct2Activation::Gelu: h = h.unaryExpr([](double v) { return gelu_erf(v); }); return;
     case Ct2Activation::GeluSigmoid: h = h.unaryExpr([&](double v) { return v * sigmoid(kGeluSigmoidScale * v); }); return;
     case Ct2Activation::Tanh: h = h.unaryExpr([](double v) { return std::tanh(v); }); return;
   }

@@ -27,18 +27,18 @@
 
 #include "attention/attention.hpp"
 #include "core/types.hpp"
+#include "model/block_pieces.hpp"
 
 namespace attnviz {
 
 class Ct2File;
 
-/// The residual stream and everything outside the attention blocks (embeddings, layer norms,
-/// feed-forward, output layer) is computed in float64; only the attention blocks run in float32
-/// (attention/multi_head_attention, on float32-rounded inputs). Through 12 layers a float32
-/// residual stream drifted 1.2e-6 from the float64 references in cross-attention weights;
-/// in float64 it stays within the attention block's own float32 rounding (about 8e-7).
-using WideMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using WideVector = Eigen::VectorXd;
+// The residual stream and everything outside the attention blocks (embeddings, layer norms,
+// feed-forward, output layer) is computed in float64 (WideMatrix, model/block_pieces); only the
+// attention blocks run in float32 (attention/multi_head_attention, on float32-rounded inputs).
+// Through 12 layers a float32 residual stream drifted 1.2e-6 from the float64 references in
+// cross-attention weights; in float64 it stays within the attention block's own float32
+// rounding (about 8e-7).
 
 /// LayerNorm parameters, each [d_model].
 struct Ct2LayerNorm {

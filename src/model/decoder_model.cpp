@@ -443,6 +443,10 @@ std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, cons
 }
 
 int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const {
+  return generate(ids, count, eos >= 0 ? std::vector<std::int32_t>{eos} : std::vector<std::int32_t>{});
+}
+
+int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, const std::vector<std::int32_t>& end_tokens) const {
   const DecoderConfig& c = config_;
   if (count <= 0) return 0;
   long final_size = static_cast<long>(ids.size()) + count;
@@ -462,7 +466,7 @@ int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32
     const auto next = static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     ids.push_back(next);
     ++added;
-    if (next == eos) break;
+    if (std::find(end_tokens.begin(), end_tokens.end(), next) != end_tokens.end()) break;
     pending = {next};
   }
   return added;

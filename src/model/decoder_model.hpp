@@ -151,6 +151,9 @@ class DecoderModel {
   /// were added. The prompt runs once, then each new token alone against the cached keys
   /// and values (extend). Throws InputError for an empty `ids` when count > 0.
   int generate(std::vector<std::int32_t>& ids, int count, std::int32_t eos) const;
+  /// generate() stopping after any of `end_tokens` (GGUF's EOS, EOT and EOM; a list of
+  /// eos_token_id in config.json or generation_config.json); none: only count and the context stop it.
+  int generate(std::vector<std::int32_t>& ids, int count, const std::vector<std::int32_t>& end_tokens) const;
 
   /// Row `id` of the output projection (the embedding's when tied), [d_model]: the target's
   /// unembedding for logit attribution. Requires id in [0, n_vocab).

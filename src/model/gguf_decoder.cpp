@@ -170,4 +170,8 @@ DecoderModel decoder_from_gguf(std::shared_ptr<const GgufFile> file) {
   return DecoderModel(std::move(config), std::make_unique<GgufWeights>(std::move(file)));
 }
 
+std::unique_ptr<WeightSource> gguf_weight_source(std::shared_ptr<const GgufFile> file) {
+  return std::make_unique<GgufWeights>(std::move(file));
+}
+
 }  // namespace attnviz

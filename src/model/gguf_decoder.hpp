@@ -24,4 +24,8 @@ DecoderConfig decoder_config_from_gguf(const GgufFile& file);
 /// A DecoderModel over `file` (kept alive by the model through a shared pointer).
 DecoderModel decoder_from_gguf(std::shared_ptr<const GgufFile> file);
 
+/// `file`'s tensors as a WeightSource (names as llama.cpp's; decoded one at a time), for the
+/// models of other architectures (gguf_encoder).
+std::unique_ptr<WeightSource> gguf_weight_source(std::shared_ptr<const GgufFile> file);
+
 }  // namespace attnviz

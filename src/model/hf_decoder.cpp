@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <nlohmann/json.hpp>
 
@@ -48,7 +50,13 @@ std::string hf_name(const std::string& name, const DecoderFamily& family) {
 
 class SafetensorsWeights : public WeightSource {
  public:
-  SafetensorsWeights(const fs::path& folder, const DecoderFamily& family) : family_(family) {
+  /// A decoder family's folder: its tensor names (hf_name), Conv1D transposes and norm offsets.
+  SafetensorsWeights(const fs::path& folder, const DecoderFamily& family)
+      : SafetensorsWeights(folder, [&family](const std::string& name) { return hf_name(name, family); }, &family) {}
+  /// Any other folder (the BERT encoder): `rename` maps llama.cpp's tensor names to the folder's.
+  SafetensorsWeights(const fs::path& folder, std::function<std::string(const std::string&)> rename,
+                     const DecoderFamily* family = nullptr)
+      : rename_(std::move(rename)), family_(family) {
     if (fs::exists(folder / "model.safetensors")) {
       files_.push_back(std::make_unique<SafetensorsFile>((folder / "model.safetensors").string()));
     } else {
@@ -94,20 +102,20 @@ class SafetensorsWeights : public WeightSource {
     const Matrix values = file->matrix(*tensor);
     Vector v = Eigen::Map<const Vector>(values.data(), values.size());
     // Gemma's norms multiply by 1 + w; llama.cpp's converter writes 1 + w, and so does this.
-    if (family_.hf_norm_plus_one && name.size() > 11 && name.compare(name.size() - 11, 11, "norm.weight") == 0) v.array() += 1.0f;
+    if (family_ && family_->hf_norm_plus_one && name.size() > 11 && name.compare(name.size() - 11, 11, "norm.weight") == 0) v.array() += 1.0f;
     return v;
   }
-  bool has(const std::string& name) const override { return find(hf_name(name, family_)).second != nullptr; }
+  bool has(const std::string& name) const override { return find(rename_(name)).second != nullptr; }
   std::vector<std::int64_t> shape(const std::string& name) const override {
-    const auto found = find(hf_name(name, family_));
+    const auto found = find(rename_(name));
     if (!found.second) return {};
     std::vector<std::int64_t> shape = found.second->shape;
     if (transposed(name)) std::reverse(shape.begin(), shape.end());
     return shape;
   }
   std::string describe(const std::string& name) const override {
-    const auto found = find(hf_name(name, family_));
-    return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + hf_name(name, family_);
+    const auto found = find(rename_(name));
+    return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + rename_(name);
   }
 
  private:
@@ -150,24 +158,26 @@ class SafetensorsWeights : public WeightSource {
   std::pair<const SafetensorsFile*, const SafetensorsTensor*> find(const std::string& name) const {
     for (const auto& file : files_)
       if (const SafetensorsTensor* tensor = file->find(name)) return {file.get(), tensor};
-    if (!family_.hf_optional_prefix.empty())
+    if (family_ && !family_->hf_optional_prefix.empty())
       for (const auto& file : files_)
-        if (const SafetensorsTensor* tensor = file->find(family_.hf_optional_prefix + name)) return {file.get(), tensor};
+        if (const SafetensorsTensor* tensor = file->find(family_->hf_optional_prefix + name)) return {file.get(), tensor};
     return {nullptr, nullptr};
   }
   bool transposed(const std::string& name) const {
+    if (!family_) return false;
     const std::size_t dot = name.rfind("blk.", 0) == 0 ? name.find('.', 4) : std::string::npos;
     const std::string tensor = dot == std::string::npos ? name : name.substr(dot + 1);
-    return std::find(family_.hf_transposed.begin(), family_.hf_transposed.end(), tensor) != family_.hf_transposed.end();
+    return std::find(family_->hf_transposed.begin(), family_->hf_transposed.end(), tensor) != family_->hf_transposed.end();
   }
   std::pair<const SafetensorsFile*, const SafetensorsTensor*> lookup(const std::string& name) const {
-    const auto found = find(hf_name(name, family_));
-    if (!found.second) throw InputError::inconsistent(files_.front()->path(), "missing tensor " + hf_name(name, family_));
+    const auto found = find(rename_(name));
+    if (!found.second) throw InputError::inconsistent(files_.front()->path(), "missing tensor " + rename_(name));
     return found;
   }
 
+  std::function<std::string(const std::string&)> rename_;  // llama.cpp's tensor names to the folder's
+  const DecoderFamily* family_;  // null: a folder that is no decoder family (no transposes, no norm offset)
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
-  const DecoderFamily& family_;
 };
 
 // config.json is read as transformers' LlamaConfig reads it: a member that is absent takes
@@ -192,27 +202,29 @@ long count(const JsonSettings& config, const std::string& pointer) {
 
 // The rope_scaling type: "rope_type", or "type" as older files write it (transformers copies
 // "type" over "rope_type"; attnviz refuses the two when they disagree rather than pick one).
-// "default" when rope_scaling is absent or null.
-std::string rope_scaling_type(const JsonSettings& config) {
-  const json* scaling = config.find("/rope_scaling", JsonNull::Absent);
+// "default" when the block (rope_scaling, or transformers 5's rope_parameters) is absent or null.
+std::string rope_scaling_type(const JsonSettings& config, const std::string& block) {
+  const json* scaling = config.find(block, JsonNull::Absent);
   if (!scaling) return "default";
-  if (!scaling->is_object()) throw InputError::bad_value(config.file(), "/rope_scaling", "an object or null", describe_json(*scaling));
-  const std::optional<std::string> type = config.optional_text("/rope_scaling/rope_type");
-  const std::optional<std::string> legacy = config.optional_text("/rope_scaling/type");
+  if (!scaling->is_object()) throw InputError::bad_value(config.file(), block, "an object or null", describe_json(*scaling));
+  const std::optional<std::string> type = config.optional_text(block + "/rope_type");
+  const std::optional<std::string> legacy = config.optional_text(block + "/type");
+  // transformers 5's standardize_rope_params gives rope_parameters "default" when it names no type.
+  if (!type && !legacy && block == "/rope_parameters") return "default";
   if (!type && !legacy)
-    throw InputError::missing_field(config.file(), "/rope_scaling/rope_type", "the scaling type, \"linear\" or \"llama3\"");
+    throw InputError::missing_field(config.file(), block + "/rope_type", "the scaling type, \"linear\" or \"llama3\"");
   if (type && legacy && *type != *legacy)
-    throw InputError::inconsistent(config.file(), "/rope_scaling/rope_type \"" + *type + "\" and /rope_scaling/type \"" + *legacy + "\" disagree");
+    throw InputError::inconsistent(config.file(), block + "/rope_type \"" + *type + "\" and " + block + "/type \"" + *legacy + "\" disagree");
   return type ? *type : *legacy;
 }
 
 // rope_scaling into c.rope, with the keys transformers' rope_config_validation requires for
 // each type; every factor follows require_positive_setting, as GGUF's do.
-void read_rope_scaling(const JsonSettings& config, DecoderConfig& c) {
-  const std::string type = rope_scaling_type(config);
+void read_rope_scaling(const JsonSettings& config, const std::string& block, DecoderConfig& c) {
+  const std::string type = rope_scaling_type(config, block);
   const std::string& file = config.file();
   const auto factor = [&](const std::string& key, const std::string& what) {
-    const std::string pointer = "/rope_scaling/" + key;
+    const std::string pointer = block + "/" + key;
     if (!config.find(pointer)) throw InputError::missing_field(file, pointer, what);
     return require_positive_setting(config.number(pointer, 0), file, pointer);
   };
@@ -225,15 +237,53 @@ void read_rope_scaling(const JsonSettings& config, DecoderConfig& c) {
     const double high = factor("high_freq_factor", "LLaMA 3's high_freq_factor");
     const double original = factor("original_max_position_embeddings", "LLaMA 3's original context length");
     if (!(high > low))
-      throw InputError::inconsistent(file, "/rope_scaling/high_freq_factor " + config.find("/rope_scaling/high_freq_factor")->dump() +
-                                               " must be above /rope_scaling/low_freq_factor " +
-                                               config.find("/rope_scaling/low_freq_factor")->dump());
+      throw InputError::inconsistent(file, block + "/high_freq_factor " + config.find(block + "/high_freq_factor")->dump() +
+                                               " must be above " + block + "/low_freq_factor " +
+                                               config.find(block + "/low_freq_factor")->dump());
     c.rope.frequency_factors = llama3_frequency_factors(c.rope.theta, c.rope.dim, scale, low, high, original);
     c.rope_scaling = "llama3";
   } else if (type != "default") {
-    const std::string pointer = config.find("/rope_scaling/rope_type") ? "/rope_scaling/rope_type" : "/rope_scaling/type";
+    const std::string pointer = config.find(block + "/rope_type") ? block + "/rope_type" : block + "/type";
     throw InputError::bad_value(file, pointer, "\"linear\" or \"llama3\"", "\"" + type + "\"");
   }
+}
+
+// Where the RoPE settings are: transformers 5 writes them all in one "rope_parameters" block
+// (rope_type, rope_theta and the scaling factors), transformers 4 writes "rope_theta" at the
+// top and the scaling in "rope_scaling". A config holding both blocks, or a member of
+// rope_parameters attnviz does not read, is refused naming it: a θ or factor read past would be
+// a different model computed without a word.
+std::string rope_settings_block(const JsonSettings& config) {
+  const json* parameters = config.find("/rope_parameters", JsonNull::Absent);
+  if (!parameters) return "/rope_scaling";
+  if (!parameters->is_object())
+    throw InputError::bad_value(config.file(), "/rope_parameters", "an object or null", describe_json(*parameters));
+  if (config.find("/rope_scaling", JsonNull::Absent))
+    throw InputError::inconsistent(config.file(), "/rope_parameters and /rope_scaling are both given (transformers 5 writes "
+                                                  "rope_parameters, transformers 4 rope_scaling); give one");
+  static const std::set<std::string> kKnown = {"rope_type", "type", "rope_theta", "factor", "low_freq_factor",
+                                               "high_freq_factor", "original_max_position_embeddings", "partial_rotary_factor"};
+  for (const auto& [key, value] : parameters->items())
+    if (!kKnown.count(key))
+      throw InputError::inconsistent(config.file(), "/rope_parameters/" + key + " " + value.dump() +
+                                                        ": a RoPE setting attnviz does not apply (it reads rope_type, rope_theta, "
+                                                        "factor, low_freq_factor, high_freq_factor, "
+                                                        "original_max_position_embeddings, partial_rotary_factor)");
+  return "/rope_parameters";
+}
+
+// RoPE's base θ: rope_parameters' rope_theta (transformers 5), else the top-level rope_theta
+// (transformers 4), else LlamaConfig's 10000. A top-level rope_theta beside rope_parameters
+// must agree with it.
+double rope_theta(const JsonSettings& config, const std::string& block) {
+  const std::string& file = config.file();
+  const double top = require_positive_setting(config.number("/rope_theta", 10000.0), file, "/rope_theta");
+  if (block != "/rope_parameters" || !config.find("/rope_parameters/rope_theta")) return top;
+  const double theta = require_positive_setting(config.number("/rope_parameters/rope_theta", 10000.0), file, "/rope_parameters/rope_theta");
+  if (config.find("/rope_theta") && top != theta)
+    throw InputError::inconsistent(file, "/rope_theta " + config.find("/rope_theta")->dump() + " and /rope_parameters/rope_theta " +
+                                             config.find("/rope_parameters/rope_theta")->dump() + " disagree");
+  return theta;
 }
 
 // The parts of LlamaForCausalLM that attnviz does not implement, named when a config asks for
@@ -251,7 +301,8 @@ void refuse_unimplemented(const JsonSettings& config) {
 // int(head_dim · partial_rotary_factor); the other components pass through unturned. The factor
 // is a number in (0, 1] (absent: 1), and the width it gives must be even and at least 2.
 long rope_dim(const JsonSettings& config, DecoderConfig& c) {
-  const std::string pointer = "/partial_rotary_factor";
+  const std::string pointer = config.find("/rope_parameters/partial_rotary_factor") ? "/rope_parameters/partial_rotary_factor"
+                                                                                     : "/partial_rotary_factor";
   const json* value = config.find(pointer);
   if (!value) return c.d_k;
   const double factor = config.number(pointer, 1.0);
@@ -286,9 +337,10 @@ DecoderConfig family_config(const JsonSettings& config, const DecoderFamily& fam
   c.rms_epsilon = require_rms_epsilon(config.number("/rms_norm_eps", 1e-6), file, "/rms_norm_eps");
   c.qkv_bias = config.flag("/attention_bias", family.qkv_bias);
   c.rope.style = RopeStyle::Half;  // Hugging Face's rotate_half
-  c.rope.theta = require_positive_setting(config.number("/rope_theta", 10000.0), file, "/rope_theta");
+  const std::string rope_block = rope_settings_block(config);
+  c.rope.theta = rope_theta(config, rope_block);
   c.rope.dim = rope_dim(config, c);
-  read_rope_scaling(config, c);
+  read_rope_scaling(config, rope_block, c);
   c.tied_output = config.flag("/tie_word_embeddings", family.hf_tied_default);
   if (family.hf_settings) family.hf_settings(config, c);
   return c;
@@ -325,6 +377,11 @@ DecoderModel decoder_from_hf_folder(const std::string& folder) {
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();
   return DecoderModel(std::move(c), std::make_unique<SafetensorsWeights>(folder, *family));
+}
+
+std::unique_ptr<WeightSource> safetensors_weight_source(const std::string& folder,
+                                                        std::function<std::string(const std::string&)> rename) {
+  return std::make_unique<SafetensorsWeights>(folder, std::move(rename));
 }
 
 }  // namespace attnviz

@@ -7,6 +7,8 @@
 // rotate-half order, so RoPE is applied in the "half" style here.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "model/decoder_model.hpp"
@@ -22,5 +24,11 @@ bool is_hf_model_folder(const std::string& folder);
 /// reads (listing those that are), a missing setting, a rope_scaling type other than linear or llama3, a
 /// config that disagrees with the tensors' shapes.
 DecoderModel decoder_from_hf_folder(const std::string& folder);
+
+/// The safetensors tensors of `folder` (model.safetensors, or the shards its index names) as a
+/// WeightSource that serves llama.cpp's tensor name N as the folder's tensor rename(N), for the
+/// models of other architectures (hf_encoder). Throws InputError as decoder_from_hf_folder.
+std::unique_ptr<WeightSource> safetensors_weight_source(const std::string& folder,
+                                                        std::function<std::string(const std::string&)> rename);
 
 }  // namespace attnviz

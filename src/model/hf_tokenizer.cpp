@@ -9,12 +9,15 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "model/hf_tokenizer_kinds.hpp"
+#include "model/hf_tokenizer_parts.hpp"
 
 namespace attnviz {
 
 namespace {
 
 using json = nlohmann::json;
+using namespace hf_json;
 
 // The Split patterns of the pre-tokenizers attnviz matches exactly (the tokenizer.json text of
 // Meta's LLaMA 3 and Alibaba's Qwen 2 releases) with the model's ignore_merges, to
@@ -36,20 +39,6 @@ const std::vector<KnownSplit>& known_splits() {
 
 constexpr const char* kSupportedPreTokenizers =
     "ByteLevel (GPT-2) and Split on LLaMA 3's or Qwen 2's pattern + ByteLevel";
-
-// The object at `pointer`, or nullptr when it is absent or null (how Hugging Face writes "none").
-const json* optional_object(const JsonSettings& t, const std::string& pointer) {
-  const json* value = t.find(pointer, JsonNull::Absent);
-  if (value && !value->is_object()) throw InputError::bad_value(t.file(), pointer, "an object or null", describe_json(*value));
-  return value;
-}
-
-// Refuses `pointer` unless it is absent or holds `inert` (the value that leaves ids alone).
-void require_flag(const JsonSettings& t, const std::string& pointer, bool inert, const std::string& meaning) {
-  if (t.flag(pointer, inert, JsonNull::Absent) != inert)
-    throw InputError::unsupported_tokenizer(t.file(), pointer + " " + (inert ? "false" : "true") + " (" + meaning + ")",
-                                            inert ? "true" : "false");
-}
 
 // The ByteLevel step at `pointer`: its own regex (GPT-2's) on or off as `use_regex` says, and
 // no space put before the text.
@@ -98,23 +87,6 @@ void require_plain_bpe(const JsonSettings& t) {
   if (dropout != 0.0)
     throw InputError::unsupported_tokenizer(t.file(), "/model/dropout " + t.find("/model/dropout")->dump() + " (BPE dropout)", "null, 0");
   require_flag(t, "/model/byte_fallback", false, "<0xXX> tokens for bytes missing from the vocabulary");
-}
-
-// /truncation and /padding, which Hugging Face applies after the post-processor. Truncation
-// cuts a long text's ids; fixed-length padding, or padding to a multiple of N, appends pad ids
-// even to one text. Padding to the longest of a batch changes nothing for one text.
-void require_no_length_change(const JsonSettings& t) {
-  if (const json* truncation = optional_object(t, "/truncation"))
-    throw InputError::unsupported_tokenizer(t.file(), "/truncation " + truncation->dump() + " (ids cut to a maximum length)", "null");
-  const json* padding = optional_object(t, "/padding");
-  if (!padding) return;
-  const json* strategy = t.find("/padding/strategy", JsonNull::Absent);
-  const json* multiple = t.find("/padding/pad_to_multiple_of", JsonNull::Absent);
-  const bool batch_longest = !strategy || (strategy->is_string() && strategy->get<std::string>() == "BatchLongest");
-  const bool pads_one_text = !batch_longest || (multiple && !(multiple->is_number_unsigned() && multiple->get<std::uint64_t>() <= 1));
-  if (pads_one_text)
-    throw InputError::unsupported_tokenizer(t.file(), "/padding " + padding->dump() + " (pad ids added to one text)",
-                                            "null, {\"strategy\": \"BatchLongest\"} without pad_to_multiple_of");
 }
 
 // The members attnviz reads or knows to leave ids alone, per object kind.
@@ -166,33 +138,6 @@ void warn_unread(const JsonSettings& t, const Vocabulary& vocab, std::vector<std
     warnings.push_back(t.file() + ": /model/unk_token \"" + unk + "\" is not in the vocabulary (Hugging Face would fail on a piece it lacks)");
 }
 
-// /added_tokens/I: its id and content, with the matching options attnviz implements (an added
-// token is recognised wherever it occurs, taking no spaces around it).
-struct AddedToken {
-  std::size_t id;
-  std::string content;
-  bool special;
-};
-std::vector<AddedToken> added_tokens(const JsonSettings& t) {
-  const json* list = t.find("/added_tokens", JsonNull::Absent);
-  if (!list) return {};
-  if (!list->is_array()) throw InputError::bad_value(t.file(), "/added_tokens", "a list of tokens", describe_json(*list));
-  std::vector<AddedToken> tokens;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const std::string at = "/added_tokens/" + std::to_string(i);
-    if (!(*list)[i].is_object()) throw InputError::bad_value(t.file(), at, "an object {\"id\", \"content\", …}", describe_json((*list)[i]));
-    const json* id = t.find(at + "/id");
-    if (!id) throw InputError::missing_field(t.file(), at + "/id", "the token's id");
-    const auto index = static_cast<std::size_t>(read_integer(*id, t.file(), at + "/id", 0, (1 << 24) - 1));
-    const json* content = t.find(at + "/content");
-    if (!content) throw InputError::missing_field(t.file(), at + "/content", "the token's text");
-    for (const char* option : {"lstrip", "rstrip", "single_word"})
-      require_flag(t, at + "/" + option, false, "how the token is matched in the text");
-    tokens.push_back({index, read_string(*content, t.file(), at + "/content"), t.flag(at + "/special", false)});
-  }
-  return tokens;
-}
-
 // The token a post-processor puts before a single sequence (TemplateProcessing's "single":
 // [{"SpecialToken": {"id": …}}, {"Sequence": {"id": "A"}}]), if any.
 struct TemplateToken {
@@ -230,37 +175,6 @@ std::optional<TemplateToken> template_bos(const JsonSettings& t, const std::stri
   return TemplateToken{bos, t.text(bos, "")};
 }
 
-// Puts each piece at its id, refusing an id given two pieces or a piece given two ids. /model/vocab
-// is a JSON object, so its pieces are distinct, but two may share an id; an added token may
-// name a piece /model/vocab has under another id (Hugging Face then keeps the vocab's id and
-// logs "Token '…' was expected to have ID …"), or an id whose piece differs. Either way one of
-// the two tokens could never be produced or shown, so the file is refused, naming both places.
-class PieceAssigner {
- public:
-  PieceAssigner(const std::string& path, Vocabulary& vocab) : path_(path), vocab_(vocab), where_(vocab.size()) {}
-
-  void operator()(std::size_t id, const std::string& piece, const std::string& pointer, TokenType type) {
-    const std::string at = pointer + ": ";
-    if (!where_[id].empty() && vocab_.pieces[id] != piece)
-      throw InputError::inconsistent(path_, at + "id " + std::to_string(id) + " for " + quoted_piece(piece) + ", but " + where_[id] +
-                                                " gives id " + std::to_string(id) + " to " + quoted_piece(vocab_.pieces[id]) +
-                                                " (an id has one piece)");
-    const auto [it, inserted] = ids_.emplace(piece, id);
-    if (!inserted && it->second != id)
-      throw InputError::inconsistent(path_, at + quoted_piece(piece) + " has id " + std::to_string(id) + ", but " + where_[it->second] +
-                                                " gives it id " + std::to_string(it->second) + " (a piece has one id)");
-    vocab_.pieces[id] = piece;
-    vocab_.types[id] = type;
-    where_[id] = pointer;
-  }
-
- private:
-  const std::string& path_;
-  Vocabulary& vocab_;
-  std::vector<std::string> where_;  // the JSON pointer that gave each id its piece; "" for none yet
-  std::unordered_map<std::string, std::size_t> ids_;
-};
-
 }  // namespace
 
 Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
@@ -272,8 +186,9 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   // GPT-2's own tokenizer.json has no "type": Hugging Face then reads it as the first model
   // kind whose fields it has, BPE when there are merges.
   const std::string type = t.text("/model/type", t.find("/model/merges") ? "BPE" : "");
+  if (is_hf_pipeline_tokenizer(t)) return hf_pipeline_vocabulary(t);
   if (type != "BPE")
-    throw InputError::bad_value(path, "/model/type", "\"BPE\" (byte-level BPE; pass --token-ids for other tokenizers)",
+    throw InputError::bad_value(path, "/model/type", "\"BPE\" or \"WordPiece\" (pass --token-ids for other tokenizers)",
                                 "\"" + type + "\"");
   require_plain_bpe(t);
   require_no_length_change(t);
@@ -314,6 +229,7 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   }
   vocab.add_bos = false;
   vocab.add_space_prefix = false;
+  vocab.special_tokens_in_text = true;  // the library splits every added token out of the text first
   if (const auto bos = template_bos(t, "/post_processor")) {
     for (std::size_t id = 0; id < size; ++id)
       if (vocab.pieces[id] == bos->piece) vocab.bos = static_cast<std::int32_t>(id);

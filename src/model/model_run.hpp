@@ -38,6 +38,8 @@ struct ModelSummary {
   std::optional<double> attention_scale;
   double attention_softcap = 0, final_softcap = 0;
   std::optional<double> local_rope_theta;
+  std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
+  std::string activation;      ///< encoders: the feed-forward's GELU as the file's engine computes it ("gelu (erf)"); "" otherwise
 };
 
 /// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them

@@ -1,7 +1,7 @@
 // The first step of every tokenizer: the text is cut around the vocabulary's user-defined
 // tokens, which stand for themselves wherever they occur (llama.cpp's tokenizer_st_partition
 // with parse_special off; Hugging Face's "added tokens"). Control tokens such as "<s>" are not
-// recognised in text. Internal to model/.
+// recognised in text, unless vocab.special_tokens_in_text (a tokenizer.json). Internal to model/.
 #pragma once
 
 #include <cstdint>

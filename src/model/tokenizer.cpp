@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "model/tokenizer_bpe.hpp"
+#include "model/tokenizer_hf.hpp"
 #include "model/tokenizer_spm.hpp"
 #include "model/tokenizer_wordpiece.hpp"
 #include "model/vocabulary.hpp"
@@ -93,7 +94,8 @@ std::string with_hex_bytes(std::string_view text, bool one_line) {
 // The first word's space, which SentencePiece's dummy prefix (llama) or the phantom space of
 // every word (bert) put there, is not part of the text.
 bool drops_first_space(const Vocabulary& vocab) {
-  return (vocab.model == "llama" && vocab.add_space_prefix) || vocab.model == "bert";
+  return ((vocab.model == "llama" || vocab.model == "hf-bpe") && vocab.add_space_prefix) || vocab.model == "bert" ||
+         vocab.model == "hf-wordpiece";
 }
 
 }  // namespace
@@ -104,6 +106,7 @@ std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view tex
   if (vocab.model == "llama") return tokenize_spm(vocab, text, add_special);
   if (vocab.model == "gpt2") return tokenize_bpe(vocab, text, add_special);
   if (vocab.model == "bert") return tokenize_wordpiece(vocab, text, add_special);
+  if (vocab.model == "hf-bpe" || vocab.model == "hf-wordpiece") return tokenize_hf(vocab, text, add_special);
   throw InputError::unsupported_tokenizer(vocabulary_name(vocab), "tokenizer model \"" + vocab.model + "\"",
                                           kSupportedModels);
 }
@@ -131,13 +134,24 @@ std::string token_text(const Vocabulary& vocab, std::int32_t id) {
       break;
   }
   if (vocab.model == "gpt2") return gpt2_piece_bytes(piece);
+  if (vocab.model == "hf-wordpiece") {  // the library's WordPiece decoder: words joined by spaces, "##" joins
+    const std::string& prefix = vocab.hf.continuing_subword_prefix;
+    return piece.compare(0, prefix.size(), prefix) == 0 ? piece.substr(prefix.size()) : " " + piece;
+  }
   return replace_space_markers(piece);
 }
+
+std::string unnamed_token_label(std::int32_t id) { return "<id " + std::to_string(id) + ">"; }
 
 std::string decode(const Vocabulary& vocab, const std::vector<std::int32_t>& ids) {
   std::string text;
   bool first = drops_first_space(vocab);
   for (const std::int32_t id : ids) {
+    if (id >= 0 && static_cast<std::size_t>(id) >= vocab.size()) {
+      text += unnamed_token_label(id);
+      first = false;
+      continue;
+    }
     std::string piece = token_text(vocab, id);
     if (piece.empty()) continue;
     if (first && piece.front() == ' ') piece.erase(0, 1);

@@ -151,7 +151,8 @@ void read_special_tokens(const GgufFile& file, Vocabulary& vocab) {
       {"tokenizer.ggml.bos_token_id", &vocab.bos},        {"tokenizer.ggml.eos_token_id", &vocab.eos},
       {"tokenizer.ggml.unknown_token_id", &vocab.unk},    {"tokenizer.ggml.seperator_token_id", &vocab.sep},
       {"tokenizer.ggml.padding_token_id", &vocab.pad},    {"tokenizer.ggml.cls_token_id", &vocab.cls},
-      {"tokenizer.ggml.mask_token_id", &vocab.mask},
+      {"tokenizer.ggml.mask_token_id", &vocab.mask},      {"tokenizer.ggml.eot_token_id", &vocab.eot},
+      {"tokenizer.ggml.eom_token_id", &vocab.eom},
   };
   for (const auto& [key, id] : keys) read_special_id(file, key, vocab.size(), *id);
 }
@@ -215,6 +216,15 @@ Vocabulary vocabulary_from_gguf(const GgufFile& file) {
   read_special_tokens(file, vocab);
   read_flags(file, vocab);
   return vocab;
+}
+
+std::vector<std::int32_t> end_tokens(const Vocabulary& vocab) {
+  std::vector<std::int32_t> ids;
+  for (const std::optional<std::int32_t>& id : {vocab.eos, vocab.eot, vocab.eom})
+    if (id) ids.push_back(*id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 }  // namespace attnviz

@@ -4,6 +4,8 @@
 //   "gpt2":  byte-level BPE with the merges list, pre-tokenized by the regex named by
 //            tokenizer.ggml.pre (PCRE2);
 //   "bert":  WordPiece, longest pieces first, after BERT's normaliser.
+// A tokenizer.json (hf_tokenizer) gives "gpt2", or "hf-bpe" / "hf-wordpiece", which follow Hugging
+// Face's tokenizers library instead (tokenizer_hf).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "model/hf_pipeline.hpp"
 
 namespace attnviz {
 
@@ -28,6 +32,9 @@ struct Vocabulary {
   std::vector<TokenType> types;       ///< n_vocab (Normal when the file has none)
   std::vector<std::string> merges;    ///< "a b" pairs for gpt2, in rank order
   std::optional<std::int32_t> bos, eos, unk, sep, pad, cls, mask;
+  /// tokenizer.ggml.eot_token_id (end of turn: LLaMA 3's <|eot_id|>, Gemma's <end_of_turn>) and
+  /// tokenizer.ggml.eom_token_id (end of message), which llama.cpp's generation stops at beside EOS.
+  std::optional<std::int32_t> eot, eom;
   bool add_bos = true;                ///< tokenizer.ggml.add_bos_token (llama default true)
   bool add_eos = false;               ///< tokenizer.ggml.add_eos_token
   bool add_space_prefix = true;       ///< tokenizer.ggml.add_space_prefix (llama default true)
@@ -35,6 +42,9 @@ struct Vocabulary {
   bool strip_accents = true;          ///< bert: tokenizer.ggml.normalizer.strip_accents
   bool normalize_nfc = false;         ///< gpt2: text is put in Unicode NFC before pre-tokenizing
                                       ///< (a tokenizer.json NFC normalizer, as Qwen 2's; GGUF has none)
+  HfPipeline hf;                      ///< "hf-bpe", "hf-wordpiece": the tokenizer.json steps (hf_tokenizer)
+  bool special_tokens_in_text = false;  ///< control tokens written in the text are split out as user-defined
+                                        ///< ones are (a tokenizer.json: the tokenizers library's default)
   std::string source;                 ///< the file it was read from, for messages ("" if built in code)
   /// What the file leaves out or holds that the tokens may suffer from (a gpt2 file without
   /// tokenizer.ggml.pre, empty pieces), one line each naming the file; the CLI prints them
@@ -43,6 +53,10 @@ struct Vocabulary {
 
   std::size_t size() const { return pieces.size(); }
 };
+
+/// The ids greedy decoding stops at: eos, eot and eom as the vocabulary has them, each once,
+/// in ascending order (llama.cpp's end-of-generation set from the file's keys).
+std::vector<std::int32_t> end_tokens(const Vocabulary& vocab);
 
 /// vocab.source, or "vocabulary" when it is empty: the FILE that error messages name.
 std::string vocabulary_name(const Vocabulary& vocab);
@@ -77,11 +91,16 @@ std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view tex
 /// Throws InputError for an id outside [0, size()).
 std::string token_text(const Vocabulary& vocab, std::int32_t id);
 
-/// The decoded text of `ids` (token_text of each, concatenated; for llama, the leading space
+/// "<id 515>": how a token the model has but its tokenizer does not name is labelled and decoded
+/// (padded vocabularies: a config's vocab_size above the tokenizer's).
+std::string unnamed_token_label(std::int32_t id);
+
+/// The decoded text of `ids` (token_text of each, concatenated; an id at or past size(), which a
+/// model with a padded vocabulary can generate, as unnamed_token_label; for llama, the leading space
 /// of the first piece after BOS is dropped as SentencePiece does, and for bert the space of
 /// the first word). No other clean-up (llama.cpp's clean_spaces is not applied), so
 /// decode(tokenize(text)) is text for gpt2 and for llama vocabularies with byte tokens.
-/// Throws InputError for an id outside [0, size()).
+/// Throws InputError for a negative id.
 std::string decode(const Vocabulary& vocab, const std::vector<std::int32_t>& ids);
 
 /// The type of token `id` (Normal when the file gives no types). Throws InputError for an id

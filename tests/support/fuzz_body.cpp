@@ -6,6 +6,8 @@
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
 #include "model/gguf_decoder.hpp"
+#include "model/gguf_encoder.hpp"
+#include "model/hf_tokenizer.hpp"
 #include "model/vocabulary.hpp"
 #include "render/html_report.hpp"
 
@@ -53,11 +55,27 @@ void run_gguf(const std::string& path) {
     const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon a time, \xE7\x8C\xAB 12", true);
     (void)decode(vocab, ids);
   }
+  if (is_gguf_encoder(*file)) {  // issue 25: bert
+    const EncoderModel encoder = encoder_from_gguf(file);
+    if (encoder.layer_float_bytes() > kFuzzMemoryMiB * 1024 * 1024 / 4) return;
+    EncoderRequest request;
+    request.token_ids = {0, static_cast<std::int32_t>(encoder.config().n_vocab - 1)};
+    encoder.forward(request);
+    return;
+  }
   const DecoderModel model = decoder_from_gguf(file);
   if (model.layer_float_bytes() > kFuzzMemoryMiB * 1024 * 1024 / 4) return;
   ForwardRequest request;
   request.token_ids = {0, static_cast<std::int32_t>(model.config().n_vocab - 1)};
   (void)model.forward(request);
+}
+
+// The tokenizer.json reader and its tokenizers (issue 25: SentencePiece-style BPE, WordPiece) on
+// a mutated file.
+void run_tokenizer_json(const std::string& path) {
+  const Vocabulary vocab = vocabulary_from_tokenizer_json(path);
+  const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon <s>[CLS] a time,\n \xE7\x8C\xAB caf\xC3\xA9 12", true);
+  (void)decode(vocab, ids);
 }
 
 template <typename Step>
@@ -76,6 +94,7 @@ void exercise_input_file(const std::string& path) {
   expect_only_attnviz_errors([&] { compute_and_draw(path, path); });
   expect_only_attnviz_errors([&] { draw_record(path); });
   expect_only_attnviz_errors([&] { run_gguf(path); });
+  expect_only_attnviz_errors([&] { run_tokenizer_json(path); });
 }
 
 }  // namespace attnviz::test

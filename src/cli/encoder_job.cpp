@@ -1,0 +1,105 @@
+#include "cli/encoder_job.hpp"
+
+#include <filesystem>
+#include <memory>
+
+#include "core/error.hpp"
+#include "model/gguf_encoder.hpp"
+#include "model/hf_encoder.hpp"
+#include "model/hf_tokenizer.hpp"
+#include "model/vocabulary.hpp"
+
+namespace attnviz {
+
+namespace {
+
+std::vector<std::int32_t> encoder_input_ids(const Options& o, const Vocabulary* vocab) {
+  if (o.text && o.token_ids) throw UsageError::bad_option("--text", "give --text or --token-ids, not both");
+  if (o.token_ids) {
+    if (o.no_bos) throw UsageError::bad_option("--no-bos", "goes with --text (--token-ids are used exactly as given)");
+    return std::vector<std::int32_t>(o.token_ids->begin(), o.token_ids->end());
+  }
+  if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 2,1037,3");
+  if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
+  return tokenize(*vocab, *o.text, !o.no_bos);
+}
+
+ModelSummary summary_of(const EncoderConfig& c) {
+  ModelSummary m;
+  m.file = c.file;
+  m.architecture = c.architecture;
+  m.name = c.name;
+  m.num_layers = c.num_layers;
+  m.num_heads = m.num_kv_heads = c.num_heads;
+  m.d_model = c.d_model;
+  m.d_k = c.d_model / c.num_heads;
+  m.context_length = c.n_positions;
+  m.activation = encoder_gelu_name(c.gelu);
+  return m;
+}
+
+}  // namespace
+
+bool is_encoder_model(const Options& options) {
+  std::error_code ec;
+  if (options.model.empty()) return false;
+  if (std::filesystem::is_directory(options.model, ec)) return is_hf_encoder_folder(options.model);
+  return is_gguf_encoder(GgufFile(options.model));
+}
+
+ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
+                               const KeptBytes& kept) {
+  if (o.generate >= 0)
+    throw UsageError::bad_option("--generate", o.model + " is an encoder (bert): its attention is bidirectional and it predicts "
+                                               "no next token, so there is nothing to continue");
+  if (o.logits) throw UsageError::bad_option("--logits", o.model + " is an encoder (bert): it has no output logits");
+  std::unique_ptr<Vocabulary> vocab;
+  std::unique_ptr<EncoderModel> loaded;
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.model, ec)) {
+    loaded = std::make_unique<EncoderModel>(encoder_from_hf_folder(o.model));
+    const std::filesystem::path tokenizer = std::filesystem::path(o.model) / "tokenizer.json";
+    if (std::filesystem::exists(tokenizer, ec)) vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
+    else if (o.text) throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
+  } else {
+    auto file = std::make_shared<const GgufFile>(o.model);
+    if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+    loaded = std::make_unique<EncoderModel>(encoder_from_gguf(file));
+  }
+  const EncoderModel& model = *loaded;
+  if (vocab && o.text) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
+  const EncoderConfig& c = model.config();
+  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
+  ModelRunInfo info;
+  info.model = summary_of(c);
+  info.token_ids = encoder_input_ids(o, vocab.get());
+  if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
+  info.prompt_length = static_cast<int>(info.token_ids.size());
+  EncoderRequest request;
+  request.token_ids = info.token_ids;
+  if (o.token_types) request.token_types.assign(o.token_types->begin(), o.token_types->end());
+  request.layers = parse_layer_selection(o.layers, c.num_layers);
+  for (const std::int32_t id : info.token_ids) {
+    const bool named = vocab && id >= 0 && static_cast<std::size_t>(id) < vocab->size();
+    info.tokens.push_back(named ? vocab->pieces[static_cast<std::size_t>(id)] : vocab ? unnamed_token_label(id) : std::to_string(id));
+  }
+  if (vocab) {
+    for (const std::int32_t id : info.token_ids)
+      if (id >= 0 && static_cast<std::size_t>(id) < vocab->size()) info.token_texts.push_back(token_display_text(*vocab, id));
+      else info.token_texts.push_back(info.tokens[info.token_texts.size()]);
+    info.text = decode(*vocab, info.token_ids);
+  }
+  request.tokens = info.tokens;
+  request.sink = &sink;
+  const long n = static_cast<long>(info.token_ids.size());
+  const int selected = request.layers.all() ? c.num_layers : static_cast<int>(request.layers.count());
+  const double activations = 8.0 * static_cast<double>(n) * (6.0 * static_cast<double>(c.d_model) + 2.0 * static_cast<double>(c.d_ff));
+  const double attention = 4.0 * 3.0 * c.num_heads * static_cast<double>(n) * static_cast<double>(n);
+  const double needed = model.layer_float_bytes() + activations + attention + (kept ? kept(n, selected, c.num_heads) : 0.0);
+  if (needed > memory_budget)
+    throw LimitError::memory("the forward pass over " + std::to_string(n) + " tokens", needed, memory_budget, "--max-memory MIB");
+  model.forward(request);
+  return info;
+}
+
+}  // namespace attnviz

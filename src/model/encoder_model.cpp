@@ -1,0 +1,162 @@
+#include "model/encoder_model.hpp"
+
+#include "core/error.hpp"
+#include "model/block_pieces.hpp"
+
+namespace attnviz {
+
+namespace {
+
+std::string layer_tensor(int layer, const char* name) { return "blk." + std::to_string(layer) + "." + name; }
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+}  // namespace
+
+std::string encoder_gelu_name(EncoderGelu gelu) { return gelu == EncoderGelu::Erf ? "gelu (erf)" : "gelu (tanh)"; }
+
+EncoderModel::EncoderModel(EncoderConfig config, std::unique_ptr<WeightSource> weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {
+  const EncoderConfig& c = config_;
+  const auto check = [&](const std::string& name, long rows, long cols) {
+    const std::vector<std::int64_t> expected = cols == 0 ? std::vector<std::int64_t>{rows} : std::vector<std::int64_t>{rows, cols};
+    const std::vector<std::int64_t> found = weights_->shape(name);
+    if (found.empty()) throw InputError(weights_->describe(name) + " is missing (needed by a " + c.family + " model)");
+    if (found != expected)
+      throw InputError(weights_->describe(name) + ": expected shape " + shape_text(expected) + " (from the model's settings), got " +
+                       shape_text(found));
+  };
+  check("token_embd.weight", c.n_vocab, c.d_model);
+  check("token_types.weight", c.n_token_types, c.d_model);
+  check("position_embd.weight", c.n_positions, c.d_model);
+  check("token_embd_norm.weight", c.d_model, 0);
+  check("token_embd_norm.bias", c.d_model, 0);
+  for (int l = 0; l < c.num_layers; ++l) {
+    for (const char* projection : {"attn_q", "attn_k", "attn_v", "attn_output"}) {
+      check(layer_tensor(l, (std::string(projection) + ".weight").c_str()), c.d_model, c.d_model);
+      check(layer_tensor(l, (std::string(projection) + ".bias").c_str()), c.d_model, 0);
+    }
+    for (const char* norm : {"attn_output_norm", "layer_output_norm"}) {
+      check(layer_tensor(l, (std::string(norm) + ".weight").c_str()), c.d_model, 0);
+      check(layer_tensor(l, (std::string(norm) + ".bias").c_str()), c.d_model, 0);
+    }
+    check(layer_tensor(l, "ffn_up.weight"), c.d_ff, c.d_model);
+    check(layer_tensor(l, "ffn_up.bias"), c.d_ff, 0);
+    check(layer_tensor(l, "ffn_down.weight"), c.d_model, c.d_ff);
+    check(layer_tensor(l, "ffn_down.bias"), c.d_model, 0);
+  }
+}
+
+WideVector EncoderModel::wide(const std::string& name, long n) const { return weights_->vector(name, n).cast<double>(); }
+
+AttentionLayer EncoderModel::attention_layer(int l) const {
+  const long d = config_.d_model;
+  AttentionLayer a;
+  a.num_heads = a.num_kv_heads = config_.num_heads;
+  // Stored as nn.Linear's [out, in]; the engine's convention is Q = X·W_Q + b_Q, W as [in, out].
+  a.w_q = weights_->matrix(layer_tensor(l, "attn_q.weight"), d, d).transpose();
+  a.w_k = weights_->matrix(layer_tensor(l, "attn_k.weight"), d, d).transpose();
+  a.w_v = weights_->matrix(layer_tensor(l, "attn_v.weight"), d, d).transpose();
+  a.w_o = weights_->matrix(layer_tensor(l, "attn_output.weight"), d, d).transpose();
+  a.b_q = weights_->vector(layer_tensor(l, "attn_q.bias"), d);
+  a.b_k = weights_->vector(layer_tensor(l, "attn_k.bias"), d);
+  a.b_v = weights_->vector(layer_tensor(l, "attn_v.bias"), d);
+  a.b_o = weights_->vector(layer_tensor(l, "attn_output.bias"), d);
+  return a;
+}
+
+WideMatrix EncoderModel::embed(const EncoderRequest& request) const {
+  const EncoderConfig& c = config_;
+  const std::vector<std::int32_t>& ids = request.token_ids;
+  const long n = static_cast<long>(ids.size());
+  if (ids.empty()) throw InputError("no token ids to run the model on");
+  if (n > c.n_positions)
+    throw InputError(c.file + ": " + std::to_string(n) + " tokens exceed the " + std::to_string(c.n_positions) +
+                     " learned positions (position_embd.weight)");
+  std::vector<std::int32_t> types = request.token_types;
+  if (types.empty()) types.assign(ids.size(), 0);
+  if (types.size() != ids.size())
+    throw UsageError::bad_option("--token-types", "gives " + std::to_string(types.size()) + " token types for " + std::to_string(n) +
+                                                      " tokens (one per token)");
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    if (ids[t] < 0 || ids[t] >= c.n_vocab)
+      throw InputError("token id " + std::to_string(ids[t]) + " (position " + std::to_string(t) + ") is outside the vocabulary of " +
+                       std::to_string(c.n_vocab) + " tokens");
+    if (types[t] < 0 || types[t] >= c.n_token_types)
+      throw UsageError::bad_option("--token-types", "token type " + std::to_string(types[t]) + " (position " + std::to_string(t) +
+                                                        ") is outside the model's " + std::to_string(c.n_token_types) +
+                                                        " token types (0-" + std::to_string(c.n_token_types - 1) + ")");
+  }
+  const WideMatrix words = weights_->gather_rows("token_embd.weight", c.n_vocab, c.d_model, ids).cast<double>();
+  const WideMatrix segments = weights_->gather_rows("token_types.weight", c.n_token_types, c.d_model, types).cast<double>();
+  const WideMatrix positions = weights_->matrix("position_embd.weight", c.n_positions, c.d_model).topRows(n).cast<double>();
+  return layer_norm(words + segments + positions, wide("token_embd_norm.weight", c.d_model), wide("token_embd_norm.bias", c.d_model),
+                    c.layer_norm_epsilon);
+}
+
+AttentionBlock EncoderModel::block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const {
+  const EncoderConfig& c = config_;
+  AttentionBlock block;
+  block.layer = l;
+  block.stack = "encoder";
+  AttentionRecord& r = block.record;
+  r.mode = "self";
+  r.model = c.name;
+  r.layer = l;
+  r.query_tokens = tokens;
+  r.key_tokens = tokens;
+  r.num_heads = r.num_kv_heads = c.num_heads;
+  r.d_model = c.d_model;
+  r.d_k = r.d_v = c.d_model / c.num_heads;
+  r.scale = scale;
+  r.causal = false;
+  r.weights = std::move(result.weights);
+  return block;
+}
+
+void EncoderModel::forward(const EncoderRequest& request) const {
+  const EncoderConfig& c = config_;
+  WideMatrix x = embed(request);  // [n, d_model]
+  const auto gelu = c.gelu == EncoderGelu::Erf ? gelu_erf : gelu_tanh;
+  for (int l = 0; l < c.num_layers; ++l) {
+    const AttentionLayer layer = attention_layer(l);
+    const Matrix input = x.cast<Scalar>();
+    // Bidirectional: an empty mask allows every key for every query.
+    AttentionResult result = multi_head_attention(layer, input, input, MaskMatrix(), AttentionWants{false, true});
+    if (!result.overflow.empty())
+      throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow + " float32 (|x| > 3.4e38, or NaN): " +
+                       layer_tensor(l, "attn_*") + " or the layer's input holds NaN or too large values");
+    // Post-norm (Devlin et al. 2019, as Vaswani et al. 2017): x = LN(x + Sublayer(x)).
+    x = layer_norm(x + result.output.cast<double>(), wide(layer_tensor(l, "attn_output_norm.weight"), c.d_model),
+                   wide(layer_tensor(l, "attn_output_norm.bias"), c.d_model), c.layer_norm_epsilon);
+    // The products in float32, as the engines compute them (and at float32 GEMM speed); the
+    // activation, the residual adds and the norms in float64.
+    const Matrix ffn_input = x.cast<Scalar>();
+    const Matrix up = ffn_input * weights_->matrix(layer_tensor(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();  // [n, d_ff]
+    WideMatrix hidden = up.cast<double>();
+    hidden.rowwise() += wide(layer_tensor(l, "ffn_up.bias"), c.d_ff).transpose();
+    hidden = hidden.unaryExpr(gelu);
+    const Matrix down = hidden.cast<Scalar>() * weights_->matrix(layer_tensor(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
+    WideMatrix ffn = down.cast<double>();  // [n, d_model]
+    ffn.rowwise() += wide(layer_tensor(l, "ffn_down.bias"), c.d_model).transpose();
+    x = layer_norm(x + ffn, wide(layer_tensor(l, "layer_output_norm.weight"), c.d_model),
+                   wide(layer_tensor(l, "layer_output_norm.bias"), c.d_model), c.layer_norm_epsilon);
+    if (!x.allFinite())
+      throw InputError(c.file + ": layer " + std::to_string(l) + ": the residual stream is not finite: " + layer_tensor(l, "*") +
+                       " holds NaN or too large values");
+    if (request.sink && request.layers.contains(l)) (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
+  }
+}
+
+double EncoderModel::layer_float_bytes() const {
+  const EncoderConfig& c = config_;
+  const double d = static_cast<double>(c.d_model);
+  const double per_layer = 4.0 * d * d + 2.0 * static_cast<double>(c.d_ff) * d;
+  return 8.0 * per_layer + 4.0 * static_cast<double>(c.n_vocab + c.n_positions + c.n_token_types) * d;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,85 @@
+// A post-norm bidirectional Transformer encoder (BERT: Devlin et al. 2019) run from its real
+// weights, layer by layer, handing each layer's attention to a sink (as DecoderModel does):
+//
+//   x = LN(E_tok[ids] + E_type[types] + E_pos[0 … n−1])                 (learned positions)
+//   per layer:  x = LN(x + MHA(x));  x = LN(x + W_down·GELU(W_up·x + b_up) + b_down)
+//
+// with every projection biased, attention over all positions (no causal mask), and LN the
+// biased-variance LayerNorm. The residual stream is float64 (model/block_pieces); attention is
+// the engine's multi_head_attention in float32. Tensor names are llama.cpp's for architecture
+// bert (token_embd, token_types, position_embd, token_embd_norm, blk.L.attn_{q,k,v,output},
+// blk.L.attn_output_norm, blk.L.ffn_{up,down}, blk.L.layer_output_norm; .weight and .bias).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/block_pieces.hpp"
+#include "model/decoder_model.hpp"
+
+namespace attnviz {
+
+/// The GELU a file's reference engine applies: transformers' "gelu" is the exact (erf) one,
+/// llama.cpp's ggml_gelu the tanh approximation (as a float16 table).
+enum class EncoderGelu { Erf, Tanh };
+
+/// "gelu (erf)" or "gelu (tanh)", as dumps record it.
+std::string encoder_gelu_name(EncoderGelu gelu);
+
+/// Shapes and settings of an encoder.
+struct EncoderConfig {
+  std::string architecture = "bert";
+  std::string name;
+  std::string file;             ///< the model file or folder, for messages
+  std::string family = "bert";  ///< named in messages about missing tensors
+  int num_layers = 0;
+  long d_model = 0;
+  int num_heads = 0;
+  long d_ff = 0;
+  long n_vocab = 0;
+  long n_positions = 0;         ///< rows of the learned position table (the context length)
+  long n_token_types = 0;       ///< rows of the token-type table
+  double layer_norm_epsilon = 1e-12;
+  EncoderGelu gelu = EncoderGelu::Tanh;
+  std::vector<std::string> warnings;
+};
+
+/// What one forward pass reads and keeps.
+struct EncoderRequest {
+  std::vector<std::int32_t> token_ids;
+  std::vector<std::int32_t> token_types;  ///< one per token (segment A = 0); empty: all 0
+  Tokens tokens;                          ///< labels for the records
+  LayerSelection layers;
+  const BlockSink* sink = nullptr;
+};
+
+class EncoderModel {
+ public:
+  /// Checks that every tensor the config needs exists with its shape (without decoding any).
+  /// Throws InputError naming the family, the file and the first missing or misshapen tensor.
+  EncoderModel(EncoderConfig config, std::unique_ptr<WeightSource> weights);
+
+  const EncoderConfig& config() const { return config_; }
+
+  /// Runs every layer; each selected layer's attention [head][query][key] (no mask: every query
+  /// sees every key) goes to the sink. Throws InputError for no ids, an id or token type outside
+  /// its table, more tokens than positions, token_types of another length, or a non-finite
+  /// residual stream (naming the layer).
+  void forward(const EncoderRequest& request) const;
+
+  /// Bytes of float32 weights of one layer and of the embedding tables: the memory estimate.
+  double layer_float_bytes() const;
+
+ private:
+  AttentionLayer attention_layer(int layer) const;
+  WideVector wide(const std::string& name, long n) const;
+  WideMatrix embed(const EncoderRequest& request) const;
+  AttentionBlock block_of(int layer, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
+
+  EncoderConfig config_;
+  std::unique_ptr<WeightSource> weights_;
+};
+
+}  // namespace attnviz
