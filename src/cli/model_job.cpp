@@ -189,7 +189,7 @@ void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::ve
 }
 
 ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
-                         const KeptBytes& kept) {
+                         const KeptBytes& kept, ModelProbe* probe) {
   const LoadedDecoder loaded = load_decoder(o);
   const DecoderModel& model = *loaded.model;
   const Vocabulary* vocab = loaded.vocab.get();
@@ -198,6 +198,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
 
   ModelRunInfo info;
   info.model = summary_of(c);
+  if (probe && probe->check) probe->check(info.model);
   info.token_ids = input_ids(o, vocab);
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
@@ -241,7 +242,17 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
   request.layers = layers;
   request.sink = &sink;
   request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
+  if (probe && probe->block) request.probe = &probe->block;
   info.last_logits = model.forward(request);
+  if (probe && probe->want_output) {
+    probe->output = model.output_weights();
+    if (names) {
+      // Byte-level pieces ("Ġthe") are an encoding: the lists show what each reads as, as labels do.
+      const bool byte_level = pieces_are_byte_level(*names);
+      for (std::size_t id = 0; id < names->pieces.size(); ++id)
+        probe->output->pieces.push_back(byte_level ? token_display_text(*names, static_cast<std::int32_t>(id)) : names->pieces[id]);
+    }
+  }
   return info;
 }
 
@@ -281,7 +292,7 @@ void check_layer_run_options(const Options& options) {
 
 
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
-                       double memory_budget, const KeptBytes& kept) {
+                       double memory_budget, const KeptBytes& kept, ModelProbe* probe) {
   refuse_layer_options(options);
   if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget);
   if (options.source_tokens || options.target_tokens)
@@ -292,7 +303,7 @@ ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vecto
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
                                                   "model.safetensors (GGUF models are single files)");
   }
-  return run_decoder(options, sink, warnings, memory_budget, kept);
+  return run_decoder(options, sink, warnings, memory_budget, kept, probe);
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "model/block_probe.hpp"
 #include "model/model_run.hpp"
 
 namespace attnviz {
@@ -33,9 +34,10 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 /// --token-ids…, a --token-ids id outside the vocabulary), InputError (the model file, a --text
 /// token the tokenizer has but the model's embedding lacks, a text longer than the context),
 /// LimitError (the forward pass plus what `kept` says the sink keeps over `memory_budget`
-/// bytes, estimated before computing).
+/// bytes, estimated before computing). `probe` (decoder-only models), when given, sees the model's
+/// shape before the pass and every selected block's inputs, and gets the output weights after.
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
-                       double memory_budget, const KeptBytes& kept = {});
+                       double memory_budget, const KeptBytes& kept = {}, ModelProbe* probe = nullptr);
 
 /// `attnviz tokenize`: how the tokenizer of options.model (a GGUF file, or a Hugging Face
 /// folder's tokenizer.json) splits options.text. One JSON document {"tokens": [pieces],

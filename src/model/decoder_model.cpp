@@ -144,13 +144,18 @@ Matrix DecoderModel::layer_norm_input(int l, const Matrix& x, const char* gain) 
 }
 
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
-                                        const MaskMatrix& allowed) const {
+                                        const MaskMatrix& allowed, const BlockProbe* probe) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
   std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
   rope.key_positions = rope.query_positions;
   const Matrix attention_input = layer_norm_input(l, x, "attn_norm.weight");
+  if (probe != nullptr) {
+    const std::optional<RopeRequest> rotation = rope;
+    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rotation},
+                         weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
+  }
   AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true}, rope);
   if (!result.overflow.empty())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
@@ -213,8 +218,9 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   for (int l = 0; l < config_.num_layers; ++l) {
     const AttentionLayer layer = attention_layer(l);
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
-    AttentionResult result = run_layer(l, layer, x, cache, causal);
-    if (request.sink && request.layers.contains(l))
+    const bool selected = request.layers.contains(l);
+    AttentionResult result = run_layer(l, layer, x, cache, causal, selected ? request.probe : nullptr);
+    if (request.sink && selected)
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
   }
   if (!request.logits) return {};
@@ -259,6 +265,12 @@ int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32
     pending = {next};
   }
   return added;
+}
+
+OutputWeights DecoderModel::output_weights() const {
+  const DecoderConfig& c = config_;
+  return OutputWeights{weights_->matrix("token_embd.weight", c.n_vocab, c.d_model), output_matrix(),
+                       weights_->vector("output_norm.weight", c.d_model), {}};
 }
 
 double DecoderModel::cache_bytes(double n) const {

@@ -15,6 +15,7 @@
 #include "attention/attention.hpp"
 #include "attention/rope.hpp"
 #include "core/types.hpp"
+#include "model/block_probe.hpp"
 #include "model/model_run.hpp"
 
 namespace attnviz {
@@ -90,6 +91,7 @@ struct ForwardRequest {
   LayerSelection layers;                ///< which layers' attention go to the sink
   const BlockSink* sink = nullptr;      ///< nullptr: no attention kept (greedy decoding)
   bool logits = true;                   ///< false: skip the output layer (forward returns no logits)
+  const BlockProbe* probe = nullptr;    ///< sees each selected layer's attention inputs (explain)
 };
 
 /// The decoder with its config and weights; layers are decoded from the source as they run.
@@ -129,6 +131,10 @@ class DecoderModel {
   /// Bytes of float32 weights of one layer and of the embedding table: the memory estimate.
   double layer_float_bytes() const;
 
+  /// W_E, the output matrix and the final norm's gain, decoded (pieces left empty): what the
+  /// full OV circuit and the QK token lists read (analysis/circuits).
+  OutputWeights output_weights() const;
+
  private:
   /// One layer's attention parameters (W as [in, out] for Q = X·W).
   AttentionLayer attention_layer(int layer) const;
@@ -142,8 +148,9 @@ class DecoderModel {
   /// `layer` is attention_layer(l); allowed is [m, cache.size() + m]. Appends the rows' K, V to
   /// the cache and returns the attention (weights [m, n_k] per head). Throws InputError on
   /// float32 overflow.
+  /// `probe`, when given, sees the attention's inputs (BlockInputs) before it runs.
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
-                            const MaskMatrix& allowed) const;
+                            const MaskMatrix& allowed, const BlockProbe* probe = nullptr) const;
   /// RMSNorm of x [m, d_model] with layer l's gain `gain` ("attn_norm.weight"); throws
   /// InputError naming the file and layer when a row's mean square overflows float32.
   Matrix layer_norm_input(int l, const Matrix& x, const char* gain) const;

@@ -1,0 +1,193 @@
+#include "cli/explain_job.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <regex>
+
+#include "analysis/explanation.hpp"
+#include "cli/attention_job.hpp"
+#include "cli/model_job.hpp"
+#include "cli/picture_formats.hpp"
+#include "cli/run.hpp"
+#include "core/error.hpp"
+#include "io/atomic_output.hpp"
+#include "io/explain_json.hpp"
+#include "model/block_probe.hpp"
+#include "cli/picture_fonts.hpp"
+#include "render/circuits_figure.hpp"
+#include "render/neuron_figure.hpp"
+#include "render/png.hpp"
+
+namespace attnviz {
+
+namespace {
+
+constexpr const char* kLayerHeadForms = "a head of the layer: H (e.g. 3) or H3";
+constexpr const char* kModelHeadForms =
+    "L<layer>H<head> (e.g. L2H5), for encoder-decoder models enc.L2H5, dec.L2H5 or cross.L2H5";
+
+// One layer's inputs owned, copied out of a model's forward pass while they were alive.
+struct OwnedLayer {
+  AttentionLayer layer;
+  Matrix x_q, x_kv;
+  MaskMatrix allowed;
+  std::optional<RopeRequest> rope;
+  Vector query_gain, key_gain;
+  LayerInputs inputs() const { return {&layer, &x_q, &x_kv, &allowed, &rope}; }
+};
+
+std::string range_text(long count) { return count == 1 ? "0" : "0-" + std::to_string(count - 1); }
+
+void check_head(const LayerHead& head, int num_heads, const std::string& given) {
+  if (head.head >= num_heads)
+    throw UsageError::bad_option("--head", given + ": head " + std::to_string(head.head) + " does not exist (the layer has " +
+                                               std::to_string(num_heads) + " heads, " + range_text(num_heads) + ")");
+}
+
+// --query I (default: the last query); refused past the text or on a row whose every key is
+// masked, which has no weights to explain.
+long choose_query(const Options& options, const Tokens& queries, const MaskMatrix& allowed) {
+  const long n_q = static_cast<long>(queries.size());
+  const long query = options.query.value_or(n_q - 1);
+  if (query < 0 || query >= n_q)
+    throw UsageError::bad_option("--query", std::to_string(query) + " is past the text: it has " + std::to_string(n_q) +
+                                                " query tokens (" + range_text(n_q) + ")");
+  if (allowed.size() != 0 && allowed.row(query).cast<int>().sum() == 0)
+    throw UsageError::bad_option("--query", std::to_string(query) + " (\"" + queries[static_cast<std::size_t>(query)] +
+                                                "\"): every key is masked (causal/padding), so the row has no weights to explain");
+  return query;
+}
+
+std::string title_of(const Explanation& e) {
+  return (e.model.empty() ? std::string() : e.model + " ") + e.head_name;
+}
+
+// The layer's head names: "L0H0", … (or "H0", … when the layer's index is unknown).
+std::vector<std::string> layer_head_labels(const Explanation& e) {
+  const std::string prefix = e.head_name.substr(0, e.head_name.rfind('H'));
+  std::vector<std::string> labels;
+  for (std::size_t h = 0; h < e.layer_circuits.size(); ++h) labels.push_back(prefix + "H" + std::to_string(h));
+  return labels;
+}
+
+void add_pictures(const Options& options, const Explanation& e, OutputSet& files) {
+  const FontSet fonts = picture_fonts(options);
+  const std::filesystem::path folder(options.output);
+  const std::string query = e.query_tokens[static_cast<std::size_t>(e.view.query)];
+  NeuronFigureRequest neuron{title_of(e) + " \u00B7 query " + std::to_string(e.view.query) + " \u201C" + query + "\u201D",
+                             query, e.key_tokens, &e.view, options.max_size_px};
+  files.add((folder / "explain.png").string(), encode_png(render_neuron_figure(neuron, fonts).image));
+  const CircuitsFigureRequest circuits{title_of(e) + ": QK and OV circuits beside the layer's other heads",
+                                       layer_head_labels(e), &e.layer_circuits, e.view.head, &e.qk_top_tokens, e.folded};
+  files.add((folder / "circuits.png").string(), encode_png(render_circuits_figure(circuits, fonts).image));
+}
+
+void write_outputs(const Options& options, const Explanation& e, std::ostream& out) {
+  OutputSet files;
+  files.create_directory(options.output);
+  files.add((std::filesystem::path(options.output) / "explain.json").string(), explanation_to_json(e));
+  add_pictures(options, e, files);
+  files.protect(input_files(options));
+  files.commit();
+  out << "wrote explain.json, explain.png and circuits.png to " << options.output << "/ (" << e.head_name << ", query " << e.view.query << " \""
+      << e.query_tokens[static_cast<std::size_t>(e.view.query)] << "\")\n";
+}
+
+Explanation explain_layer(const Options& options, std::vector<std::string>& warnings, PhaseTimer& timer) {
+  const LayerHead head = parse_explain_head(options.explain_head, false);
+  const PreparedLayer p = prepare_layer(options, warnings, &timer);
+  const AttentionLayer& layer = p.in.weights.layer;
+  check_head(head, layer.num_heads, options.explain_head);
+  const long query = choose_query(options, p.in.queries.tokens, p.allowed);
+  if (layer.w_o.size() == 0)
+    warnings.push_back(p.in.weights.file + " has no W_O: the scores, values and the head's output are explained, but "
+                       "circuits.ov_singular_values, ov_eigenvalues and copying_score are null");
+  const LayerInputs inputs{&layer, &p.in.queries.embeddings, &p.in.keys().embeddings, &p.allowed, &p.rope_request};
+  Explanation e = explain_head(inputs, head.head, query, CircuitContext{});
+  const std::optional<int> index = p.in.weights.layer_index ? p.in.weights.layer_index : p.in.queries.layer;
+  e.head_name = (index ? "L" + std::to_string(*index) : std::string()) + "H" + std::to_string(head.head);
+  e.model = !p.in.weights.model.empty() ? p.in.weights.model : p.in.queries.model;
+  e.query_tokens = p.in.queries.tokens;
+  e.key_tokens = p.in.keys().tokens;
+  return e;
+}
+
+Explanation explain_model(const Options& options, std::vector<std::string>& warnings) {
+  const LayerHead head = parse_explain_head(options.explain_head, true);
+  if (is_encoder_decoder_model(options))
+    throw UsageError::bad_option("--model", options.model + " is an encoder-decoder model, which explain does not run yet: "
+                                             "give one of its layers as JSON (SENTENCE WEIGHTS, --source for cross-attention)");
+  if (options.layers != "all") throw UsageError::bad_option("--layers", "is not for explain: --head names the layer (L2H5)");
+  Options run = options;
+  run.layers = std::to_string(head.layer);
+  std::optional<OwnedLayer> captured;
+  Tokens tokens;
+  ModelProbe probe;
+  probe.want_output = true;
+  probe.check = [&](const ModelSummary& model) {
+    if (!head.block.empty())
+      throw UsageError::bad_option("--head", options.explain_head + ": " + model.name + " is a decoder-only model; give " +
+                                                 "L<layer>H<head> (e.g. L0H3)");
+    if (head.layer >= model.num_layers)
+      throw UsageError::bad_option("--head", options.explain_head + ": layer " + std::to_string(head.layer) +
+                                                 " does not exist (the model has " + std::to_string(model.num_layers) +
+                                                 " layers, " + range_text(model.num_layers) + ")");
+    check_head(head, model.num_heads, options.explain_head);
+  };
+  probe.block = [&](const BlockInputs& b) {
+    if (b.layer != head.layer) return;
+    const LayerInputs& in = b.inputs;
+    captured = OwnedLayer{*in.layer, *in.x_q, *in.x_kv, in.allowed ? *in.allowed : MaskMatrix(),
+                          in.rope ? *in.rope : std::nullopt, b.query_gain, b.key_gain};
+  };
+  const BlockSink sink = [&](AttentionBlock&& block) { tokens = block.record.query_tokens; };
+  const ModelRunInfo info = run_model(run, sink, warnings, memory_budget_bytes(options), {}, &probe);
+  if (!captured || !probe.output) throw InputError(options.model + ": the forward pass did not reach layer " + std::to_string(head.layer));
+  const long query = choose_query(options, tokens, captured->allowed);
+  const OutputWeights& w = *probe.output;
+  const VocabularyCircuit vocabulary = vocabulary_circuit(w.embedding, w.output, w.final_gain, w.pieces);
+  Explanation e = explain_head(captured->inputs(), head.head, query,
+                               CircuitContext{captured->query_gain, captured->key_gain, &vocabulary});
+  e.head_name = model_head_name("", head.layer, head.head);
+  e.model = info.model.name;
+  e.query_tokens = tokens;
+  e.key_tokens = tokens;
+  return e;
+}
+
+}  // namespace
+
+LayerHead parse_explain_head(const std::string& text, bool model) {
+  static const std::regex kLayerHead(R"((?:(enc|dec|cross)\.)?L(\d{1,6})H(\d{1,6}))");
+  static const std::regex kHead(R"(H?(\d{1,6}))");
+  std::smatch m;
+  LayerHead head;
+  if (model && std::regex_match(text, m, kLayerHead)) {
+    head.block = m[1].str();
+    head.layer = std::stoi(m[2].str());
+    head.head = std::stoi(m[3].str());
+    return head;
+  }
+  if (!model && std::regex_match(text, m, kHead)) {
+    head.head = std::stoi(m[1].str());
+    return head;
+  }
+  if (text.empty()) throw UsageError::bad_option("--head", std::string("required: ") + (model ? kModelHeadForms : kLayerHeadForms));
+  throw UsageError::bad_option("--head", "expected " + std::string(model ? kModelHeadForms : kLayerHeadForms) + ", got \"" +
+                                             text + "\"" +
+                                             (model ? " (with --model every head is named by its layer)"
+                                                    : " (L<layer>H<head> names a head of a whole model: --model)"));
+}
+
+void run_explain(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  if (options.output.empty()) throw UsageError::bad_option("-o", "required: the folder for explain.json and the pictures");
+  if (options.formats != std::vector<std::string>{"png"})
+    throw UsageError::bad_option("--format", "explain draws PNG pictures only (explain.png, circuits.png); leave --format out");
+  const Explanation e = is_model_run(options) ? explain_model(options, warnings) : explain_layer(options, warnings, timer);
+  timer.lap("compute");
+  write_outputs(options, e, out);
+  timer.lap("write");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,147 @@
+#include "render/circuits_figure.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "render/token_label.hpp"
+
+namespace attnviz {
+
+namespace {
+
+constexpr int kMarginPx = 16;
+constexpr int kTitleFontPx = 18;
+constexpr int kLabelFontPx = 12;
+constexpr int kHeaderFontPx = 13;
+constexpr int kChartPx = 70;        // a spectrum's height
+constexpr int kMinPanelPx = 84;     // a head's panel width
+constexpr int kBarPx = 6;           // one singular value's bar (with its gap)
+constexpr int kPanelGapPx = 12;
+constexpr int kFramePx = 2;
+constexpr int kListTokens = 8;
+constexpr Rgb kBackground{255, 255, 255};
+constexpr Rgb kTextColour{34, 34, 34};
+constexpr Rgb kNoteColour{90, 90, 90};
+constexpr Rgb kQkColour{60, 110, 190};
+constexpr Rgb kOvColour{220, 130, 40};
+constexpr Rgb kFrameColour{202, 64, 64};
+constexpr Rgb kAxisColour{190, 190, 190};
+
+std::string number(double value, const char* format = "%.3g") {
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+double largest(const std::vector<HeadCircuits>& heads, bool ov) {
+  double m = 0;
+  for (const HeadCircuits& h : heads) {
+    const std::vector<double>* values = ov ? (h.ov_singular_values ? &*h.ov_singular_values : nullptr) : &h.qk_singular_values;
+    if (values && !values->empty()) m = std::max(m, values->front());
+  }
+  return m;
+}
+
+// Bars of `values` (descending) scaled so that `top` fills the chart, from the chart's bottom.
+void draw_spectrum(Image& image, const std::vector<double>& values, double top, const Rect& chart, Rgb colour) {
+  image.fill_rect({chart.x_px, chart.bottom_px() - 1, chart.width_px, 1}, kAxisColour);
+  const int bar = std::max(1, std::min(kBarPx, chart.width_px / static_cast<int>(std::max<std::size_t>(1, values.size()))));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const int h = top > 0 ? static_cast<int>(values[i] / top * chart.height_px + 0.5) : 0;
+    image.fill_rect({chart.x_px + static_cast<int>(i) * bar, chart.bottom_px() - h, std::max(1, bar - 1), h}, colour);
+  }
+}
+
+std::string joined(const Tokens& tokens) {
+  std::string out;
+  for (std::size_t i = 0; i < tokens.size() && i < static_cast<std::size_t>(kListTokens); ++i)
+    out += (i ? "  " : "") + display_label(tokens[i]);
+  return out;
+}
+
+}  // namespace
+
+RenderedCircuitsFigure render_circuits_figure(const CircuitsFigureRequest& r, const FontSet& fonts) {
+  const std::vector<HeadCircuits>& heads = *r.heads;
+  const int label_line = fonts.line_metrics(kLabelFontPx).line_height_px;
+  const int header_line = fonts.line_metrics(kHeaderFontPx).line_height_px;
+  const int title_line = fonts.line_metrics(kTitleFontPx).line_height_px;
+  const bool has_ov = !heads.empty() && heads.front().ov_singular_values.has_value();
+  std::size_t most_values = 1;
+  for (const HeadCircuits& h : heads) most_values = std::max(most_values, h.qk_singular_values.size());
+  const int panel = std::max(kMinPanelPx, static_cast<int>(most_values) * kBarPx);
+  const double qk_top = largest(heads, false), ov_top = largest(heads, true);
+
+  // Text lines under the charts: the scales, and the token lists of the explained head.
+  std::vector<std::pair<std::string, Rgb>> lines;
+  lines.push_back({"bars: singular values, largest first, one scale per circuit across the heads (QK tallest " + number(qk_top) +
+                       (has_ov ? ", OV tallest " + number(ov_top) : std::string()) + "); few tall bars = low rank",
+                   kNoteColour});
+  lines.push_back({std::string(r.folded ? "norm gains folded into W_Q, W_K, W_V and W_U" : "no norm gains folded (a single layer)") +
+                       (heads.front().copying_score ? "; copy = copying score of the full OV circuit W_E W_V W_O W_U (+1: copies)" : ""),
+                   kNoteColour});
+  if (r.directions != nullptr && *r.directions) {
+    lines.push_back({"What " + r.head_labels[static_cast<std::size_t>(r.explained)] +
+                         "'s top QK directions ask for (vocabulary tokens whose embeddings project most on u_i / v_i):",
+                     kTextColour});
+    int i = 0;
+    for (const QkDirectionTokens& d : **r.directions) {
+      lines.push_back({"  " + std::to_string(i) + " (\u03C3 " + number(d.singular_value) + ")  queries +: " + joined(d.query_top) +
+                           "   \u2192 keys +: " + joined(d.key_top),
+                       kTextColour});
+      lines.push_back({"                queries \u2212: " + joined(d.query_bottom) + "   \u2192 keys \u2212: " + joined(d.key_bottom),
+                       kNoteColour});
+      ++i;
+    }
+  } else {
+    lines.push_back({"No vocabulary (a single layer): no token lists. Run with --model for them.", kNoteColour});
+  }
+
+  const int row_label = fonts.text_width_px("OV W_V W_O", kHeaderFontPx) + 8;
+  int width = 2 * kMarginPx + row_label + static_cast<int>(heads.size()) * (panel + kPanelGapPx);
+  width = std::max(width, 2 * kMarginPx + fonts.text_width_px(r.title, kTitleFontPx));
+  for (const auto& line : lines) width = std::max(width, 2 * kMarginPx + fonts.text_width_px(line.first, kLabelFontPx));
+  const int charts = has_ov ? 2 : 1;
+  const int panels_y = kMarginPx + title_line + 8;
+  const int chart_block = header_line + 2 * label_line + charts * (kChartPx + 8);
+  const int lines_y = panels_y + chart_block + 12;
+  const int height = lines_y + static_cast<int>(lines.size()) * label_line + kMarginPx;
+
+  RenderedCircuitsFigure out;
+  out.image = Image(width, height, kBackground);
+  Image& image = out.image;
+  fonts.draw(image, r.title, kMarginPx, kMarginPx, kTitleFontPx, kTextColour);
+  const int chart_y = panels_y + header_line + 2 * label_line;
+  fonts.draw(image, "QK W_Q W_K\u1D40", kMarginPx, chart_y + kChartPx / 2 - label_line / 2, kLabelFontPx, kQkColour);
+  if (has_ov) fonts.draw(image, "OV W_V W_O", kMarginPx, chart_y + kChartPx + 8 + kChartPx / 2 - label_line / 2, kLabelFontPx, kOvColour);
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const int x = kMarginPx + row_label + static_cast<int>(h) * (panel + kPanelGapPx);
+    const HeadCircuits& c = heads[h];
+    fonts.draw(image, r.head_labels[h], x, panels_y, kHeaderFontPx, kTextColour);
+    fonts.draw(image, "\u03C3\u2081 " + number(c.qk_singular_values.empty() ? 0.0 : c.qk_singular_values.front()), x,
+               panels_y + header_line, kLabelFontPx, kNoteColour);
+    if (c.copying_score)
+      fonts.draw(image, "copy " + number(*c.copying_score, "%+.2f"), x, panels_y + header_line + label_line, kLabelFontPx,
+                 kNoteColour);
+    const Rect qk{x, chart_y, panel, kChartPx};
+    draw_spectrum(image, c.qk_singular_values, qk_top, qk, kQkColour);
+    out.qk_charts.push_back(qk);
+    if (has_ov && c.ov_singular_values) {
+      const Rect ov{x, chart_y + kChartPx + 8, panel, kChartPx};
+      draw_spectrum(image, *c.ov_singular_values, ov_top, ov, kOvColour);
+      out.ov_charts.push_back(ov);
+    }
+    if (static_cast<int>(h) == r.explained) {
+      const Rect frame{x - 4, panels_y - 3, panel + 8, chart_block + 3};
+      image.fill_rect({frame.x_px, frame.y_px, frame.width_px, kFramePx}, kFrameColour);
+      image.fill_rect({frame.x_px, frame.bottom_px() - kFramePx, frame.width_px, kFramePx}, kFrameColour);
+      image.fill_rect({frame.x_px, frame.y_px, kFramePx, frame.height_px}, kFrameColour);
+      image.fill_rect({frame.right_px() - kFramePx, frame.y_px, kFramePx, frame.height_px}, kFrameColour);
+    }
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    fonts.draw(image, lines[i].first, kMarginPx, lines_y + static_cast<int>(i) * label_line, kLabelFontPx, lines[i].second);
+  return out;
+}
+
+}  // namespace attnviz
