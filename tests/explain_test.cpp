@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -79,11 +80,16 @@ TEST_CASE("neuron_view: scores, weights and output equal the engine's, every hea
   for (int h = 0; h < r.num_heads; ++h) {
     for (long i = 0; i < static_cast<long>(r.query_tokens.size()); ++i) {
       const NeuronView v = neuron_view(c.inputs(), h, i);
-      double worst_score = 0, worst_weight = 0, worst_output = 0, worst_sum = 0;
+      double worst_score = 0, worst_weight = 0, worst_output = 0, worst_sum = 0, row_size = 1;
+      for (long j = 0; j < static_cast<long>(r.key_tokens.size()); ++j)
+        if (std::isfinite(r.scores[h](i, j))) row_size = std::max(row_size, std::abs(double(r.scores[h](i, j))));
       for (long j = 0; j < static_cast<long>(r.key_tokens.size()); ++j) {
         const bool masked = v.masked[static_cast<std::size_t>(j)] != 0;
         CHECK(masked == std::isinf(r.scores[h](i, j)));
-        if (!masked) worst_score = std::max(worst_score, std::abs(double(v.scores_raw(j) - r.scores[h](i, j))));
+        // 1e-5 relative to the row's largest |score| (at least 1): float32's spacing at
+        // stories260K's scores of 30 is 1.9e-6, and products of ±70 cancel into small scores, so
+        // the engine's GEMM and this sum, rounding in different orders, differ by ~1e-5 there.
+        if (!masked) worst_score = std::max(worst_score, std::abs(double(v.scores_raw(j) - r.scores[h](i, j))) / row_size);
         worst_weight = std::max(worst_weight, std::abs(double(v.weights(j) - r.weights[h](i, j))));
         // scores_raw is scale · Σ_d products: the products are what the score is made of.
         worst_sum = std::max(worst_sum, std::abs(double(v.scale * v.products.row(j).sum() - v.scores_raw(j))));
@@ -91,7 +97,7 @@ TEST_CASE("neuron_view: scores, weights and output equal the engine's, every hea
       for (long d = 0; d < v.output.size(); ++d)
         worst_output = std::max(worst_output, std::abs(double(v.output(d) - r.head_outputs[h](i, d))));
       CHECK(worst_score < 1e-5);
-      CHECK(worst_weight < 1e-6);
+      CHECK(worst_weight < 1e-5);
       CHECK(worst_output < 1e-5);
       CHECK(worst_sum < 1e-5);
       CHECK_THAT(v.weights.sum(), WithinAbs(1.0, 1e-6));
@@ -227,11 +233,14 @@ TEST_CASE("explain: explain.json has the issue's fields, a masked score null", "
   const test::RunResult r = test::run_with(o);
   REQUIRE(r.code == 0);
   const nlohmann::json e = nlohmann::json::parse(test::read_file(dir.file("out/explain.json")));
-  std::vector<std::string> keys;
-  for (const auto& item : e.items()) keys.push_back(item.key());
-  CHECK(keys == std::vector<std::string>{"format", "version", "query_tokens", "key_tokens", "query", "scale", "q", "k",
-                                         "products", "scores_raw", "scores", "weights", "masked", "v", "weighted_values",
-                                         "output", "circuits", "qk_top_tokens"});
+  std::set<std::string> keys, circuits;
+  for (const auto& item : e.items()) keys.insert(item.key());
+  for (const auto& item : e["circuits"].items()) circuits.insert(item.key());
+  CHECK(keys == std::set<std::string>{"format", "version", "query_tokens", "key_tokens", "query", "scale", "q", "k",
+                                      "products", "scores_raw", "scores", "weights", "masked", "v", "weighted_values",
+                                      "output", "circuits", "qk_top_tokens"});
+  CHECK(circuits == std::set<std::string>{"qk_singular_values", "ov_singular_values", "ov_eigenvalues", "copying_score",
+                                          "folded"});
   CHECK(e["format"] == "attnviz.explain");
   CHECK(e["version"] == 1);
   CHECK(e["query"] == 3);

@@ -39,7 +39,10 @@ NeuronView neuron_view(const LayerInputs& in, int head, long query) {
   }
   view.q = q.row(0).transpose();
   view.products = view.k.array().rowwise() * q.row(0).array();                        // [n_k, d_k]
-  view.scores_raw = view.scale * view.products.rowwise().sum();                        // [n_k]
+  // Summed in float64, so that scores_raw = scale·Σ_d products holds to the last bit of float32.
+  // The engine's GEMM ((scale·q)·kᵀ over all heads at once) rounds in its own order: the two
+  // agree to float32's spacing (about 1e-5 at stories260K's scores of 30), not bit for bit.
+  view.scores_raw = (static_cast<double>(view.scale) * view.products.cast<double>().rowwise().sum()).cast<Scalar>();  // [n_k]
 
   MaskMatrix row_allowed(1, n_k);
   if (in.allowed != nullptr && in.allowed->size() != 0) row_allowed = in.allowed->row(query);

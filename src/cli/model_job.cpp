@@ -194,11 +194,11 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
   const DecoderModel& model = *loaded.model;
   const Vocabulary* vocab = loaded.vocab.get();
   const DecoderConfig& c = model.config();
+  if (probe && probe->check) probe->check(summary_of(c));  // before --layers, which the probe's caller chose
   const LayerSelection layers = parse_layer_selection(o.layers, c.num_layers);
 
   ModelRunInfo info;
   info.model = summary_of(c);
-  if (probe && probe->check) probe->check(info.model);
   info.token_ids = input_ids(o, vocab);
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());

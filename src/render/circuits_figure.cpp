@@ -19,6 +19,10 @@ constexpr int kBarPx = 6;           // one singular value's bar (with its gap)
 constexpr int kPanelGapPx = 12;
 constexpr int kFramePx = 2;
 constexpr int kListTokens = 8;
+constexpr int kTokenPadPx = 3;     // inside a token's box
+constexpr int kTokenGapPx = 4;     // between token boxes
+constexpr int kTokenRowPx = 20;
+constexpr Rgb kTokenBox{236, 236, 236};
 constexpr Rgb kBackground{255, 255, 255};
 constexpr Rgb kTextColour{34, 34, 34};
 constexpr Rgb kNoteColour{90, 90, 90};
@@ -52,11 +56,69 @@ void draw_spectrum(Image& image, const std::vector<double>& values, double top, 
   }
 }
 
-std::string joined(const Tokens& tokens) {
-  std::string out;
-  for (std::size_t i = 0; i < tokens.size() && i < static_cast<std::size_t>(kListTokens); ++i)
-    out += (i ? "  " : "") + display_label(tokens[i]);
-  return out;
+// The token lists as a table: per direction a "+" row and a "−" row, each with its query tokens
+// and its key tokens, every token in a light box (so that "▁", "," and spaces read as tokens).
+struct TokenRow {
+  std::string label;        // "0 (σ 4.99) +" or "−"
+  Tokens queries, keys;
+};
+struct TokenTable {
+  std::vector<TokenRow> rows;
+  int label_px = 0, queries_px = 0, width_px = 0;
+};
+
+int token_list_px(const Tokens& tokens, const FontSet& fonts) {
+  int w = 0;
+  for (const std::string& t : tokens) w += fonts.text_width_px(display_label(t), kLabelFontPx) + 2 * kTokenPadPx + kTokenGapPx;
+  return w;
+}
+
+TokenTable token_table(const std::vector<QkDirectionTokens>& directions, const FontSet& fonts) {
+  TokenTable t;
+  for (std::size_t i = 0; i < directions.size(); ++i) {
+    const QkDirectionTokens& d = directions[i];
+    t.rows.push_back({std::to_string(i) + " (\u03C3 " + number(d.singular_value) + ")  +", d.query_top, d.key_top});
+    t.rows.push_back({"\u2212", d.query_bottom, d.key_bottom});
+  }
+  int keys_px = 0;
+  for (const TokenRow& row : t.rows) {
+    t.label_px = std::max(t.label_px, fonts.text_width_px(row.label, kLabelFontPx));
+    t.queries_px = std::max(t.queries_px, token_list_px(row.queries, fonts));
+    keys_px = std::max(keys_px, token_list_px(row.keys, fonts));
+  }
+  t.label_px += 10;
+  t.width_px = t.label_px + fonts.text_width_px("queries ", kLabelFontPx) + t.queries_px +
+               fonts.text_width_px("  \u2192 keys ", kLabelFontPx) + keys_px;
+  return t;
+}
+
+int draw_tokens(Image& image, const Tokens& tokens, const FontSet& fonts, int x, int y) {
+  const int line = fonts.line_metrics(kLabelFontPx).line_height_px;
+  for (std::size_t i = 0; i < tokens.size() && i < static_cast<std::size_t>(kListTokens); ++i) {
+    const std::string label = display_label(tokens[i]);
+    const int w = fonts.text_width_px(label, kLabelFontPx) + 2 * kTokenPadPx;
+    image.fill_rect({x, y + 1, w, line}, kTokenBox);
+    fonts.draw(image, label, x + kTokenPadPx, y + 1, kLabelFontPx, kTextColour);
+    x += w + kTokenGapPx;
+  }
+  return x;
+}
+
+void draw_token_table(Image& image, const TokenTable& t, const FontSet& fonts, int x, int y) {
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const TokenRow& row = t.rows[r];
+    const int row_y = y + static_cast<int>(r) * kTokenRowPx;
+    fonts.draw(image, row.label, x + t.label_px - 10 - fonts.text_width_px(row.label, kLabelFontPx), row_y + 1, kLabelFontPx,
+               kNoteColour);
+    int cx = x + t.label_px;
+    fonts.draw(image, "queries ", cx, row_y + 1, kLabelFontPx, kNoteColour);
+    cx += fonts.text_width_px("queries ", kLabelFontPx);
+    draw_tokens(image, row.queries, fonts, cx, row_y);
+    cx += t.queries_px;
+    fonts.draw(image, "  \u2192 keys ", cx, row_y + 1, kLabelFontPx, kNoteColour);
+    cx += fonts.text_width_px("  \u2192 keys ", kLabelFontPx);
+    draw_tokens(image, row.keys, fonts, cx, row_y);
+  }
 }
 
 }  // namespace
@@ -80,32 +142,28 @@ RenderedCircuitsFigure render_circuits_figure(const CircuitsFigureRequest& r, co
   lines.push_back({std::string(r.folded ? "norm gains folded into W_Q, W_K, W_V and W_U" : "no norm gains folded (a single layer)") +
                        (heads.front().copying_score ? "; copy = copying score of the full OV circuit W_E W_V W_O W_U (+1: copies)" : ""),
                    kNoteColour});
-  if (r.directions != nullptr && *r.directions) {
+  const bool has_lists = r.directions != nullptr && r.directions->has_value();
+  if (has_lists)
     lines.push_back({"What " + r.head_labels[static_cast<std::size_t>(r.explained)] +
-                         "'s top QK directions ask for (vocabulary tokens whose embeddings project most on u_i / v_i):",
+                         "'s top QK directions ask for: the vocabulary tokens whose embeddings project most on u_i "
+                         "(queries) and v_i (keys); queries like the + tokens look for keys like the + tokens, and "
+                         "\u2212 for \u2212:",
                      kTextColour});
-    int i = 0;
-    for (const QkDirectionTokens& d : **r.directions) {
-      lines.push_back({"  " + std::to_string(i) + " (\u03C3 " + number(d.singular_value) + ")  queries +: " + joined(d.query_top) +
-                           "   \u2192 keys +: " + joined(d.key_top),
-                       kTextColour});
-      lines.push_back({"                queries \u2212: " + joined(d.query_bottom) + "   \u2192 keys \u2212: " + joined(d.key_bottom),
-                       kNoteColour});
-      ++i;
-    }
-  } else {
-    lines.push_back({"No vocabulary (a single layer): no token lists. Run with --model for them.", kNoteColour});
-  }
+  else
+    lines.push_back({"No vocabulary (a single layer): no token lists; run with --model for them.", kNoteColour});
+  const TokenTable table = has_lists ? token_table(**r.directions, fonts) : TokenTable{};
 
   const int row_label = fonts.text_width_px("OV W_V W_O", kHeaderFontPx) + 8;
   int width = 2 * kMarginPx + row_label + static_cast<int>(heads.size()) * (panel + kPanelGapPx);
   width = std::max(width, 2 * kMarginPx + fonts.text_width_px(r.title, kTitleFontPx));
   for (const auto& line : lines) width = std::max(width, 2 * kMarginPx + fonts.text_width_px(line.first, kLabelFontPx));
+  width = std::max(width, 2 * kMarginPx + table.width_px);
   const int charts = has_ov ? 2 : 1;
   const int panels_y = kMarginPx + title_line + 8;
   const int chart_block = header_line + 2 * label_line + charts * (kChartPx + 8);
   const int lines_y = panels_y + chart_block + 12;
-  const int height = lines_y + static_cast<int>(lines.size()) * label_line + kMarginPx;
+  const int table_y = lines_y + static_cast<int>(lines.size()) * label_line + 4;
+  const int height = table_y + static_cast<int>(table.rows.size()) * kTokenRowPx + kMarginPx;
 
   RenderedCircuitsFigure out;
   out.image = Image(width, height, kBackground);
@@ -141,6 +199,7 @@ RenderedCircuitsFigure render_circuits_figure(const CircuitsFigureRequest& r, co
   }
   for (std::size_t i = 0; i < lines.size(); ++i)
     fonts.draw(image, lines[i].first, kMarginPx, lines_y + static_cast<int>(i) * label_line, kLabelFontPx, lines[i].second);
+  draw_token_table(image, table, fonts, kMarginPx, table_y);
   return out;
 }
 

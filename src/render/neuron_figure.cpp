@@ -90,7 +90,7 @@ Layout lay_out(const NeuronFigureRequest& r, const FontSet& fonts) {
   l.k_x = kMarginPx + l.label_px + 8;
   l.p_x = l.k_x + static_cast<int>(d_k) * l.cell_px + kBlockGapPx;
   l.score_x = l.p_x + static_cast<int>(d_k) * l.cell_px + kBlockGapPx;
-  l.weight_x = l.score_x + kBarPx + kBlockGapPx;
+  l.weight_x = l.score_x + kBarPx + kNumberPx + kBlockGapPx;
   l.v_x = l.weight_x + kBarPx + kNumberPx + kBlockGapPx;
   l.right = l.v_x + static_cast<int>(d_v) * l.cell_px + kMarginPx;
   l.title_y = kMarginPx;
@@ -168,6 +168,8 @@ RenderedNeuronFigure render_neuron_figure(const NeuronFigureRequest& r, const Fo
     const double s = score_limit > 0 ? v.scores_raw(j) / score_limit : 0.0;
     const int s_px = static_cast<int>(std::lround(std::abs(s) * (kBarPx / 2)));
     image.fill_rect({s >= 0 ? zero_x + 1 : zero_x - s_px, y + 1, s_px, bar_h}, s >= 0 ? kPositiveBar : kNegativeBar);
+    if (l.row_px >= label_line - 2 && j % stride == 0)
+      fonts.draw(image, number(v.scores_raw(j)), l.score_x + kBarPx + 4, text_y, kLabelFontPx, kTextColour);
     const int w_px = static_cast<int>(std::lround(v.weights(j) * kBarPx));
     image.fill_rect({l.weight_x, y + 1, kBarPx, bar_h}, Rgb{240, 240, 240});
     image.fill_rect({l.weight_x, y + 1, w_px, bar_h}, kWeightBar);
