@@ -253,3 +253,22 @@ TEST_CASE("explain: explain.json has the issue's fields, a masked score null", "
   CHECK(e["circuits"]["copying_score"].is_null());
   CHECK(e["qk_top_tokens"].is_null());
 }
+
+TEST_CASE("explain: a query whose every key is masked is refused, saying the row has no weights", "[cli][errors]") {
+  // stories260K with key 0 as padding under its causal mask: query 0 may attend to nothing.
+  test::TempDir dir;
+  nlohmann::json layer = nlohmann::json::parse(test::read_file(test::data_file("stories260k/layer0.json")));
+  std::vector<int> mask(layer["tokens"].size(), 1);
+  mask[0] = 0;
+  layer["attention_mask"] = mask;
+  const std::string path = dir.file("padded.json");
+  std::ofstream(path) << layer.dump();
+  Options o = explain_options(path, "0", dir.file("out"));
+  o.query = 0;
+  const test::RunResult r = test::run_with(o);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Contains("--query: 0 (\"<s>\"): every key is masked (causal/padding), so the row has no weights to explain"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("out")));
+  o.query = 1;  // the next query still sees itself
+  CHECK(test::run_with(o).code == 0);
+}
