@@ -207,6 +207,9 @@ def main():
     parser.add_argument("--head", type=int, required=True)
     parser.add_argument("--token-ids")
     parser.add_argument("--layer", type=int, dest="layer_index")
+    parser.add_argument("--view-only", action="store_true",
+                        help="compare the neuron view only (a model's layer against its exported JSON, whose "
+                             "weights are not folded)")
     args = parser.parse_args()
     got = json.load(open(args.explain, encoding="utf-8"))
     if args.token_ids:
@@ -216,6 +219,8 @@ def main():
         layer, source, vocabulary = json.load(open(args.input, encoding="utf-8")), None, None
         source = json.load(open(args.source, encoding="utf-8")) if args.source else None
     diffs = compare(reference(layer, source, args.head, got["query"]), got)
+    if args.view_only:
+        diffs = {k: d for k, d in diffs.items() if k not in ("qk_singular_values", "ov_singular_values", "ov_eigenvalues")}
     if vocabulary is not None:
         copying, lists = vocabulary_reference(layer, args.head, vocabulary)
         diffs["copying_score"] = abs(got["circuits"]["copying_score"] - copying)

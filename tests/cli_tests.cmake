@@ -334,7 +334,7 @@ attnviz_expect(cli_json_as_model 1
 # (scripts/explain_reference.py) on stories260K, USE-Lite, aren-translit and the stories260K GGUF.
 add_test(NAME explain_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/explain_reference_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(explain_reference PROPERTIES PASS_REGULAR_EXPRESSION "6 passed, 0 failed")
+set_tests_properties(explain_reference PROPERTIES PASS_REGULAR_EXPRESSION "7 passed, 0 failed")
 attnviz_bad_run(cli_explain_head_form "attnviz: error: --head: expected L<layer>H<head>"
   explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head 3 -o ${ATTNVIZ_CLI_OUT}/never_written)
 attnviz_bad_run(cli_explain_layer_range "attnviz: error: --head: L5H0: layer 5 does not exist \\(the model has 5 layers, 0-4\\)"

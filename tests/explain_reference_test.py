@@ -2,7 +2,8 @@
 """attnviz explain against scripts/explain_reference.py (float64 NumPy, no code shared with src/),
 within 1e-5: stories260K layer 0 (RoPE, GQA, causal), USE-Lite layer 0 (biases, a rectangular
 W_O), aren-translit decoder layer 2 (cross-attention), and the stories260K GGUF model (folded norm
-gains, the copying score, the QK token lists).
+gains, the copying score, the QK token lists), and the aren-translit CTranslate2 model's cross-attention
+against the layer JSON exported from it.
 
     /usr/bin/python3 tests/explain_reference_test.py build/attnviz
 """
@@ -18,6 +19,7 @@ USE_LITE = os.path.join(DATA, "use-lite/layer0.json")
 AREN = os.path.join(DATA, "aren-translit/atzmon/decoder_layer2.json")
 AREN_SOURCE = os.path.join(DATA, "aren-translit/atzmon/source.json")
 GGUF = os.path.join(DATA, "stories260k/stories260K.gguf")
+AREN_MODEL = os.path.join(DATA, "aren-translit/model")
 IDS = "1,403,407,261,378,432,383,286,261,376,298,315,421,395,317,426"
 
 # (attnviz explain arguments, reference arguments)
@@ -29,6 +31,10 @@ CASES = [
     (["--model", GGUF, "--token-ids", IDS, "--head", "L1H3"], [GGUF, "--token-ids", IDS, "--layer", "1", "--head", "3"]),
     (["--model", GGUF, "--token-ids", IDS, "--head", "L4H6", "--query", "9"],
      [GGUF, "--token-ids", IDS, "--layer", "4", "--head", "6"]),
+    # The CTranslate2 model's own forward pass against the layer it exported (data/aren-translit/
+    # atzmon: the real inputs of decoder layer 2): the neuron view only, as the JSON's W_Q is not folded.
+    (["--model", AREN_MODEL, "--text", "\u0622\u062a\u0632\u0645\u0648\u0646", "--head", "cross.L2H6", "--query", "3"],
+     [AREN, "--source", AREN_SOURCE, "--head", "6", "--view-only"]),
 ]
 
 

@@ -140,7 +140,10 @@ TEST_CASE("head_circuits: OV eigenvalues and the copying score equal the full ma
   layer.w_v = random_matrix(6, 4, 3).cast<Scalar>();
   layer.w_o = random_matrix(4, 6, 4).cast<Scalar>();
   Vector gain = random_matrix(6, 1, 5).cast<Scalar>();
-  const VocabularyCircuit vocab{random_matrix(5, 6, 6), random_matrix(6, 5, 8), {"a", "b", "c", "d", "e"}};
+  VocabularyCircuit vocab;
+  vocab.embedding = random_matrix(5, 6, 6);
+  vocab.unembedding = random_matrix(6, 5, 8);
+  vocab.pieces = {"a", "b", "c", "d", "e"};
   const HeadCircuits c = head_circuits(layer, 1, gain, Vector(), &vocab);
   const Eigen::MatrixXd g = gain.cast<double>().asDiagonal();
   const Eigen::MatrixXd w_v = g * layer.w_v.middleCols(2, 2).cast<double>(), w_o = layer.w_o.middleRows(2, 2).cast<double>();

@@ -73,10 +73,12 @@ HeadCircuits head_circuits(const AttentionLayer& layer, int head, const Vector& 
   if (w_v.rows() != w_o.cols()) return out;
   // W_V W_O [d, d] and W_O W_V [d_v, d_v] have the same nonzero eigenvalues (AB and BA).
   out.ov_eigenvalues = eigenvalues_by_modulus(w_o * w_v);
-  if (vocabulary == nullptr || vocabulary->embedding.rows() != vocabulary->unembedding.cols()) return out;
+  if (vocabulary == nullptr || vocabulary->unembedding.size() == 0 || vocabulary->keys().rows() != vocabulary->unembedding.cols() ||
+      vocabulary->keys().cols() != w_v.rows())
+    return out;
   // Full OV circuit W_E W_V W_O W_U [n_vocab, n_vocab]; its nonzero eigenvalues are those of
   // (W_O W_U)(W_E W_V) [d_v, d_v] (Elhage et al. 2021, "Copying / primarily positive eigenvalues").
-  const WideCircuitMatrix full = (w_o * vocabulary->unembedding) * (vocabulary->embedding * w_v);
+  const WideCircuitMatrix full = (w_o * vocabulary->unembedding) * (vocabulary->keys() * w_v);
   const std::vector<std::complex<double>> lambda = eigenvalues_by_modulus(full);
   std::complex<double> sum = 0;
   double sum_abs = 0;

@@ -26,13 +26,20 @@ struct LowRankSvd {
 };
 LowRankSvd low_rank_svd(const WideCircuitMatrix& a, const WideCircuitMatrix& b);
 
-/// The parts of a whole model that the full OV circuit and the token lists read: W_E [n_vocab,
-/// d_model] (rows = token embeddings) and W_U [d_model, n_vocab] with the final norm's gain
-/// folded into its rows; `pieces` names each vocabulary row.
+/// The parts of a whole model that the full OV circuit and the token lists read: the token
+/// embeddings W_E of the queries' side and of the keys' (and values') side, [n_vocab, d_model]
+/// each (the same matrix for a decoder's self-attention; source and target embeddings for
+/// cross-attention), and W_U [d_model, n_vocab] with the final norm's gain folded into its rows,
+/// or empty when the head's values do not come from the vocabulary W_U predicts (cross- and
+/// encoder attention: no copying score). The pieces name each embedding row.
 struct VocabularyCircuit {
-  WideCircuitMatrix embedding;    ///< W_E [n_vocab, d_model]
-  WideCircuitMatrix unembedding;  ///< diag(g_final)·W_U [d_model, n_vocab]
-  Tokens pieces;                  ///< n_vocab labels
+  WideCircuitMatrix embedding;      ///< W_E of the queries' side [n_vocab_q, d_model]
+  WideCircuitMatrix key_embedding;  ///< W_E of the keys' side [n_vocab_k, d_model]; empty = embedding
+  WideCircuitMatrix unembedding;    ///< diag(g_final)·W_U [d_model, n_vocab], or empty
+  Tokens pieces;                    ///< n_vocab_q labels
+  Tokens key_pieces;                ///< n_vocab_k labels; empty = pieces
+  const WideCircuitMatrix& keys() const { return key_embedding.size() != 0 ? key_embedding : embedding; }
+  const Tokens& key_labels() const { return key_pieces.empty() ? pieces : key_pieces; }
 };
 
 /// One head's circuits (see circuits.hpp's header comment).
@@ -43,7 +50,7 @@ struct HeadCircuits {
   /// by descending modulus; unset without W_O or when W_OV is not square.
   std::optional<std::vector<std::complex<double>>> ov_eigenvalues;
   /// Σλ/Σ|λ| over the eigenvalues of W_E W_V^h W_O^h W_U (through the d_v × d_v matrix
-  /// W_O^h W_U W_E W_V^h); unset without a vocabulary circuit, W_O, or one shared vocabulary.
+  /// W_O^h W_U W_E W_V^h, W_E of the keys' side); unset without W_O or an unembedding.
   std::optional<double> copying_score;
   LowRankSvd qk;  ///< the SVD of W_QK (its u: query side, v: key side)
 };

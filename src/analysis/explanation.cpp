@@ -21,11 +21,11 @@ std::vector<QkDirectionTokens> direction_tokens(const LowRankSvd& qk, const Voca
     QkDirectionTokens d;
     d.singular_value = qk.singular_values[static_cast<std::size_t>(i)];
     const DirectionTokens query = extreme_tokens(vocabulary.embedding, qk.u.col(i), kDirectionTokens);
-    const DirectionTokens key = extreme_tokens(vocabulary.embedding, qk.v.col(i), kDirectionTokens);
+    const DirectionTokens key = extreme_tokens(vocabulary.keys(), qk.v.col(i), kDirectionTokens);
     d.query_top = pieces_of(query.top, vocabulary.pieces);
     d.query_bottom = pieces_of(query.bottom, vocabulary.pieces);
-    d.key_top = pieces_of(key.top, vocabulary.pieces);
-    d.key_bottom = pieces_of(key.bottom, vocabulary.pieces);
+    d.key_top = pieces_of(key.top, vocabulary.key_labels());
+    d.key_bottom = pieces_of(key.bottom, vocabulary.key_labels());
     out.push_back(std::move(d));
   }
   return out;
@@ -40,22 +40,38 @@ Explanation explain_head(const LayerInputs& in, int head, long query, const Circ
     e.layer_circuits.push_back(head_circuits(*in.layer, h, context.query_gain, context.key_gain, context.vocabulary));
   e.circuits = e.layer_circuits[static_cast<std::size_t>(head)];
   e.folded = context.query_gain.size() != 0 || context.key_gain.size() != 0;
-  const bool same_space = in.layer->w_q.rows() == in.layer->w_k.rows();
-  if (context.vocabulary != nullptr && same_space && context.vocabulary->embedding.cols() == in.layer->w_q.rows())
+  if (context.vocabulary != nullptr && context.vocabulary->embedding.cols() == in.layer->w_q.rows() &&
+      context.vocabulary->keys().cols() == in.layer->w_k.rows())
     e.qk_top_tokens = direction_tokens(e.circuits.qk, *context.vocabulary);
   return e;
 }
 
+namespace {
+
+// One label per embedding row; a row without one is named by its id.
+Tokens labels_for(Tokens pieces, Eigen::Index rows) {
+  pieces.resize(static_cast<std::size_t>(rows));
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    if (pieces[i].empty()) pieces[i] = std::to_string(i);
+  return pieces;
+}
+
+}  // namespace
+
 VocabularyCircuit vocabulary_circuit(const Matrix& embedding, const Matrix& output, const Vector& final_gain, Tokens pieces) {
   VocabularyCircuit v;
   v.embedding = embedding.cast<double>();
-  v.unembedding = output.cast<double>().transpose();  // W_U [d, n_vocab]
-  if (final_gain.size() != 0) v.unembedding = final_gain.cast<double>().asDiagonal() * v.unembedding;
-  v.pieces = std::move(pieces);
-  v.pieces.resize(static_cast<std::size_t>(embedding.rows()));
-  for (std::size_t i = 0; i < v.pieces.size(); ++i)
-    if (v.pieces[i].empty()) v.pieces[i] = std::to_string(i);
+  if (output.size() != 0) {
+    v.unembedding = output.cast<double>().transpose();  // W_U [d, n_vocab]
+    if (final_gain.size() != 0) v.unembedding = final_gain.cast<double>().asDiagonal() * v.unembedding;
+  }
+  v.pieces = labels_for(std::move(pieces), embedding.rows());
   return v;
+}
+
+void set_key_vocabulary(VocabularyCircuit& v, const Matrix& key_embedding, Tokens key_pieces) {
+  v.key_embedding = key_embedding.cast<double>();
+  v.key_pieces = labels_for(std::move(key_pieces), key_embedding.rows());
 }
 
 }  // namespace attnviz

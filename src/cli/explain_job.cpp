@@ -113,46 +113,72 @@ Explanation explain_layer(const Options& options, std::vector<std::string>& warn
   return e;
 }
 
+// The vocabulary side of the circuits for the explained block: a decoder's self-attention reads
+// and predicts one vocabulary (W_E both sides, W_U: a copying score); an encoder-decoder's
+// encoder reads source tokens, its cross-attention target queries over source keys, and neither
+// has values from the vocabulary W_U predicts (no copying score).
+VocabularyCircuit block_vocabulary(const OutputWeights& w, const std::string& block) {
+  if (block.empty() || block == "dec") return vocabulary_circuit(w.embedding, w.output, w.final_gain, w.pieces);
+  if (block == "enc") return vocabulary_circuit(w.source_embedding, Matrix(), Vector(), w.source_pieces);
+  VocabularyCircuit v = vocabulary_circuit(w.embedding, Matrix(), Vector(), w.pieces);
+  set_key_vocabulary(v, w.source_embedding, w.source_pieces);
+  return v;
+}
+
+// Refuses a head form that does not fit the model: a block name on a decoder-only model, none on
+// an encoder-decoder.
+void check_block(const LayerHead& head, const std::string& given, bool encoder_decoder) {
+  if (!encoder_decoder && !head.block.empty())
+    throw UsageError::bad_option("--head", given + ": the model is decoder-only; give L<layer>H<head> (e.g. L0H3)");
+  if (encoder_decoder && head.block.empty())
+    throw UsageError::bad_option("--head", given + ": the model is an encoder-decoder; name the block: enc." + given +
+                                               " (encoder self-attention), dec." + given + " (decoder self-attention) or cross." +
+                                               given + " (cross-attention)");
+}
+
 Explanation explain_model(const Options& options, std::vector<std::string>& warnings) {
   const LayerHead head = parse_explain_head(options.explain_head, true);
-  if (is_encoder_decoder_model(options))
-    throw UsageError::bad_option("--model", options.model + " is an encoder-decoder model, which explain does not run yet: "
-                                             "give one of its layers as JSON (SENTENCE WEIGHTS, --source for cross-attention)");
+  check_block(head, options.explain_head, is_encoder_decoder_model(options));
   if (options.layers != "all") throw UsageError::bad_option("--layers", "is not for explain: --head names the layer (L2H5)");
   Options run = options;
   run.layers = std::to_string(head.layer);
   std::optional<OwnedLayer> captured;
-  Tokens tokens;
+  Tokens query_tokens, key_tokens;
   ModelProbe probe;
   probe.want_output = true;
   probe.check = [&](const ModelSummary& model) {
-    if (!head.block.empty())
-      throw UsageError::bad_option("--head", options.explain_head + ": " + model.name + " is a decoder-only model; give " +
-                                                 "L<layer>H<head> (e.g. L0H3)");
     if (head.layer >= model.num_layers)
       throw UsageError::bad_option("--head", options.explain_head + ": layer " + std::to_string(head.layer) +
                                                  " does not exist (the model has " + std::to_string(model.num_layers) +
                                                  " layers, " + range_text(model.num_layers) + ")");
     check_head(head, model.num_heads, options.explain_head);
   };
+  const auto wanted = [&](int layer, const std::string& stack, const std::string& kind) {
+    return layer == head.layer && (head.block.empty() || block_name(stack, kind) == head.block);
+  };
   probe.block = [&](const BlockInputs& b) {
-    if (b.layer != head.layer) return;
+    if (!wanted(b.layer, b.stack, b.kind)) return;
     const LayerInputs& in = b.inputs;
     captured = OwnedLayer{*in.layer, *in.x_q, *in.x_kv, in.allowed ? *in.allowed : MaskMatrix(),
                           in.rope ? *in.rope : std::nullopt, b.query_gain, b.key_gain};
   };
-  const BlockSink sink = [&](AttentionBlock&& block) { tokens = block.record.query_tokens; };
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    if (!wanted(block.layer, block.stack, block.kind)) return;
+    query_tokens = block.record.query_tokens;
+    key_tokens = block.record.key_tokens;
+  };
   const ModelRunInfo info = run_model(run, sink, warnings, memory_budget_bytes(options), {}, &probe);
-  if (!captured || !probe.output) throw InputError(options.model + ": the forward pass did not reach layer " + std::to_string(head.layer));
-  const long query = choose_query(options, tokens, captured->allowed);
-  const OutputWeights& w = *probe.output;
-  const VocabularyCircuit vocabulary = vocabulary_circuit(w.embedding, w.output, w.final_gain, w.pieces);
+  if (!captured || !probe.output || query_tokens.empty())
+    throw UsageError::bad_option("--head", options.explain_head + ": the model has no such block (its " +
+                                               (head.block == "enc" ? "encoder" : "decoder") + " has fewer layers)");
+  const long query = choose_query(options, query_tokens, captured->allowed);
+  const VocabularyCircuit vocabulary = block_vocabulary(*probe.output, head.block);
   Explanation e = explain_head(captured->inputs(), head.head, query,
                                CircuitContext{captured->query_gain, captured->key_gain, &vocabulary});
-  e.head_name = model_head_name("", head.layer, head.head);
+  e.head_name = model_head_name(head.block, head.layer, head.head);
   e.model = info.model.name;
-  e.query_tokens = tokens;
-  e.key_tokens = tokens;
+  e.query_tokens = query_tokens;
+  e.key_tokens = key_tokens;
   return e;
 }
 

@@ -259,7 +259,7 @@ ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<st
 // A CTranslate2 encoder-decoder: the source from --source-tokens or --text, the target decoded
 // greedily (at most --generate tokens, default 256) or forced by --target-tokens.
 ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings,
-                                 double memory_budget) {
+                                 double memory_budget, ModelProbe* probe) {
   if (o.token_ids) throw UsageError::bad_option("--token-ids", "is for decoder-only models; give --source-tokens or --text");
   if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
   if (o.target_tokens && o.generate >= 0)
@@ -273,6 +273,7 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
   request.layers = parse_layer_selection(o.layers, 0);
   request.want_last_logits = o.logits;
   request.memory_budget_bytes = memory_budget;
+  request.probe = probe;
   return run_ct2_model(request, sink, warnings);
 }
 
@@ -294,7 +295,7 @@ void check_layer_run_options(const Options& options) {
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept, ModelProbe* probe) {
   refuse_layer_options(options);
-  if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget);
+  if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget, probe);
   if (options.source_tokens || options.target_tokens)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");

@@ -34,7 +34,7 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 /// --token-ids…, a --token-ids id outside the vocabulary), InputError (the model file, a --text
 /// token the tokenizer has but the model's embedding lacks, a text longer than the context),
 /// LimitError (the forward pass plus what `kept` says the sink keeps over `memory_budget`
-/// bytes, estimated before computing). `probe` (decoder-only models), when given, sees the model's
+/// bytes, estimated before computing). `probe`, when given, sees the model's
 /// shape before the pass and every selected block's inputs, and gets the output weights after.
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept = {}, ModelProbe* probe = nullptr);

@@ -28,12 +28,15 @@ using BlockProbe = std::function<void(const BlockInputs&)>;
 
 /// The model's token embeddings W_E [n_vocab, d_model], its output matrix as stored
 /// [n_vocab, d_model] (logits = norm(x)·outputᵀ), the final norm's gain [d_model] (empty when
-/// none) and each vocabulary row's piece ("" when unknown).
+/// none) and each vocabulary row's piece ("" when unknown); for an encoder-decoder, W_E and the
+/// pieces are the target side's, and the source side's embeddings follow.
 struct OutputWeights {
   Matrix embedding;
   Matrix output;
   Vector final_gain;
   Tokens pieces;
+  Matrix source_embedding;  ///< [n_source_vocab, d_model]; empty for decoder-only models
+  Tokens source_pieces;
 };
 
 /// Hooks into a model run (run_model's `probe`): `check` sees the model's shape before the

@@ -269,8 +269,11 @@ int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, std::int32
 
 OutputWeights DecoderModel::output_weights() const {
   const DecoderConfig& c = config_;
-  return OutputWeights{weights_->matrix("token_embd.weight", c.n_vocab, c.d_model), output_matrix(),
-                       weights_->vector("output_norm.weight", c.d_model), {}};
+  OutputWeights w;
+  w.embedding = weights_->matrix("token_embd.weight", c.n_vocab, c.d_model);
+  w.output = output_matrix();
+  w.final_gain = weights_->vector("output_norm.weight", c.d_model);
+  return w;
 }
 
 double DecoderModel::cache_bytes(double n) const {
