@@ -16,6 +16,8 @@
 #include "cli/attention_job.hpp"
 #include "cli/explain_job.hpp"
 #include "core/error.hpp"
+#include "render/font.hpp"
+#include "render/neuron_figure.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
@@ -274,4 +276,38 @@ TEST_CASE("explain: a query whose every key is masked is refused, saying the row
   CHECK_FALSE(std::filesystem::exists(dir.file("out")));
   o.query = 1;  // the next query still sees itself
   CHECK(test::run_with(o).code == 0);
+}
+
+TEST_CASE("explain: --format png,svg,html writes the pictures as SVG and a page that switches queries", "[cli][render]") {
+  test::TempDir dir;
+  Options o = explain_options(test::data_file("stories260k/layer0.json"), "5", dir.file("out"));
+  o.formats = {"png", "svg", "html"};
+  o.query = 10;
+  const test::RunResult r = test::run_with(o);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Contains("wrote explain.json, explain.png, circuits.png, explain.svg, circuits.svg, explain.html"));
+  const std::string svg = test::read_file(dir.file("out/explain.svg"));
+  CHECK_THAT(svg, Contains("<svg") && Contains(">k (key vectors)</text>") && Contains("\u2581Once"));
+  const std::string html = test::read_file(dir.file("out/explain.html"));
+  // Every query's view is in the page (the script switches between them), the one asked first.
+  CHECK_THAT(html, Contains("\"first_query\":10") && Contains("addEventListener(\"click\""));
+  CHECK(std::count(html.begin(), html.end(), '{') > 32);
+  CHECK(html.find("innerHTML") == std::string::npos);
+}
+
+TEST_CASE("render_neuron_figure: masked keys are grey, every part inside the picture", "[render]") {
+  const Case c = layer_case(test::data_file("stories260k/layer0.json"));
+  const NeuronView v = neuron_view(c.inputs(), 5, 3);
+  const FontSet fonts({default_font_path()}, nullptr);
+  const RenderedNeuronFigure f =
+      render_neuron_figure(NeuronFigureRequest{"t", "q", c.record.key_tokens, &v, 4096}, fonts);
+  REQUIRE(f.image.width_px() == f.width_px);
+  for (const Rect& part : {f.q_cells, f.key_cells, f.product_cells, f.value_cells, f.output_cells})
+    CHECK((part.x_px >= 0 && part.right_px() <= f.image.width_px() && part.bottom_px() <= f.image.height_px()));
+  CHECK(f.key_cells.height_px == 32 * f.row_px);
+  // Key 10 is masked for query 3: its products and weighted value are grey; key 1's are not.
+  const int masked_y = f.product_cells.y_px + 10 * f.row_px + f.row_px / 2, open_y = f.product_cells.y_px + f.row_px + f.row_px / 2;
+  CHECK(f.image.at(f.product_cells.x_px + 1, masked_y) == Rgb{225, 225, 225});
+  CHECK(f.image.at(f.value_cells.x_px + 1, masked_y) == Rgb{225, 225, 225});
+  CHECK_FALSE(f.image.at(f.product_cells.x_px + 1, open_y) == Rgb{225, 225, 225});
 }

@@ -16,6 +16,7 @@
 #include "model/block_probe.hpp"
 #include "cli/picture_fonts.hpp"
 #include "render/circuits_figure.hpp"
+#include "render/explain_page.hpp"
 #include "render/neuron_figure.hpp"
 #include "render/png.hpp"
 
@@ -71,30 +72,64 @@ std::vector<std::string> layer_head_labels(const Explanation& e) {
   return labels;
 }
 
-void add_pictures(const Options& options, const Explanation& e, OutputSet& files) {
+// explain.png and circuits.png (png), their .svg (svg), explain.html (html: every query of the
+// head, from `all_views`).
+void add_pictures(const Options& options, const Explanation& e, const std::vector<std::optional<NeuronView>>& all_views,
+                  OutputSet& files) {
   const FontSet fonts = picture_fonts(options);
   const std::filesystem::path folder(options.output);
   const std::string query = e.query_tokens[static_cast<std::size_t>(e.view.query)];
-  NeuronFigureRequest neuron{title_of(e) + " \u00B7 query " + std::to_string(e.view.query) + " \u201C" + query + "\u201D",
-                             query, e.key_tokens, &e.view, options.max_size_px};
-  files.add((folder / "explain.png").string(), encode_png(render_neuron_figure(neuron, fonts).image));
+  const NeuronFigureRequest neuron{title_of(e) + " \u00B7 query " + std::to_string(e.view.query) + " \u201C" + query + "\u201D",
+                                   query, e.key_tokens, &e.view, options.max_size_px};
   const CircuitsFigureRequest circuits{title_of(e) + ": QK and OV circuits beside the layer's other heads",
                                        layer_head_labels(e), &e.layer_circuits, e.view.head, &e.qk_top_tokens, e.folded};
-  files.add((folder / "circuits.png").string(), encode_png(render_circuits_figure(circuits, fonts).image));
+  if (wants_format(options, "png")) {
+    files.add((folder / "explain.png").string(), encode_png(render_neuron_figure(neuron, fonts).image));
+    files.add((folder / "circuits.png").string(), encode_png(render_circuits_figure(circuits, fonts).image));
+  }
+  if (wants_format(options, "svg")) {
+    files.add((folder / "explain.svg").string(), svg_document({neuron_figure_svg(neuron, fonts)}));
+    files.add((folder / "circuits.svg").string(), svg_document({circuits_figure_svg(circuits, fonts)}));
+  }
+  if (wants_format(options, "html"))
+    files.add((folder / "explain.html").string(),
+              explain_page_html(ExplainPage{title_of(e), e.query_tokens, e.key_tokens, all_views, e.view.query}));
 }
 
-void write_outputs(const Options& options, const Explanation& e, std::ostream& out) {
+// The head's neuron view at every query (nullopt where every key is masked), for explain.html.
+std::vector<std::optional<NeuronView>> every_query(const LayerInputs& in, int head) {
+  std::vector<std::optional<NeuronView>> views;
+  for (long i = 0; i < in.x_q->rows(); ++i) {
+    const bool fully_masked = in.allowed != nullptr && in.allowed->size() != 0 && in.allowed->row(i).cast<int>().sum() == 0;
+    views.push_back(fully_masked ? std::nullopt : std::optional<NeuronView>(neuron_view(in, head, i)));
+  }
+  return views;
+}
+
+void write_outputs(const Options& options, const Explanation& e, const std::vector<std::optional<NeuronView>>& all_views,
+                   std::ostream& out) {
   OutputSet files;
   files.create_directory(options.output);
   files.add((std::filesystem::path(options.output) / "explain.json").string(), explanation_to_json(e));
-  add_pictures(options, e, files);
+  add_pictures(options, e, all_views, files);
   files.protect(input_files(options));
   files.commit();
-  out << "wrote explain.json, explain.png and circuits.png to " << options.output << "/ (" << e.head_name << ", query " << e.view.query << " \""
+  std::string names = "explain.json";
+  for (const std::string& path : files.paths()) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    if (name != "explain.json") names += ", " + name;
+  }
+  out << "wrote " << names << " to " << options.output << "/ (" << e.head_name << ", query " << e.view.query << " \""
       << e.query_tokens[static_cast<std::size_t>(e.view.query)] << "\")\n";
 }
 
-Explanation explain_layer(const Options& options, std::vector<std::string>& warnings, PhaseTimer& timer) {
+// An explanation with, for explain.html, the head's view at every query.
+struct ExplainRun {
+  Explanation e;
+  std::vector<std::optional<NeuronView>> all_views;
+};
+
+ExplainRun explain_layer(const Options& options, std::vector<std::string>& warnings, PhaseTimer& timer) {
   const LayerHead head = parse_explain_head(options.explain_head, false);
   const PreparedLayer p = prepare_layer(options, warnings, &timer);
   const AttentionLayer& layer = p.in.weights.layer;
@@ -110,7 +145,7 @@ Explanation explain_layer(const Options& options, std::vector<std::string>& warn
   e.model = !p.in.weights.model.empty() ? p.in.weights.model : p.in.queries.model;
   e.query_tokens = p.in.queries.tokens;
   e.key_tokens = p.in.keys().tokens;
-  return e;
+  return {std::move(e), wants_format(options, "html") ? every_query(inputs, head.head) : std::vector<std::optional<NeuronView>>()};
 }
 
 // The vocabulary side of the circuits for the explained block: a decoder's self-attention reads
@@ -136,7 +171,7 @@ void check_block(const LayerHead& head, const std::string& given, bool encoder_d
                                                given + " (cross-attention)");
 }
 
-Explanation explain_model(const Options& options, std::vector<std::string>& warnings) {
+ExplainRun explain_model(const Options& options, std::vector<std::string>& warnings) {
   const LayerHead head = parse_explain_head(options.explain_head, true);
   check_block(head, options.explain_head, is_encoder_decoder_model(options));
   if (options.layers != "all") throw UsageError::bad_option("--layers", "is not for explain: --head names the layer (L2H5)");
@@ -179,7 +214,8 @@ Explanation explain_model(const Options& options, std::vector<std::string>& warn
   e.model = info.model.name;
   e.query_tokens = query_tokens;
   e.key_tokens = key_tokens;
-  return e;
+  return {std::move(e), wants_format(options, "html") ? every_query(captured->inputs(), head.head)
+                                                      : std::vector<std::optional<NeuronView>>()};
 }
 
 }  // namespace
@@ -208,11 +244,9 @@ LayerHead parse_explain_head(const std::string& text, bool model) {
 
 void run_explain(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the folder for explain.json and the pictures");
-  if (options.formats != std::vector<std::string>{"png"})
-    throw UsageError::bad_option("--format", "explain draws PNG pictures only (explain.png, circuits.png); leave --format out");
-  const Explanation e = is_model_run(options) ? explain_model(options, warnings) : explain_layer(options, warnings, timer);
+  const ExplainRun r = is_model_run(options) ? explain_model(options, warnings) : explain_layer(options, warnings, timer);
   timer.lap("compute");
-  write_outputs(options, e, out);
+  write_outputs(options, r.e, r.all_views, out);
   timer.lap("write");
 }
 

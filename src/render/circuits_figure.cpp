@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "render/canvas.hpp"
+#include "render/svg_grid.hpp"
 #include "render/token_label.hpp"
 
 namespace attnviz {
@@ -47,12 +49,12 @@ double largest(const std::vector<HeadCircuits>& heads, bool ov) {
 }
 
 // Bars of `values` (descending) scaled so that `top` fills the chart, from the chart's bottom.
-void draw_spectrum(Image& image, const std::vector<double>& values, double top, const Rect& chart, Rgb colour) {
-  image.fill_rect({chart.x_px, chart.bottom_px() - 1, chart.width_px, 1}, kAxisColour);
+void draw_spectrum(Canvas& canvas, const std::vector<double>& values, double top, const Rect& chart, Rgb colour) {
+  canvas.rect({chart.x_px, chart.bottom_px() - 1, chart.width_px, 1}, kAxisColour);
   const int bar = std::max(1, std::min(kBarPx, chart.width_px / static_cast<int>(std::max<std::size_t>(1, values.size()))));
   for (std::size_t i = 0; i < values.size(); ++i) {
     const int h = top > 0 ? static_cast<int>(values[i] / top * chart.height_px + 0.5) : 0;
-    image.fill_rect({chart.x_px + static_cast<int>(i) * bar, chart.bottom_px() - h, std::max(1, bar - 1), h}, colour);
+    canvas.rect({chart.x_px + static_cast<int>(i) * bar, chart.bottom_px() - h, std::max(1, bar - 1), h}, colour);
   }
 }
 
@@ -92,38 +94,37 @@ TokenTable token_table(const std::vector<QkDirectionTokens>& directions, const F
   return t;
 }
 
-int draw_tokens(Image& image, const Tokens& tokens, const FontSet& fonts, int x, int y) {
+int draw_tokens(Canvas& canvas, const Tokens& tokens, const FontSet& fonts, int x, int y) {
   const int line = fonts.line_metrics(kLabelFontPx).line_height_px;
   for (std::size_t i = 0; i < tokens.size() && i < static_cast<std::size_t>(kListTokens); ++i) {
     const std::string label = display_label(tokens[i]);
     const int w = fonts.text_width_px(label, kLabelFontPx) + 2 * kTokenPadPx;
-    image.fill_rect({x, y + 1, w, line}, kTokenBox);
-    fonts.draw(image, label, x + kTokenPadPx, y + 1, kLabelFontPx, kTextColour);
+    canvas.rect({x, y + 1, w, line}, kTokenBox);
+    canvas.text(label, x + kTokenPadPx, y + 1, kLabelFontPx, kTextColour);
     x += w + kTokenGapPx;
   }
   return x;
 }
 
-void draw_token_table(Image& image, const TokenTable& t, const FontSet& fonts, int x, int y) {
+void draw_token_table(Canvas& canvas, const TokenTable& t, const FontSet& fonts, int x, int y) {
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     const TokenRow& row = t.rows[r];
     const int row_y = y + static_cast<int>(r) * kTokenRowPx;
-    fonts.draw(image, row.label, x + t.label_px - 10 - fonts.text_width_px(row.label, kLabelFontPx), row_y + 1, kLabelFontPx,
+    canvas.text(row.label, x + t.label_px - 10 - fonts.text_width_px(row.label, kLabelFontPx), row_y + 1, kLabelFontPx,
                kNoteColour);
     int cx = x + t.label_px;
-    fonts.draw(image, "queries ", cx, row_y + 1, kLabelFontPx, kNoteColour);
+    canvas.text("queries ", cx, row_y + 1, kLabelFontPx, kNoteColour);
     cx += fonts.text_width_px("queries ", kLabelFontPx);
-    draw_tokens(image, row.queries, fonts, cx, row_y);
+    draw_tokens(canvas, row.queries, fonts, cx, row_y);
     cx += t.queries_px;
-    fonts.draw(image, "  \u2192 keys ", cx, row_y + 1, kLabelFontPx, kNoteColour);
+    canvas.text("  \u2192 keys ", cx, row_y + 1, kLabelFontPx, kNoteColour);
     cx += fonts.text_width_px("  \u2192 keys ", kLabelFontPx);
-    draw_tokens(image, row.keys, fonts, cx, row_y);
+    draw_tokens(canvas, row.keys, fonts, cx, row_y);
   }
 }
 
-}  // namespace
-
-RenderedCircuitsFigure render_circuits_figure(const CircuitsFigureRequest& r, const FontSet& fonts) {
+// Lays out and draws on `target`, or (null) on out.image, made here at the picture's size.
+void draw(const CircuitsFigureRequest& r, const FontSet& fonts, Canvas* target, RenderedCircuitsFigure& out) {
   const std::vector<HeadCircuits>& heads = *r.heads;
   const int label_line = fonts.line_metrics(kLabelFontPx).line_height_px;
   const int header_line = fonts.line_metrics(kHeaderFontPx).line_height_px;
@@ -165,42 +166,59 @@ RenderedCircuitsFigure render_circuits_figure(const CircuitsFigureRequest& r, co
   const int table_y = lines_y + static_cast<int>(lines.size()) * label_line + 4;
   const int height = table_y + static_cast<int>(table.rows.size()) * kTokenRowPx + kMarginPx;
 
-  RenderedCircuitsFigure out;
-  out.image = Image(width, height, kBackground);
-  Image& image = out.image;
-  fonts.draw(image, r.title, kMarginPx, kMarginPx, kTitleFontPx, kTextColour);
+  out.width_px = width;
+  out.height_px = height;
+  if (target == nullptr) out.image = Image(width, height, kBackground);
+  ImageCanvas raster(out.image, fonts);
+  Canvas& canvas = target != nullptr ? *target : raster;
+  canvas.text(r.title, kMarginPx, kMarginPx, kTitleFontPx, kTextColour);
   const int chart_y = panels_y + header_line + 2 * label_line;
-  fonts.draw(image, "QK W_Q W_K\u1D40", kMarginPx, chart_y + kChartPx / 2 - label_line / 2, kLabelFontPx, kQkColour);
-  if (has_ov) fonts.draw(image, "OV W_V W_O", kMarginPx, chart_y + kChartPx + 8 + kChartPx / 2 - label_line / 2, kLabelFontPx, kOvColour);
+  canvas.text("QK W_Q W_K\u1D40", kMarginPx, chart_y + kChartPx / 2 - label_line / 2, kLabelFontPx, kQkColour);
+  if (has_ov) canvas.text("OV W_V W_O", kMarginPx, chart_y + kChartPx + 8 + kChartPx / 2 - label_line / 2, kLabelFontPx, kOvColour);
   for (std::size_t h = 0; h < heads.size(); ++h) {
     const int x = kMarginPx + row_label + static_cast<int>(h) * (panel + kPanelGapPx);
     const HeadCircuits& c = heads[h];
-    fonts.draw(image, r.head_labels[h], x, panels_y, kHeaderFontPx, kTextColour);
-    fonts.draw(image, "\u03C3\u2081 " + number(c.qk_singular_values.empty() ? 0.0 : c.qk_singular_values.front()), x,
+    canvas.text(r.head_labels[h], x, panels_y, kHeaderFontPx, kTextColour);
+    canvas.text("\u03C3\u2081 " + number(c.qk_singular_values.empty() ? 0.0 : c.qk_singular_values.front()), x,
                panels_y + header_line, kLabelFontPx, kNoteColour);
     if (c.copying_score)
-      fonts.draw(image, "copy " + number(*c.copying_score, "%+.2f"), x, panels_y + header_line + label_line, kLabelFontPx,
+      canvas.text("copy " + number(*c.copying_score, "%+.2f"), x, panels_y + header_line + label_line, kLabelFontPx,
                  kNoteColour);
     const Rect qk{x, chart_y, panel, kChartPx};
-    draw_spectrum(image, c.qk_singular_values, qk_top, qk, kQkColour);
+    draw_spectrum(canvas, c.qk_singular_values, qk_top, qk, kQkColour);
     out.qk_charts.push_back(qk);
     if (has_ov && c.ov_singular_values) {
       const Rect ov{x, chart_y + kChartPx + 8, panel, kChartPx};
-      draw_spectrum(image, *c.ov_singular_values, ov_top, ov, kOvColour);
+      draw_spectrum(canvas, *c.ov_singular_values, ov_top, ov, kOvColour);
       out.ov_charts.push_back(ov);
     }
     if (static_cast<int>(h) == r.explained) {
       const Rect frame{x - 4, panels_y - 3, panel + 8, chart_block + 3};
-      image.fill_rect({frame.x_px, frame.y_px, frame.width_px, kFramePx}, kFrameColour);
-      image.fill_rect({frame.x_px, frame.bottom_px() - kFramePx, frame.width_px, kFramePx}, kFrameColour);
-      image.fill_rect({frame.x_px, frame.y_px, kFramePx, frame.height_px}, kFrameColour);
-      image.fill_rect({frame.right_px() - kFramePx, frame.y_px, kFramePx, frame.height_px}, kFrameColour);
+      canvas.rect({frame.x_px, frame.y_px, frame.width_px, kFramePx}, kFrameColour);
+      canvas.rect({frame.x_px, frame.bottom_px() - kFramePx, frame.width_px, kFramePx}, kFrameColour);
+      canvas.rect({frame.x_px, frame.y_px, kFramePx, frame.height_px}, kFrameColour);
+      canvas.rect({frame.right_px() - kFramePx, frame.y_px, kFramePx, frame.height_px}, kFrameColour);
     }
   }
   for (std::size_t i = 0; i < lines.size(); ++i)
-    fonts.draw(image, lines[i].first, kMarginPx, lines_y + static_cast<int>(i) * label_line, kLabelFontPx, lines[i].second);
-  draw_token_table(image, table, fonts, kMarginPx, table_y);
+    canvas.text(lines[i].first, kMarginPx, lines_y + static_cast<int>(i) * label_line, kLabelFontPx, lines[i].second);
+  draw_token_table(canvas, table, fonts, kMarginPx, table_y);
+}
+
+}  // namespace
+
+RenderedCircuitsFigure render_circuits_figure(const CircuitsFigureRequest& request, const FontSet& fonts) {
+  RenderedCircuitsFigure out;
+  draw(request, fonts, nullptr, out);
   return out;
+}
+
+SvgPicture circuits_figure_svg(const CircuitsFigureRequest& request, const FontSet& fonts) {
+  SvgCanvas canvas(fonts);
+  RenderedCircuitsFigure out;
+  draw(request, fonts, &canvas, out);
+  return SvgPicture{out.width_px, out.height_px, "",
+                    "<g font-family=\"" + std::string(kSvgFontFamily) + "\">\n" + canvas.body() + "</g>\n"};
 }
 
 }  // namespace attnviz

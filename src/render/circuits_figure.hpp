@@ -11,6 +11,7 @@
 #include "analysis/explanation.hpp"
 #include "render/font.hpp"
 #include "render/image.hpp"
+#include "render/svg_document.hpp"
 
 namespace attnviz {
 
@@ -26,11 +27,15 @@ struct CircuitsFigureRequest {
 
 /// Where the parts went (for tests).
 struct RenderedCircuitsFigure {
-  Image image;
+  Image image;          ///< empty when drawn as SVG
+  int width_px = 0, height_px = 0;
   std::vector<Rect> qk_charts, ov_charts;  ///< one per head (ov_charts empty without W_O)
 };
 
 /// Lays out and draws the spectra and the token lists.
 RenderedCircuitsFigure render_circuits_figure(const CircuitsFigureRequest& request, const FontSet& fonts);
+
+/// The same picture as SVG elements (rectangles and text), laid out with the same fonts.
+SvgPicture circuits_figure_svg(const CircuitsFigureRequest& request, const FontSet& fonts);
 
 }  // namespace attnviz

@@ -6,6 +6,8 @@
 
 #include "core/error.hpp"
 #include "render/colormap.hpp"
+#include "render/canvas.hpp"
+#include "render/svg_grid.hpp"
 #include "render/token_label.hpp"
 
 namespace attnviz {
@@ -24,6 +26,9 @@ constexpr int kMinCellPx = 2;
 constexpr int kVectorBlockPx = 280;   // the width a d_k-wide block aims at
 constexpr int kBarPx = 110;           // the score and weight bars' full length
 constexpr int kNumberPx = 44;         // the weight's number beside its bar
+constexpr const char* kKeyHeader = "k (key vectors)";
+constexpr const char* kProductHeader = "q \u2299 k (products)";
+constexpr const char* kValueHeader = "weight \u00B7 v";
 constexpr Rgb kBackground{255, 255, 255};
 constexpr Rgb kTextColour{34, 34, 34};
 constexpr Rgb kNoteColour{90, 90, 90};
@@ -48,20 +53,20 @@ Rgb diverging(double value, double limit) {
 
 double abs_max(const Matrix& m) { return m.size() == 0 ? 0.0 : static_cast<double>(m.cwiseAbs().maxCoeff()); }
 
-void draw_cells(Image& image, const Eigen::Ref<const Matrix>& values, int x, int y, int cell_px, int row_px,
+void draw_cells(Canvas& canvas, const Eigen::Ref<const Matrix>& values, int x, int y, int cell_px, int row_px,
                 double limit, const std::vector<std::uint8_t>* masked) {
   for (Eigen::Index r = 0; r < values.rows(); ++r) {
     const bool grey = masked != nullptr && (*masked)[static_cast<std::size_t>(r)] != 0;
     for (Eigen::Index c = 0; c < values.cols(); ++c) {
       const Rgb colour = grey ? kMaskedColour : diverging(values(r, c), limit);
-      image.fill_rect({x + static_cast<int>(c) * cell_px, y + static_cast<int>(r) * row_px, cell_px, row_px}, colour);
+      canvas.rect({x + static_cast<int>(c) * cell_px, y + static_cast<int>(r) * row_px, cell_px, row_px}, colour);
     }
   }
 }
 
 // Text right-aligned so that it ends at `right`.
-void draw_right(Image& image, const FontSet& fonts, const std::string& text, int right, int top, int size, Rgb colour) {
-  fonts.draw(image, text, right - fonts.text_width_px(text, size), top, size, colour);
+void draw_right(Canvas& canvas, const FontSet& fonts, const std::string& text, int right, int top, int size, Rgb colour) {
+  canvas.text(text, right - fonts.text_width_px(text, size), top, size, colour);
 }
 
 struct Layout {
@@ -87,12 +92,16 @@ Layout lay_out(const NeuronFigureRequest& r, const FontSet& fonts) {
   l.label_px = fonts.text_width_px("q: " + display_label(r.query_label), kLabelFontPx);
   for (const std::string& key : r.key_labels) l.label_px = std::max(l.label_px, fonts.text_width_px(display_label(key), kLabelFontPx));
   l.label_px = std::min(l.label_px, 220);
+  // Each block is as wide as its cells or its header, whichever is wider (d_k = 4 is 56 px).
+  const auto block_px = [&](long cells, const char* header) {
+    return std::max(static_cast<int>(cells) * l.cell_px, fonts.text_width_px(header, kHeaderFontPx));
+  };
   l.k_x = kMarginPx + l.label_px + 8;
-  l.p_x = l.k_x + static_cast<int>(d_k) * l.cell_px + kBlockGapPx;
-  l.score_x = l.p_x + static_cast<int>(d_k) * l.cell_px + kBlockGapPx;
+  l.p_x = l.k_x + block_px(d_k, kKeyHeader) + kBlockGapPx;
+  l.score_x = l.p_x + block_px(d_k, kProductHeader) + kBlockGapPx;
   l.weight_x = l.score_x + kBarPx + kNumberPx + kBlockGapPx;
   l.v_x = l.weight_x + kBarPx + kNumberPx + kBlockGapPx;
-  l.right = l.v_x + static_cast<int>(d_v) * l.cell_px + kMarginPx;
+  l.right = l.v_x + block_px(d_v, kValueHeader) + kMarginPx;
   l.title_y = kMarginPx;
   l.header_y = l.title_y + title_line + 6;
   l.q_y = l.header_y + 2 * header_line + 4;
@@ -103,9 +112,8 @@ Layout lay_out(const NeuronFigureRequest& r, const FontSet& fonts) {
   return l;
 }
 
-}  // namespace
-
-RenderedNeuronFigure render_neuron_figure(const NeuronFigureRequest& r, const FontSet& fonts) {
+// Lays out and draws on `target`, or (null) on out.image, made here at the picture's size.
+void draw(const NeuronFigureRequest& r, const FontSet& fonts, Canvas* target, RenderedNeuronFigure& out) {
   const NeuronView& v = *r.view;
   const Layout l = lay_out(r, fonts);
   const long n_k = v.k.rows(), d_k = v.k.cols(), d_v = v.v.cols();
@@ -121,75 +129,92 @@ RenderedNeuronFigure render_neuron_figure(const NeuronFigureRequest& r, const Fo
   const std::string legend = "colours: blue < 0 < red (white = 0); q and k \u00B1" + number(qk_limit) + ", products \u00B1" +
                              number(product_limit) + ", weight \u00B7 v and output \u00B1" + number(value_limit) +
                              "; score bars \u00B1" + number(score_limit) + "; scale " + number(v.scale);
-  RenderedNeuronFigure out;
   const int width = std::max({l.right, 2 * kMarginPx + fonts.text_width_px(r.title, kTitleFontPx),
                               2 * kMarginPx + fonts.text_width_px(legend, kLabelFontPx)});
-  out.image = Image(width, l.bottom, kBackground);
-  Image& image = out.image;
+  out.width_px = width;
+  out.height_px = l.bottom;
+  if (target == nullptr) out.image = Image(width, l.bottom, kBackground);
+  ImageCanvas raster(out.image, fonts);
+  Canvas& canvas = target != nullptr ? *target : raster;
   out.cell_px = l.cell_px;
   out.row_px = l.row_px;
-  fonts.draw(image, r.title, kMarginPx, l.title_y, kTitleFontPx, kTextColour);
+  canvas.text(r.title, kMarginPx, l.title_y, kTitleFontPx, kTextColour);
 
   // Headers: what each block is, and the maths that links them.
-  fonts.draw(image, "k (key vectors)", l.k_x, l.header_y, kHeaderFontPx, kTextColour);
-  fonts.draw(image, "q \u2299 k (products)", l.p_x, l.header_y, kHeaderFontPx, kTextColour);
-  fonts.draw(image, "score", l.score_x, l.header_y, kHeaderFontPx, kTextColour);
-  fonts.draw(image, "weight", l.weight_x, l.header_y, kHeaderFontPx, kTextColour);
-  fonts.draw(image, "weight \u00B7 v", l.v_x, l.header_y, kHeaderFontPx, kTextColour);
-  fonts.draw(image, "scale \u00B7 \u03A3 products", l.score_x, l.header_y + header_line, kLabelFontPx, kNoteColour);
-  fonts.draw(image, "softmax", l.weight_x, l.header_y + header_line, kLabelFontPx, kNoteColour);
+  canvas.text(kKeyHeader, l.k_x, l.header_y, kHeaderFontPx, kTextColour);
+  canvas.text(kProductHeader, l.p_x, l.header_y, kHeaderFontPx, kTextColour);
+  canvas.text("score", l.score_x, l.header_y, kHeaderFontPx, kTextColour);
+  canvas.text("weight", l.weight_x, l.header_y, kHeaderFontPx, kTextColour);
+  canvas.text(kValueHeader, l.v_x, l.header_y, kHeaderFontPx, kTextColour);
+  canvas.text("scale \u00B7 \u03A3 products", l.score_x, l.header_y + header_line, kLabelFontPx, kNoteColour);
+  canvas.text("softmax", l.weight_x, l.header_y + header_line, kLabelFontPx, kNoteColour);
 
   // The query vector, above the key vectors, on their colour range.
   const int q_row = std::max(l.row_px, label_line);
-  draw_right(image, fonts, "q: " + display_label(r.query_label), l.k_x - 8, l.q_y, kLabelFontPx, kTextColour);
-  draw_cells(image, v.q.transpose(), l.k_x, l.q_y, l.cell_px, q_row, qk_limit, nullptr);
+  draw_right(canvas, fonts, "q: " + display_label(r.query_label), l.k_x - 8, l.q_y, kLabelFontPx, kTextColour);
+  draw_cells(canvas, v.q.transpose(), l.k_x, l.q_y, l.cell_px, q_row, qk_limit, nullptr);
   out.q_cells = {l.k_x, l.q_y, static_cast<int>(d_k) * l.cell_px, q_row};
 
   // One row per key.
   const int stride = label_stride(std::max(1, l.row_px), label_line);
-  draw_cells(image, v.k, l.k_x, l.rows_y, l.cell_px, l.row_px, qk_limit, nullptr);
-  draw_cells(image, v.products, l.p_x, l.rows_y, l.cell_px, l.row_px, product_limit, &v.masked);
-  draw_cells(image, v.weighted_values, l.v_x, l.rows_y, l.cell_px, l.row_px, value_limit, &v.masked);
+  draw_cells(canvas, v.k, l.k_x, l.rows_y, l.cell_px, l.row_px, qk_limit, nullptr);
+  draw_cells(canvas, v.products, l.p_x, l.rows_y, l.cell_px, l.row_px, product_limit, &v.masked);
+  draw_cells(canvas, v.weighted_values, l.v_x, l.rows_y, l.cell_px, l.row_px, value_limit, &v.masked);
   const int zero_x = l.score_x + kBarPx / 2;
   for (long j = 0; j < n_k; ++j) {
     const int y = l.rows_y + static_cast<int>(j) * l.row_px;
     const bool masked = v.masked[static_cast<std::size_t>(j)] != 0;
     const int text_y = y + (l.row_px - label_line) / 2;
     if (j % stride == 0)
-      draw_right(image, fonts, display_label(r.key_labels[static_cast<std::size_t>(j)]), l.k_x - 8, text_y, kLabelFontPx,
+      draw_right(canvas, fonts, display_label(r.key_labels[static_cast<std::size_t>(j)]), l.k_x - 8, text_y, kLabelFontPx,
                  masked ? kNoteColour : kTextColour);
     const int bar_h = std::max(1, l.row_px - 2);
     if (masked) {
       if (l.row_px >= label_line - 2 && j % stride == 0)
-        fonts.draw(image, "masked", l.score_x + 4, text_y, kLabelFontPx, kNoteColour);
+        canvas.text("masked", l.score_x + 4, text_y, kLabelFontPx, kNoteColour);
       continue;
     }
-    image.fill_rect({zero_x, y, 1, l.row_px}, kAxisColour);  // the score axis, 0, on unmasked rows only
+    canvas.rect({zero_x, y, 1, l.row_px}, kAxisColour);  // the score axis, 0, on unmasked rows only
     const double s = score_limit > 0 ? v.scores_raw(j) / score_limit : 0.0;
     const int s_px = static_cast<int>(std::lround(std::abs(s) * (kBarPx / 2)));
-    image.fill_rect({s >= 0 ? zero_x + 1 : zero_x - s_px, y + 1, s_px, bar_h}, s >= 0 ? kPositiveBar : kNegativeBar);
+    canvas.rect({s >= 0 ? zero_x + 1 : zero_x - s_px, y + 1, s_px, bar_h}, s >= 0 ? kPositiveBar : kNegativeBar);
     if (l.row_px >= label_line - 2 && j % stride == 0)
-      fonts.draw(image, number(v.scores_raw(j)), l.score_x + kBarPx + 4, text_y, kLabelFontPx, kTextColour);
+      canvas.text(number(v.scores_raw(j)), l.score_x + kBarPx + 4, text_y, kLabelFontPx, kTextColour);
     const int w_px = static_cast<int>(std::lround(v.weights(j) * kBarPx));
-    image.fill_rect({l.weight_x, y + 1, kBarPx, bar_h}, Rgb{240, 240, 240});
-    image.fill_rect({l.weight_x, y + 1, w_px, bar_h}, kWeightBar);
+    canvas.rect({l.weight_x, y + 1, kBarPx, bar_h}, Rgb{240, 240, 240});
+    canvas.rect({l.weight_x, y + 1, w_px, bar_h}, kWeightBar);
     if (l.row_px >= label_line - 2 && j % stride == 0)
-      fonts.draw(image, number(v.weights(j)), l.weight_x + kBarPx + 4, text_y, kLabelFontPx, kTextColour);
+      canvas.text(number(v.weights(j)), l.weight_x + kBarPx + 4, text_y, kLabelFontPx, kTextColour);
   }
   out.key_cells = {l.k_x, l.rows_y, static_cast<int>(d_k) * l.cell_px, static_cast<int>(n_k) * l.row_px};
   out.product_cells = {l.p_x, l.rows_y, static_cast<int>(d_k) * l.cell_px, static_cast<int>(n_k) * l.row_px};
   out.value_cells = {l.v_x, l.rows_y, static_cast<int>(d_v) * l.cell_px, static_cast<int>(n_k) * l.row_px};
 
   // The output: the sum of the weighted values, under them.
-  draw_right(image, fonts, "output = \u03A3 weight \u00B7 v", l.v_x - 8, l.output_y, kLabelFontPx, kTextColour);
-  draw_cells(image, v.output.transpose(), l.v_x, l.output_y, l.cell_px, q_row, value_limit, nullptr);
+  draw_right(canvas, fonts, "output = \u03A3 weight \u00B7 v", l.v_x - 8, l.output_y, kLabelFontPx, kTextColour);
+  draw_cells(canvas, v.output.transpose(), l.v_x, l.output_y, l.cell_px, q_row, value_limit, nullptr);
   out.output_cells = {l.v_x, l.output_y, static_cast<int>(d_v) * l.cell_px, q_row};
 
-  fonts.draw(image, legend, kMarginPx, l.legend_y, kLabelFontPx, kNoteColour);
+  canvas.text(legend, kMarginPx, l.legend_y, kLabelFontPx, kNoteColour);
   if (stride > 1)
-    fonts.draw(image, "every " + ordinal(stride) + " key label shown", kMarginPx, l.legend_y + label_line, kLabelFontPx,
+    canvas.text("every " + ordinal(stride) + " key label shown", kMarginPx, l.legend_y + label_line, kLabelFontPx,
                kNoteColour);
+}
+
+}  // namespace
+
+RenderedNeuronFigure render_neuron_figure(const NeuronFigureRequest& request, const FontSet& fonts) {
+  RenderedNeuronFigure out;
+  draw(request, fonts, nullptr, out);
   return out;
+}
+
+SvgPicture neuron_figure_svg(const NeuronFigureRequest& request, const FontSet& fonts) {
+  SvgCanvas canvas(fonts);
+  RenderedNeuronFigure out;
+  draw(request, fonts, &canvas, out);
+  return SvgPicture{out.width_px, out.height_px, "",
+                    "<g font-family=\"" + std::string(kSvgFontFamily) + "\">\n" + canvas.body() + "</g>\n"};
 }
 
 }  // namespace attnviz

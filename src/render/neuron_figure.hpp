@@ -9,6 +9,7 @@
 #include "analysis/neuron_view.hpp"
 #include "render/font.hpp"
 #include "render/image.hpp"
+#include "render/svg_document.hpp"
 
 namespace attnviz {
 
@@ -23,7 +24,8 @@ struct NeuronFigureRequest {
 
 /// Where the parts went (for tests).
 struct RenderedNeuronFigure {
-  Image image;
+  Image image;          ///< empty when drawn as SVG
+  int width_px = 0, height_px = 0;
   Rect q_cells;          ///< the query vector's row of d_k cells
   Rect key_cells;        ///< [n_k rows, d_k columns]
   Rect product_cells;    ///< [n_k rows, d_k columns]
@@ -38,5 +40,8 @@ struct RenderedNeuronFigure {
 /// together), each stated under its block. Throws LimitError::image_size when the keys do not
 /// fit max_size_px even at 2 px per row.
 RenderedNeuronFigure render_neuron_figure(const NeuronFigureRequest& request, const FontSet& fonts);
+
+/// The same picture as SVG elements (rectangles and text), laid out with the same fonts.
+SvgPicture neuron_figure_svg(const NeuronFigureRequest& request, const FontSet& fonts);
 
 }  // namespace attnviz
