@@ -42,7 +42,7 @@ struct Case {
   PreparedLayer prepared;
   LayerInputs inputs() const {
     return {&prepared.in.weights.layer, &prepared.in.queries.embeddings, &prepared.in.keys().embeddings, &prepared.allowed,
-            &prepared.rope_request};
+            &prepared.rope_request, std::nullopt};
   }
 };
 
@@ -310,4 +310,56 @@ TEST_CASE("render_neuron_figure: masked keys are grey, every part inside the pic
   CHECK(f.image.at(f.product_cells.x_px + 1, masked_y) == Rgb{225, 225, 225});
   CHECK(f.image.at(f.value_cells.x_px + 1, masked_y) == Rgb{225, 225, 225});
   CHECK_FALSE(f.image.at(f.product_cells.x_px + 1, open_y) == Rgb{225, 225, 225});
+}
+
+TEST_CASE("neuron_view: a soft-cap bends the scores before the softmax, scores_raw stays uncapped", "[analysis]") {
+  // Gemma 2's attention soft-cap: scores = c·tanh(scores_raw / c); weights = softmax(scores).
+  Case c = layer_case(test::data_file("stories260k/layer0.json"));
+  LayerInputs capped = c.inputs();
+  capped.soft_cap = 5.0f;
+  const NeuronView plain = neuron_view(c.inputs(), 5, 20), v = neuron_view(capped, 5, 20);
+  double sum = 0;
+  for (long j = 0; j <= 20; ++j) sum += std::exp(double(v.scores(j)));
+  for (long j = 0; j <= 20; ++j) {
+    CHECK(v.scores_raw(j) == plain.scores_raw(j));
+    CHECK_THAT(v.scores(j), WithinAbs(5.0 * std::tanh(plain.scores_raw(j) / 5.0), 1e-5));
+    CHECK_THAT(v.weights(j), WithinAbs(std::exp(double(v.scores(j))) / sum, 1e-6));
+  }
+  CHECK(std::isinf(v.scores(21)));
+  CHECK(v.weights(21) == 0.0f);
+}
+
+TEST_CASE("explain --model: weights equal the model dump's row, for a decoder and a cross-attention head", "[cli][model]") {
+  test::TempDir dir;
+  struct Model {
+    std::string model, text, head;
+    int layer, h;
+    std::string stack, kind;
+  };
+  const Model m = GENERATE(Model{test::data_file("stories260k/stories260K.gguf"), "Lily saw a cat. Lily saw a", "L1H3", 1, 3, "decoder", "self"},
+                           Model{test::data_file("aren-translit/model"), "\u0622\u062a\u0632\u0645\u0648\u0646", "cross.L2H6", 2, 6,
+                                 "decoder", "cross"});
+  Options e;
+  e.command = Command::Explain;
+  e.model = m.model;
+  e.text = m.text;
+  e.explain_head = m.head;
+  e.output = dir.file("explain");
+  REQUIRE(test::run_with(e).code == 0);
+  Options d = e;
+  d.command = Command::Dump;
+  d.output = dir.file("dump.json");
+  REQUIRE(test::run_with(d).code == 0);
+  const nlohmann::json x = nlohmann::json::parse(test::read_file(dir.file("explain/explain.json")));
+  const nlohmann::json dump = nlohmann::json::parse(test::read_file(dir.file("dump.json")));
+  const long query = x["query"].get<long>();
+  bool found = false;
+  for (const nlohmann::json& block : dump["layers"]) {
+    if (block["layer"] != m.layer || block.value("stack", "decoder") != m.stack || block.value("kind", "self") != m.kind) continue;
+    found = true;
+    const nlohmann::json& row = block["weights"][m.h][query];
+    REQUIRE(row.size() == x["weights"].size());
+    for (std::size_t j = 0; j < row.size(); ++j) CHECK_THAT(x["weights"][j].get<double>(), WithinAbs(row[j].get<double>(), 1e-6));
+  }
+  CHECK(found);
 }

@@ -53,9 +53,13 @@ NeuronView neuron_view(const LayerInputs& in, int head, long query) {
     throw InputError("query " + std::to_string(query) + ": every key is masked (causal/padding), so the row has no weights to explain");
 
   Matrix scores = view.scores_raw.transpose();  // [1, n_k]
+  if (in.soft_cap) {  // Gemma 2: c·tanh(s / c), before the mask (Team Gemma 2024, §2)
+    const Scalar c = *in.soft_cap;
+    scores = (scores.array() / c).tanh() * c;
+  }
+  Matrix weights = scores;
   softmax_mask_scores(scores, row_allowed);
   view.scores = scores.row(0).transpose();
-  Matrix weights = view.scores_raw.transpose();
   softmax_rows_in_place(weights, row_allowed);
   view.weights = weights.row(0).transpose();
 

@@ -17,7 +17,7 @@ namespace attnviz {
 ///   k_j = x_kv[j]·W_K^g + b_K^g, rotated       [n_k, d_k]
 ///   products_jd = q_d · k_jd                    [n_k, d_k]
 ///   scores_raw_j = scale · Σ_d products_jd      [n_k]  (Vaswani et al. 2017, Eq. 1)
-///   scores_j = scores_raw_j (no soft-cap in this layer), unset where masked
+///   scores_j = c·tanh(scores_raw_j / c) with the layer's soft-cap c, else scores_raw_j; -inf where masked
 ///   weights = softmax(scores) over allowed keys, 0 where masked
 ///   v_j = x_kv[j]·W_V^g + b_V^g                 [n_k, d_v]
 ///   weighted_values_j = weights_j · v_j, output = Σ_j weighted_values_j   [d_v]

@@ -19,6 +19,9 @@ struct LayerInputs {
   const Matrix* x_kv = nullptr;
   const MaskMatrix* allowed = nullptr;
   const std::optional<RopeRequest>* rope = nullptr;
+  /// The attention logit soft-cap c of the families that have one (Gemma 2's
+  /// attn_logit_softcapping: scores = c·tanh(scores / c) before the mask and softmax); unset: none.
+  std::optional<Scalar> soft_cap;
 };
 
 }  // namespace attnviz

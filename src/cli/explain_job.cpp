@@ -34,8 +34,9 @@ struct OwnedLayer {
   Matrix x_q, x_kv;
   MaskMatrix allowed;
   std::optional<RopeRequest> rope;
+  std::optional<Scalar> soft_cap;
   Vector query_gain, key_gain;
-  LayerInputs inputs() const { return {&layer, &x_q, &x_kv, &allowed, &rope}; }
+  LayerInputs inputs() const { return {&layer, &x_q, &x_kv, &allowed, &rope, soft_cap}; }
 };
 
 std::string range_text(long count) { return count == 1 ? "0" : "0-" + std::to_string(count - 1); }
@@ -138,7 +139,7 @@ ExplainRun explain_layer(const Options& options, std::vector<std::string>& warni
   if (layer.w_o.size() == 0)
     warnings.push_back(p.in.weights.file + " has no W_O: the scores, values and the head's output are explained, but "
                        "circuits.ov_singular_values, ov_eigenvalues and copying_score are null");
-  const LayerInputs inputs{&layer, &p.in.queries.embeddings, &p.in.keys().embeddings, &p.allowed, &p.rope_request};
+  const LayerInputs inputs{&layer, &p.in.queries.embeddings, &p.in.keys().embeddings, &p.allowed, &p.rope_request, std::nullopt};
   Explanation e = explain_head(inputs, head.head, query, CircuitContext{});
   const std::optional<int> index = p.in.weights.layer_index ? p.in.weights.layer_index : p.in.queries.layer;
   e.head_name = (index ? "L" + std::to_string(*index) : std::string()) + "H" + std::to_string(head.head);
@@ -195,7 +196,7 @@ ExplainRun explain_model(const Options& options, std::vector<std::string>& warni
     if (!wanted(b.layer, b.stack, b.kind)) return;
     const LayerInputs& in = b.inputs;
     captured = OwnedLayer{*in.layer, *in.x_q, *in.x_kv, in.allowed ? *in.allowed : MaskMatrix(),
-                          in.rope ? *in.rope : std::nullopt, b.query_gain, b.key_gain};
+                          in.rope ? *in.rope : std::nullopt, in.soft_cap, b.query_gain, b.key_gain};
   };
   const BlockSink sink = [&](AttentionBlock&& block) {
     if (!wanted(block.layer, block.stack, block.kind)) return;

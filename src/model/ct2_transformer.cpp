@@ -313,7 +313,7 @@ Vector input_gain(const Ct2Transformer& model, const Ct2LayerNorm& norm) {
 void probe_block(const BlockProbe* probe, const char* stack, const char* kind, int layer, const AttentionLayer& attention,
                  const Matrix& x_q, const Matrix& x_kv, const MaskMatrix& allowed, Vector query_gain, Vector key_gain) {
   if (probe == nullptr) return;
-  (*probe)(BlockInputs{layer, stack, kind, LayerInputs{&attention, &x_q, &x_kv, &allowed, nullptr}, std::move(query_gain),
+  (*probe)(BlockInputs{layer, stack, kind, LayerInputs{&attention, &x_q, &x_kv, &allowed, nullptr, std::nullopt}, std::move(query_gain),
                        std::move(key_gain)});
 }
 

@@ -153,7 +153,7 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
   const Matrix attention_input = layer_norm_input(l, x, "attn_norm.weight");
   if (probe != nullptr) {
     const std::optional<RopeRequest> rotation = rope;
-    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rotation},
+    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rotation, std::nullopt},
                          weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
   }
   AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{false, true}, rope);
