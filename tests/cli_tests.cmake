@@ -339,3 +339,6 @@ attnviz_bad_run(cli_explain_head_form "attnviz: error: --head: expected L<layer>
   explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head 3 -o ${ATTNVIZ_CLI_OUT}/never_written)
 attnviz_bad_run(cli_explain_layer_range "attnviz: error: --head: L5H0: layer 5 does not exist \\(the model has 5 layers, 0-4\\)"
   explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head L5H0 -o ${ATTNVIZ_CLI_OUT}/never_written)
+add_test(NAME cli_profile_explain
+         COMMAND attnviz explain ${ATTNVIZ_USE_LITE} --head 1 -o ${ATTNVIZ_CLI_OUT}/explain_profile --profile)
+set_tests_properties(cli_profile_explain PROPERTIES PASS_REGULAR_EXPRESSION "${ATTNVIZ_PROFILE_REGEX}")

@@ -550,7 +550,17 @@ void add_options(CLI::App& app, Options& o) {
       ->check(CLI::Range(0L, 1L << 40));
   explain->add_option("-o,--output", o.output, "The folder to write explain.json, explain.png and circuits.png into.")
       ->required();
-  add_picture_options(*explain, o);
+  // Not add_picture_options: explain's pictures have no colour map, scale, grid or cell values to choose.
+  explain->add_option("--max-size", o.max_size_px,
+                      "Largest image side in pixels (default 4096): key rows shrink and labels thin out for long texts. "
+                      "From 256 to 16384.")
+      ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
+  explain->add_option("--font", o.fonts, "TrueType/OpenType font for labels, one file per --font (as for heatmaps).")
+      ->allow_extra_args(false);
+  explain->add_option_function<std::string>(
+      "--format", [&o](const std::string& text) { o.formats = parse_formats(text); },
+      "Picture formats, comma-separated (default png): png (explain.png, circuits.png), svg (explain.svg, circuits.svg) "
+      "and html (explain.html: every query of the head, switched by clicking a query token).");
   add_resource_options(*explain, o);
   explain->callback([&o] { o.command = Command::Explain; });
 

@@ -108,13 +108,15 @@ std::vector<std::optional<NeuronView>> every_query(const LayerInputs& in, int he
 }
 
 void write_outputs(const Options& options, const Explanation& e, const std::vector<std::optional<NeuronView>>& all_views,
-                   std::ostream& out) {
+                   PhaseTimer& timer, std::ostream& out) {
   OutputSet files;
   files.create_directory(options.output);
   files.add((std::filesystem::path(options.output) / "explain.json").string(), explanation_to_json(e));
   add_pictures(options, e, all_views, files);
   files.protect(input_files(options));
+  timer.lap("render");
   files.commit();
+  timer.lap("write");
   std::string names = "explain.json";
   for (const std::string& path : files.paths()) {
     const std::string name = std::filesystem::path(path).filename().string();
@@ -245,10 +247,11 @@ LayerHead parse_explain_head(const std::string& text, bool model) {
 
 void run_explain(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the folder for explain.json and the pictures");
-  const ExplainRun r = is_model_run(options) ? explain_model(options, warnings) : explain_layer(options, warnings, timer);
+  const bool model = is_model_run(options);
+  if (model) timer.lap("load");  // a model is read layer by layer inside its forward pass: counted as compute
+  const ExplainRun r = model ? explain_model(options, warnings) : explain_layer(options, warnings, timer);
   timer.lap("compute");
-  write_outputs(options, r.e, r.all_views, out);
-  timer.lap("write");
+  write_outputs(options, r.e, r.all_views, timer, out);
 }
 
 }  // namespace attnviz
