@@ -78,7 +78,9 @@ HeadCircuits head_circuits(const AttentionLayer& layer, int head, const Vector& 
     return out;
   // Full OV circuit W_E W_V W_O W_U [n_vocab, n_vocab]; its nonzero eigenvalues are those of
   // (W_O W_U)(W_E W_V) [d_v, d_v] (Elhage et al. 2021, "Copying / primarily positive eigenvalues").
-  const WideCircuitMatrix full = (w_o * vocabulary->unembedding) * (vocabulary->keys() * w_v);
+  const WideCircuitMatrix left = (w_o.cast<Scalar>() * vocabulary->unembedding).cast<double>();   // [d_v, n_vocab]
+  const WideCircuitMatrix right = (vocabulary->keys() * w_v.cast<Scalar>()).cast<double>();      // [n_vocab, d_v]
+  const WideCircuitMatrix full = left * right;                                                   // [d_v, d_v]
   const std::vector<std::complex<double>> lambda = eigenvalues_by_modulus(full);
   std::complex<double> sum = 0;
   double sum_abs = 0;
@@ -90,8 +92,9 @@ HeadCircuits head_circuits(const AttentionLayer& layer, int head, const Vector& 
   return out;
 }
 
-DirectionTokens extreme_tokens(const WideCircuitMatrix& embedding, const Eigen::VectorXd& direction, int count) {
-  const Eigen::VectorXd projection = embedding * direction;  // [n]
+DirectionTokens extreme_tokens(const Matrix& embedding, const Eigen::VectorXd& direction, int count) {
+  Eigen::VectorXd projection(embedding.rows());  // [n], row by row in float64 (no float64 copy of the table)
+  for (Eigen::Index r = 0; r < embedding.rows(); ++r) projection(r) = embedding.row(r).cast<double>().dot(direction);
   std::vector<long> order(static_cast<std::size_t>(projection.size()));
   std::iota(order.begin(), order.end(), 0L);
   std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return projection(a) > projection(b); });

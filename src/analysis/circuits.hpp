@@ -32,13 +32,15 @@ LowRankSvd low_rank_svd(const WideCircuitMatrix& a, const WideCircuitMatrix& b);
 /// cross-attention), and W_U [d_model, n_vocab] with the final norm's gain folded into its rows,
 /// or empty when the head's values do not come from the vocabulary W_U predicts (cross- and
 /// encoder attention: no copying score). The pieces name each embedding row.
+/// Kept in float32 as the model stores them (a 32 000 × 4096 table is 0.5 GB; float64 copies
+/// would double that); the products they enter are summed in float64.
 struct VocabularyCircuit {
-  WideCircuitMatrix embedding;      ///< W_E of the queries' side [n_vocab_q, d_model]
-  WideCircuitMatrix key_embedding;  ///< W_E of the keys' side [n_vocab_k, d_model]; empty = embedding
-  WideCircuitMatrix unembedding;    ///< diag(g_final)·W_U [d_model, n_vocab], or empty
-  Tokens pieces;                    ///< n_vocab_q labels
-  Tokens key_pieces;                ///< n_vocab_k labels; empty = pieces
-  const WideCircuitMatrix& keys() const { return key_embedding.size() != 0 ? key_embedding : embedding; }
+  Matrix embedding;      ///< W_E of the queries' side [n_vocab_q, d_model]
+  Matrix key_embedding;  ///< W_E of the keys' side [n_vocab_k, d_model]; empty = embedding
+  Matrix unembedding;    ///< diag(g_final)·W_U [d_model, n_vocab], or empty
+  Tokens pieces;         ///< n_vocab_q labels
+  Tokens key_pieces;     ///< n_vocab_k labels; empty = pieces
+  const Matrix& keys() const { return key_embedding.size() != 0 ? key_embedding : embedding; }
   const Tokens& key_labels() const { return key_pieces.empty() ? pieces : key_pieces; }
 };
 
@@ -68,6 +70,6 @@ HeadCircuits head_circuits(const AttentionLayer& layer, int head, const Vector& 
 struct DirectionTokens {
   std::vector<long> top, bottom;
 };
-DirectionTokens extreme_tokens(const WideCircuitMatrix& embedding, const Eigen::VectorXd& direction, int count);
+DirectionTokens extreme_tokens(const Matrix& embedding, const Eigen::VectorXd& direction, int count);
 
 }  // namespace attnviz

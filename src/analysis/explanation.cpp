@@ -1,6 +1,7 @@
 #include "analysis/explanation.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace attnviz {
 
@@ -58,20 +59,20 @@ Tokens labels_for(Tokens pieces, Eigen::Index rows) {
 
 }  // namespace
 
-VocabularyCircuit vocabulary_circuit(const Matrix& embedding, const Matrix& output, const Vector& final_gain, Tokens pieces) {
+VocabularyCircuit vocabulary_circuit(Matrix embedding, const Matrix& output, const Vector& final_gain, Tokens pieces) {
   VocabularyCircuit v;
-  v.embedding = embedding.cast<double>();
+  v.embedding = std::move(embedding);
   if (output.size() != 0) {
-    v.unembedding = output.cast<double>().transpose();  // W_U [d, n_vocab]
-    if (final_gain.size() != 0) v.unembedding = final_gain.cast<double>().asDiagonal() * v.unembedding;
+    v.unembedding = output.transpose();  // W_U [d, n_vocab]
+    if (final_gain.size() != 0) v.unembedding = final_gain.asDiagonal() * v.unembedding;
   }
-  v.pieces = labels_for(std::move(pieces), embedding.rows());
+  v.pieces = labels_for(std::move(pieces), v.embedding.rows());
   return v;
 }
 
-void set_key_vocabulary(VocabularyCircuit& v, const Matrix& key_embedding, Tokens key_pieces) {
-  v.key_embedding = key_embedding.cast<double>();
-  v.key_pieces = labels_for(std::move(key_pieces), key_embedding.rows());
+void set_key_vocabulary(VocabularyCircuit& v, Matrix key_embedding, Tokens key_pieces) {
+  v.key_embedding = std::move(key_embedding);
+  v.key_pieces = labels_for(std::move(key_pieces), v.key_embedding.rows());
 }
 
 }  // namespace attnviz

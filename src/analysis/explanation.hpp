@@ -50,10 +50,10 @@ Explanation explain_head(const LayerInputs& in, int head, long query, const Circ
 /// W_E, diag(g_final)·W_U and the pieces of a model's output weights: embedding [n_vocab, d],
 /// output as stored [n_vocab, d] (logits = x·outputᵀ; empty: no unembedding), final_gain [d] or
 /// empty. Rows without a piece are named by their id.
-VocabularyCircuit vocabulary_circuit(const Matrix& embedding, const Matrix& output, const Vector& final_gain, Tokens pieces);
+VocabularyCircuit vocabulary_circuit(Matrix embedding, const Matrix& output, const Vector& final_gain, Tokens pieces);
 
 /// Gives `v` a keys' side of its own (cross- and encoder attention read other tokens than the
 /// queries'): key_embedding [n_vocab_k, d] and its pieces.
-void set_key_vocabulary(VocabularyCircuit& v, const Matrix& key_embedding, Tokens key_pieces);
+void set_key_vocabulary(VocabularyCircuit& v, Matrix key_embedding, Tokens key_pieces);
 
 }  // namespace attnviz

@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 #include <regex>
+#include <utility>
 
 #include "analysis/explanation.hpp"
 #include "cli/attention_job.hpp"
@@ -155,11 +156,12 @@ ExplainRun explain_layer(const Options& options, std::vector<std::string>& warni
 // and predicts one vocabulary (W_E both sides, W_U: a copying score); an encoder-decoder's
 // encoder reads source tokens, its cross-attention target queries over source keys, and neither
 // has values from the vocabulary W_U predicts (no copying score).
-VocabularyCircuit block_vocabulary(const OutputWeights& w, const std::string& block) {
-  if (block.empty() || block == "dec") return vocabulary_circuit(w.embedding, w.output, w.final_gain, w.pieces);
-  if (block == "enc") return vocabulary_circuit(w.source_embedding, Matrix(), Vector(), w.source_pieces);
-  VocabularyCircuit v = vocabulary_circuit(w.embedding, Matrix(), Vector(), w.pieces);
-  set_key_vocabulary(v, w.source_embedding, w.source_pieces);
+// The tables are moved, not copied: a large model's are 0.5 GB each.
+VocabularyCircuit block_vocabulary(OutputWeights&& w, const std::string& block) {
+  if (block.empty() || block == "dec") return vocabulary_circuit(std::move(w.embedding), w.output, w.final_gain, std::move(w.pieces));
+  if (block == "enc") return vocabulary_circuit(std::move(w.source_embedding), Matrix(), Vector(), std::move(w.source_pieces));
+  VocabularyCircuit v = vocabulary_circuit(std::move(w.embedding), Matrix(), Vector(), std::move(w.pieces));
+  set_key_vocabulary(v, std::move(w.source_embedding), std::move(w.source_pieces));
   return v;
 }
 
@@ -210,7 +212,8 @@ ExplainRun explain_model(const Options& options, std::vector<std::string>& warni
     throw UsageError::bad_option("--head", options.explain_head + ": the model has no such block (its " +
                                                (head.block == "enc" ? "encoder" : "decoder") + " has fewer layers)");
   const long query = choose_query(options, query_tokens, captured->allowed);
-  const VocabularyCircuit vocabulary = block_vocabulary(*probe.output, head.block);
+  const VocabularyCircuit vocabulary = block_vocabulary(std::move(*probe.output), head.block);
+  probe.output.reset();
   Explanation e = explain_head(captured->inputs(), head.head, query,
                                CircuitContext{captured->query_gain, captured->key_gain, &vocabulary});
   e.head_name = model_head_name(head.block, head.layer, head.head);
