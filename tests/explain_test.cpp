@@ -146,7 +146,8 @@ TEST_CASE("head_circuits: OV eigenvalues and the copying score equal the full ma
   vocab.embedding = random_matrix(5, 6, 6).cast<Scalar>();
   vocab.unembedding = random_matrix(6, 5, 8).cast<Scalar>();
   vocab.pieces = {"a", "b", "c", "d", "e"};
-  const HeadCircuits c = head_circuits(layer, 1, gain, Vector(), &vocab);
+  const WideCircuitMatrix loop = vocabulary_loop(vocab);
+  const HeadCircuits c = head_circuits(layer, 1, gain, Vector(), &loop);
   const Eigen::MatrixXd g = gain.cast<double>().asDiagonal();
   const Eigen::MatrixXd w_v = g * layer.w_v.middleCols(2, 2).cast<double>(), w_o = layer.w_o.middleRows(2, 2).cast<double>();
   const Eigen::MatrixXd w_ov = w_v * w_o;  // [6, 6], rank 2
@@ -162,7 +163,7 @@ TEST_CASE("head_circuits: OV eigenvalues and the copying score equal the full ma
   const Eigen::VectorXcd lambda = Eigen::EigenSolver<Eigen::MatrixXd>(full_ov).eigenvalues();
   const double expected = lambda.sum().real() / lambda.cwiseAbs().sum();
   REQUIRE(c.copying_score);
-  CHECK_THAT(*c.copying_score, WithinAbs(expected, 1e-6));  // W_E, W_U products in float32, as the model stores them
+  CHECK_THAT(*c.copying_score, WithinAbs(expected, 1e-9));
   // The gain is folded into the input side: the QK spectrum is that of diag(g) W_Q (diag(g) W_K)ᵀ.
   const Eigen::MatrixXd w_qk = g * layer.w_q.middleCols(2, 2).cast<double>() * (g * layer.w_k.middleCols(2, 2).cast<double>()).transpose();
   const Eigen::VectorXd s = Eigen::JacobiSVD<Eigen::MatrixXd>(w_qk).singularValues();

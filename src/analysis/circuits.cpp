@@ -11,6 +11,9 @@ namespace attnviz {
 
 namespace {
 
+// Vocabulary rows per float64 block of W_U W_E: 4096 rows of d = 4096 are 128 MB as float64.
+constexpr Eigen::Index kVocabularyBlock = 4096;
+
 // Thin QR, A = Q R with Q [m, k] orthonormal columns and R [k, r], k = min(m, r).
 struct ThinQr {
   WideCircuitMatrix q, r;
@@ -55,8 +58,20 @@ LowRankSvd low_rank_svd(const WideCircuitMatrix& a, const WideCircuitMatrix& b) 
   return out;
 }
 
+WideCircuitMatrix vocabulary_loop(const VocabularyCircuit& vocabulary) {
+  const Matrix& w_e = vocabulary.keys();          // [n_vocab, d]
+  const Matrix& w_u = vocabulary.unembedding;     // [d, n_vocab]
+  if (w_u.size() == 0 || w_e.rows() != w_u.cols()) return {};
+  WideCircuitMatrix loop = WideCircuitMatrix::Zero(w_u.rows(), w_e.cols());
+  for (Eigen::Index first = 0; first < w_e.rows(); first += kVocabularyBlock) {
+    const Eigen::Index n = std::min<Eigen::Index>(kVocabularyBlock, w_e.rows() - first);
+    loop.noalias() += w_u.middleCols(first, n).cast<double>() * w_e.middleRows(first, n).cast<double>();
+  }
+  return loop;
+}
+
 HeadCircuits head_circuits(const AttentionLayer& layer, int head, const Vector& input_gain, const Vector& key_gain,
-                           const VocabularyCircuit* vocabulary) {
+                           const WideCircuitMatrix* loop) {
   const long d_k = layer.d_k(), d_v = layer.d_v();
   const int g = head / (layer.num_heads / layer.num_kv_heads);
   const Vector& kv_gain = key_gain.size() != 0 ? key_gain : input_gain;
@@ -73,14 +88,10 @@ HeadCircuits head_circuits(const AttentionLayer& layer, int head, const Vector& 
   if (w_v.rows() != w_o.cols()) return out;
   // W_V W_O [d, d] and W_O W_V [d_v, d_v] have the same nonzero eigenvalues (AB and BA).
   out.ov_eigenvalues = eigenvalues_by_modulus(w_o * w_v);
-  if (vocabulary == nullptr || vocabulary->unembedding.size() == 0 || vocabulary->keys().rows() != vocabulary->unembedding.cols() ||
-      vocabulary->keys().cols() != w_v.rows())
-    return out;
+  if (loop == nullptr || loop->size() == 0 || loop->rows() != w_o.cols() || loop->cols() != w_v.rows()) return out;
   // Full OV circuit W_E W_V W_O W_U [n_vocab, n_vocab]; its nonzero eigenvalues are those of
-  // (W_O W_U)(W_E W_V) [d_v, d_v] (Elhage et al. 2021, "Copying / primarily positive eigenvalues").
-  const WideCircuitMatrix left = (w_o.cast<Scalar>() * vocabulary->unembedding).cast<double>();   // [d_v, n_vocab]
-  const WideCircuitMatrix right = (vocabulary->keys() * w_v.cast<Scalar>()).cast<double>();      // [n_vocab, d_v]
-  const WideCircuitMatrix full = left * right;                                                   // [d_v, d_v]
+  // W_O (W_U W_E) W_V [d_v, d_v] (Elhage et al. 2021, "Copying / primarily positive eigenvalues").
+  const WideCircuitMatrix full = w_o * *loop * w_v;  // [d_v, d_v]
   const std::vector<std::complex<double>> lambda = eigenvalues_by_modulus(full);
   std::complex<double> sum = 0;
   double sum_abs = 0;

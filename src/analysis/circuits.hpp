@@ -57,12 +57,19 @@ struct HeadCircuits {
   LowRankSvd qk;  ///< the SVD of W_QK (its u: query side, v: key side)
 };
 
+/// W_U W_E [d_model, d_model] (keys' side W_E): the vocabulary's loop that every head's full OV
+/// circuit W_E W_V^h W_O^h W_U passes through, formed once per layer (d²·n_vocab, summed in float64
+/// over blocks of the vocabulary) so that each head then costs d_v·d² instead of 2·d_v·d·n_vocab.
+/// Empty when `vocabulary` has no unembedding or its two sides differ in size.
+WideCircuitMatrix vocabulary_loop(const VocabularyCircuit& vocabulary);
+
 /// Head `head`'s circuits from `layer`'s weights. `input_gain` [d_model] (or empty) is the gain
 /// of the norm before the layer, folded into the rows of W_Q, W_K and W_V as TransformerLens's
 /// fold_ln does; `key_gain` the same for the key/value side when it has another norm (cross-
 /// attention), else empty (then input_gain applies to both). Without RoPE and without the scale.
+/// `loop` is vocabulary_loop() of the model's vocabulary, or null/empty: no copying score.
 HeadCircuits head_circuits(const AttentionLayer& layer, int head, const Vector& input_gain, const Vector& key_gain,
-                           const VocabularyCircuit* vocabulary);
+                           const WideCircuitMatrix* loop);
 
 /// For direction `direction` [d_model], the `count` rows of `embedding` [n, d_model] with the
 /// largest projection and the `count` with the most negative, as row indices (largest first,

@@ -37,8 +37,9 @@ std::vector<QkDirectionTokens> direction_tokens(const LowRankSvd& qk, const Voca
 Explanation explain_head(const LayerInputs& in, int head, long query, const CircuitContext& context) {
   Explanation e;
   e.view = neuron_view(in, head, query);
+  const WideCircuitMatrix loop = context.vocabulary != nullptr ? vocabulary_loop(*context.vocabulary) : WideCircuitMatrix();
   for (int h = 0; h < in.layer->num_heads; ++h)
-    e.layer_circuits.push_back(head_circuits(*in.layer, h, context.query_gain, context.key_gain, context.vocabulary));
+    e.layer_circuits.push_back(head_circuits(*in.layer, h, context.query_gain, context.key_gain, &loop));
   e.circuits = e.layer_circuits[static_cast<std::size_t>(head)];
   e.folded = context.query_gain.size() != 0 || context.key_gain.size() != 0;
   if (context.vocabulary != nullptr && context.vocabulary->embedding.cols() == in.layer->w_q.rows() &&
