@@ -19,6 +19,11 @@ cp "$tmp/model/layer_1/grid.png" data/pictures/stories260k_model_layer1.png
 cp "$tmp/model-norms/layer_1/grid.png" data/pictures/stories260k_model_layer1_norms.png
 cp "$tmp/aren/grid.png" data/pictures/aren_translit_layer2.png
 cp "$tmp/use-lite/grid.png" data/pictures/use_lite_layer0.png
+# Inside one head (explain): stories260K's previous-token head L1H3 at the last token.
+./build/attnviz explain --model data/stories260k/stories260K.gguf --text "Lily saw a cat. Lily saw a" --head L1H3 \
+  -o "$tmp/explain"
+cp "$tmp/explain/explain.png" data/pictures/stories260k_explain_L1H3.png
+cp "$tmp/explain/circuits.png" data/pictures/stories260k_circuits_L1.png
 # The previous-token head (L0H3) against the head that looks at the token itself (L0H1).
 ./build/attnviz compare data/use-lite/layer0.json --heads 3,1 -o data/pictures/compare_use_lite_h3_h1.png \
   | tee data/pictures/compare_use_lite_h3_h1.txt

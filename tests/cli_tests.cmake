@@ -392,3 +392,16 @@ attnviz_expect(cli_bert_generate 1
   dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --generate 2 -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 attnviz_expect(cli_bert_token_types 1 "^attnviz: error: --token-types: gives 2 token types for 4 tokens \\(one per token\\)$"
   dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --token-types 0,1 -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+
+# explain (issue 21): the neuron view and circuits against a float64 reference of their own
+# (scripts/explain_reference.py) on stories260K, USE-Lite, aren-translit and the stories260K GGUF.
+add_test(NAME explain_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/explain_reference_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(explain_reference PROPERTIES PASS_REGULAR_EXPRESSION "7 passed, 0 failed")
+attnviz_bad_run(cli_explain_head_form "attnviz: error: --head: expected L<layer>H<head>"
+  explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head 3 -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_bad_run(cli_explain_layer_range "attnviz: error: --head: L5H0: layer 5 does not exist \\(the model has 5 layers, 0-4\\)"
+  explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head L5H0 -o ${ATTNVIZ_CLI_OUT}/never_written)
+add_test(NAME cli_profile_explain
+         COMMAND attnviz explain ${ATTNVIZ_USE_LITE} --head 1 -o ${ATTNVIZ_CLI_OUT}/explain_profile --profile)
+set_tests_properties(cli_profile_explain PROPERTIES PASS_REGULAR_EXPRESSION "${ATTNVIZ_PROFILE_REGEX}")

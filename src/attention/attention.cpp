@@ -13,6 +13,18 @@
 
 namespace attnviz {
 
+void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon) {
+  if (gain.size() == 0) return;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    for (Eigen::Index h = 0; h < x.cols() / d_k; ++h) {
+      auto head = x.row(r).segment(h * d_k, d_k);
+      const double mean_square = head.cast<double>().squaredNorm() / static_cast<double>(d_k);
+      const Scalar rms = std::sqrt(static_cast<Scalar>(mean_square) + epsilon);
+      head = (head / rms).cwiseProduct(gain.transpose());
+    }
+  }
+}
+
 namespace {
 
 // Work below which a thread is not worth it: ~1.5 ms of one core's GEMM. Measured on a 2-core
@@ -83,21 +95,6 @@ bool projections_overflow(const Matrix& q, const Matrix& k, const Matrix& v, Att
   result.overflow = overflowing_projections(q_overflows, k_overflows, v_overflows);
   result.overflow_spares_weights = !q_overflows && !k_overflows;
   return true;
-}
-
-// QK-norm: RMSNorm of each head block [h·d_k, (h+1)·d_k) of x [n, heads·d_k] with the gain
-// [d_k] (Dehghani et al. 2023; Qwen 3 and Gemma 3 before RoPE). The mean square in double, as
-// ggml's rms_norm sums it. No gain: unchanged.
-void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon) {
-  if (gain.size() == 0) return;
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    for (Eigen::Index h = 0; h < x.cols() / d_k; ++h) {
-      auto head = x.row(r).segment(h * d_k, d_k);
-      const double mean_square = head.cast<double>().squaredNorm() / static_cast<double>(d_k);
-      const Scalar rms = std::sqrt(static_cast<Scalar>(mean_square) + epsilon);
-      head = (head / rms).cwiseProduct(gain.transpose());
-    }
-  }
 }
 
 // Projections Q and K as the scores use them: QK-norm, then RoPE.

@@ -75,6 +75,11 @@ struct RopeRequest {
   std::vector<long long> key_positions;    ///< n_k positions
 };
 
+/// QK-norm: RMSNorm of each head block [h·d_k, (h+1)·d_k) of x [n, heads·d_k] in place, with the
+/// gain [d_k] (Dehghani et al. 2023; Qwen 3 and Gemma 3 apply it before RoPE). The mean square in
+/// double, as ggml's rms_norm sums it. An empty gain leaves x unchanged.
+void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon);
+
 /// softmax(Q_h K_gᵀ · scale + mask) for every query head h (g = its key/value head), and,
 /// when asked, A_h·V_g, the concat [O_0 | O_1 | …] and concat·W_O + b_O (§3.2.2).
 /// x_q [n_q, d_model_q], x_kv [n_k, d_model_kv], allowed [n_q, n_k] or empty (all allowed).

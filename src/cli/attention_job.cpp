@@ -168,13 +168,15 @@ double memory_budget_bytes(const Options& options) {
   return physical * kDefaultMemoryFraction;
 }
 
-AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings, PhaseTimer* timer,
-                               InputTexts texts) {
+PreparedLayer prepare_layer(const Options& options, std::vector<std::string>& warnings, PhaseTimer* timer,
+                            InputTexts texts) {
   check_options(options);
-  const double budget = memory_budget_bytes(options);
-  InputBundle in = load_inputs({options.sentence, options.weights, options.source}, budget, std::move(texts));
+  PreparedLayer p{load_inputs({options.sentence, options.weights, options.source}, memory_budget_bytes(options), std::move(texts)),
+                  std::nullopt, std::nullopt, false, MaskMatrix()};
+  InputBundle& in = p.in;
   if (timer != nullptr) timer->lap("load");
   const double needed = estimate_bytes(in, options);
+  const double budget = memory_budget_bytes(options);
   if (needed > budget) {
     throw LimitError::memory("attention weights for " + counted(in.weights.layer.num_heads, "head") + " x " +
                                  std::to_string(in.queries.tokens.size()) + " x " +
@@ -182,19 +184,30 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
                              needed, budget, "--max-memory MIB");
   }
   if (options.measure == "alti") check_alti_layer(in);
-  const std::optional<RopeSettings> rope = rope_settings(options, in.weights);
-  const bool causal = causal_mask(options, in);
+  p.rope = rope_settings(options, in.weights);
+  p.causal = causal_mask(options, in);
   warnings.insert(warnings.end(), in.warnings.begin(), in.warnings.end());
   if (options.positional == "sinusoidal") {
     add_positional(in.queries);
     if (in.source) add_positional(*in.source);
   }
   const Sentence& keys = in.keys();
+  p.allowed = build_mask(static_cast<long>(in.queries.tokens.size()), static_cast<long>(keys.tokens.size()), p.causal,
+                         keys.attention_mask);
+  if (p.rope) p.rope_request = RopeRequest{*p.rope, in.queries.positions, keys.positions};
+  return p;
+}
+
+AttentionRecord compute_record(const Options& options, std::vector<std::string>& warnings, PhaseTimer* timer,
+                               InputTexts texts) {
+  PreparedLayer prepared = prepare_layer(options, warnings, timer, std::move(texts));
+  const InputBundle& in = prepared.in;
+  const std::optional<RopeSettings>& rope = prepared.rope;
+  const bool causal = prepared.causal;
+  const Sentence& keys = in.keys();
   const AttentionLayer& layer = in.weights.layer;
-  const MaskMatrix allowed = build_mask(static_cast<long>(in.queries.tokens.size()),
-                                        static_cast<long>(keys.tokens.size()), causal, keys.attention_mask);
-  std::optional<RopeRequest> rope_request;
-  if (rope) rope_request = RopeRequest{*rope, in.queries.positions, keys.positions};
+  const MaskMatrix& allowed = prepared.allowed;
+  const std::optional<RopeRequest>& rope_request = prepared.rope_request;
   AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
                                                 {options.scores, options.outputs, measure_needs_value_vectors(options.measure)},
                                                 rope_request);

@@ -9,12 +9,28 @@
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
 #include "io/attention_record.hpp"
+#include "io/input_schema.hpp"
 #include "io/json_file.hpp"
 
 namespace attnviz {
 
 /// Bytes the run may use: --max-memory MiB, or by default half of physical memory.
 double memory_budget_bytes(const Options& options);
+
+/// One layer run's inputs, loaded, checked and made ready for multi_head_attention: position
+/// encodings added, the causal/padding mask and RoPE decided from the files and the flags.
+struct PreparedLayer {
+  InputBundle in;
+  std::optional<RopeSettings> rope;
+  std::optional<RopeRequest> rope_request;  ///< rope with the queries' and keys' positions
+  bool causal = false;
+  MaskMatrix allowed;                       ///< [n_q, n_k]
+};
+
+/// The first half of compute_record: loads and prepares the files named in `options` (the same
+/// errors, warnings and memory check), without computing attention.
+PreparedLayer prepare_layer(const Options& options, std::vector<std::string>& warnings, PhaseTimer* timer = nullptr,
+                            InputTexts texts = {});
 
 /// Loads the files named in `options`, computes every head and returns the record, with
 /// user-facing warnings (fully masked rows) appended to `warnings`. With a timer, the

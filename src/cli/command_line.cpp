@@ -670,6 +670,34 @@ void add_options(CLI::App& app, Options& o) {
   add_resource_options(*compare, o);
   compare->callback([&o] { o.command = Command::Compare; });
 
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Inside one head at one query: the neuron view (query, keys, their products, scores, weights, values, "
+                 "output) as explain.json and explain.png, and the head's QK/OV circuits beside its layer's other heads "
+                 "(circuits.png).");
+  add_attention_inputs(*explain, o);
+  add_model_options(*explain, o);
+  explain->add_option("--head", o.explain_head,
+                      "The head to explain: H or H3 for a single layer; L2H5 with --model (cross.L2H5, enc.L2H5, dec.L2H5 "
+                      "for encoder-decoder models). From 0.")
+      ->required();
+  explain->add_option("--query", o.query, "The query token to explain, from 0 (default: the last).")
+      ->check(CLI::Range(0L, 1L << 40));
+  explain->add_option("-o,--output", o.output, "The folder to write explain.json, explain.png and circuits.png into.")
+      ->required();
+  // Not add_picture_options: explain's pictures have no colour map, scale, grid or cell values to choose.
+  explain->add_option("--max-size", o.max_size_px,
+                      "Largest image side in pixels (default 4096): key rows shrink and labels thin out for long texts. "
+                      "From 256 to 16384.")
+      ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
+  explain->add_option("--font", o.fonts, "TrueType/OpenType font for labels, one file per --font (as for heatmaps).")
+      ->allow_extra_args(false);
+  explain->add_option_function<std::string>(
+      "--format", [&o](const std::string& text) { o.formats = parse_formats(text); },
+      "Picture formats, comma-separated (default png): png (explain.png, circuits.png), svg (explain.svg, circuits.svg) "
+      "and html (explain.html: every query of the head, switched by clicking a query token).");
+  add_resource_options(*explain, o);
+  explain->callback([&o] { o.command = Command::Explain; });
+
   CLI::App* tokenize = app.add_subcommand(
       "tokenize", "Print how a model's tokenizer splits a text: one JSON document {\"tokens\": [...], \"token_ids\": "
                   "[...], \"token_texts\": [...]}, or on a terminal a table, one line per token.");

@@ -190,10 +190,12 @@ void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::ve
 }
 
 ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, const BlockSink& sink,
-                                std::vector<std::string>& warnings, double memory_budget, const KeptBytes& kept) {
+                                std::vector<std::string>& warnings, double memory_budget, const KeptBytes& kept,
+                                ModelProbe* probe = nullptr) {
   const DecoderModel& model = *loaded.model;
   const Vocabulary* vocab = loaded.vocab.get();
   const DecoderConfig& c = model.config();
+  if (probe && probe->check) probe->check(summary_of(c));  // before --layers, which the probe's caller chose
   const LayerSelection layers = parse_layer_selection(o.layers, c.num_layers);
 
   ModelRunInfo info;
@@ -252,19 +254,29 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
   request.sink = &marked;
   request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
   request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
+  if (probe && probe->block) request.probe = &probe->block;
   info.last_logits = model.forward(request);
+  if (probe && probe->want_output) {
+    probe->output = model.output_weights();
+    if (names) {
+      // Byte-level pieces ("Ġthe") are an encoding: the lists show what each reads as, as labels do.
+      const bool byte_level = pieces_are_byte_level(*names);
+      for (std::size_t id = 0; id < names->pieces.size(); ++id)
+        probe->output->pieces.push_back(byte_level ? token_display_text(*names, static_cast<std::int32_t>(id)) : names->pieces[id]);
+    }
+  }
   return info;
 }
 
 ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
-                         const KeptBytes& kept) {
-  return run_loaded_decoder(load_decoder(o), o, sink, warnings, memory_budget, kept);
+                         const KeptBytes& kept, ModelProbe* probe) {
+  return run_loaded_decoder(load_decoder(o), o, sink, warnings, memory_budget, kept, probe);
 }
 
 // A CTranslate2 encoder-decoder: the source from --source-tokens or --text, the target decoded
 // greedily (at most --generate tokens, default 256) or forced by --target-tokens.
 ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings,
-                                 double memory_budget) {
+                                 double memory_budget, ModelProbe* probe) {
   if (o.token_ids) throw UsageError::bad_option("--token-ids", "is for decoder-only models; give --source-tokens or --text");
   if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
   if (o.target_tokens && o.generate >= 0)
@@ -279,6 +291,7 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
   request.want_last_logits = o.logits;
   request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
   request.memory_budget_bytes = memory_budget;
+  request.probe = probe;
   return run_ct2_model(request, sink, warnings);
 }
 
@@ -298,7 +311,7 @@ void check_layer_run_options(const Options& options) {
 
 
 ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
-                       double memory_budget, const KeptBytes& kept) {
+                       double memory_budget, const KeptBytes& kept, ModelProbe* probe) {
   refuse_layer_options(options);
   // --measure: each block's norms or ALTI from what the forward pass handed on, which is then let go.
   const BlockSink measured = [&](AttentionBlock&& block) {
@@ -313,7 +326,7 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
     plain_sink(std::move(block));
   };
   const BlockSink& sink = measure_needs_value_vectors(options.measure) ? measured : plain_sink;
-  if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget);
+  if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget, probe);
   if (options.source_tokens || options.target_tokens)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
@@ -325,7 +338,7 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
                                                   "model.safetensors (GGUF models are single files)");
   }
-  return run_decoder(options, sink, warnings, memory_budget, kept);
+  return run_decoder(options, sink, warnings, memory_budget, kept, probe);
 }
 
 DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warnings, const std::string& encoder_decoder_refusal) {

@@ -13,6 +13,7 @@
 
 #include "cli/options.hpp"
 #include "model/decoder_model.hpp"
+#include "model/block_probe.hpp"
 #include "model/model_run.hpp"
 #include "model/vocabulary.hpp"
 
@@ -38,9 +39,10 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 /// --token-ids…, a --token-ids id outside the vocabulary), InputError (the model file, a --text
 /// token the tokenizer has but the model's embedding lacks, a text longer than the context),
 /// LimitError (the forward pass plus what `kept` says the sink keeps over `memory_budget`
-/// bytes, estimated before computing).
+/// bytes, estimated before computing). `probe`, when given, sees the model's
+/// shape before the pass and every selected block's inputs, and gets the output weights after.
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
-                       double memory_budget, const KeptBytes& kept = {});
+                       double memory_budget, const KeptBytes& kept = {}, ModelProbe* probe = nullptr);
 
 /// A decoder-only --model loaded with its input checked, for commands that run the model
 /// themselves (attribute): info holds the model summary, the ids (from --text or --token-ids)

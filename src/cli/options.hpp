@@ -10,7 +10,7 @@
 namespace attnviz {
 
 /// The subcommands.
-enum class Command { Dump, Heatmaps, Render, Compare, Tokenize, Attribute, Census };
+enum class Command { Dump, Heatmaps, Render, Compare, Tokenize, Attribute, Census, Explain };
 
 /// A head of a whole model as compare --heads names it: L<layer>H<head>, both from 0, and for an
 /// encoder-decoder model its block ("enc.L0H3": encoder self-attention, "dec.L0H3": decoder
@@ -77,6 +77,10 @@ struct Options {
   std::vector<int> heads;            ///< empty = all heads
   bool average = false;
   std::string stats;                 ///< --stats FILE.json or FILE.csv
+
+  // Explain.
+  std::string explain_head;          ///< --head: H or H3 (one layer), L2H5 / cross.L2H5 (a model)
+  std::optional<long> query;         ///< --query: the query explained; unset = the last
 
   // Tokenize.
   bool table = false;  ///< a table with a header row instead of one JSON document (the command

@@ -14,6 +14,7 @@
 #include "cli/picture_choices.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/corpus_job.hpp"
+#include "cli/explain_job.hpp"
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
@@ -306,7 +307,7 @@ void check_standard_output(const Options& options) {
 // dump -o FILE/x.json) is refused before any work, as OutputSet::commit would refuse it after.
 void refuse_unmakeable_folders(const Options& options) {
   const bool writes_folder = options.command == Command::Heatmaps || options.command == Command::Render ||
-                             options.command == Command::Attribute;
+                             options.command == Command::Attribute || options.command == Command::Explain;
   if (!options.output.empty() && !to_standard_output(options)) {
     const std::string folder = writes_folder ? options.output : std::filesystem::path(options.output).parent_path().string();
     require_creatable_folder(folder, options.output);
@@ -325,11 +326,14 @@ void check_output_kind(const Options& options) {
   switch (options.command) {
     case Command::Heatmaps:
     case Command::Render:
+    case Command::Explain:
       if (file_like && !std::filesystem::is_directory(options.output)) {
         throw UsageError::bad_option(
             "-o", "\"" + options.output + "\" names a " + extension + " file, but " +
-                      (options.command == Command::Render ? "render" : "heatmaps") +
-                      " writes a folder (grid.png and head_<h>.png); give a folder name, e.g. -o " +
+                      (options.command == Command::Render    ? "render writes a folder (grid.png and head_<h>.png)"
+                       : options.command == Command::Explain ? "explain writes a folder (explain.json, explain.png, circuits.png)"
+                                                             : "heatmaps writes a folder (grid.png and head_<h>.png)") +
+                      "; give a folder name, e.g. -o " +
                       (std::filesystem::path(options.output).replace_extension().string()));
       }
       return;
@@ -428,6 +432,10 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
   warn_if_diverging_cmap(options, warnings);
   check_picture_choices(options);
   if (options.command == Command::Attribute) return run_attribute(options, timer, out, warnings);
+  if (options.command == Command::Explain) {
+    if (!is_model_run(options)) check_layer_run_options(options);
+    return run_explain(options, timer, out, warnings);
+  }
   if (options.command != Command::Render) {
     if (is_model_run(options)) {
       if (options.command == Command::Dump) return run_model_dump(options, timer, data, out, warnings);
@@ -443,7 +451,8 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
     case Command::Compare: return run_compare(options, timer, out, warnings);
     case Command::Tokenize:
     case Command::Attribute:
-    case Command::Census: return;
+    case Command::Census:
+    case Command::Explain: return;
   }
 }
 

@@ -235,6 +235,9 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
   const Ct2Model model = load_ct2_model(request.model_dir, request.memory_budget_bytes);
   const Ct2Transformer& t = model.transformer;
   const int layers = static_cast<int>(std::max(t.encoder.size(), t.decoder.size()));
+  ModelProbe* probe = request.probe;
+  if (probe && probe->check) probe->check(summary_of(model));
+  const BlockProbe* block_probe = probe && probe->block ? &probe->block : nullptr;
   if (request.layers.last() >= layers) {
     throw UsageError::bad_option("--layers", "layer " + std::to_string(request.layers.last()) +
                                                  " does not exist (this model has layers 0-" +
@@ -262,7 +265,7 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
   const Matrix memory = ct2_encode(t, source_ids, [&](const std::string&, const std::string&, int layer, AttentionResult& r) {
     if (request.layers.contains(layer))
       sink(make_block(model, "encoder", "self", layer, r, info.source_tokens, {}, request.wants, residual, post_norm));
-  }, capture);
+  }, capture, block_probe);
 
   std::vector<std::int32_t> target_ids;
   if (request.target_tokens) {
@@ -294,7 +297,13 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
                                                                       int layer, AttentionResult& r) {
     if (request.layers.contains(layer))
       sink(make_block(model, stack, kind, layer, r, info.source_tokens, info.target_tokens, request.wants, residual, post_norm));
-  }, capture);
+  }, capture, block_probe);
+  if (probe && probe->want_output) {
+    // logits = LN_dec(y)·projection + bias: the projection stored [n_vocab, d] as OutputWeights has it.
+    probe->output = OutputWeights{t.target_embeddings, t.projection.transpose().cast<Scalar>(),
+                                  t.decoder_norm ? Vector(t.decoder_norm->gamma.cast<Scalar>()) : Vector(), model.target.tokens,
+                                  t.source_embeddings, model.source.tokens};
+  }
   if (request.want_last_logits) {
     const Eigen::Index last = logits.rows() - 1;
     info.last_logits.resize(static_cast<std::size_t>(logits.cols()));

@@ -32,6 +32,9 @@ struct Ct2Request {
   AttentionWants wants{false, false, false};
   double memory_budget_bytes = 0;            ///< refuse a model whose file and decoded weights
                                              ///< would need more (0 = no limit; --max-memory)
+  /// Sees the model's shape before the run and the teacher-forced pass's blocks' inputs, and
+  /// gets the target side's output weights plus the source embeddings (explain); may be null.
+  ModelProbe* probe = nullptr;
 };
 
 /// A loaded model directory.

@@ -294,6 +294,19 @@ AttentionResult attend(const Ct2Transformer& model, const AttentionLayer& layer,
   return result;
 }
 
+// The gain of the norm that made an attention block's input, to fold into its weights (explain):
+// a pre-norm block reads LN(x), whose gain γ scales it; a post-norm block reads x itself.
+Vector input_gain(const Ct2Transformer& model, const Ct2LayerNorm& norm) {
+  return model.pre_norm ? Vector(norm.gamma.cast<Scalar>()) : Vector();
+}
+
+void probe_block(const BlockProbe* probe, const char* stack, const char* kind, int layer, const AttentionLayer& attention,
+                 const Matrix& x_q, const Matrix& x_kv, const MaskMatrix& allowed, Vector query_gain, Vector key_gain) {
+  if (probe == nullptr) return;
+  (*probe)(BlockInputs{layer, stack, kind, LayerInputs{&attention, &x_q, &x_kv, &allowed, nullptr, std::nullopt}, std::move(query_gain),
+                       std::move(key_gain)});
+}
+
 std::string block_name(const std::string& stack, int layer, const std::string& kind) {
   return stack + " layer " + std::to_string(layer) + " " + kind + "-attention";
 }
@@ -397,12 +410,13 @@ void capture_residual(const Ct2Transformer& model, const Ct2Capture& capture, co
 }
 
 Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& source_ids,
-                  const Ct2AttentionHook& hook, const Ct2Capture& capture) {
+                  const Ct2AttentionHook& hook, const Ct2Capture& capture, const BlockProbe* probe) {
   WideMatrix x = embed(model, model.source_embeddings, model.source_positions, source_ids, 0);  // [S, d]
   for (int i = 0; i < static_cast<int>(model.encoder.size()); ++i) {
     const Ct2EncoderLayer& layer = model.encoder[static_cast<std::size_t>(i)];
     residual(model, x, layer.self_norm, [&](const WideMatrix& h) {
       const Matrix input = narrow(h);
+      probe_block(probe, "encoder", "self", i, layer.self_attention, input, input, MaskMatrix(), input_gain(model, layer.self_norm), {});
       AttentionResult self =
           attend(model, layer.self_attention, input, input, MaskMatrix(), block_name("encoder", i, "self"), capture.wants);
       capture_residual(model, capture, x, layer.self_norm);
@@ -416,13 +430,14 @@ Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& 
 
 WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
                               const std::vector<std::int32_t>& input_ids, const Ct2AttentionHook& hook,
-                              const Ct2Capture& capture) {
+                              const Ct2Capture& capture, const BlockProbe* probe) {
   WideMatrix y = embed(model, model.target_embeddings, model.target_positions, input_ids, 0);  // [T, d]
   const MaskMatrix causal = build_mask(y.rows(), y.rows(), true, {});
   for (int i = 0; i < static_cast<int>(model.decoder.size()); ++i) {
     const Ct2DecoderLayer& layer = model.decoder[static_cast<std::size_t>(i)];
     residual(model, y, layer.self_norm, [&](const WideMatrix& h) {
       const Matrix input = narrow(h);
+      probe_block(probe, "decoder", "self", i, layer.self_attention, input, input, causal, input_gain(model, layer.self_norm), {});
       AttentionResult self =
           attend(model, layer.self_attention, input, input, causal, block_name("decoder", i, "self"), capture.wants);
       capture_residual(model, capture, y, layer.self_norm);
@@ -430,8 +445,13 @@ WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
       return WideMatrix(self.output.cast<double>());
     });
     residual(model, y, layer.cross_norm, [&](const WideMatrix& h) {
+      const Matrix queries = narrow(h);
+      // The keys and values read the encoder's output M = LN_enc(x): its gain, when it has one.
+      probe_block(probe, "decoder", "cross", i, layer.cross_attention, queries, memory, MaskMatrix(),
+                  input_gain(model, layer.cross_norm),
+                  model.encoder_norm ? Vector(model.encoder_norm->gamma.cast<Scalar>()) : Vector());
       AttentionResult cross =
-          attend(model, layer.cross_attention, narrow(h), memory, MaskMatrix(), block_name("decoder", i, "cross"), capture.wants);
+          attend(model, layer.cross_attention, queries, memory, MaskMatrix(), block_name("decoder", i, "cross"), capture.wants);
       if (hook) hook("decoder", "cross", i, cross);
       return WideMatrix(cross.output.cast<double>());
     });

@@ -28,6 +28,7 @@
 #include "attention/attention.hpp"
 #include "core/types.hpp"
 #include "model/block_pieces.hpp"
+#include "model/block_probe.hpp"
 
 namespace attnviz {
 
@@ -129,14 +130,15 @@ struct Ct2Capture {
 /// The encoder's output M (LN_enc(x), or x without a final norm) for source ids, rounded to
 /// float32 as the input of every
 /// cross-attention: [S, d_model]. Requires valid ids.
+/// `probe`, when given, sees every attention block's inputs before it runs (explain).
 Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& source_ids,
-                  const Ct2AttentionHook& hook = {}, const Ct2Capture& capture = {});
+                  const Ct2AttentionHook& hook = {}, const Ct2Capture& capture = {}, const BlockProbe* probe = nullptr);
 
 /// Teacher-forced decoder pass over `input_ids` (from the start token): [T, target vocabulary]
 /// logits, row t predicting token t+1. Requires valid ids.
 WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
                           const std::vector<std::int32_t>& input_ids, const Ct2AttentionHook& hook = {},
-                          const Ct2Capture& capture = {});
+                          const Ct2Capture& capture = {}, const BlockProbe* probe = nullptr);
 
 /// Greedy decoding: from `start_id`, one position at a time (each layer keeps the inputs of its
 /// self-attention so far, so step t costs one row), the argmax token (the first

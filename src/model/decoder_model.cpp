@@ -274,13 +274,20 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
 }
 
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
-                                        const MaskMatrix& allowed, const AttentionWants& wants) const {
+                                        const MaskMatrix& allowed, const AttentionWants& wants, const BlockProbe* probe) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
+  const std::optional<RopeRequest> rope = layer_rope(l, first, m);
+  if (probe != nullptr) {
+    // explain's circuits fold the norm's gain (as stored: Gemma's 1 + w) into W_Q, W_K, W_V.
+    std::optional<Scalar> cap;
+    if (layer.logit_softcap > 0) cap = layer.logit_softcap;
+    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap},
+                         weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
+  }
   AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed,
-                                                 AttentionWants{wants.scores, true, wants.value_vectors},
-                                                 layer_rope(l, first, m));
+                                                 AttentionWants{wants.scores, true, wants.value_vectors}, rope);
   if (!result.overflow.empty())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
@@ -366,8 +373,9 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
     if (request.trace) request.trace->enter_layer(x);
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
     const Matrix entering = residual && request.layers.contains(l) ? x : Matrix();  // r: before the layer adds to x
-    AttentionResult result =
-        run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal, request.wants);
+    const bool selected = request.layers.contains(l);
+    AttentionResult result = run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal,
+                                       request.wants, selected ? request.probe : nullptr);
     if (request.trace) trace_layer(l, layer, result, x, *request.trace);
     if (request.sink && request.layers.contains(l))
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering));
@@ -470,6 +478,15 @@ int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, const std:
     pending = {next};
   }
   return added;
+}
+
+OutputWeights DecoderModel::output_weights() const {
+  const DecoderConfig& c = config_;
+  OutputWeights w;
+  w.embedding = weights_->matrix("token_embd.weight", c.n_vocab, c.d_model);
+  w.output = output_matrix();
+  w.final_gain = weights_->vector("output_norm.weight", c.d_model);
+  return w;
 }
 
 double DecoderModel::cache_bytes(double n) const {

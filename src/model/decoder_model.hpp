@@ -19,6 +19,7 @@
 #include "core/types.hpp"
 #include "model/families/block_traits.hpp"
 #include "model/head_ablation.hpp"
+#include "model/block_probe.hpp"
 #include "model/model_run.hpp"
 #include "model/residual_trace.hpp"
 
@@ -120,6 +121,7 @@ struct ForwardRequest {
   /// (a trace's layer_inputs), instead of embedding token_ids: the layers before it are skipped.
   const Matrix* start_residual = nullptr;
   int start_layer = 0;
+  const BlockProbe* probe = nullptr;    ///< sees each selected layer's attention inputs (explain)
 };
 
 /// The decoder with its config and weights; layers are decoded from the source as they run.
@@ -166,6 +168,10 @@ class DecoderModel {
   /// Bytes of float32 weights of one layer and of the embedding table: the memory estimate.
   double layer_float_bytes() const;
 
+  /// W_E, the output matrix and the final norm's gain, decoded (pieces left empty): what the
+  /// full OV circuit and the QK token lists read (analysis/circuits).
+  OutputWeights output_weights() const;
+
  private:
   /// One layer's attention parameters (W as [in, out] for Q = X·W).
   AttentionLayer attention_layer(int layer) const;
@@ -181,8 +187,10 @@ class DecoderModel {
   /// `layer` is attention_layer(l); allowed is [m, cache.size() + m]. Appends the rows' K, V to
   /// the cache and returns the attention (weights [m, n_k] per head). Throws InputError on
   /// float32 overflow.
+  /// `probe`, when given, sees the attention's inputs (BlockInputs) before it runs.
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
-                            const MaskMatrix& allowed, const AttentionWants& wants = {false, true}) const;
+                            const MaskMatrix& allowed, const AttentionWants& wants = {false, true},
+                            const BlockProbe* probe = nullptr) const;
   /// The family's norm (RMSNorm or LayerNorm) of x [m, d_model] with layer l's tensor `norm`
   /// ("attn_norm": blk.l.attn_norm.weight, and .bias for LayerNorm); throws InputError naming
   /// the file and layer when a row's mean square overflows float32.
