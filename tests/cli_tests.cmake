@@ -184,13 +184,13 @@ attnviz_expect(cli_font_repeated 0 "^wrote 5 PNG files to "
   heatmaps ${ATTNVIZ_USE_LITE} --font ${ATTNVIZ_DEJAVU} --font ${ATTNVIZ_DEJAVU} -o ${ATTNVIZ_CLI_OUT}/font_twice)
 # A word that is no command: said so, with the nearest command (exit 109, an unexpected argument).
 attnviz_expect(cli_unknown_command 109
-  "^attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"\\? \\(commands: dump, heatmaps, render, compare, tokenize, attribute, census\\)$"
+  "^attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"\\? \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
   heatmap ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/never)
 attnviz_expect(cli_unknown_command_far 109
-  "^attnviz: error: unknown command \"plot\" \\(commands: dump, heatmaps, render, compare, tokenize, attribute, census\\)$"
+  "^attnviz: error: unknown command \"plot\" \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
   plot ${ATTNVIZ_USE_LITE})
 attnviz_expect(cli_help_command 109
-  "^attnviz: error: unknown command \"help\": for help run attnviz --help, or attnviz COMMAND --help \\(commands: dump, heatmaps, render, compare, tokenize, attribute, census\\)$"
+  "^attnviz: error: unknown command \"help\": for help run attnviz --help, or attnviz COMMAND --help \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
   help)
 attnviz_expect(cli_no_command 106 "^attnviz: error: A subcommand is required")
 # heatmaps -o out.png: refused, no folder made (the in-process test checks the folder).
@@ -268,7 +268,7 @@ attnviz_expect(cli_misspelt_flag 109
   "^attnviz: error: dump: unknown option \"--modle\"@@ did you mean \"--model\"\\? \\(see attnviz dump --help\\)$"
   dump --modle ${ATTNVIZ_STORIES_GGUF} --text a -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 attnviz_expect(cli_option_before_command 109
-  "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, tokenize, attribute, census\\)$"
+  "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
   -o out/x)
 # -h is help only alone: "-heads" (CLI11 read -h, then "-eads") printed help and exited 0.
 attnviz_expect(cli_h_bundle_is_unknown_option 109
@@ -405,3 +405,14 @@ attnviz_bad_run(cli_explain_layer_range "attnviz: error: --head: L5H0: layer 5 d
 add_test(NAME cli_profile_explain
          COMMAND attnviz explain ${ATTNVIZ_USE_LITE} --head 1 -o ${ATTNVIZ_CLI_OUT}/explain_profile --profile)
 set_tests_properties(cli_profile_explain PROPERTIES PASS_REGULAR_EXPRESSION "${ATTNVIZ_PROFILE_REGEX}")
+# attribute and the corpus census run decoders only: a BERT file is named as an encoder, not as an
+# unsupported architecture (exit 1, nothing written).
+attnviz_expect(cli_attribute_encoder 1
+  "^attnviz: error: --model: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): this command reads decoder-only models"
+  attribute --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_expect(cli_explain_encoder 1
+  "^attnviz: error: --model: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): explain does not read encoders yet"
+  explain --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --head L0H0 -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_expect(cli_measure_encoder 1
+  "^attnviz: error: --measure: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): norms is not computed for encoders yet"
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --measure norms -o ${ATTNVIZ_CLI_OUT}/never_written.json)

@@ -111,7 +111,7 @@ TEST_CASE("encoder: a missing bert tensor is named with the family", "[model][en
                     test_data_file(kBert) + ": tensor blk.1.attn_output_norm.bias is missing (needed by a bert model)");
 }
 
-TEST_CASE("encoder CLI: dump --model on a bert GGUF writes non-causal layers; --generate, bad --token-types refused, nothing written",
+TEST_CASE("encoder CLI: dump --model on a bert GGUF writes non-causal layers, --generate, bad --token-types refused, nothing written",
           "[model][encoder][cli]") {
   TempDir dir;
   Options o;

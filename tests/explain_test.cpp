@@ -171,7 +171,7 @@ TEST_CASE("head_circuits: OV eigenvalues and the copying score equal the full ma
   CHECK_THAT(c.qk_singular_values[1], WithinAbs(s(1), 1e-9));
 }
 
-TEST_CASE("head_circuits: no W_O leaves the OV circuit unset; a rectangular W_OV has no eigenvalues", "[analysis][circuits]") {
+TEST_CASE("head_circuits: no W_O leaves the OV circuit unset, a rectangular W_OV has no eigenvalues", "[analysis][circuits]") {
   Case c = layer_case(test::data_file("use-lite/layer0.json"));  // W_O is [256, 512]
   const HeadCircuits rectangular = head_circuits(c.prepared.in.weights.layer, 0, Vector(), Vector(), nullptr);
   CHECK(rectangular.ov_singular_values);

@@ -180,7 +180,7 @@ TEST_CASE("logit_attribution: hand-checked shares, RMSNorm and LayerNorm", "[ana
   }
 }
 
-TEST_CASE("residual_trace: a post-attention gain scales every head's write, b_O and the update; the MLP's bias is apart", "[analysis]") {
+TEST_CASE("residual_trace: a post-attention gain scales every head's write, b_O and the update, the MLP's bias is apart", "[analysis]") {
   AttentionLayer layer;
   layer.num_heads = 2;
   layer.num_kv_heads = 2;

@@ -158,6 +158,43 @@ TEST_CASE("DecoderModel: every layer's value vectors add up to its attention out
   CHECK(layers == 5);
 }
 
+TEST_CASE("DecoderModel: each family's value vectors and b_O add up to its attention output", "[measures][families]") {
+  // GPT-2 has an attention output bias b_O: the block's b_o must carry it (it was left empty).
+  for (const char* family : {"gpt2", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}) {
+    INFO(family);
+    const DecoderModel model = decoder_from_gguf(
+        std::make_shared<const GgufFile>(attnviz::test::test_data_file(std::string("families/") + family + ".gguf")));
+    int layers = 0;
+    const BlockSink sink = [&](AttentionBlock&& block) {
+      if (std::string(family) == "gpt2") CHECK(block.b_o.size() == model.config().d_model);
+      check_matrix_near(rebuilt_output(block.record.weights, block.value_vectors, block.b_o), block.record.output, 1e-5);
+      ++layers;
+    };
+    ForwardRequest request;
+    request.token_ids = {1, 5, 9, 2, 7, 3};
+    request.tokens.assign(6, "t");
+    request.sink = &sink;
+    request.logits = false;
+    request.wants = AttentionWants{false, true, true};
+    model.forward(request);
+    CHECK(layers == model.config().num_layers);
+  }
+}
+
+TEST_CASE("run: --measure alti on a family with a post-attention norm (Gemma) is refused saying why", "[measures][errors]") {
+  attnviz::test::TempDir dir;
+  Options o;
+  o.command = Command::Dump;
+  o.output = dir.file("out.json");
+  o.model = attnviz::test::test_data_file("families/gemma2.gguf");
+  o.token_ids = std::vector<int>{1, 5, 9, 2};
+  o.measure = "alti";
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Contains("--measure: alti:") && Contains("post-attention norm") && Contains("use --measure norms"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("out.json")));
+}
+
 TEST_CASE("alti_contributions: a hand-checked two-token layer", "[measures]") {
   // T_0 = {(1,0) + r_0 = (2,0), 0}: y_0 = (2,0), c_0 = [2, 0] → [1, 0].
   // T_1 = {0.5·(1,0), 0.5·(0,1) + r_1 = (0,2.5)}: y_1 = (0.5,2.5), ‖y_1‖₁ = 3,
@@ -219,7 +256,7 @@ TEST_CASE("MaxFlow: the textbook network of Cormen et al. (Fig. 26.1) carries 23
   CHECK_THAT(graph.run(2, 1), WithinAbs(4.0, 1e-12));  // only the edge v2 → v1 leads there
 }
 
-TEST_CASE("AttentionFlow: one layer's flow is Â itself; two layers differ from the rollout", "[measures]") {
+TEST_CASE("AttentionFlow: one layer's flow is Â itself, two layers differ from the rollout", "[measures]") {
   // A = [[1, 0], [0, 1]] (causal, each token on itself) gives Â = I; A = [[1, 0], [1, 0]] gives
   // Â = [[1, 0], [0.5, 0.5]].
   const Matrix a = matrix({{1, 0}, {1, 0}});
@@ -238,7 +275,7 @@ TEST_CASE("AttentionFlow: one layer's flow is Â itself; two layers differ from 
   CHECK_THAT(flow(1, 1), WithinAbs(1.0 / 3.0, 1e-12));
 }
 
-TEST_CASE("normalise_rows: rows of N become distributions; an all-zero row stays zero", "[measures]") {
+TEST_CASE("normalise_rows: rows of N become distributions, an all-zero row stays zero", "[measures]") {
   check_matrix_near(normalise_rows(matrix({{1, 3}, {0, 0}})), matrix({{0.25, 0.75}, {0, 0}}), 1e-7);
 }
 
@@ -297,7 +334,7 @@ Options dump_options(const std::string& output) {
 
 }  // namespace
 
-TEST_CASE("run: --measure alti on a layer without W_O is refused, naming the file and /W_O; nothing written", "[measures][errors]") {
+TEST_CASE("run: --measure alti on a layer without W_O is refused, naming the file and /W_O, nothing written", "[measures][errors]") {
   attnviz::test::TempDir dir;
   Options o = dump_options(dir.file("out.json"));
   o.sentence = layer_without_w_o(dir);
@@ -322,7 +359,7 @@ TEST_CASE("run: --measure alti on cross-attention is refused saying why", "[meas
   CHECK_FALSE(std::filesystem::exists(o.output));
 }
 
-TEST_CASE("run: --flow past its bound of tokens is refused naming the bound; nothing written", "[measures][errors]") {
+TEST_CASE("run: --flow past its bound of tokens is refused naming the bound, nothing written", "[measures][errors]") {
   attnviz::test::TempDir dir;
   Options o = dump_options(dir.file("out.json"));
   o.model = data_file("stories260k/stories260K.gguf");

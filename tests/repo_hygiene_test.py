@@ -3,6 +3,7 @@
 
     /usr/bin/python3 tests/repo_hygiene_test.py no-outside-data REPO
     /usr/bin/python3 tests/repo_hygiene_test.py test-data-checksums REPO
+    /usr/bin/python3 tests/repo_hygiene_test.py test-names-whole REPO
 
 no-outside-data: no tracked file (`git ls-files`) names the development machines' folder beside the
   repository (as a path, its realdata/ or cases/ subfolders, or a path joined from ".." and then that name);
@@ -10,6 +11,8 @@ no-outside-data: no tracked file (`git ls-files`) names the development machines
 test-data-checksums: every file under tests/data/ is listed in tests/data/README.md's sha256 table
   with its size and sha256, and every listed file exists: a copy that changed, or a file added
   without its provenance, is named.
+test-names-whole: no Catch2 TEST_CASE name in tests/*.cpp holds a ';': catch_discover_tests splits
+  such a name into two CTests that match no test case (both fail as "No test cases matched").
 Prints one line per problem and a closing "N passed, M failed" line; exits 1 on any failure.
 """
 import hashlib
@@ -77,6 +80,21 @@ def test_data_checksums(repo):
     return report(len(present | set(listed)) - len(problems), problems)
 
 
+def test_names_whole(repo):
+    problems, names = [], 0
+    folder = os.path.join(repo, "tests")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".cpp"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                for case in re.findall(r'TEST_CASE\("([^"]*)"', line):
+                    names += 1
+                    if ";" in case:
+                        problems.append("tests/%s:%d: TEST_CASE name holds ';' (CTest splits it): %s" % (name, number, case))
+    return report(names - len(problems), problems)
+
+
 def report(passed, problems):
     for problem in problems:
         print(problem)
@@ -85,7 +103,8 @@ def report(passed, problems):
 
 
 def main():
-    checks = {"no-outside-data": no_outside_data, "test-data-checksums": test_data_checksums}
+    checks = {"no-outside-data": no_outside_data, "test-data-checksums": test_data_checksums,
+              "test-names-whole": test_names_whole}
     if len(sys.argv) != 3 or sys.argv[1] not in checks:
         print("usage: repo_hygiene_test.py {%s} REPO" % ",".join(checks), file=sys.stderr)
         return 2

@@ -132,6 +132,11 @@ struct LoadedDecoder {
 };
 
 LoadedDecoder load_decoder(const Options& o) {
+  // run_model sends encoders elsewhere; the commands that run a decoder themselves (attribute,
+  // census over a corpus) land here, and "architecture bert is not supported" would mislead.
+  if (is_encoder_model(o))
+    throw UsageError::bad_option("--model", o.model + " is an encoder (bert): this command reads decoder-only models "
+                                 "(dump, heatmaps and compare read encoders too)");
   LoadedDecoder loaded;
   if (is_hf_model_folder(o.model)) {
     loaded.model = std::make_unique<DecoderModel>(decoder_from_hf_folder(o.model));
@@ -197,6 +202,10 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
   const DecoderConfig& c = model.config();
   if (probe && probe->check) probe->check(summary_of(c));  // before --layers, which the probe's caller chose
   const LayerSelection layers = parse_layer_selection(o.layers, c.num_layers);
+  if (o.measure == "alti" && c.block.post_attention_norm)
+    throw UsageError::bad_option("--measure", "alti: " + o.model + " (" + c.architecture + ") normalises each attention output "
+                                 "before it joins the residual stream (a post-attention norm), so the block's update is no "
+                                 "sum of per-token terms and ALTI does not apply; use --measure norms");
 
   ModelRunInfo info;
   info.model = summary_of(c);
@@ -330,7 +339,18 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
   if (options.source_tokens || options.target_tokens)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
-  if (is_encoder_model(options)) return run_encoder_model(options, sink, warnings, memory_budget, kept);
+  if (is_encoder_model(options)) {
+    // The BERT encoder hands on its attention weights only (issue 25); what needs the values, the
+    // residual or the layer's inputs is refused by name rather than drawn as plain weights.
+    const std::string encoder = options.model + " is an encoder (bert): ";
+    if (options.measure != "weights")
+      throw UsageError::bad_option("--measure", encoder + options.measure + " is not computed for encoders yet (weights only)");
+    if (options.scores || options.outputs || options.flow)
+      throw UsageError::bad_option(options.scores ? "--scores" : options.outputs ? "--outputs" : "--flow",
+                                   encoder + "not computed for encoders yet");
+    if (probe) throw UsageError::bad_option("--model", encoder + "explain does not read encoders yet");
+    return run_encoder_model(options, sink, warnings, memory_budget, kept);
+  }
   if (options.token_types)
     throw UsageError::bad_option("--token-types", "is for encoder models (bert); " + options.model + " is a decoder-only model");
   std::error_code ec;

@@ -347,7 +347,7 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
 }
 
 AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result,
-                                      const AttentionWants& wants, const Matrix& x) const {
+                                      const AttentionWants& wants, const Matrix& x, const Vector& b_o) const {
   AttentionBlock block = block_of(l, scale, tokens, std::move(result));
   if (wants.scores) block.record.scores = std::move(result.scores);
   if (wants.outputs) {
@@ -356,7 +356,8 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
   }
   if (wants.value_vectors) {
     block.value_vectors = std::move(result.value_vectors);
-    block.residual = x;  // b_O: none in this architecture
+    block.residual = x;
+    block.b_o = b_o;  // GPT-2's attn_output.bias; empty where the family has none
   }
   return block;
 }
@@ -378,7 +379,7 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
                                        request.wants, selected ? request.probe : nullptr);
     if (request.trace) trace_layer(l, layer, result, x, *request.trace);
     if (request.sink && request.layers.contains(l))
-      (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering));
+      (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering, layer.b_o));
   }
   if (request.trace) trace_final_norm(x, *request.trace);
   if (!request.logits) return {};

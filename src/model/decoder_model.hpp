@@ -225,9 +225,9 @@ class DecoderModel {
   /// Layer l's attention as the sink receives it (weights moved out of `result`).
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
   /// block_of, with what `wants` asked for moved in too (scores, outputs, value vectors) and,
-  /// with value vectors, the residual `x` entering the layer.
+  /// with value vectors, the residual `x` entering the layer and the layer's b_O.
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result, const AttentionWants& wants,
-                          const Matrix& x) const;
+                          const Matrix& x, const Vector& b_o) const;
 
   DecoderConfig config_;
   std::unique_ptr<WeightSource> weights_;

@@ -121,7 +121,7 @@ AttentionBlock EncoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
 void EncoderModel::forward(const EncoderRequest& request) const {
   const EncoderConfig& c = config_;
   WideMatrix x = embed(request);  // [n, d_model]
-  const auto gelu = c.gelu == EncoderGelu::Erf ? gelu_erf : gelu_tanh;
+  double (*const gelu)(double) = c.gelu == EncoderGelu::Erf ? gelu_erf : static_cast<double (*)(double)>(gelu_tanh);
   for (int l = 0; l < c.num_layers; ++l) {
     const AttentionLayer layer = attention_layer(l);
     const Matrix input = x.cast<Scalar>();

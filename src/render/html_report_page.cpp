@@ -73,6 +73,7 @@ const char* const kReportScript = R"page("use strict";
   const $ = (id) => document.getElementById(id);
   const state = { view: 0, head: 0, maps: [], measure: "weights", zoom: 1 };  // zoom: the large map's scale (html_report_views.cpp)
   const hooks = [];  // called after each showHead (html_report_views.cpp: head view, text panel)
+  const overviewHooks = [];  // called after each rebuild of the overview (html_report_views.cpp: the mean column)
 
   function element(tag, className, text) {
     const e = document.createElement(tag);
@@ -395,6 +396,7 @@ const char* const kReportScript = R"page("use strict";
       });
       table.append(row);
     });
+    for (const hook of overviewHooks) hook();
   }
 
   // Views of several measures (issue 20: weights, value-weighted norms, ALTI): one measure is
@@ -478,7 +480,7 @@ const char* const kReportScript = R"page("use strict";
   }
 
   setup();
-  window.attnvizCore = { data: data, state: state, hooks: hooks, decode: decode, showView: showView, showHead: showHead,
+  window.attnvizCore = { data: data, state: state, hooks: hooks, overviewHooks: overviewHooks, measureOf: measureOf, decode: decode, showView: showView, showHead: showHead,
                          highlight: highlight, unhighlight: unhighlight, element: element, formatValue: formatValue,
                          drawCells: drawCells, geometry: geometry, OVERVIEW_PX: OVERVIEW_PX };
 })();

@@ -249,7 +249,8 @@ const char* const kReportViewsScript = R"page((function () {
     data.views[0].panels.forEach((panel) => header.append(element("th", "", panel.name.replace(/^.*?(H\d+)$/, "$1"))));
     header.append(element("th", "", "mean"));
     rows[0].before(header);
-    data.views.forEach((v, l) => {
+    // The overview shows the views of one measure (weights, norms, ALTI): so does its mean column.
+    data.views.filter((v) => core.measureOf(v) === state.measure).forEach((v, l) => {
       core.decode(v);
       const n = v.matrices[0].length, mean = new Float32Array(n);
       for (const m of v.matrices) for (let c = 0; c < n; c++) mean[c] += m[c] / v.matrices.length;
@@ -347,6 +348,7 @@ const char* const kReportViewsScript = R"page((function () {
     });
     $("controls").append($("tabs"), $("search-box"));  // one line: no view moves down
     meanColumn();
+    core.overviewHooks.push(meanColumn);  // the overview is rebuilt when the measure changes
     window.addEventListener("hashchange", follow);
     follow();
     marks();

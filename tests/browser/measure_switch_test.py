@@ -20,7 +20,7 @@ def shown(page):
     return page.b.evaluate("""(() => ({
         title: document.getElementById('figure-title').textContent,
         layers: [...document.getElementById('view-select').options].map(o => o.textContent),
-        overview: document.querySelectorAll('#overview tr').length,
+        overview: document.querySelectorAll('#overview tr:has(td)').length,  // rows of layers (the header row has none)
         measures: [...document.getElementById('measure-select').options].map(o => o.value),
         view: window.attnviz.state().view}))()""")
 
