@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/product_threads.hpp"
+
 namespace attnviz {
 
 double log_softmax_at(const std::vector<float>& logits, std::int32_t index) {
@@ -39,27 +41,6 @@ double ablated_change(const DecoderModel& model, const Matrix& layer_input, int 
   return log_softmax_at(model.forward(rerun), target) - clean;
 }
 
-// Work a product must have per thread before Eigen's own threads pay (as attention.cpp's
-// threads_for): below it a second thread costs more than it saves.
-constexpr double kMinFlopsPerThread = 100e6;
-
-// Eigen's thread budget for the many small products of the reruns, restored on exit. Eigen
-// threads any product over 50k multiply-adds; on stories260K (an MLP product of 32 tokens is
-// 0.7 Mflop) libgomp's waiting threads made the 120 layer reruns take 1.3–2.7 s on a busy
-// 2-core machine instead of 85 ms on one thread (scripts/bench/RESULTS.md, "Head attribution").
-class ThreadsForWork {
- public:
-  explicit ThreadsForWork(double flops) : budget_(Eigen::nbThreads()) {
-    Eigen::setNbThreads(std::max(1, std::min(budget_, static_cast<int>(flops / kMinFlopsPerThread))));
-  }
-  ~ThreadsForWork() { Eigen::setNbThreads(budget_); }
-  ThreadsForWork(const ThreadsForWork&) = delete;
-  ThreadsForWork& operator=(const ThreadsForWork&) = delete;
-
- private:
-  int budget_;
-};
-
 }  // namespace
 
 HeadAttribution attribute_heads(const DecoderModel& model, const HeadAttributionRequest& request) {
@@ -68,7 +49,10 @@ HeadAttribution attribute_heads(const DecoderModel& model, const HeadAttribution
   HeadAttribution a;
   a.position = request.position < 0 ? n - 1 : request.position;
   assert(a.position >= 0 && a.position < n);
-  const ThreadsForWork threads(2.0 * static_cast<double>(a.position + 1) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
+  // Eigen's threads for the many small products of the reruns: on stories260K libgomp's waiting
+  // threads made the 120 layer reruns take 1.3–2.7 s on a busy 2-core machine instead of 85 ms
+  // (scripts/bench/RESULTS.md, "Head attribution").
+  const ProductThreads threads(2.0 * static_cast<double>(a.position + 1) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
   ResidualTrace trace;
   trace.keep_layer_inputs = request.ablation;
   ForwardRequest clean;
