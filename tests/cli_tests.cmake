@@ -410,9 +410,9 @@ set_tests_properties(cli_profile_explain PROPERTIES PASS_REGULAR_EXPRESSION "${A
 attnviz_expect(cli_attribute_encoder 1
   "^attnviz: error: --model: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): this command reads decoder-only models"
   attribute --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" -o ${ATTNVIZ_CLI_OUT}/never_written)
-attnviz_expect(cli_explain_encoder 1
-  "^attnviz: error: --model: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): explain does not read encoders yet"
-  explain --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --head L0H0 -o ${ATTNVIZ_CLI_OUT}/never_written)
+# explain reads BERT too: the neuron view of an encoder head (no causal mask, no copying score).
+attnviz_expect(cli_explain_encoder 0 "wrote explain.json, explain.png, circuits.png to .*explain_bert/ \\(L1H0, query"
+  explain --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b c" --head L1H0 -o ${ATTNVIZ_CLI_OUT}/explain_bert)
 attnviz_expect(cli_measure_encoder 1
   "^attnviz: error: --measure: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): norms is not computed for encoders yet"
   dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --measure norms -o ${ATTNVIZ_CLI_OUT}/never_written.json)

@@ -330,7 +330,7 @@ TEST_CASE("neuron_view: a soft-cap bends the scores before the softmax, scores_r
   CHECK(v.weights(21) == 0.0f);
 }
 
-TEST_CASE("explain --model: weights equal the model dump's row, for a decoder and a cross-attention head", "[cli][model]") {
+TEST_CASE("explain --model: weights equal the model dump's row, for a decoder, a cross-attention head and other families", "[cli][model]") {
   test::TempDir dir;
   struct Model {
     std::string model, text, head;
@@ -339,7 +339,11 @@ TEST_CASE("explain --model: weights equal the model dump's row, for a decoder an
   };
   const Model m = GENERATE(Model{test::data_file("stories260k/stories260K.gguf"), "Lily saw a cat. Lily saw a", "L1H3", 1, 3, "decoder", "self"},
                            Model{test::data_file("aren-translit/model"), "\u0622\u062a\u0632\u0645\u0648\u0646", "cross.L2H6", 2, 6,
-                                 "decoder", "cross"});
+                                 "decoder", "cross"},
+                           // Families (issue 25): a soft-capped, windowed layer; QK-norm; an encoder.
+                           Model{test::test_data_file("families/gemma2.gguf"), "a b c d e f g h i j", "L1H1", 1, 1, "decoder", "self"},
+                           Model{test::test_data_file("families/qwen3.gguf"), "a b c d e f", "L0H2", 0, 2, "decoder", "self"},
+                           Model{test::test_data_file("bert/synthetic-bert.gguf"), "a b c", "L1H0", 1, 0, "encoder", "self"});
   Options e;
   e.command = Command::Explain;
   e.model = m.model;

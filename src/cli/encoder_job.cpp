@@ -48,7 +48,7 @@ bool is_encoder_model(const Options& options) {
 }
 
 ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
-                               const KeptBytes& kept) {
+                               const KeptBytes& kept, ModelProbe* probe) {
   if (o.generate >= 0)
     throw UsageError::bad_option("--generate", o.model + " is an encoder (bert): its attention is bidirectional and it predicts "
                                                "no next token, so there is nothing to continue");
@@ -70,6 +70,7 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   if (vocab && o.text) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   const EncoderConfig& c = model.config();
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
+  if (probe && probe->check) probe->check(summary_of(c));  // before --layers, which the probe's caller chose
   ModelRunInfo info;
   info.model = summary_of(c);
   info.token_ids = encoder_input_ids(o, vocab.get());
@@ -98,7 +99,12 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   const double needed = model.layer_float_bytes() + activations + attention + (kept ? kept(n, selected, c.num_heads) : 0.0);
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(n) + " tokens", needed, memory_budget, "--max-memory MIB");
+  if (probe && probe->block) request.probe = &probe->block;
   model.forward(request);
+  if (probe && probe->want_output) {
+    probe->output = model.output_weights();
+    if (vocab) probe->output->pieces = vocab->pieces;
+  }
   return info;
 }
 

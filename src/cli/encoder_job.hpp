@@ -17,7 +17,9 @@ bool is_encoder_model(const Options& options);
 /// neither), --token-types of another length than the tokens or with a type the model lacks;
 /// InputError for the model file (a missing tensor named with the family); LimitError as
 /// run_model.
+/// `probe` (explain): checked against the model, shown each selected layer's inputs, and given
+/// the token embeddings after the pass (run_model's probe).
 ModelRunInfo run_encoder_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
-                               double memory_budget, const KeptBytes& kept);
+                               double memory_budget, const KeptBytes& kept, ModelProbe* probe = nullptr);
 
 }  // namespace attnviz

@@ -348,8 +348,7 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
     if (options.scores || options.outputs || options.flow)
       throw UsageError::bad_option(options.scores ? "--scores" : options.outputs ? "--outputs" : "--flow",
                                    encoder + "not computed for encoders yet");
-    if (probe) throw UsageError::bad_option("--model", encoder + "explain does not read encoders yet");
-    return run_encoder_model(options, sink, warnings, memory_budget, kept);
+    return run_encoder_model(options, sink, warnings, memory_budget, kept, probe);
   }
   if (options.token_types)
     throw UsageError::bad_option("--token-types", "is for encoder models (bert); " + options.model + " is a decoder-only model");

@@ -126,7 +126,14 @@ void EncoderModel::forward(const EncoderRequest& request) const {
     const AttentionLayer layer = attention_layer(l);
     const Matrix input = x.cast<Scalar>();
     // Bidirectional: an empty mask allows every key for every query.
-    AttentionResult result = multi_head_attention(layer, input, input, MaskMatrix(), AttentionWants{false, true});
+    const MaskMatrix every_key;
+    if (request.probe && request.layers.contains(l)) {
+      const std::optional<RopeRequest> no_rope;
+      const std::string gain = l == 0 ? "token_embd_norm.weight" : layer_tensor(l - 1, "layer_output_norm.weight");
+      (*request.probe)(BlockInputs{l, "encoder", "self", LayerInputs{&layer, &input, &input, &every_key, &no_rope, std::nullopt},
+                                   weights_->vector(gain, c.d_model), {}});
+    }
+    AttentionResult result = multi_head_attention(layer, input, input, every_key, AttentionWants{false, true});
     if (!result.overflow.empty())
       throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow + " float32 (|x| > 3.4e38, or NaN): " +
                        layer_tensor(l, "attn_*") + " or the layer's input holds NaN or too large values");
@@ -150,6 +157,13 @@ void EncoderModel::forward(const EncoderRequest& request) const {
                        " holds NaN or too large values");
     if (request.sink && request.layers.contains(l)) (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
   }
+}
+
+OutputWeights EncoderModel::output_weights() const {
+  const EncoderConfig& c = config_;
+  OutputWeights w;
+  w.embedding = weights_->matrix("token_embd.weight", c.n_vocab, c.d_model);
+  return w;  // no output matrix: a BertModel predicts no token, so no copying score
 }
 
 double EncoderModel::layer_float_bytes() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/block_pieces.hpp"
+#include "model/block_probe.hpp"
 #include "model/decoder_model.hpp"
 
 namespace attnviz {
@@ -53,6 +54,9 @@ struct EncoderRequest {
   Tokens tokens;                          ///< labels for the records
   LayerSelection layers;
   const BlockSink* sink = nullptr;
+  /// Sees each selected layer's attention inputs (explain), with the gain of the LayerNorm that
+  /// made them (post-norm: the embedding's norm for layer 0, the previous layer's output norm).
+  const BlockProbe* probe = nullptr;
 };
 
 class EncoderModel {
@@ -60,6 +64,10 @@ class EncoderModel {
   /// Checks that every tensor the config needs exists with its shape (without decoding any).
   /// Throws InputError naming the family, the file and the first missing or misshapen tensor.
   EncoderModel(EncoderConfig config, std::unique_ptr<WeightSource> weights);
+
+  /// The token embeddings W_E [n_vocab, d_model] for explain's circuits; `output` stays empty
+  /// (the encoder has no unembedding, so no copying score).
+  OutputWeights output_weights() const;
 
   const EncoderConfig& config() const { return config_; }
 
