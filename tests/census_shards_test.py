@@ -98,9 +98,12 @@ def main():
                 break
             time.sleep(0.01)
         proc.send_signal(signal.SIGINT)
-        proc.communicate()
+        _, interrupted_err = proc.communicate()
         kept = sum(1 for _ in open(journal)) - 1 if os.path.exists(journal) else 0
         check("SIGINT exits 130", proc.returncode == 130, str(proc.returncode))
+        check("SIGINT says where the journal is and how to go on",
+              b"interrupted: the texts done so far are kept in" in interrupted_err and b"--resume" in interrupted_err,
+              interrupted_err.decode(errors="replace"))
         check("SIGINT keeps the journal (%d texts)" % kept, 0 < kept < TEXTS, str(kept))
         left = sorted(f for f in os.listdir(interrupted) if f != "texts.jsonl")
         check("SIGINT writes no census.*", left == [], str(left))

@@ -19,6 +19,12 @@ attnviz_bad_run(cli_census_shard_form "--shard: expected K/N, e.g. 0/4"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --shard 3 -o ${ATTNVIZ_CLI_OUT}/census_bad)
 attnviz_bad_run(cli_census_bad_line "attnviz: error: .*corpus_bad_line\\.jsonl: line 3: not valid JSON"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# A shard past the corpus's texts (more array tasks than texts) says so, not "nothing to draw".
+attnviz_bad_run(cli_census_empty_shard "attnviz: error: --shard: 5/10 holds no text: the corpus has 3 texts after skipped lines and --limit"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 3 --shard 5/10 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# A pipe cannot be read twice: refused naming the file (the corpus is numbered, then run).
+attnviz_bad_run(cli_census_pipe "attnviz: error: /dev/null: is not a regular file"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus /dev/null -o ${ATTNVIZ_CLI_OUT}/census_bad)
 attnviz_bad_run(cli_census_no_truncate "attnviz: error: .*stories260k_stories\\.txt: line 1: [0-9]+ tokens, over --max-tokens"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 8 --no-truncate -o ${ATTNVIZ_CLI_OUT}/census_bad)
 add_test(NAME cli_census_skip_bad_lines

@@ -178,7 +178,39 @@ TEST_CASE("census_journal: texts read back, a half-written last line cut off, an
   CHECK(texts[1].heads[1].second[4] == text(1).heads[1].second[4]);  // doubles round-trip exactly
   CHECK_FALSE(texts[1].heads[0].second[7]);
   CHECK(test::read_file(path) == whole);  // the half line is gone
+  // The member that differs is named, with both values.
   REQUIRE_THROWS_WITH(read_journal(path, provenance("{\"sink_epsilon\":0.5}"), "0/1"),
-                      Contains("texts.jsonl: is the journal of another settings"));
-  REQUIRE_THROWS_WITH(read_journal(path, provenance(), "1/2"), Contains("is the journal of another shard"));
+                      Contains("texts.jsonl: is the journal of a run with another settings.sink_epsilon (0.3, this run: 0.5)"));
+  REQUIRE_THROWS_WITH(read_journal(path, provenance(), "1/2"), Contains("is the journal of a run with another shard"));
+  CensusProvenance fewer = provenance();
+  fewer.corpus = "{\"fnv1a64\":\"00\",\"texts\":50}";
+  CensusProvenance all = provenance();
+  all.corpus = "{\"fnv1a64\":\"00\",\"texts\":520}";
+  const std::string other = dir.file("other.jsonl");
+  {
+    JournalWriter journal(other, journal_header(all, "0/1"));
+    journal.append(journal_line(text(0)));
+  }
+  REQUIRE_THROWS_WITH(read_journal(other, fewer, "0/1"),
+                      Contains("another corpus.texts (520, this run: 50: --limit or the corpus changed)"));
+  // A damaged journal is refused: a text twice, or an index the run does not hold.
+  const std::string twice = dir.file("twice.jsonl");
+  {
+    JournalWriter journal(twice, journal_header(all, "0/1"));
+    journal.append(journal_line(text(0)));
+    journal.append(journal_line(text(0)));
+  }
+  REQUIRE_THROWS_WITH(read_journal(twice, all, "0/1"), Contains("twice.jsonl: line 3: text 0 is in the journal twice"));
+  const std::string past = dir.file("past.jsonl");
+  {
+    JournalWriter journal(past, journal_header(fewer, "0/1"));
+    journal.append(journal_line(text(4000)));
+  }
+  REQUIRE_THROWS_WITH(read_journal(past, fewer, "0/1"), Contains("line 2: text 4000 is not a text of this run (the corpus has 50"));
+  const std::string other_shard = dir.file("shard.jsonl");
+  {
+    JournalWriter journal(other_shard, journal_header(all, "1/2"));
+    journal.append(journal_line(text(2)));
+  }
+  REQUIRE_THROWS_WITH(read_journal(other_shard, all, "1/2"), Contains("text 2 is not a text of this run"));
 }

@@ -318,3 +318,21 @@ TEST_CASE("families: llama.cpp's Gemma scale is 1/sqrt(d_model / heads) for the 
     CHECK_THAT(gemma_gguf_scale(c), Catch::Matchers::WithinAbs(1.0 / std::sqrt(128.0), 1e-7));
   }
 }
+
+TEST_CASE("families: tensors the architecture does not read are named in a warning, never dropped in silence", "[model][errors]") {
+  // A config.json that says fewer layers than the folder holds: layer 1's tensors are not read.
+  TempDir dir;
+  const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) {
+    c["num_hidden_layers"] = 1;
+    if (c.contains("layer_types")) c["layer_types"] = nlohmann::json::array({c["layer_types"][0]});
+  });
+  const DecoderModel model = decoder_from_hf_folder(folder);
+  REQUIRE_FALSE(model.config().warnings.empty());
+  CHECK_THAT(model.config().warnings.back(), Contains("that architecture gemma2 with 1 layers does not read, ignored: model.layers.1."));
+  // Every bundled family file is read whole: no warning.
+  for (const char* family : {"gemma2", "gemma3", "gpt2", "mistral", "phi3", "qwen2", "qwen3"}) {
+    INFO(family);
+    const DecoderModel whole = decoder_from_hf_folder(test_data_file(std::string("families/") + family + "-hf"));
+    for (const std::string& w : whole.config().warnings) CHECK_THAT(w, !Contains("does not read"));
+  }
+}

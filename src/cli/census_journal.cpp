@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -53,6 +54,15 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
   std::size_t at = 0;
   long line_number = 0;
   const std::string expected = journal_header(provenance, shard);
+  std::set<long> seen;
+  long corpus_texts = -1, shard_index = 0, shard_count = 0;
+  if (const Json corpus = Json::parse(provenance.corpus, nullptr, false); corpus.is_object() && corpus.contains("texts") &&
+                                                                          corpus["texts"].is_number_integer())
+    corpus_texts = corpus["texts"].get<long>();
+  if (const std::size_t slash = shard.find('/'); slash != std::string::npos) {
+    shard_index = std::stol(shard.substr(0, slash));
+    shard_count = std::stol(shard.substr(slash + 1));
+  }
   while (at < complete) {
     const std::size_t end = contents.find('\n', at);
     const std::string line = contents.substr(at, end - at);
@@ -68,11 +78,20 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
       if (line == expected) continue;
       const Json want = Json::parse(expected);
       for (const char* part : {"format", "version", "attnviz_version", "model", "corpus", "settings", "shard"}) {
-        if (!value.contains(part) || value[part] != want[part])
-          throw InputError::inconsistent(path, std::string("is the journal of another ") + part + " (" +
-                                                   (value.contains(part) ? value[part].dump() : "none") + ", this run: " +
-                                                   want[part].dump() + "); resume it with the same model, corpus and "
-                                                   "settings, or give another -o");
+        if (value.contains(part) && value[part] == want[part]) continue;
+        // Name the member that differs ("corpus.texts": --limit), not only the part it sits in.
+        std::string name = part, was = value.contains(part) ? value[part].dump() : "none", now = want[part].dump();
+        if (value.contains(part) && value[part].is_object() && want[part].is_object())
+          for (const auto& [key, wanted] : want[part].items())
+            if (!value[part].contains(key) || value[part][key] != wanted) {
+              name += "." + key;
+              was = value[part].contains(key) ? value[part][key].dump() : "none";
+              now = wanted.dump();
+              break;
+            }
+        throw InputError::inconsistent(path, "is the journal of a run with another " + name + " (" + was + ", this run: " +
+                                                 now + (name == "corpus.texts" ? ": --limit or the corpus changed" : "") +
+                                                 "); resume it with the same model, corpus and settings, or give another -o");
       }
       continue;
     }
@@ -89,6 +108,15 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
                                                    " values for a head, expected " + std::to_string(corpus_statistic_names().size()));
         text.heads.push_back({std::move(head), std::move(values)});
       }
+      // A damaged journal must not be counted: a text twice, or one this run's shard of the
+      // corpus does not hold, would shift every mean without a word.
+      const std::string where = "line " + std::to_string(line_number) + ": text " + std::to_string(text.index);
+      if (!seen.insert(text.index).second)
+        throw InputError::inconsistent(path, where + " is in the journal twice (a damaged journal; remove it to start afresh)");
+      if (text.index < 0 || (corpus_texts >= 0 && text.index >= corpus_texts) ||
+          (shard_count > 0 && text.index % shard_count != shard_index))
+        throw InputError::inconsistent(path, where + " is not a text of this run (the corpus has " + std::to_string(corpus_texts) +
+                                                 " texts, shard " + shard + "): a damaged journal");
       texts.push_back(std::move(text));
     } catch (const Json::exception& e) {
       throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": not a journal line (" + e.what() + ")");

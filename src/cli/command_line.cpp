@@ -573,7 +573,8 @@ void add_census_command(CLI::App& app, Options& o) {
   add_picture_options(*census, o);
   // census.png is one PNG, each statistic on its own min-max with the values printed: these
   // picture flags would change nothing, so they are not offered.
-  for (const char* unused : {"--format", "--scale", "--annotate"}) census->remove_option(census->get_option(unused));
+  for (const char* unused : {"--format", "--scale", "--annotate", "--exclude-sink"})
+    census->remove_option(census->get_option(unused));
   add_resource_options(*census, o);
   census->remove_option(census->get_option("--profile"));  // a census has no phases to time; progress shows its pace
   census->callback([&o, quiet] {

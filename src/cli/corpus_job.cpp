@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -31,12 +32,27 @@ using Json = nlohmann::ordered_json;
 // During the text loop no output file is half-written (the journal's lines are single
 // write()s): an interrupt ends the run at once, keeping the journal, with the status a shell
 // gives a process the signal ended (130 for SIGINT, 143 for SIGTERM).
-extern "C" void exit_interrupted(int signal_number) { _exit(128 + signal_number); }
+// The line it prints first (made before the handler is installed: a handler may only write()).
+char interrupt_note[1024];
+std::size_t interrupt_note_size = 0;
 
-// Installs exit_interrupted for SIGINT while alive; restores the previous handlers after.
+extern "C" void exit_interrupted(int signal_number) {
+  if (interrupt_note_size > 0) (void)!::write(STDERR_FILENO, interrupt_note, interrupt_note_size);
+  _exit(128 + signal_number);
+}
+
+// Installs exit_interrupted for SIGINT and SIGTERM while alive, saying where the journal is and
+// how to go on; restores the previous handlers after.
 class InterruptExit {
  public:
-  InterruptExit() : int_(std::signal(SIGINT, exit_interrupted)), term_(std::signal(SIGTERM, exit_interrupted)) {}
+  explicit InterruptExit(const std::string& journal) : int_(nullptr), term_(nullptr) {
+    const std::string note = "\nattnviz: interrupted: the texts done so far are kept in " + journal +
+                             "; run the same command with --resume to go on\n";
+    interrupt_note_size = std::min(note.size(), sizeof interrupt_note);
+    std::memcpy(interrupt_note, note.data(), interrupt_note_size);
+    int_ = std::signal(SIGINT, exit_interrupted);
+    term_ = std::signal(SIGTERM, exit_interrupted);
+  }
   ~InterruptExit() {
     std::signal(SIGINT, int_);
     std::signal(SIGTERM, term_);
@@ -132,6 +148,10 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
     if (o.no_truncate || model.encoder_decoder()) model.ids(t, max_tokens, o.no_truncate, o.corpus);
   });
 
+  if (shard_texts == 0)
+    throw UsageError::bad_option("--shard", shard_text(o) + " holds no text: the corpus has " + std::to_string(scan.texts) +
+                                                " text" + (scan.texts == 1 ? "" : "s") + " after skipped lines and --limit (give N of at most " +
+                                                std::to_string(scan.texts) + ")");
   CorpusCensus census(provenance, scan.texts);
   census.model_name = model.summary().name;
   std::vector<bool> done;
@@ -148,7 +168,7 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   long done_now = 0;
   long long tokens_now = 0;
   {
-    const InterruptExit interrupt_exit;
+    const InterruptExit interrupt_exit(journal_path);
     read_corpus(o.corpus, settings, [&](const CorpusText& t) {
       if (!in_shard(o, t.index)) return;
       if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return;

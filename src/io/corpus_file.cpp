@@ -1,6 +1,7 @@
 #include "io/corpus_file.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -126,6 +127,12 @@ CorpusScan read_corpus(const std::string& path, const CorpusSettings& settings,
   scan.format = corpus_format(path, settings);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError::unreadable(path, std::strerror(errno));
+  // A census reads its corpus twice (to number the texts, then to run them) and a resumed or
+  // sharded run reads it again: a pipe would be empty the second time.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError::inconsistent(path, "is not a regular file (a pipe, /dev/stdin or a device): the corpus is read more than "
+                                         "once, to number its texts and then to run them; write it to a file first");
   scan.fingerprint = kFnvOffset;
   std::set<std::string> other_fields;
   std::string line;

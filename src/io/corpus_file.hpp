@@ -43,8 +43,9 @@ std::string corpus_format(const std::string& path, const CorpusSettings& setting
 /// Throws InputError "FILE: line L: …" for a line that is not valid JSON (JSONL), not an
 /// object, has no "text"/"token_ids", an empty or non-string text, empty or non-integer ids,
 /// both fields, or text that is not UTF-8 — unless settings.skip_bad_lines, which records it in
-/// CorpusScan::skipped; InputError "FILE: cannot read" for a missing file and "FILE: no texts"
-/// for a corpus without any text (after skipped lines).
+/// CorpusScan::skipped; InputError "FILE: cannot read" for a missing file, "FILE: is not a
+/// regular file" for a pipe or device, and "FILE: no texts" for a corpus without any text (after
+/// skipped lines).
 CorpusScan read_corpus(const std::string& path, const CorpusSettings& settings,
                        const std::function<void(const CorpusText&)>& each);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 #include "attention/mask.hpp"
@@ -68,7 +69,9 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
     : config_(std::move(config)), weights_(std::move(weights)) {
   const DecoderConfig& c = config_;
   const long q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
+  std::set<std::string> read = {"rope_freqs.weight"};  // LLaMA 3's, read with the settings (gguf_decoder)
   auto check = [&](const std::string& name, long rows, long cols) {
+    read.insert(name);
     const std::vector<std::int64_t> expected = cols == 0 ? std::vector<std::int64_t>{rows} : std::vector<std::int64_t>{rows, cols};
     const std::vector<std::int64_t> found = weights_->shape(name);
     auto text = [](const std::vector<std::int64_t>& shape) {
@@ -129,6 +132,17 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
     check(blk("ffn_down.weight"), c.d_model, c.d_ff);
     if (b.ffn_bias) check(blk("ffn_down.bias"), c.d_model, 0);
     if (b.post_ffn_norm) check_norm(block_name(l, "post_ffw_norm"));
+  }
+  // Nothing is dropped in silence: a tensor the architecture does not read (a bias it has no
+  // place for, layers past its layer count, a tied copy of the embedding) is named.
+  const std::vector<std::string> ignored = weights_->unread(read);
+  if (!ignored.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < ignored.size() && i < 6; ++i) names += (i ? ", " : "") + ignored[i];
+    if (ignored.size() > 6) names += " and " + std::to_string(ignored.size() - 6) + " more";
+    config_.warnings.push_back(c.file + ": " + std::to_string(ignored.size()) + " tensor" + (ignored.size() == 1 ? "" : "s") +
+                               " that architecture " + c.architecture + " with " + std::to_string(c.num_layers) +
+                               " layers does not read, ignored: " + names);
   }
 }
 

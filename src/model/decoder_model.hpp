@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,13 @@ class WeightSource {
   /// Where the named tensor is looked for and what the source calls it, for messages:
   /// "model.gguf: tensor blk.0.attn_q.weight".
   virtual std::string describe(const std::string& name) const = 0;
+  /// The source's own names of the tensors it holds that are not among `read` (llama.cpp's
+  /// names, as the model asks for them), in the source's order: what the architecture ignores,
+  /// for a warning. This default knows no list and returns none.
+  virtual std::vector<std::string> unread(const std::set<std::string>& read) const {
+    (void)read;
+    return {};
+  }
 };
 
 /// What one forward pass keeps.

@@ -33,6 +33,12 @@ class GgufWeights : public WeightSource {
     return file_->vector(file_->tensor(name, {n}, "expected " + dims_text(n, 0)));
   }
   bool has(const std::string& name) const override { return file_->find_tensor(name) != nullptr; }
+  std::vector<std::string> unread(const std::set<std::string>& read) const override {
+    std::vector<std::string> names;
+    for (const GgufTensorInfo& t : file_->tensors())
+      if (!read.count(t.name)) names.push_back(t.name);
+    return names;
+  }
   std::vector<std::int64_t> shape(const std::string& name) const override {
     const GgufTensorInfo* info = file_->find_tensor(name);
     return info ? std::vector<std::int64_t>(info->dims.rbegin(), info->dims.rend()) : std::vector<std::int64_t>{};

@@ -113,6 +113,18 @@ class SafetensorsWeights : public WeightSource {
     if (transposed(name)) std::reverse(shape.begin(), shape.end());
     return shape;
   }
+  std::vector<std::string> unread(const std::set<std::string>& read) const override {
+    std::set<std::string> stored;
+    for (const std::string& name : read) {
+      stored.insert(rename_(name));
+      if (family_ && !family_->hf_optional_prefix.empty()) stored.insert(family_->hf_optional_prefix + rename_(name));
+    }
+    std::vector<std::string> names;
+    for (const auto& file : files_)
+      for (const auto& [name, tensor] : file->tensors())
+        if (!stored.count(name)) names.push_back(name);
+    return names;
+  }
   std::string describe(const std::string& name) const override {
     const auto found = find(rename_(name));
     return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + rename_(name);
