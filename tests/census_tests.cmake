@@ -25,6 +25,9 @@ attnviz_bad_run(cli_census_empty_shard "attnviz: error: --shard: 5/10 holds no t
 # A pipe cannot be read twice: refused naming the file (the corpus is numbered, then run).
 attnviz_bad_run(cli_census_pipe "attnviz: error: /dev/null: is not a regular file"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus /dev/null -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# A token id past the vocabulary is named by file, line and position (not as --token-ids).
+attnviz_bad_run(cli_census_bad_id "attnviz: error: .*corpus_bad_id\\.jsonl: line 2: /token_ids/1: token id 99999 is outside the vocabulary \\(0-511\\)"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_id.jsonl -o ${ATTNVIZ_CLI_OUT}/census_bad)
 attnviz_bad_run(cli_census_no_truncate "attnviz: error: .*stories260k_stories\\.txt: line 1: [0-9]+ tokens, over --max-tokens"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 8 --no-truncate -o ${ATTNVIZ_CLI_OUT}/census_bad)
 add_test(NAME cli_census_skip_bad_lines

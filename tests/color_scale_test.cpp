@@ -60,6 +60,7 @@ TEST_CASE("color_scale: tiny and huge values are written as a figure writes them
   CHECK(format_value(2.5e6) == "2.5×10⁶");
   CHECK(format_value(-0.0) == "0");
   CHECK(format_range({1.03e-11, 0.98}) == "1.03×10⁻¹¹–0.98");
+  CHECK(format_range({8.67e-43, 1.0}) == "0–1");  // float32 noise beside 1 reads as 0 (a caption once said 8.67×10⁻⁴³–1)
 }
 
 // Issue 23: --scale log and --exclude-sink.

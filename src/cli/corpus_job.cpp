@@ -145,7 +145,7 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   read_corpus(o.corpus, settings, [&](const CorpusText& t) {
     if (!in_shard(o, t.index)) return;
     ++shard_texts;
-    if (o.no_truncate || model.encoder_decoder()) model.ids(t, max_tokens, o.no_truncate, o.corpus);
+    if (o.no_truncate || model.encoder_decoder() || t.token_ids) model.ids(t, max_tokens, o.no_truncate, o.corpus);
   });
 
   if (shard_texts == 0)

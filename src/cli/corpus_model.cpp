@@ -16,6 +16,13 @@ std::vector<std::int32_t> text_ids(const DecoderSession& session, const CorpusTe
                                    const std::string& corpus) {
   std::vector<std::int32_t> ids = text.token_ids ? *text.token_ids : session.tokenize(*text.text);
   if (ids.empty()) throw InputError::inconsistent(corpus, "line " + std::to_string(text.line) + ": gives no tokens");
+  // Named by file, line and position here: the run would blame --token-ids, which was not given.
+  if (text.token_ids)
+    for (std::size_t j = 0; j < ids.size(); ++j)
+      if (ids[j] < 0 || ids[j] >= session.n_vocab())
+        throw InputError::inconsistent(corpus, "line " + std::to_string(text.line) + ": /token_ids/" + std::to_string(j) +
+                                                   ": token id " + std::to_string(ids[j]) + " is outside the vocabulary (0-" +
+                                                   std::to_string(session.n_vocab() - 1) + ")");
   if (max_tokens > 0 && static_cast<long>(ids.size()) > max_tokens) {
     if (no_truncate)
       throw InputError::inconsistent(corpus, "line " + std::to_string(text.line) + ": " + std::to_string(ids.size()) +

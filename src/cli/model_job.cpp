@@ -489,6 +489,8 @@ DecoderSession::DecoderSession(const Options& options, bool needs_tokenizer) : o
 
 DecoderSession::~DecoderSession() = default;
 
+long DecoderSession::n_vocab() const { return loaded_->decoder.model->config().n_vocab; }
+
 std::vector<std::int32_t> DecoderSession::tokenize(const std::string& text) const {
   const Vocabulary* vocab = loaded_->decoder.vocab.get();
   if (!vocab) throw InputError::inconsistent(options_.model, "the model has no tokenizer to split the corpus's texts; give token_ids (JSONL)");

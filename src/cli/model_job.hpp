@@ -97,6 +97,8 @@ class DecoderSession {
   DecoderSession& operator=(const DecoderSession&) = delete;
 
   const ModelSummary& summary() const { return summary_; }
+  /// The model's vocabulary size: valid ids are 0 … n_vocab − 1.
+  long n_vocab() const;
   /// The ids of `text` as the model's tokenizer gives them, BOS added as it says (unless
   /// options.no_bos). Throws InputError when the model has no tokenizer.
   std::vector<std::int32_t> tokenize(const std::string& text) const;

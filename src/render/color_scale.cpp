@@ -167,7 +167,11 @@ std::string format_value(double value) {
 }
 
 std::string format_range(const ValueRange& range) {
-  return format_value(range.vmin) + kEnDash + format_value(range.vmax);
+  // An end 10³⁰ times smaller than the other (a softmax's denormal 8.67e-43 beside 1) is
+  // drawn as 0 and read as 0: "8.67×10⁻⁴³–1" says nothing a reader can see.
+  const double span = std::max(std::abs(range.vmin), std::abs(range.vmax));
+  const auto shown = [span](double v) { return std::abs(v) < 1e-30 * span ? 0.0 : v; };
+  return format_value(shown(range.vmin)) + kEnDash + format_value(shown(range.vmax));
 }
 
 }  // namespace attnviz
