@@ -416,3 +416,8 @@ attnviz_expect(cli_explain_encoder 0 "wrote explain.json, explain.png, circuits.
 attnviz_expect(cli_measure_encoder 1
   "^attnviz: error: --measure: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): norms is not computed for encoders yet"
   dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --measure norms -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+# attribute: a tiny effect is written with three significant digits, never "-0.000" (GPT-2's
+# synthetic model predicts its target with p ≈ 1, so log p and every ablation are ~1e-4).
+attnviz_expect(cli_attribute_tiny_values 0
+  "log p -0\\.000143\ntop direct logit attribution: .*\nlargest drop in log p when ablated: L1H0 -0\\.00025, L1H3 -1\\.45e-05"
+  attribute --model ${CMAKE_CURRENT_SOURCE_DIR}/data/families/gpt2.gguf --token-ids 1,5,6,7,8,9,10 -o ${ATTNVIZ_CLI_OUT}/attribute_tiny)

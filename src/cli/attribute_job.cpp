@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <ostream>
 
@@ -91,9 +92,12 @@ std::string files_named(const Options& options) {
   return text;
 }
 
+// Three decimals, or three significant digits where that would read 0.000 or -0.000 for a value
+// that is not 0 (a tiny ablation effect is not "-0.000").
 std::string fixed(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", value);
+  if (value != 0 && std::strtod(text, nullptr) == 0) std::snprintf(text, sizeof text, "%.3g", value);
   return text;
 }
 

@@ -1,6 +1,7 @@
 #include "cli/attribution_figure.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "cli/overview_job.hpp"
@@ -27,9 +28,12 @@ Matrix layer_head_table(const std::vector<std::vector<double>>& values) {
   return table;
 }
 
+// `format` ("%.3f"), or three significant digits when that would read 0.000 or -0.000 for a
+// value that is not 0 (a log p of -4e-05 is not "-0.000").
 std::string number(double value, const char* format) {
   char text[32];
   std::snprintf(text, sizeof text, format, value);
+  if (value != 0 && std::strtod(text, nullptr) == 0) std::snprintf(text, sizeof text, "%.3g", value);
   return text;
 }
 
