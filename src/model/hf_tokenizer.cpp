@@ -202,23 +202,7 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
     throw InputError::unsupported_tokenizer(path, "/model/ignore_merges true with this pre-tokenizer", "false");
   if (vocab.pre.empty())
     throw InputError::inconsistent(path, std::string("/pre_tokenizer: only ") + kSupportedPreTokenizers + " are supported; pass --token-ids");
-  const json* pieces = t.find("/model/vocab");
-  if (!pieces || !pieces->is_object()) throw InputError::missing_field(path, "/model/vocab", "piece -> id");
-  const std::vector<AddedToken> added = added_tokens(t);
-  std::size_t size = pieces->size();
-  for (const AddedToken& token : added) size = std::max(size, token.id + 1);
-  if (size > (1u << 24)) throw InputError::inconsistent(path, "/model/vocab: more than 16777216 pieces");
-  vocab.pieces.assign(size, "");
-  vocab.types.assign(size, TokenType::Undefined);
-  PieceAssigner assign(path, vocab);
-  for (const auto& [piece, id] : pieces->items()) {
-    if (!id.is_number_unsigned() || id.get<std::size_t>() >= size)
-      throw InputError::bad_value(path, "/model/vocab/" + piece, "an id below " + std::to_string(size), id.dump());
-    assign(id.get<std::size_t>(), piece, "/model/vocab/" + piece, TokenType::Normal);
-  }
-  for (std::size_t i = 0; i < added.size(); ++i)
-    assign(added[i].id, added[i].content, "/added_tokens/" + std::to_string(i),
-           added[i].special ? TokenType::Control : TokenType::UserDefined);
+  read_vocab_table(t, vocab);
   const json* merges = t.find("/model/merges");
   if (!merges || !merges->is_array()) throw InputError::missing_field(path, "/model/merges", "the BPE merges");
   for (const json& merge : *merges) {
@@ -231,7 +215,7 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   vocab.add_space_prefix = false;
   vocab.special_tokens_in_text = true;  // the library splits every added token out of the text first
   if (const auto bos = template_bos(t, "/post_processor")) {
-    for (std::size_t id = 0; id < size; ++id)
+    for (std::size_t id = 0; id < vocab.pieces.size(); ++id)
       if (vocab.pieces[id] == bos->piece) vocab.bos = static_cast<std::int32_t>(id);
     if (!vocab.bos) throw InputError::bad_value(path, bos->pointer, "a token of the vocabulary", "\"" + bos->piece + "\"");
     vocab.add_bos = true;

@@ -16,13 +16,6 @@ namespace {
 using json = nlohmann::json;
 using namespace hf_json;
 
-// `key` as one JSON pointer reference token (RFC 6901: "~" as "~0", "/" as "~1").
-std::string pointer_token(const std::string& key) {
-  std::string token;
-  for (const char c : key) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return token;
-}
-
 constexpr const char* kNormalizers = "Prepend, Replace of a String, NFC, NFD, NFKC, NFKD, Lowercase, BertNormalizer, a Sequence of them";
 constexpr const char* kPreTokenizers = "Metaspace, BertPreTokenizer, a Sequence of them";
 constexpr const char* kPostProcessors = "TemplateProcessing, BertProcessing, ByteLevel, a Sequence of them";
@@ -259,28 +252,11 @@ Vocabulary hf_pipeline_vocabulary(const JsonSettings& t) {
   for (const std::string& at : step_pointers(t, "/normalizer", "normalizers")) hf.normalizer.push_back(normalizer_step(t, at));
   for (const std::string& at : step_pointers(t, "/pre_tokenizer", "pretokenizers")) hf.pre_tokenizer.push_back(pre_tokenizer_step(t, at));
 
-  const json* pieces = t.find("/model/vocab");
-  if (!pieces || !pieces->is_object()) throw InputError::missing_field(path, "/model/vocab", "piece -> id");
-  const std::vector<AddedToken> added = added_tokens(t);
-  std::size_t size = pieces->size();
-  for (const AddedToken& token : added) size = std::max(size, token.id + 1);
-  if (size > (1u << 24)) throw InputError::inconsistent(path, "/model/vocab: more than 16777216 pieces");
-  vocab.pieces.assign(size, "");
-  vocab.types.assign(size, TokenType::Undefined);
-  PieceAssigner assign(path, vocab);
-  std::unordered_map<std::string, std::int32_t> ids;
-  for (const auto& [piece, id] : pieces->items()) {
-    if (!id.is_number_unsigned() || id.get<std::size_t>() >= size)
-      throw InputError::bad_value(path, "/model/vocab/" + pointer_token(piece), "an id below " + std::to_string(size), id.dump());
-    assign(id.get<std::size_t>(), piece, "/model/vocab/" + pointer_token(piece), TokenType::Normal);
-    ids.emplace(piece, static_cast<std::int32_t>(id.get<std::size_t>()));
-  }
-  for (std::size_t i = 0; i < added.size(); ++i) {
-    const AddedToken& token = added[i];
-    assign(token.id, token.content, "/added_tokens/" + std::to_string(i), token.special ? TokenType::Control : TokenType::UserDefined);
-    // The library splits every added token out of the text first, special or not.
+  std::unordered_map<std::string, std::int32_t> ids;  // /model/vocab's: what merges may name
+  const std::vector<AddedToken> added = read_vocab_table(t, vocab, &ids);
+  // The library splits every added token out of the text first, special or not.
+  for (const AddedToken& token : added)
     (token.normalized ? hf.normalized_added : hf.raw_added).emplace_back(token.content, static_cast<std::int32_t>(token.id));
-  }
 
   const std::string unk = t.text("/model/unk_token", wordpiece ? "[UNK]" : "", JsonNull::Absent);
   if (!unk.empty()) {
@@ -298,7 +274,7 @@ Vocabulary hf_pipeline_vocabulary(const JsonSettings& t) {
     read_bpe_options(t, hf);
     read_merges(t, ids, hf);
     if (hf.byte_fallback)
-      for (std::size_t id = 0; id < size; ++id) {
+      for (std::size_t id = 0; id < vocab.pieces.size(); ++id) {
         const std::string& piece = vocab.pieces[id];
         if (vocab.types[id] == TokenType::Normal && piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>')
           vocab.types[id] = TokenType::Byte;

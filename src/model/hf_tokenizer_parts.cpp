@@ -1,5 +1,6 @@
 #include "model/hf_tokenizer_parts.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -83,6 +84,37 @@ void PieceAssigner::operator()(std::size_t id, const std::string& piece, const s
   vocab_.pieces[id] = piece;
   vocab_.types[id] = type;
   where_[id] = pointer;
+}
+
+std::string pointer_token(const std::string& key) {
+  std::string token;
+  for (const char c : key) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return token;
+}
+
+std::vector<AddedToken> read_vocab_table(const JsonSettings& t, Vocabulary& vocab,
+                                         std::unordered_map<std::string, std::int32_t>* model_ids) {
+  const std::string& path = t.file();
+  const nlohmann::json* pieces = t.find("/model/vocab");
+  if (!pieces || !pieces->is_object()) throw InputError::missing_field(path, "/model/vocab", "piece -> id");
+  std::vector<AddedToken> added = added_tokens(t);
+  std::size_t size = pieces->size();
+  for (const AddedToken& token : added) size = std::max(size, token.id + 1);
+  if (size > (1u << 24)) throw InputError::inconsistent(path, "/model/vocab: more than 16777216 pieces");
+  vocab.pieces.assign(size, "");
+  vocab.types.assign(size, TokenType::Undefined);
+  PieceAssigner assign(path, vocab);
+  for (const auto& [piece, id] : pieces->items()) {
+    const std::string pointer = "/model/vocab/" + pointer_token(piece);
+    if (!id.is_number_unsigned() || id.get<std::size_t>() >= size)
+      throw InputError::bad_value(path, pointer, "an id below " + std::to_string(size), id.dump());
+    assign(id.get<std::size_t>(), piece, pointer, TokenType::Normal);
+    if (model_ids) model_ids->emplace(piece, static_cast<std::int32_t>(id.get<std::size_t>()));
+  }
+  for (std::size_t i = 0; i < added.size(); ++i)
+    assign(added[i].id, added[i].content, "/added_tokens/" + std::to_string(i),
+           added[i].special ? TokenType::Control : TokenType::UserDefined);
+  return added;
 }
 
 }  // namespace attnviz::hf_json

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,5 +48,17 @@ class PieceAssigner {
   std::vector<std::string> where_;  // the JSON pointer that gave each id its piece; "" for none yet
   std::unordered_map<std::string, std::size_t> ids_;
 };
+
+/// `key` as one JSON pointer reference token (RFC 6901: "~" as "~0", "/" as "~1").
+std::string pointer_token(const std::string& key);
+
+/// The id table of /model/vocab and /added_tokens, which every tokenizer.json kind has: sizes
+/// vocab.pieces and vocab.types to hold every id (at most 2^24), puts each /model/vocab piece at
+/// its id (TokenType::Normal) and each added token at its own (Control when special, UserDefined
+/// otherwise), and returns the added tokens. `model_ids`, when given, receives /model/vocab's
+/// piece → id (what BPE merges may name). Throws InputError naming the file and pointer for a
+/// missing /model/vocab, an id outside the table, or an id or piece given twice.
+std::vector<AddedToken> read_vocab_table(const JsonSettings& t, Vocabulary& vocab,
+                                         std::unordered_map<std::string, std::int32_t>* model_ids = nullptr);
 
 }  // namespace attnviz::hf_json
