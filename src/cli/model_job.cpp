@@ -131,15 +131,26 @@ struct LoadedDecoder {
   std::vector<std::int32_t> end_tokens;  // what --generate stops at, with --text or --token-ids
 };
 
+// `load()`, the decoder of o.model. run_model sends encoders elsewhere; the commands that run a
+// decoder themselves (attribute, census over a corpus) land here, where a BERT file's
+// "architecture bert is not supported" would mislead: a model that fails to load as a decoder is
+// asked whether it is an encoder (only then, so a decoder's file is not read twice).
+template <typename Load>
+DecoderModel as_decoder(const Options& o, Load&& load) {
+  try {
+    return load();
+  } catch (const InputError&) {
+    if (is_encoder_model(o))
+      throw UsageError::bad_option("--model", o.model + " is an encoder (bert): this command reads decoder-only models "
+                                   "(dump, heatmaps and compare read encoders too)");
+    throw;
+  }
+}
+
 LoadedDecoder load_decoder(const Options& o) {
-  // run_model sends encoders elsewhere; the commands that run a decoder themselves (attribute,
-  // census over a corpus) land here, and "architecture bert is not supported" would mislead.
-  if (is_encoder_model(o))
-    throw UsageError::bad_option("--model", o.model + " is an encoder (bert): this command reads decoder-only models "
-                                 "(dump, heatmaps and compare read encoders too)");
   LoadedDecoder loaded;
   if (is_hf_model_folder(o.model)) {
-    loaded.model = std::make_unique<DecoderModel>(decoder_from_hf_folder(o.model));
+    loaded.model = std::make_unique<DecoderModel>(as_decoder(o, [&] { return decoder_from_hf_folder(o.model); }));
     const fs::path tokenizer = fs::path(o.model) / "tokenizer.json";
     std::error_code ec;
     if (o.text) {
@@ -153,7 +164,7 @@ LoadedDecoder load_decoder(const Options& o) {
     return loaded;
   }
   auto file = std::make_shared<const GgufFile>(o.model);
-  loaded.model = std::make_unique<DecoderModel>(decoder_from_gguf(file));
+  loaded.model = std::make_unique<DecoderModel>(as_decoder(o, [&] { return decoder_from_gguf(file); }));
   if (file->has("tokenizer.ggml.tokens")) {
     loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
     loaded.end_tokens = end_tokens(*loaded.vocab);
