@@ -271,3 +271,20 @@ TEST_CASE("encoder: a BertForMaskedLM folder (tensors under \"bert.\") gives the
   REQUIRE(masked_lm.size() == base.size());
   for (std::size_t l = 0; l < base.size(); ++l) CHECK(masked_lm[l].record.weights == base[l].record.weights);
 }
+
+TEST_CASE("encoder: config.json members the BERT reader does not read are named in one warning, harmless ones are not",
+          "[model][encoder][errors]") {
+  CHECK(encoder_from_hf_folder(test_data_file("bert/hf")).config().warnings.empty());
+  TempDir dir;
+  std::filesystem::copy_file(test_data_file("bert/hf/model.safetensors"), dir.file("model.safetensors"));
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(test_data_file("bert/hf/config.json")));
+  // bert-base-uncased's members beyond the bundled ones: none changes the forward pass.
+  config.update({{"gradient_checkpointing", false}, {"transformers_version", "4.6.0.dev0"}, {"use_cache", true},
+                 {"classifier_dropout", nullptr}});
+  std::ofstream(dir.file("config.json")) << config.dump();
+  CHECK(encoder_from_hf_folder(dir.path().string()).config().warnings.empty());
+  config["attention_window"] = 4;  // Longformer's: a window BertModel does not apply
+  std::ofstream(dir.file("config.json")) << config.dump();
+  CHECK(encoder_from_hf_folder(dir.path().string()).config().warnings ==
+        std::vector<std::string>{dir.file("config.json") + ": config.json members attnviz does not read for BertModel, ignored: /attention_window"});
+}
