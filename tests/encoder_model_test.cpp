@@ -288,3 +288,22 @@ TEST_CASE("encoder: config.json members the BERT reader does not read are named 
   CHECK(encoder_from_hf_folder(dir.path().string()).config().warnings ==
         std::vector<std::string>{dir.file("config.json") + ": config.json members attnviz does not read for BertModel, ignored: /attention_window"});
 }
+
+TEST_CASE("encoder CLI: a BertModel folder whose tokenizer.json has pieces past the embeddings is refused at load", "[model][encoder][errors]") {
+  TempDir dir;
+  for (const char* name : {"model.safetensors", "config.json"}) std::filesystem::copy_file(test_data_file(std::string("bert/hf/") + name), dir.file(name));
+  nlohmann::json tokenizer = nlohmann::json::parse(attnviz::test::read_file(test_data_file("bert/hf/tokenizer.json")));
+  tokenizer["model"]["vocab"]["zebra"] = 40;  // the model has 40 embeddings (0-39)
+  std::ofstream(dir.file("tokenizer.json")) << tokenizer.dump();
+  Options o;
+  o.command = Command::Dump;
+  o.model = dir.path().string();
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  o.text = "a b";
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains(dir.file("tokenizer.json") + ": 1 piece of its vocabulary has an id past the model's table (the first: \"zebra\" 40), "
+                                                          "but the model " + dir.path().string() + " has 40 token embeddings (0-39)"));
+  CHECK(!std::filesystem::exists(dir.file("dump.json")));
+}
