@@ -18,7 +18,10 @@
 #include "model/hf_decoder.hpp"
 #include "model/families/gemma_settings.hpp"
 #include "cli/heatmap_job.hpp"
+#include "cli/rollout_job.hpp"
+#include "cli/run.hpp"
 #include "io/record_json.hpp"
+#include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -417,4 +420,53 @@ TEST_CASE("families: a setting that would change the mask, met among the members
     const std::string folder = edited_folder(dir, "gemma3", [](nlohmann::json& c) { c["use_bidirectional_attention"] = true; });
     CHECK_THAT(folder_error(folder), Contains("config.json: /use_bidirectional_attention: expected false"));
   }
+}
+
+// Issue 25: the rollout of a windowed model. Â_l of a window layer masks the keys outside its
+// window, so R_0 gives them exactly 0; through a later global layer they are reached, and the
+// picture of R masks only what every layer masks (the causal triangle), not the window.
+TEST_CASE("families: rollout on a sliding-window model masks each window layer's Â, the picture only the causal cells",
+          "[model][families][rollout]") {
+  const std::vector<AttentionBlock> blocks = all_blocks(family_gguf("gemma2"), ids_from(5, 9));  // layer 0: window 5; layer 1: global
+  REQUIRE(blocks[0].record.sliding_window == 5);
+  REQUIRE(blocks[1].record.sliding_window == 0);
+  RolloutCollector rollout(Options{}, true);
+  rollout.add(blocks[0]);
+  rollout.add(blocks[1]);
+  const nlohmann::json r = nlohmann::json::parse(rollout.json_text());
+  // Query 8 of layer 0 sees keys 4 … 8 (i − W < j ≤ i).
+  for (int key = 0; key < 4; ++key) CHECK(r[0][8][key].get<double>() == 0.0);
+  CHECK(r[0][8][4].get<double>() > 0.0);
+  CHECK(r[1][8][0].get<double>() > 0.0);  // reached through layer 1's global attention
+  const MaskMatrix& shown = rollout.picture_allowed();
+  CHECK(shown(8, 0) == 1);  // outside layer 0's window, yet not masked in R_1's picture
+  CHECK(shown(0, 8) == 0);  // causal: masked
+  // A window as the last layer (only layer 0 run): the picture still masks only the causal cells.
+  RolloutCollector first(Options{}, false);
+  first.add(blocks[0]);
+  CHECK(first.picture_allowed()(8, 0) == 1);
+  CHECK(first.picture_allowed()(0, 8) == 0);
+  CHECK(blocks[0].record.allowed()(8, 0) == 0);  // while the layer's own record masks it
+}
+
+// Issue 25, bad input: a per-layer list of layer types of the wrong length, through the whole
+// command: one line naming the file and the key, exit 1, nothing written.
+TEST_CASE("families: a layer_types list whose length is not the layer count stops dump with one line, nothing written",
+          "[model][families][errors][cli]") {
+  TempDir dir;
+  const std::string family = GENERATE(std::string("gemma2"), std::string("gemma3"));
+  const std::string folder = edited_folder(dir, family, [](nlohmann::json& c) {
+    c["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention"};
+  });
+  Options o;
+  o.command = Command::Dump;
+  o.model = folder;
+  o.token_ids = std::vector<int>{1, 5, 6};
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  CHECK(r.code == kExitInputError);
+  const std::string layers = family == "gemma2" ? "2" : "6";
+  CHECK(r.err == "attnviz: error: " + folder + "/config.json: /layer_types has 3 entries but /num_hidden_layers is " + layers + "\n");
+  CHECK(!fs::exists(dir.file("dump.json")));
 }
