@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "model/block_pieces.hpp"
 #include "model/gguf_decoder.hpp"
 #include "support/test_support.hpp"
 
@@ -347,4 +348,31 @@ TEST_CASE("decoder: NaN or huge weights are an error naming the file and where, 
   std::vector<std::int32_t> ids = {0, 1};
   CHECK_THROWS_AS(model.generate(ids, 3, -1), InputError);
   CHECK(ids.size() == 2);
+}
+
+// Issue 25: the decoder families and the CTranslate2 transformer share the dense layer, the MLP
+// and the residual step (model/block_pieces); hand values in float32 and float64.
+TEST_CASE("block pieces: x·W + b, act(x·W1 + b1)·W2 + b2, and the pre- and post-norm residual steps", "[model][pieces]") {
+  Matrix x(2, 2);
+  x << 1, -2, 3, 0.5f;
+  Matrix w(2, 2);
+  w << 1, 0, 1, 2;
+  Vector b(2);
+  b << 0.5f, -1;
+  Matrix expected(2, 2);
+  expected << -0.5f, -5, 4, 0;  // [1 − 2 + 0.5, −4 − 1], [3 + 0.5 + 0.5, 1 − 1]
+  CHECK(affine(x, w, b) == expected);
+  CHECK(affine(x, w, Vector()) == x * w);
+  const auto relu = [](Matrix h) { return Matrix(h.cwiseMax(0.0f)); };
+  Matrix relu_then(2, 2);
+  relu_then << 0, 0, 4, 0;
+  CHECK(mlp(x, w, b, relu, Matrix(Matrix::Identity(2, 2)), Vector()) == relu_then);
+  // Pre: x + f(N(x)); Post: N(x + f(x)), with N = doubling and f = adding one.
+  WideMatrix y = WideMatrix::Constant(1, 2, 1.0);
+  const auto twice = [](const WideMatrix& v) { return WideMatrix(2.0 * v); };
+  const auto plus_one = [](const WideMatrix& v) { return WideMatrix(v.array() + 1.0); };
+  residual_sublayer(y, NormPlacement::Pre, twice, plus_one);
+  CHECK(y == WideMatrix::Constant(1, 2, 4.0));  // 1 + (2·1 + 1)
+  residual_sublayer(y, NormPlacement::Post, twice, plus_one);
+  CHECK(y == WideMatrix::Constant(1, 2, 18.0));  // 2·(4 + 5)
 }

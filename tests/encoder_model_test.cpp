@@ -271,3 +271,39 @@ TEST_CASE("encoder: a BertForMaskedLM folder (tensors under \"bert.\") gives the
   REQUIRE(masked_lm.size() == base.size());
   for (std::size_t l = 0; l < base.size(); ++l) CHECK(masked_lm[l].record.weights == base[l].record.weights);
 }
+
+TEST_CASE("encoder: config.json members the BERT reader does not read are named in one warning, harmless ones are not",
+          "[model][encoder][errors]") {
+  CHECK(encoder_from_hf_folder(test_data_file("bert/hf")).config().warnings.empty());
+  TempDir dir;
+  std::filesystem::copy_file(test_data_file("bert/hf/model.safetensors"), dir.file("model.safetensors"));
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(test_data_file("bert/hf/config.json")));
+  // bert-base-uncased's members beyond the bundled ones: none changes the forward pass.
+  config.update({{"gradient_checkpointing", false}, {"transformers_version", "4.6.0.dev0"}, {"use_cache", true},
+                 {"classifier_dropout", nullptr}});
+  std::ofstream(dir.file("config.json")) << config.dump();
+  CHECK(encoder_from_hf_folder(dir.path().string()).config().warnings.empty());
+  config["attention_window"] = 4;  // Longformer's: a window BertModel does not apply
+  std::ofstream(dir.file("config.json")) << config.dump();
+  CHECK(encoder_from_hf_folder(dir.path().string()).config().warnings ==
+        std::vector<std::string>{dir.file("config.json") + ": config.json members attnviz does not read for BertModel, ignored: /attention_window"});
+}
+
+TEST_CASE("encoder CLI: a BertModel folder whose tokenizer.json has pieces past the embeddings is refused at load", "[model][encoder][errors]") {
+  TempDir dir;
+  for (const char* name : {"model.safetensors", "config.json"}) std::filesystem::copy_file(test_data_file(std::string("bert/hf/") + name), dir.file(name));
+  nlohmann::json tokenizer = nlohmann::json::parse(attnviz::test::read_file(test_data_file("bert/hf/tokenizer.json")));
+  tokenizer["model"]["vocab"]["zebra"] = 40;  // the model has 40 embeddings (0-39)
+  std::ofstream(dir.file("tokenizer.json")) << tokenizer.dump();
+  Options o;
+  o.command = Command::Dump;
+  o.model = dir.path().string();
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  o.text = "a b";
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  CHECK(r.code == kExitInputError);
+  CHECK_THAT(r.err, Contains(dir.file("tokenizer.json") + ": 1 piece of its vocabulary has an id past the model's table (the first: \"zebra\" 40), "
+                                                          "but the model " + dir.path().string() + " has 40 token embeddings (0-39)"));
+  CHECK(!std::filesystem::exists(dir.file("dump.json")));
+}

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,7 +18,10 @@
 #include "model/hf_decoder.hpp"
 #include "model/families/gemma_settings.hpp"
 #include "cli/heatmap_job.hpp"
+#include "cli/rollout_job.hpp"
+#include "cli/run.hpp"
 #include "io/record_json.hpp"
+#include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -335,4 +339,134 @@ TEST_CASE("families: tensors the architecture does not read are named in a warni
     const DecoderModel whole = decoder_from_hf_folder(test_data_file(std::string("families/") + family + "-hf"));
     for (const std::string& w : whole.config().warnings) CHECK_THAT(w, !Contains("does not read"));
   }
+}
+
+namespace {
+// The warnings of a folder's model that name config.json members (hf_config_keys).
+std::vector<std::string> member_warnings(const std::vector<std::string>& warnings) {
+  std::vector<std::string> named;
+  for (const std::string& w : warnings)
+    if (w.find("config.json members") != std::string::npos || w.find("/architectures lists") != std::string::npos) named.push_back(w);
+  return named;
+}
+}  // namespace
+
+TEST_CASE("families: config.json members no reader looks at are named in one warning", "[model][families][errors]") {
+  TempDir dir;
+  const std::string folder = edited_folder(dir, "gemma2", [](nlohmann::json& c) {
+    c["use_bidirectional_attention"] = true;  // not Gemma 2's: transformers' Gemma2Config would ignore it too
+    c["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 2.0}, {"beta_fast", 32}};
+    c["bos_token_id"] = 2;  // harmless
+  });
+  const std::vector<std::string> named = member_warnings(decoder_from_hf_folder(folder).config().warnings);
+  REQUIRE(named.size() == 1);
+  CHECK(named[0] == folder + "/config.json: config.json members attnviz does not read for Gemma2ForCausalLM, ignored: "
+                             "/rope_scaling/beta_fast, /use_bidirectional_attention");
+}
+
+TEST_CASE("families: every bundled config.json, and the members real Hub configs carry, give no member warning",
+          "[model][families]") {
+  // The members of real configs (Qwen2.5-0.5B, Qwen3-0.6B, gemma-2-2b, gemma-3-1b-it,
+  // Phi-3-mini-4k-instruct, Mistral-7B-v0.1, gpt2, bert-base-uncased) that the bundled
+  // synthetic ones leave out, with the values those files have.
+  using json = nlohmann::json;
+  const json common = {{"_name_or_path", "x"},  {"transformers_version", "4.51.3"}, {"use_cache", true},
+                       {"bos_token_id", 1},     {"eos_token_id", json::array({1, 2})}, {"pad_token_id", 0},
+                       {"initializer_range", 0.02}, {"attention_dropout", 0.0}, {"torch_dtype", "bfloat16"}};
+  const std::map<std::string, json> own = {
+      {"qwen2", {{"hidden_act", "silu"}, {"max_window_layers", 21}, {"sliding_window", 32768}, {"rope_scaling", nullptr}}},
+      {"qwen3", {{"hidden_act", "silu"}, {"attention_bias", false}, {"max_window_layers", 28}, {"sliding_window", nullptr},
+                 {"layer_types", {"full_attention", "full_attention"}}}},
+      {"gemma2", {{"hidden_act", "gelu_pytorch_tanh"}, {"attention_bias", false}, {"cache_implementation", "hybrid"}}},
+      {"gemma3", {{"attention_bias", false}, {"cache_implementation", "hybrid"}, {"rope_scaling", nullptr},
+                  {"use_bidirectional_attention", false}}},
+      {"phi3", {{"hidden_act", "silu"}, {"auto_map", {{"AutoConfig", "configuration_phi3.Phi3Config"}}}, {"embd_pdrop", 0.0},
+                {"resid_pdrop", 0.0}, {"original_max_position_embeddings", 4096}, {"rope_scaling", nullptr}}},
+      {"mistral", {{"hidden_act", "silu"}}},
+      {"gpt2", {{"attn_pdrop", 0.1}, {"embd_pdrop", 0.1}, {"resid_pdrop", 0.1}, {"n_ctx", 1024}, {"summary_activation", nullptr},
+                {"summary_first_dropout", 0.1}, {"summary_proj_to_labels", true}, {"summary_type", "cls_index"},
+                {"summary_use_proj", true}, {"task_specific_params", {{"text-generation", {{"do_sample", true}}}}}}}};
+  for (const auto& [family, members] : own) {
+    INFO(family);
+    CHECK(member_warnings(decoder_from_hf_folder(test_data_file("families/" + family + "-hf")).config().warnings).empty());
+    TempDir dir;
+    const std::string folder = edited_folder(dir, family, [&](json& c) {
+      c.update(common);
+      c.update(members);
+    });
+    CHECK(member_warnings(decoder_from_hf_folder(folder).config().warnings).empty());
+  }
+  CHECK(member_warnings(decoder_from_hf_folder(test_data_file("stories260k/hf-safetensors")).config().warnings).empty());
+}
+
+TEST_CASE("families: a config.json naming several architectures says which one is read", "[model][families]") {
+  TempDir dir;
+  const std::string folder = edited_folder(dir, "mistral", [](nlohmann::json& c) {
+    c["architectures"] = {"MistralForCausalLM", "MistralForSequenceClassification"};
+  });
+  const std::vector<std::string> named = member_warnings(decoder_from_hf_folder(folder).config().warnings);
+  REQUIRE(named.size() == 1);
+  CHECK(named[0] == folder + "/config.json: /architectures lists MistralForCausalLM, MistralForSequenceClassification: attnviz "
+                             "reads MistralForCausalLM (the first), not MistralForSequenceClassification");
+}
+
+TEST_CASE("families: a setting that would change the mask, met among the members, is refused naming it", "[model][families][errors]") {
+  TempDir dir;
+  SECTION("Qwen's layer_types with a sliding layer") {
+    const std::string folder = edited_folder(dir, "qwen3", [](nlohmann::json& c) { c["layer_types"] = {"full_attention", "sliding_attention"}; });
+    CHECK_THAT(folder_error(folder), Contains("config.json: /layer_types/1: expected \"full_attention\"") && Contains("\"sliding_attention\""));
+  }
+  SECTION("Gemma 3's bidirectional attention") {
+    const std::string folder = edited_folder(dir, "gemma3", [](nlohmann::json& c) { c["use_bidirectional_attention"] = true; });
+    CHECK_THAT(folder_error(folder), Contains("config.json: /use_bidirectional_attention: expected false"));
+  }
+}
+
+// Issue 25: the rollout of a windowed model. Â_l of a window layer masks the keys outside its
+// window, so R_0 gives them exactly 0; through a later global layer they are reached, and the
+// picture of R masks only what every layer masks (the causal triangle), not the window.
+TEST_CASE("families: rollout on a sliding-window model masks each window layer's Â, the picture only the causal cells",
+          "[model][families][rollout]") {
+  const std::vector<AttentionBlock> blocks = all_blocks(family_gguf("gemma2"), ids_from(5, 9));  // layer 0: window 5; layer 1: global
+  REQUIRE(blocks[0].record.sliding_window == 5);
+  REQUIRE(blocks[1].record.sliding_window == 0);
+  RolloutCollector rollout(Options{}, true);
+  rollout.add(blocks[0]);
+  rollout.add(blocks[1]);
+  const nlohmann::json r = nlohmann::json::parse(rollout.json_text());
+  // Query 8 of layer 0 sees keys 4 … 8 (i − W < j ≤ i).
+  for (int key = 0; key < 4; ++key) CHECK(r[0][8][key].get<double>() == 0.0);
+  CHECK(r[0][8][4].get<double>() > 0.0);
+  CHECK(r[1][8][0].get<double>() > 0.0);  // reached through layer 1's global attention
+  const MaskMatrix& shown = rollout.picture_allowed();
+  CHECK(shown(8, 0) == 1);  // outside layer 0's window, yet not masked in R_1's picture
+  CHECK(shown(0, 8) == 0);  // causal: masked
+  // A window as the last layer (only layer 0 run): the picture still masks only the causal cells.
+  RolloutCollector first(Options{}, false);
+  first.add(blocks[0]);
+  CHECK(first.picture_allowed()(8, 0) == 1);
+  CHECK(first.picture_allowed()(0, 8) == 0);
+  CHECK(blocks[0].record.allowed()(8, 0) == 0);  // while the layer's own record masks it
+}
+
+// Issue 25, bad input: a per-layer list of layer types of the wrong length, through the whole
+// command: one line naming the file and the key, exit 1, nothing written.
+TEST_CASE("families: a layer_types list whose length is not the layer count stops dump with one line, nothing written",
+          "[model][families][errors][cli]") {
+  TempDir dir;
+  const std::string family = GENERATE(std::string("gemma2"), std::string("gemma3"));
+  const std::string folder = edited_folder(dir, family, [](nlohmann::json& c) {
+    c["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention"};
+  });
+  Options o;
+  o.command = Command::Dump;
+  o.model = folder;
+  o.token_ids = std::vector<int>{1, 5, 6};
+  o.output = dir.file("dump.json");
+  o.threads = 1;
+  const attnviz::test::RunResult r = attnviz::test::run_with(o);
+  CHECK(r.code == kExitInputError);
+  const std::string layers = family == "gemma2" ? "2" : "6";
+  CHECK(r.err == "attnviz: error: " + folder + "/config.json: /layer_types has 3 entries but /num_hidden_layers is " + layers + "\n");
+  CHECK(!fs::exists(dir.file("dump.json")));
 }

@@ -428,3 +428,28 @@ TEST_CASE("GGUF decoder: RoPE linear scaling follows llama.cpp's keys, defaults 
   CHECK(config_error(llama_gguf(dir, 2, [&](GgufBytes& g) { type("none")(g); factor(-4)(g); })) ==
         at + "llama.rope.scaling.factor: expected a finite number > 0, got -4");
 }
+
+// Issue 25, bad input: llama.cpp reads Gemma's sliding_window_pattern as an integer period for
+// gemma2 and gemma3; a per-layer list (of any length) is refused naming the file and the key.
+TEST_CASE("families: a GGUF window pattern given as a per-layer list is refused naming the file and key", "[model][families][errors]") {
+  constexpr std::uint32_t kUint32 = 4, kBool = 7, kString = 8, kArray = 9;  // GGUF value types
+  TempDir dir;
+  for (const std::string arch : {"gemma2", "gemma3"}) {
+    INFO(arch);
+    GgufBytes g;
+    g.header(3, 1, 7).str("general.architecture").put(kString).str(arch);
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::uint32_t>>{{".block_count", 2},
+                                                                                      {".embedding_length", 8},
+                                                                                      {".attention.head_count", 2},
+                                                                                      {".feed_forward_length", 16},
+                                                                                      {".attention.sliding_window", 4}})
+      g.str(arch + key).put(kUint32).put(value);
+    g.str(arch + ".attention.sliding_window_pattern").put(kArray).put(kBool).put<std::uint64_t>(3);
+    g.put<std::uint8_t>(1).put<std::uint8_t>(0).put<std::uint8_t>(1);
+    g.tensor("token_embd.weight", {8, 4}, 0, 0).pad_to(32);
+    g.bytes.append(8 * 4 * sizeof(float), '\0');
+    const std::string path = g.write(dir);
+    CHECK(config_error(path) == path + ": metadata " + arch + ".attention.sliding_window_pattern is a list of per-layer flags, which "
+                                       "llama.cpp does not apply to this architecture and attnviz does not either (an integer period is read)");
+  }
+}

@@ -210,7 +210,10 @@ TEST_CASE("safetensors folder: a --text token beyond the model's embedding names
   o.text = "a<big>";
   const attnviz::test::RunResult r = attnviz::test::run_with(o);
   CHECK(r.code == kExitInputError);
-  CHECK(r.err == "attnviz: error: " + dir.file("tokenizer.json") + ": --text gives token 1 the id 600 (\"<big>\"), but the model " +
+  // The added token past the table is named when the tokenizer is loaded, and the text that spells it is refused.
+  CHECK(r.err == "attnviz: warning: " + dir.file("tokenizer.json") + ": 1 added token has an id past the 512 token embeddings of the model " +
+                     dir.path().string() + " (0-511), so a text that spells one is refused: \"<big>\" 600\n"
+                     "attnviz: error: " + dir.file("tokenizer.json") + ": --text gives token 1 the id 600 (\"<big>\"), but the model " +
                      dir.path().string() + " has 512 token embeddings (0-511): its tokenizer and its weights disagree\n");
   CHECK(!std::filesystem::exists(dir.file("dump.json")));
   o.text.reset();
@@ -617,4 +620,66 @@ TEST_CASE("safetensors folder: --generate stops at every eos_token_id of generat
   CHECK(bad.code == kExitInputError);
   CHECK_THAT(bad.err, Contains(dir.file("generation_config.json") + ": /eos_token_id/1: expected an integer from 0 to 2147483647, got a string \"x\""));
   CHECK(!std::filesystem::exists(out.file("dump.json")));
+}
+
+namespace {
+// A copy of stories260K's folder (512 token embeddings) in `dir` with `tokenizer` as its tokenizer.json.
+void folder_with_tokenizer(const TempDir& dir, const std::string& tokenizer) {
+  const std::string source = test_data_file("stories260k/hf-safetensors");
+  for (const char* name : {"model.safetensors", "config.json"})
+    std::filesystem::copy_file(source + "/" + name, dir.file(name), std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir.file("tokenizer.json")) << tokenizer;
+}
+
+// A /model/vocab of n pieces: "a" 0, "b" 1, then "p2" 2 … "pN-1".
+std::string dense_vocab(int n) {
+  nlohmann::json vocab = {{"a", 0}, {"b", 1}};
+  for (int id = 2; id < n; ++id) vocab["p" + std::to_string(id)] = id;
+  return vocab.dump();
+}
+}  // namespace
+
+// Issue 25: a tokenizer.json larger than the model's vocabulary was caught only when a text
+// yielded an id past the table. Its own pieces past the table are refused at load, whatever the
+// text; added tokens past it are named in a warning (only a text that spells them reaches them).
+TEST_CASE("safetensors folder: a tokenizer.json with ids past the model's embeddings is caught at load", "[model][errors]") {
+  TempDir dir;
+  Options o = folder_dump(dir);
+  o.text = "ab";
+  const std::string head = R"({"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}, )";
+  const std::string expected_run = "the model " + dir.path().string() + " has 512 token embeddings (0-511): its tokenizer and its weights disagree\n";
+  SECTION("pieces of /model/vocab past the table: refused, though the text does not use them") {
+    folder_with_tokenizer(dir, head + R"("model": {"type": "BPE", "vocab": )" + dense_vocab(514) + R"(, "merges": []}})");
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: " + dir.file("tokenizer.json") + ": 2 pieces of its vocabulary have ids past the model's table "
+                   "(the first: \"p512\" 512), but " + expected_run);
+    CHECK(!std::filesystem::exists(dir.file("dump.json")));
+  }
+  SECTION("a BOS the template adds to every text, past the table: refused") {
+    folder_with_tokenizer(dir, head + R"("model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
+      "added_tokens": [{"id": 600, "content": "<s>", "special": true}],
+      "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+                         "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [600], "tokens": ["<s>"]}}}})");
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    CHECK(r.code == kExitInputError);
+    CHECK_THAT(r.err, Contains(dir.file("tokenizer.json") + ": every text begins with the BOS token (\"<s>\" 600), but " + expected_run));
+    CHECK(!std::filesystem::exists(dir.file("dump.json")));
+  }
+  SECTION("added tokens past the table: a warning naming them, and the run goes on") {
+    folder_with_tokenizer(dir, head + R"("model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
+      "added_tokens": [{"id": 512, "content": "<image_soft_token>", "special": true}, {"id": 2, "content": "<eos>", "special": true}]})");
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.err, Contains(dir.file("tokenizer.json") + ": 1 added token has an id past the 512 token embeddings of the model " +
+                               dir.path().string() + " (0-511), so a text that spells one is refused: \"<image_soft_token>\" 512"));
+    CHECK_THAT(r.err, !Contains("\"<eos>\""));
+  }
+  SECTION("a tokenizer within the table: no word") {
+    folder_with_tokenizer(dir, head + R"("model": {"type": "BPE", "vocab": )" + dense_vocab(512) + R"(, "merges": []}})");
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.err, !Contains("past"));
+  }
 }

@@ -7,6 +7,7 @@
 #include "model/gguf_encoder.hpp"
 #include "model/hf_encoder.hpp"
 #include "model/hf_tokenizer.hpp"
+#include "model/tokenizer_fit.hpp"
 #include "model/vocabulary.hpp"
 
 namespace attnviz {
@@ -67,6 +68,8 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
     loaded = std::make_unique<EncoderModel>(encoder_from_gguf(file));
   }
   const EncoderModel& model = *loaded;
+  if (vocab && o.text && std::filesystem::is_directory(o.model, ec))
+    if (std::string past = check_tokenizer_fits(*vocab, model.config().n_vocab, o.model); !past.empty()) vocab->warnings.push_back(std::move(past));
   if (vocab && o.text) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   const EncoderConfig& c = model.config();
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());

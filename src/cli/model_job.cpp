@@ -14,6 +14,7 @@
 #include "model/hf_decoder.hpp"
 #include "model/hf_end_tokens.hpp"
 #include "model/hf_tokenizer.hpp"
+#include "model/tokenizer_fit.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 #include "model/vocabulary.hpp"
@@ -157,6 +158,8 @@ LoadedDecoder load_decoder(const Options& o) {
       if (!fs::exists(tokenizer, ec))
         throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
       loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
+      if (std::string past = check_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model); !past.empty())
+        loaded.vocab->warnings.push_back(std::move(past));
     } else {
       loaded.names = hf_token_names(o.model, loaded.model->config().n_vocab);
     }

@@ -30,6 +30,9 @@ class RolloutCollector {
   std::string residual_json() const;
   /// The dump's `rollout` value: R_l for every layer, [layer][query][key].
   std::string json_text() const { return json_ + "\n  ]"; }
+  /// The cells rollout.png shows (1) or masks (0): what the last layer masks except its sliding
+  /// window (causal, padding), since flow through earlier layers reaches keys outside it.
+  const MaskMatrix& picture_allowed() const { return allowed_; }
 
   /// rollout.png: the last layer's R over the tokens, and below it a strip of every layer's
   /// last-query row (how the final position's input mixes, layer by layer). PNG bytes.

@@ -107,9 +107,42 @@ const json* JsonSettings::find(const std::string& pointer, JsonNull null) const 
   // nlohmann's JSON pointer (RFC 6901): a step through a value that is not a container, a
   // missing key or an index out of range is "not contained", i.e. absent.
   const json::json_pointer path(pointer);
+  looked_at_.insert(pointer);
   if (!root_.contains(path)) return nullptr;
   const json& at = root_.at(path);
   return at.is_null() && null == JsonNull::Absent ? nullptr : &at;
+}
+
+namespace {
+// `key` as one JSON pointer reference token (RFC 6901: "~" as "~0", "/" as "~1").
+std::string pointer_token(const std::string& key) {
+  std::string token;
+  for (const char c : key) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return token;
+}
+}  // namespace
+
+std::vector<std::string> JsonSettings::unread_members(const std::set<std::string>& harmless) const {
+  // Whether `pointer` itself was looked at, and whether a pointer below it was.
+  const auto read = [this](const std::string& pointer) { return looked_at_.count(pointer) > 0; };
+  const auto read_below = [this](const std::string& pointer) {
+    const auto it = looked_at_.lower_bound(pointer + "/");
+    return it != looked_at_.end() && it->compare(0, pointer.size() + 1, pointer + "/") == 0;
+  };
+  std::vector<std::string> unread;
+  for (const auto& [key, value] : root_.items()) {
+    const std::string pointer = "/" + pointer_token(key);
+    if (harmless.count(key)) continue;
+    if (read_below(pointer) && value.is_object()) {
+      for (const auto& [member, inner] : value.items()) {
+        const std::string below = pointer + "/" + pointer_token(member);
+        if (!read(below) && !read_below(below)) unread.push_back(below);
+      }
+    } else if (!read(pointer) && !read_below(pointer)) {
+      unread.push_back(pointer);
+    }
+  }
+  return unread;
 }
 
 double JsonSettings::number(const std::string& pointer, double fallback, JsonNull null) const {

@@ -71,9 +71,20 @@ class JsonSettings {
   std::string text(const std::string& pointer, const std::string& fallback, JsonNull null = JsonNull::Refused) const;
   std::optional<std::string> optional_text(const std::string& pointer, JsonNull null = JsonNull::Refused) const;
 
+  /// Marks the member at `pointer` as looked at without reading its value: a setting that has
+  /// no effect given the others (Qwen's sliding_window while use_sliding_window is false), so
+  /// that unread_members does not name it.
+  void consider(const std::string& pointer) const { looked_at_.insert(pointer); }
+  /// The pointers of the members no read (find, number, …, consider) looked at, in key
+  /// order: each root member not in `harmless` that was never looked at ("/foo"), and, inside a
+  /// root object the reader looked into (read "/rope_scaling/factor"), each of its members never
+  /// looked at ("/rope_scaling/beta"). A member read whole ("/layer_types") counts as read.
+  std::vector<std::string> unread_members(const std::set<std::string>& harmless) const;
+
  private:
   const nlohmann::json& root_;
   std::string file_;
+  mutable std::set<std::string> looked_at_;  // every pointer find or consider was given
 };
 
 /// True when double `x` rounds to a finite float32: |x| below FLT_MAX plus half its last place

@@ -1,7 +1,8 @@
 // The pieces of a Transformer block outside attention that the model families share: RMSNorm
-// sits in decoder_model.hpp; here LayerNorm, the GELUs and their gated forms, logit soft-capping.
-// Float32 versions for the decoder families' forward pass (row per position); float64 versions
-// for the residual streams the CTranslate2 transformer and the BERT encoder keep in double.
+// sits in decoder_model.hpp; here LayerNorm, the GELUs and their gated forms, logit soft-capping,
+// the dense layer and the two-layer MLP, and the residual step around a sublayer. Float32 versions
+// for the decoder families' forward pass (row per position); float64 versions for the residual
+// streams the CTranslate2 transformer and the BERT encoder keep in double; the templates serve both.
 #pragma once
 
 #include <Eigen/Dense>
@@ -41,5 +42,40 @@ Matrix swiglu(const Matrix& gate, const Matrix& up);
 
 /// Soft-capping (Gemma 2): c·tanh(z/c) elementwise, bounded by ±c. Requires cap > 0.
 Matrix soft_cap(const Matrix& z, double cap);
+
+/// A dense layer on row vectors: x·W + b. x [n, d_in], W [d_in, d_out] (already [in, out]),
+/// b [d_out], or of size 0 for none. Float32 (Matrix, Vector) or float64 (WideMatrix, WideVector).
+template <typename M, typename V>
+M affine(const M& x, const M& w, const V& b) {
+  M y = x * w;  // [n, d_out]
+  if (b.size() != 0) y.rowwise() += b.transpose();
+  return y;
+}
+
+/// The position-wise feed-forward network of the Transformer (Vaswani et al. 2017, Eq. 2, with
+/// its activation as a parameter; GPT-2's and BERT's MLP): act(x·W1 + b1)·W2 + b2. x [n, d_model],
+/// W1 [d_model, d_ff], W2 [d_ff, d_model], biases of size 0 for none; act maps the [n, d_ff]
+/// hidden matrix (taken by value) to its activation.
+template <typename M, typename V, typename Act>
+M mlp(const M& x, const M& w1, const V& b1, Act&& act, const M& w2, const V& b2) {
+  return affine(act(affine(x, w1, b1)), w2, b2);
+}
+
+/// Where a block's norm N sits around a sublayer f (Xiong et al. 2020, "On Layer Normalization in
+/// the Transformer Architecture"): Pre, x ← x + f(N(x)) (GPT-2, LLaMA and the decoder families,
+/// CTranslate2's pre-norm models); Post, x ← N(x + f(x)) (Vaswani et al. 2017, BERT, CTranslate2's
+/// post-norm models such as Marian's). Gemma's post-norm of the sublayer's output is part of f.
+enum class NormPlacement { Pre, Post };
+
+/// One residual step around sublayer f with its norm N, in place on the residual stream x [n, d]:
+/// x ← x + f(N(x)) (Pre) or x ← N(x + f(x)) (Post). N and f are callables from M to M.
+template <typename M, typename Norm, typename Sublayer>
+void residual_sublayer(M& x, NormPlacement placement, Norm&& norm, Sublayer&& f) {
+  if (placement == NormPlacement::Pre) {
+    x += f(norm(x));
+  } else {
+    x = norm(x + f(x));
+  }
+}
 
 }  // namespace attnviz

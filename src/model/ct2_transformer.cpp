@@ -240,23 +240,15 @@ void activate(WideMatrix& h, Ct2Activation activation) {
 
 // FFN(h) = act(h·W1 + b1)·W2 + b2 (h is LN(x) in a pre-norm model, x in a post-norm one).
 WideMatrix feed_forward(const WideMatrix& x, const Ct2FeedForward& f, Ct2Activation activation) {
-  WideMatrix h = x * f.w1;  // [n, d_ff]
-  h.rowwise() += f.b1.transpose();
-  activate(h, activation);
-  WideMatrix out = h * f.w2;  // [n, d_model]
-  out.rowwise() += f.b2.transpose();
-  return out;
+  return mlp(x, f.w1, f.b1, [activation](WideMatrix h) { activate(h, activation); return h; }, f.w2, f.b2);
 }
 
 // One residual sublayer f with its layer norm: x += f(LN(x)) (pre-norm) or x = LN(x + f(x))
 // (post-norm), as CTranslate2's MultiHeadAttention and FeedForwardNetwork apply theirs.
 template <typename Sublayer>
 void residual(const Ct2Transformer& model, WideMatrix& x, const Ct2LayerNorm& norm, Sublayer&& f) {
-  if (model.pre_norm) {
-    x += f(layer_norm(x, norm, model.layer_norm_epsilon));
-  } else {
-    x = layer_norm(x + f(x), norm, model.layer_norm_epsilon);
-  }
+  residual_sublayer(x, model.pre_norm ? NormPlacement::Pre : NormPlacement::Post,
+                    [&](const WideMatrix& v) { return layer_norm(v, norm, model.layer_norm_epsilon); }, f);
 }
 
 void feed_forward_sublayer(const Ct2Transformer& model, WideMatrix& x, const Ct2FeedForward& f) {

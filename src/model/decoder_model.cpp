@@ -235,11 +235,10 @@ Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
   const auto linear = [&](const char* name, long rows, long cols) -> Matrix {
     return weights_->matrix(block_name(l, name), rows, cols).transpose();  // [in, out]
   };
+  const auto bias = [&](const char* name, long n) { return b.ffn_bias ? weights_->vector(block_name(l, name), n) : Vector(); };
   Matrix hidden;  // [m, d_ff]
-  if (b.ffn == FeedForwardKind::Gelu) {
-    Matrix up = h * linear("ffn_up.weight", c.d_ff, c.d_model);
-    if (b.ffn_bias) up.rowwise() += weights_->vector(block_name(l, "ffn_up.bias"), c.d_ff).transpose();
-    hidden = gelu_tanh(up);
+  if (b.ffn == FeedForwardKind::Gelu) {  // GPT-2's MLP: the first half of mlp(), W_down read after W_up is let go
+    hidden = gelu_tanh(affine(h, linear("ffn_up.weight", c.d_ff, c.d_model), bias("ffn_up.bias", c.d_ff)));
   } else {
     Matrix gate, up;
     if (b.fused_gate_up) {  // [gate | up], as ggml_swiglu and Phi3MLP's chunk(2) split it
@@ -252,9 +251,7 @@ Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
     }
     hidden = b.ffn == FeedForwardKind::GeGlu ? geglu(gate, up) : swiglu(gate, up);
   }
-  Matrix out = hidden * linear("ffn_down.weight", c.d_model, c.d_ff);
-  if (b.ffn_bias) out.rowwise() += weights_->vector(block_name(l, "ffn_down.bias"), c.d_model).transpose();
-  return out;
+  return affine(hidden, linear("ffn_down.weight", c.d_model, c.d_ff), bias("ffn_down.bias", c.d_model));
 }
 
 long DecoderModel::window_of(int l) const {
@@ -291,26 +288,30 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
                                         const MaskMatrix& allowed, const AttentionWants& wants, const BlockProbe* probe) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
-  const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
   const std::optional<RopeRequest> rope = layer_rope(l, first, m);
-  if (probe != nullptr) {
-    // explain's circuits fold the norm's gain (as stored: Gemma's 1 + w) into W_Q, W_K, W_V.
-    std::optional<Scalar> cap;
-    if (layer.logit_softcap > 0) cap = layer.logit_softcap;
-    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap},
-                         weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
-  }
-  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed,
-                                                 AttentionWants{wants.scores, true, wants.value_vectors}, rope);
-  if (!result.overflow.empty())
-    throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
-                     " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
-                     " or the layer's input holds NaN or too large values");
-  // Gemma's post-norms apply to each sublayer's output before it joins the residual stream.
-  x += c.block.post_attention_norm ? layer_norm_input(l, result.output, "post_attention_norm") : result.output;
+  // A pre-norm block's sublayer reads N(x); Gemma's post-norms apply to each sublayer's output
+  // before it joins the residual stream, so they are part of the sublayer here.
+  const auto norm = [&](const char* name) { return [this, l, name](const Matrix& v) { return layer_norm_input(l, v, name); }; };
+  const auto post_norm = [&](bool has, const char* name, Matrix out) { return has ? layer_norm_input(l, out, name) : out; };
+  AttentionResult result;
+  residual_sublayer(x, NormPlacement::Pre, norm("attn_norm"), [&](const Matrix& attention_input) {
+    if (probe != nullptr) {
+      // explain's circuits fold the norm's gain (as stored: Gemma's 1 + w) into W_Q, W_K, W_V.
+      std::optional<Scalar> cap;
+      if (layer.logit_softcap > 0) cap = layer.logit_softcap;
+      (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap},
+                           weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
+    }
+    result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{wants.scores, true, wants.value_vectors}, rope);
+    if (!result.overflow.empty())
+      throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
+                       " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
+                       " or the layer's input holds NaN or too large values");
+    return post_norm(c.block.post_attention_norm, "post_attention_norm", result.output);
+  });
   const ProductThreads threads(2.0 * 3.0 * static_cast<double>(m) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
-  const Matrix ffn_output = feed_forward(l, layer_norm_input(l, x, "ffn_norm"));
-  x += c.block.post_ffn_norm ? layer_norm_input(l, ffn_output, "post_ffw_norm") : ffn_output;
+  residual_sublayer(x, NormPlacement::Pre, norm("ffn_norm"),
+                    [&](const Matrix& h) { return post_norm(c.block.post_ffn_norm, "post_ffw_norm", feed_forward(l, h)); });
   // Checked here, not only at the logits, so that the message names the layer where the
   // residual stream stopped being finite.
   if (!x.allFinite())

@@ -14,6 +14,7 @@
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 #include "model/families/family.hpp"
+#include "model/hf_config_keys.hpp"
 #include "model/safetensors_file.hpp"
 
 namespace attnviz {
@@ -358,15 +359,6 @@ DecoderConfig family_config(const JsonSettings& config, const DecoderFamily& fam
   return c;
 }
 
-// The architecture a config names: the first of "architectures", or else "model_type".
-std::string architecture_of(const JsonSettings& config) {
-  if (const json* list = config.find("/architectures", JsonNull::Absent)) {
-    if (!list->is_array()) throw InputError::bad_value(config.file(), "/architectures", "a list of class names", describe_json(*list));
-    if (!list->empty()) return read_string(list->front(), config.file(), "/architectures/0");
-  }
-  return config.text("/model_type", "unknown");
-}
-
 }  // namespace
 
 bool is_hf_model_folder(const std::string& folder) {
@@ -380,11 +372,14 @@ DecoderModel decoder_from_hf_folder(const std::string& folder) {
   const fs::path config_path = fs::path(folder) / "config.json";
   const json root = read_json_file(config_path.string());
   const JsonSettings config(root, config_path.string());
-  const std::string architecture = architecture_of(config);
+  const HfArchitecture taken = hf_architecture(config);
+  const std::string& architecture = taken.name;
   const DecoderFamily* family = family_for_hf(architecture);
   if (!family)
     throw InputError::inconsistent(config.file(), "architecture \"" + architecture + "\" is not supported (supported: " + hf_family_list() + ")");
   DecoderConfig c = family->hf_config ? family->hf_config(config) : family_config(config, *family);
+  if (!taken.warning.empty()) c.warnings.push_back(taken.warning);
+  if (std::string unread = unread_config_warning(config, architecture); !unread.empty()) c.warnings.push_back(std::move(unread));
   c.file = folder;
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();

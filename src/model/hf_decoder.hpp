@@ -22,7 +22,8 @@ bool is_hf_model_folder(const std::string& folder);
 /// read_json_file for a config.json or model.safetensors.index.json that cannot be read or is
 /// not JSON (with line and column); with the key or tensor for an architecture no family
 /// reads (listing those that are), a missing setting, a rope_scaling type other than linear or llama3, a
-/// config that disagrees with the tensors' shapes.
+/// config that disagrees with the tensors' shapes. config.json members no reader looked at
+/// (hf_config_keys), and the classes of "architectures" past the first, become warnings.
 DecoderModel decoder_from_hf_folder(const std::string& folder);
 
 /// The safetensors tensors of `folder` (model.safetensors, or the shards its index names) as a

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "model/hf_config_keys.hpp"
 #include "model/hf_decoder.hpp"
 
 namespace attnviz {
@@ -40,14 +41,6 @@ std::string bert_name(const std::string& prefix, const std::string& name) {
   return prefix + name;
 }
 
-std::string architecture_of(const JsonSettings& config) {
-  if (const json* list = config.find("/architectures", JsonNull::Absent)) {
-    if (!list->is_array()) throw InputError::bad_value(config.file(), "/architectures", "a list of class names", describe_json(*list));
-    if (!list->empty()) return read_string(list->front(), config.file(), "/architectures/0");
-  }
-  return config.text("/model_type", "unknown");
-}
-
 long count(const JsonSettings& config, const std::string& pointer, long fallback) {
   const json* value = config.find(pointer);
   return value ? static_cast<long>(read_integer(*value, config.file(), pointer, 1, kMaxCount)) : fallback;
@@ -60,7 +53,7 @@ bool is_hf_encoder_folder(const std::string& folder) {
   const std::string path = (fs::path(folder) / "config.json").string();
   const json root = read_json_file(path);
   if (!root.is_object()) return false;
-  const std::string architecture = architecture_of(JsonSettings(root, path));
+  const std::string architecture = hf_architecture(JsonSettings(root, path)).name;
   return architecture == "BertModel" || architecture == "BertForMaskedLM" || architecture == "bert";
 }
 
@@ -68,7 +61,9 @@ EncoderModel encoder_from_hf_folder(const std::string& folder) {
   const std::string path = (fs::path(folder) / "config.json").string();
   const json root = read_json_file(path);
   const JsonSettings config(root, path);
+  const HfArchitecture taken = hf_architecture(config);
   EncoderConfig c;
+  if (!taken.warning.empty()) c.warnings.push_back(taken.warning);
   c.file = folder;
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();
@@ -96,6 +91,7 @@ EncoderModel encoder_from_hf_folder(const std::string& folder) {
     if (config.flag(flag, false)) throw InputError::bad_value(path, flag, "false (a BERT encoder)", "true");
   // BertForMaskedLM keeps the encoder under "bert."; BertModel saves it bare.
   const std::unique_ptr<WeightSource> probe = safetensors_weight_source(folder, [](const std::string& name) { return name; });
+  if (std::string unread = unread_config_warning(config, taken.name); !unread.empty()) c.warnings.push_back(std::move(unread));
   const std::string prefix = probe->has("bert.embeddings.word_embeddings.weight") ? "bert." : "";
   return EncoderModel(std::move(c), safetensors_weight_source(folder, [prefix](const std::string& name) { return bert_name(prefix, name); }));
 }

@@ -80,10 +80,19 @@ std::optional<std::vector<long>> hf_layer_types(const JsonSettings& config, int 
   return windows;
 }
 
-void refuse_qwen_sliding_window(const JsonSettings& config, DecoderConfig&) {
+void refuse_qwen_sliding_window(const JsonSettings& config, DecoderConfig& c) {
   if (config.flag("/use_sliding_window", false))
     throw InputError::bad_value(config.file(), "/use_sliding_window",
                                 "false (attnviz does not apply Qwen's windows in the layers from max_window_layers on)", "true");
+  // The window and the layers it starts at act only with use_sliding_window (transformers'
+  // Qwen2Config); newer configs also write the layer_types that follow from them.
+  config.consider("/sliding_window");
+  config.consider("/max_window_layers");
+  if (const std::optional<std::vector<long>> types = hf_layer_types(config, c.num_layers, 1))
+    for (std::size_t l = 0; l < types->size(); ++l)
+      if ((*types)[l] != 0)
+        throw InputError::bad_value(config.file(), "/layer_types/" + std::to_string(l),
+                                    "\"full_attention\" (attnviz does not apply Qwen's sliding windows)", "\"sliding_attention\"");
 }
 
 }  // namespace attnviz

@@ -42,8 +42,9 @@ std::vector<long> periodic_windows(int num_layers, long window, int period);
 /// or an entry is another word.
 std::optional<std::vector<long>> hf_layer_types(const JsonSettings& config, int num_layers, long window);
 
-/// Qwen 2/3's config.json: use_sliding_window true (windows in layers ≥ max_window_layers) is
-/// refused by name, as attnviz does not apply it; false or absent passes.
+/// Qwen 2/3's config.json: use_sliding_window true (windows in layers ≥ max_window_layers), or
+/// a /layer_types entry "sliding_attention", is refused by name, as attnviz does not apply it;
+/// false or absent passes (and sliding_window, max_window_layers are then of no effect).
 void refuse_qwen_sliding_window(const JsonSettings& config, DecoderConfig& c);
 
 }  // namespace attnviz

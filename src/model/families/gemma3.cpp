@@ -31,6 +31,8 @@ void gemma3_gguf(const GgufFile& file, DecoderConfig& c) {
 
 void gemma3_hf(const JsonSettings& config, DecoderConfig& c) {
   gemma_hf_settings(config, c, 6, 4096, 0.0, 0.0);
+  if (config.flag("/use_bidirectional_attention", false))  // EmbeddingGemma's: no causal mask
+    throw InputError::bad_value(config.file(), "/use_bidirectional_attention", "false (attnviz runs Gemma 3 causally)", "true");
   c.local_rope_theta = require_positive_setting(config.number("/rope_local_base_freq", 10000.0), config.file(), "/rope_local_base_freq");
 }
 

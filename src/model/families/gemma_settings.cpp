@@ -17,6 +17,7 @@ double gemma_gguf_scale(const DecoderConfig& c) {
 
 void gemma_hf_settings(const JsonSettings& config, DecoderConfig& c, int period, long window, double attn_cap, double final_cap) {
   const std::string activation = config.text("/hidden_activation", "gelu_pytorch_tanh");
+  config.consider("/hidden_act");  // Gemma 1's name, which Gemma2Config and Gemma3TextConfig do not read
   if (activation != "gelu_pytorch_tanh")
     throw InputError::bad_value(config.file(), "/hidden_activation", "\"gelu_pytorch_tanh\" (the GeGLU attnviz implements)", "\"" + activation + "\"");
   const double scalar = config.number("/query_pre_attn_scalar", 256.0);
@@ -26,6 +27,7 @@ void gemma_hf_settings(const JsonSettings& config, DecoderConfig& c, int period,
   c.final_softcap = config.find("/final_logit_softcapping") ? hf_cap(config, "/final_logit_softcapping") : final_cap;
   const long w = hf_window(config, "/sliding_window").value_or(window);
   if (std::optional<std::vector<long>> types = hf_layer_types(config, c.num_layers, w)) {
+    config.consider("/sliding_window_pattern");  // transformers derives layer_types from it when absent only
     c.sliding_window = std::move(*types);
     return;
   }

@@ -29,6 +29,12 @@ DecoderConfig gpt2_hf(const JsonSettings& config) {
     throw InputError::bad_value(file, "/scale_attn_by_inverse_layer_idx", "false (attnviz scales scores by 1/sqrt(d_k) only)", "true");
   if (!config.flag("/scale_attn_weights", true))
     throw InputError::bad_value(file, "/scale_attn_weights", "true (attnviz scales scores by 1/sqrt(d_k))", "false");
+  // n_ctx: GPT2Config's old name of n_positions, no longer read; summary_* and
+  // task_specific_params: GPT2DoubleHeadsModel's head and pipeline defaults; the upcast of
+  // reorder_and_upcast_attn changes nothing in float32.
+  for (const char* member : {"/n_ctx", "/summary_activation", "/summary_first_dropout", "/summary_proj_to_labels", "/summary_type",
+                             "/summary_use_proj", "/task_specific_params", "/reorder_and_upcast_attn"})
+    config.consider(member);
   DecoderConfig c;
   c.architecture = "gpt2";
   c.block = gpt2_family().block;

@@ -6,6 +6,7 @@
 #include "model/families/family.hpp"
 #include "model/families/family_settings.hpp"
 #include "core/error.hpp"
+#include "io/json_reader.hpp"
 #include "model/gguf_file.hpp"
 
 namespace attnviz {
@@ -24,6 +25,8 @@ void phi3_gguf(const GgufFile& file, DecoderConfig& c) {
 }
 
 void phi3_hf(const JsonSettings& config, DecoderConfig& c) {
+  // Read by LongRoPE only, whose rope_scaling the common reader refuses.
+  config.consider("/original_max_position_embeddings");
   if (const std::optional<long> window = hf_window(config, "/sliding_window"))
     c.sliding_window.assign(static_cast<std::size_t>(c.num_layers), *window);
 }

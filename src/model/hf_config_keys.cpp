@@ -1,0 +1,52 @@
+#include "model/hf_config_keys.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
+
+namespace attnviz {
+
+HfArchitecture hf_architecture(const JsonSettings& config) {
+  const nlohmann::json* list = config.find("/architectures", JsonNull::Absent);
+  if (!list || (list->is_array() && list->empty())) return {config.text("/model_type", "unknown"), ""};
+  if (!list->is_array()) throw InputError::bad_value(config.file(), "/architectures", "a list of class names", describe_json(*list));
+  HfArchitecture taken{read_string(list->front(), config.file(), "/architectures/0"), ""};
+  std::string all = taken.name, others;
+  for (std::size_t i = 1; i < list->size(); ++i) {
+    const std::string name = read_string((*list)[i], config.file(), "/architectures/" + std::to_string(i));
+    all += ", " + name;
+    others += (others.empty() ? "" : ", ") + name;
+  }
+  if (!others.empty())
+    taken.warning = config.file() + ": /architectures lists " + all + ": attnviz reads " + taken.name + " (the first), not " + others;
+  return taken;
+}
+
+const std::set<std::string>& hf_harmless_config_members() {
+  static const std::set<std::string> members = {
+      // bookkeeping: where the config came from and how it was saved
+      "_name_or_path", "architectures", "model_type", "torch_dtype", "dtype", "transformers_version", "auto_map",
+      "tokenizer_class", "_attn_implementation_autoset",
+      // token ids: the tokenizer's and generation's business (hf_end_tokens reads eos_token_id)
+      "bos_token_id", "eos_token_id", "pad_token_id", "unk_token_id", "sep_token_id", "cls_token_id", "mask_token_id",
+      "decoder_start_token_id",
+      // training only: dropouts are off at inference, initialisation is replaced by the weights
+      "attention_dropout", "hidden_dropout", "hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout",
+      "attn_pdrop", "embd_pdrop", "resid_pdrop", "initializer_range", "gradient_checkpointing",
+      // switches of the Python runtime: KV cache, returned outputs; pretraining_tp splits a matmul in slices of the same sum
+      "use_cache", "cache_implementation", "output_attentions", "output_hidden_states", "return_dict", "pretraining_tp",
+      // a classification head's labels (no head is run)
+      "id2label", "label2id", "problem_type"};
+  return members;
+}
+
+std::string unread_config_warning(const JsonSettings& config, const std::string& architecture) {
+  std::string unread;
+  for (const std::string& pointer : config.unread_members(hf_harmless_config_members()))
+    unread += (unread.empty() ? "" : ", ") + pointer;
+  if (unread.empty()) return "";
+  return config.file() + ": config.json members attnviz does not read for " + architecture + ", ignored: " + unread;
+}
+
+}  // namespace attnviz
