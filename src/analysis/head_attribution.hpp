@@ -20,6 +20,20 @@ struct HeadAttributionRequest {
   bool ablation = true;                 ///< false: DLA only (one forward pass)
 };
 
+/// What an encoder-decoder adds to the decoder's attribution (analysis/ct2_attribution): the
+/// decoder's cross-attention heads (named cross.LlHh; the decoder's self-attention heads, dec.LlHh,
+/// are HeadAttribution::dla.heads and ::ablation) and the encoder's heads (enc.LlHh), ablated only.
+struct EncoderDecoderAttribution {
+  std::vector<std::vector<double>> dla_cross;         ///< [layer][head]: cross-attention head h's share
+  std::vector<double> dla_cross_bias;                 ///< [layer]: the cross-attention's b_O
+  double dla_output_bias = 0;                         ///< the output projection's bias at the target
+  std::vector<std::vector<double>> ablation_cross;    ///< [layer][head], as HeadAttribution::ablation
+  /// [encoder layer][head]: the encoder rerun with the head zeroed, then the decoder.
+  std::vector<std::vector<double>> ablation_encoder;
+  Tokens source_tokens;                               ///< the encoder's input, as labelled
+  std::vector<std::int32_t> source_ids;
+};
+
 struct HeadAttribution {
   std::int32_t target_id = 0;
   long position = 0;
@@ -30,6 +44,9 @@ struct HeadAttribution {
   /// [layer][head]: log p(target) with z^h = 0 at every position, minus log_prob (empty
   /// without request.ablation).
   std::vector<std::vector<double>> ablation;
+  /// Encoder-decoder models only: the cross-attention and encoder parts. With it, Σ dla* is
+  /// dla.total() + Σ dla_cross + Σ dla_cross_bias + dla_output_bias.
+  std::optional<EncoderDecoderAttribution> encoder_decoder;
 };
 
 /// Runs `model` on token_ids[0 … position] (the rows after it cannot change it under the causal
