@@ -63,12 +63,12 @@ std::int32_t target_from_text(const Options& o, const DecoderRun& run) {
 }
 
 // The position of --position, checked against the text's n tokens; `first` names token 0 when
-// it is a start token ("BOS", "<s>"), else "".
-long attribution_position(const Options& o, long n, const std::string& first) {
+// it is a start token ("BOS", "<s>"), else ""; `owner` whose tokens they are ("its", "the decoder's").
+long attribution_position(const Options& o, long n, const std::string& first, const std::string& owner = "its") {
   if (!o.position) return n - 1;
   if (*o.position < 0 || *o.position >= n)
     throw UsageError::bad_option("--position", std::to_string(*o.position) + " is " + (*o.position < 0 ? "not a position" : "past the text") +
-                                                   ": its " + std::to_string(n) + " tokens are positions 0-" + std::to_string(n - 1) +
+                                                   ": " + owner + " " + std::to_string(n) + " tokens are positions 0-" + std::to_string(n - 1) +
                                                    (first.empty() ? "" : " (" + first + " at 0)"));
   return static_cast<long>(*o.position);
 }
@@ -205,7 +205,7 @@ void run_ct2_attribute(const Options& options, PhaseTimer& timer, std::ostream& 
   request.with_model = [&](const Ct2Model& model, const std::vector<std::int32_t>& source_ids, const std::vector<std::int32_t>& decoder_ids) {
     const std::string refusal = ct2_attribution_refusal(model.transformer);
     if (!refusal.empty()) throw UsageError::bad_option("--model", options.model + ": " + refusal);
-    Ct2AttributionRequest r{source_ids, decoder_ids, attribution_position(options, static_cast<long>(decoder_ids.size()), "<s>"),
+    Ct2AttributionRequest r{source_ids, decoder_ids, attribution_position(options, static_cast<long>(decoder_ids.size()), "<s>", "the decoder's"),
                             ct2_target(options, model), true};
     timer.lap("load");
     const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
