@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/parallel_for.hpp"
+#include "core/product_threads.hpp"
 
 namespace attnviz {
 
@@ -152,7 +153,9 @@ void ablate_every_head(const Ct2Transformer& model, const Ct2AttributionRequest&
   const std::vector<Ablated> heads = every_head(model);
   std::vector<double> changes(heads.size());
   std::vector<std::exception_ptr> errors(heads.size());
-  // Each rerun is independent; the model is only read.
+  // Each rerun is independent; the model is only read. Eigen's global thread count is set to 1
+  // before the threads start (its products then run on their own thread, and nothing writes it).
+  const ProductThreads one_thread(0);
   parallel_for_blocks(heads.size(), threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       try {

@@ -18,6 +18,7 @@ struct HeadAttributionRequest {
   long position = -1;                   ///< 0-based, BOS at 0; -1: the last
   std::optional<std::int32_t> target;   ///< default: the model's top prediction at `position`
   bool ablation = true;                 ///< false: DLA only (one forward pass)
+  int threads = 1;                      ///< threads for the ablated reruns (each rerun is independent)
 };
 
 /// What an encoder-decoder adds to the decoder's attribution (analysis/ct2_attribution): the
@@ -51,7 +52,8 @@ struct HeadAttribution {
 
 /// Runs `model` on token_ids[0 … position] (the rows after it cannot change it under the causal
 /// mask), traces the residual at `position` and, when asked, reruns every layer l from the
-/// residual entering it once per head of l with that head zeroed: L·h reruns of L − l layers each.
+/// residual entering it once per head of l with that head zeroed: L·h reruns of L − l layers each,
+/// the last layer of each on the position's row alone, on request.threads threads.
 /// Requires position in [0, ids.size()) and target in [0, n_vocab) (the CLI checks them with
 /// messages). Throws std::logic_error when the shares do not add up to the logit within
 /// kAttributionTolerance (a family whose forward pass the trace does not take apart): a wrong

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <ostream>
 #include <thread>
 
@@ -125,6 +128,20 @@ std::string ranked_heads(const std::vector<NamedTable>& tables, double sign, std
 
 constexpr std::size_t kRankedHeads = 3;
 
+// glibc gives freed blocks above its mmap and trim thresholds back to the kernel, so each of the
+// L·h reruns' fresh h·n² attention weights faulted its pages in again: 0.6 s of the 1.4 s of CPU
+// on stories260K at 512 tokens (scripts/bench/RESULTS.md, "Head attribution"). Kept in the heap,
+// they are reused; the peak memory does not change.
+void reuse_freed_memory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest (HEAP_MAX_SIZE / 2 on 64-bit)
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
+
+// The ablated reruns' threads: --threads, or every core.
+int rerun_threads(const Options& o) { return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 }  // namespace
 
 std::optional<std::int32_t> attribution_target(const Options& o, const DecoderRun& run) {
@@ -208,8 +225,7 @@ void run_ct2_attribute(const Options& options, PhaseTimer& timer, std::ostream& 
     Ct2AttributionRequest r{source_ids, decoder_ids, attribution_position(options, static_cast<long>(decoder_ids.size()), "<s>", "the decoder's"),
                             ct2_target(options, model), true};
     timer.lap("load");
-    const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    attribution = attribute_ct2_heads(model.transformer, r, threads);
+    attribution = attribute_ct2_heads(model.transformer, r, rerun_threads(options));
     target_token = model.target.tokens[static_cast<std::size_t>(attribution->target_id)];
     timer.lap("compute");
   };
@@ -224,6 +240,7 @@ void run_ct2_attribute(const Options& options, PhaseTimer& timer, std::ostream& 
 
 void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the folder for attribution.json and attribution.png");
+  reuse_freed_memory();
   if (is_encoder_decoder_model(options)) return run_ct2_attribute(options, timer, out, warnings);
   if (options.source_tokens || options.target_tokens || options.generate >= 0)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : options.target_tokens ? "--target-tokens" : "--generate",
@@ -234,6 +251,7 @@ void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out,
   const bool bos = run.vocab && run.vocab->bos && request.token_ids.front() == *run.vocab->bos;
   request.position = attribution_position(options, static_cast<long>(request.token_ids.size()), bos ? "BOS" : "");
   request.target = attribution_target(options, run);
+  request.threads = rerun_threads(options);
   const double budget = memory_budget_bytes(options);
   check_memory(*run.model, request.position + 1, budget);
   timer.lap("load");

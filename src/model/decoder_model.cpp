@@ -1,6 +1,7 @@
 #include "model/decoder_model.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -306,9 +307,15 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
                      " or the layer's input holds NaN or too large values");
+  finish_layer(l, x, result.output);
+  return result;
+}
+
+void DecoderModel::finish_layer(int l, Matrix& x, const Matrix& attention_output) const {
+  const DecoderConfig& c = config_;
   // Gemma's post-norms apply to each sublayer's output before it joins the residual stream.
-  x += c.block.post_attention_norm ? layer_norm_input(l, result.output, "post_attention_norm") : result.output;
-  const ProductThreads threads(2.0 * 3.0 * static_cast<double>(m) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
+  x += c.block.post_attention_norm ? layer_norm_input(l, attention_output, "post_attention_norm") : attention_output;
+  const ProductThreads threads(2.0 * 3.0 * static_cast<double>(x.rows()) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
   const Matrix ffn_output = feed_forward(l, layer_norm_input(l, x, "ffn_norm"));
   x += c.block.post_ffn_norm ? layer_norm_input(l, ffn_output, "post_ffw_norm") : ffn_output;
   // Checked here, not only at the logits, so that the message names the layer where the
@@ -316,7 +323,22 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
   if (!x.allFinite())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": the residual stream after the feed-forward is not finite "
                      "(|x| > 3.4e38, or NaN): " + block_name(l, "ffn_*") + " holds NaN or too large values");
-  return result;
+}
+
+void DecoderModel::run_last_row(int l, const AttentionLayer& layer, Matrix& x) const {
+  const long n = x.rows();
+  const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
+  std::optional<RopeRequest> rope = layer_rope(l, 0, n);
+  if (rope) rope->query_positions = {n - 1};
+  const MaskMatrix allowed = window_of(l) > 0 ? MaskMatrix(layer_mask(l, 0, n).bottomRows(1)) : MaskMatrix();
+  const AttentionResult result =
+      multi_head_attention(layer, attention_input.bottomRows(1), attention_input, allowed, AttentionWants{false, true, false}, rope);
+  if (!result.overflow.empty())
+    throw InputError(config_.file + ": layer " + std::to_string(l) + ": " + result.overflow +
+                     " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
+                     " or the layer's input holds NaN or too large values");
+  x = Matrix(x.bottomRows(1));
+  finish_layer(l, x, result.output);
 }
 
 Matrix DecoderModel::output_matrix() const {
@@ -386,6 +408,11 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
     AttentionLayer layer = attention_layer(l);
     if (request.ablation && request.ablation->layer == l) zero_head_outputs(layer, request.ablation->heads);
     if (request.trace) request.trace->enter_layer(x);
+    if (request.last_row_only && l == config_.num_layers - 1) {
+      assert(!request.trace && !request.sink);
+      run_last_row(l, layer, x);
+      break;
+    }
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
     const Matrix entering = residual && request.layers.contains(l) ? x : Matrix();  // r: before the layer adds to x
     const bool selected = request.layers.contains(l);
