@@ -421,3 +421,22 @@ attnviz_expect(cli_measure_encoder 1
 attnviz_expect(cli_attribute_tiny_values 0
   "log p -0\\.000143\ntop direct logit attribution: .*\nlargest drop in log p when ablated: L1H0 -0\\.00025, L1H3 -1\\.45e-05"
   attribute --model ${CMAKE_CURRENT_SOURCE_DIR}/data/families/gpt2.gguf --token-ids 1,5,6,7,8,9,10 -o ${ATTNVIZ_CLI_OUT}/attribute_tiny)
+
+# attribute on an encoder-decoder (issue 20 §3): the decoder's next token, heads named enc./dec./cross.,
+# against scripts/reference_attribution.py --ct2 (DLA within 1e-5, ablation within 1e-4).
+add_test(NAME attribution_ct2_reference
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/attribution_ct2_reference_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(attribution_ct2_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+attnviz_expect(cli_attribute_ct2 0
+  "^wrote attribution.json and attribution.png to [^\n]*\ntarget \"</s>\" \\(id 2\\) at position 8 \"d\": logit 10.103, log p -0.014\ntop direct logit attribution: dec.L5H5 0.644, dec.L5H0 0.569, dec.L4H6 0.478\nlargest drop in log p when ablated: dec.L5H0 -0.012, cross.L2H5 -0.008, cross.L5H1 -0.007$"
+  attribute --model ${ATTNVIZ_CT2_MODEL} --source-tokens "م ا ك د و ن ا ل د" -o ${ATTNVIZ_CLI_OUT}/attribute_ct2)
+attnviz_bad_run(cli_attribute_ct2_target "attnviz: error: --target: \"xy\" is not a token of the target vocabulary .*target_vocabulary.txt \\(one entry"
+  attribute --model ${ATTNVIZ_CT2_MODEL} --source-tokens "م ا ك" --target xy -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_bad_run(cli_attribute_ct2_target_id "attnviz: error: --target-id: 43 is outside the target vocabulary of 43 tokens \\(0-42\\)"
+  attribute --model ${ATTNVIZ_CT2_MODEL} --source-tokens "م ا ك" --target-id 43 -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_bad_run(cli_attribute_ct2_position "attnviz: error: --position: 5 is past the text: the decoder's 5 tokens are positions 0-4 \\(<s> at 0\\)"
+  attribute --model ${ATTNVIZ_CT2_MODEL} --source-tokens "م ا ك" --position 5 -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_bad_run(cli_attribute_ct2_token_ids "attnviz: error: --token-ids: is for decoder-only models; give --source-tokens or --text"
+  attribute --model ${ATTNVIZ_CT2_MODEL} --token-ids 1,2 -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_bad_run(cli_attribute_decoder_target_tokens "attnviz: error: --target-tokens: is for encoder-decoder \\(CTranslate2\\) models"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once" --target-tokens "a b" -o ${ATTNVIZ_CLI_OUT}/never_written)

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 #include <string>
 
+#include "core/parallel_for.hpp"
 #include "core/product_threads.hpp"
 
 namespace attnviz {
@@ -38,6 +40,7 @@ double ablated_change(const DecoderModel& model, const Matrix& layer_input, int 
   rerun.start_residual = &layer_input;
   rerun.start_layer = layer;
   rerun.ablation = &ablation;
+  rerun.last_row_only = true;
   return log_softmax_at(model.forward(rerun), target) - clean;
 }
 
@@ -74,12 +77,27 @@ HeadAttribution attribute_heads(const DecoderModel& model, const HeadAttribution
   a.dla = direct_logit_attribution(trace, u);
   require_shares_add_up(a, c.file);
   if (!request.ablation) return a;
-  for (int l = 0; l < c.num_layers; ++l) {
-    std::vector<double> layer;
-    for (int h = 0; h < c.num_heads; ++h)
-      layer.push_back(ablated_change(model, trace.layer_inputs[static_cast<std::size_t>(l)], l, h, a.target_id, a.log_prob));
-    a.ablation.push_back(std::move(layer));
-  }
+  // The L·h reruns are independent: blocks of them on request.threads threads, each product on
+  // one (Eigen's global thread count set to 1 before the threads start, so that nothing writes it
+  // while they run).
+  const std::size_t heads = static_cast<std::size_t>(c.num_heads), reruns = static_cast<std::size_t>(c.num_layers) * heads;
+  std::vector<double> changes(reruns);
+  std::vector<std::exception_ptr> errors(reruns);
+  const ProductThreads one_thread(0);
+  parallel_for_blocks(reruns, request.threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const int l = static_cast<int>(i / heads), h = static_cast<int>(i % heads);
+      try {
+        changes[i] = ablated_change(model, trace.layer_inputs[static_cast<std::size_t>(l)], l, h, a.target_id, a.log_prob);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (std::size_t l = 0; l < static_cast<std::size_t>(c.num_layers); ++l)
+    a.ablation.emplace_back(changes.begin() + static_cast<long>(l * heads), changes.begin() + static_cast<long>((l + 1) * heads));
   return a;
 }
 

@@ -21,6 +21,8 @@ double share(const Vector& part, const VectorD& w) { return part.cast<double>().
 
 }  // namespace
 
+Eigen::VectorXd logit_direction(const FinalNormTrace& norm, const Vector& u) { return read_direction(norm, u); }
+
 double LogitAttribution::total() const {
   double sum = embedding + position.value_or(0.0) + final_norm_bias;
   for (const std::vector<double>& layer : heads) sum += std::accumulate(layer.begin(), layer.end(), 0.0);

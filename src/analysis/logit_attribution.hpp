@@ -33,6 +33,11 @@ struct LogitAttribution {
 /// ([d_model]). Requires a trace filled by a forward pass (every layer traced) and u of d_model.
 LogitAttribution direct_logit_attribution(const ResidualTrace& trace, const Vector& u);
 
+/// The direction w [d_model] (float64) a part c is read along, dla(c) = c · w: w = s · γ ⊙ u,
+/// centred (w − mean w) for a LayerNorm. For parts a ResidualTrace does not hold (an
+/// encoder-decoder's cross-attention heads).
+Eigen::VectorXd logit_direction(const FinalNormTrace& norm, const Vector& u);
+
 /// The logit recomputed from the trace's whole residual: norm(final_residual) · u, in double.
 /// What the shares of direct_logit_attribution must add up to.
 double traced_logit(const ResidualTrace& trace, const Vector& u);

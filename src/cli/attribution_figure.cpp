@@ -63,15 +63,46 @@ GridRequest map_request(const std::vector<std::vector<double>>& values, const st
 
 }  // namespace
 
+namespace {
+
+// The encoder-decoder maps: DLA over the decoder's self- and cross-attention heads (one scale),
+// and the ablation of the encoder's, the decoder's self- and cross-attention heads (one scale
+// when the stacks have as many layers; else the encoder's apart).
+std::vector<GridRequest> encoder_decoder_requests(const HeadAttribution& a, const Options& options) {
+  const EncoderDecoderAttribution& e = *a.encoder_decoder;
+  std::vector<GridRequest> requests;
+  requests.push_back(map_request(a.dla.heads, "DLA: decoder self-attention heads (dec.)", "share of the logit (logit units)", options));
+  requests.back().panels.push_back(share(layer_head_table(e.dla_cross)));
+  requests.back().panel_titles.push_back("DLA: cross-attention heads (cross.)");
+  if (a.ablation.empty()) return requests;
+  const char* noun = "\u0394 log p(target) with the head's output zeroed";
+  if (e.ablation_encoder.size() != a.ablation.size())
+    requests.push_back(map_request(e.ablation_encoder, std::string("ablation: encoder heads (enc.)"), noun, options));
+  requests.push_back(map_request(a.ablation, "ablation: decoder self-attention heads (dec.)", noun, options));
+  if (e.ablation_encoder.size() == a.ablation.size()) {
+    requests.back().panels.insert(requests.back().panels.begin(), share(layer_head_table(e.ablation_encoder)));
+    requests.back().panel_titles.insert(requests.back().panel_titles.begin(), "ablation: encoder heads (enc.)");
+  }
+  requests.back().panels.push_back(share(layer_head_table(e.ablation_cross)));
+  requests.back().panel_titles.push_back("ablation: cross-attention heads (cross.)");
+  return requests;
+}
+
+}  // namespace
+
 std::vector<GridRequest> attribution_requests(const HeadAttribution& a, const AttributionTitle& title, const Options& options,
                                               double memory_budget) {
   std::vector<GridRequest> requests;
-  requests.push_back(map_request(a.dla.heads, "direct logit attribution: each head's share of the logit",
-                                 "share of the logit (logit units)", options));
-  requests.back().figure_title = figure_title(a, title);
-  if (!a.ablation.empty())
-    requests.push_back(map_request(a.ablation, "ablation: change in log p(target) with the head's output zeroed",
-                                   "\u0394 log p(target)", options));
+  if (a.encoder_decoder) {
+    requests = encoder_decoder_requests(a, options);
+  } else {
+    requests.push_back(map_request(a.dla.heads, "direct logit attribution: each head's share of the logit",
+                                   "share of the logit (logit units)", options));
+    if (!a.ablation.empty())
+      requests.push_back(map_request(a.ablation, "ablation: change in log p(target) with the head's output zeroed",
+                                     "\u0394 log p(target)", options));
+  }
+  requests.front().figure_title = figure_title(a, title);
   for (GridRequest& request : requests) {
     // The stacked maps share --max-size's height and, with the stacked copy, the memory budget.
     request.max_height_px = std::max(1, options.max_size_px / static_cast<int>(requests.size()));
@@ -101,8 +132,8 @@ void add_attribution_pictures(const HeadAttribution& a, const AttributionTitle& 
   }
   if (wants_format(options, "html")) {
     ReportPage page{requests.front().figure_title, {}, false};
-    const char* names[] = {"direct logit attribution", "ablation"};
-    for (std::size_t i = 0; i < requests.size(); ++i) page.views.push_back(report_view(requests[i], fonts, names[i], requests[i].panel_titles));
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      page.views.push_back(report_view(requests[i], fonts, i == 0 ? "direct logit attribution" : "ablation", requests[i].panel_titles));
     files.add(with_extension(png, ".html"), html_report(page));
   }
 }

@@ -484,22 +484,36 @@ void add_picture_options(CLI::App& sub, Options& o) {
 // and --target with --target-id are checked by the job against the model (exit 1, naming them).
 void add_attribute_command(CLI::App& app, Options& o) {
   CLI::App* attribute = app.add_subcommand(
-      "attribute", "Which heads push a decoder-only model towards a token: each head's direct logit attribution and the "
+      "attribute", "Which heads push a model towards a token: each head's direct logit attribution and the "
                    "change in log p(target) when its output is zeroed, as attribution.json and two layer x head maps.");
-  attribute->add_option("--model", o.model, "The decoder-only model: a GGUF file or a Hugging Face folder.")->required();
+  attribute->add_option("--model", o.model,
+                        "The model: a decoder-only GGUF file or Hugging Face folder, or a CTranslate2 encoder-decoder "
+                        "folder (its decoder's next token is attributed).")
+      ->required();
   attribute->add_option("--text", o.text, "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks.")
       ->check(kUtf8Text);
   attribute->add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "Token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
   attribute->add_flag("--no-bos", o.no_bos, "With --text: do not add BOS.");
+  // Encoder-decoder (CTranslate2) models: the source, and the decoder prefix whose next token is attributed.
+  attribute->add_option("--source-tokens", o.source_tokens,
+                        "CTranslate2 models: the source as space-separated tokens (--text: the source as characters).")
+      ->check(kUtf8Text);
+  attribute->add_option("--target-tokens", o.target_tokens,
+                        "CTranslate2 models: the decoder's input after <s> (space-separated target tokens) instead of "
+                        "the greedy translation.")
+      ->check(kUtf8Text);
+  attribute->add_option("--generate", o.generate, "CTranslate2 models: the most target tokens to decode (default 256).")
+      ->check(CLI::Range(0, 1 << 20));
   attribute->add_option("--target", o.target,
                         "The token to attribute, as text tokenized exactly as written (no space added: \" He\" is not "
                         "\"He\"); it must be one token. Default: the model's top prediction at the position.")
       ->check(kUtf8Text);
   attribute->add_option("--target-id", o.target_id, "The token to attribute, by id (instead of --target).");
   attribute->add_option("--position", o.position,
-                        "The position whose next-token logits are attributed, from 0 with BOS at 0 (default: the last).");
+                        "The position whose next-token logits are attributed, from 0 with BOS at 0 (default: the last); "
+                        "CTranslate2: a decoder position, <s> at 0.");
   attribute->add_option("-o,--output", o.output,
                         "The folder to write attribution.json and attribution.png into (see docs/output-formats.md).")
       ->required();

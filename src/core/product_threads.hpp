@@ -20,10 +20,16 @@ inline constexpr double kProductFlopsPerThread = 100e6;
 /// budget on destruction.
 class ProductThreads {
  public:
+  // Eigen's thread count is one global: it is written only when it changes, so that with a
+  // budget of 1 (attribute's parallel reruns set it before starting their threads) the
+  // ProductThreads of concurrent passes only read it.
   explicit ProductThreads(double flops) : budget_(Eigen::nbThreads()) {
-    Eigen::setNbThreads(std::max(1, std::min(budget_, static_cast<int>(flops / kProductFlopsPerThread))));
+    const int threads = std::max(1, std::min(budget_, static_cast<int>(flops / kProductFlopsPerThread)));
+    if (threads != budget_) Eigen::setNbThreads(threads);
   }
-  ~ProductThreads() { Eigen::setNbThreads(budget_); }
+  ~ProductThreads() {
+    if (Eigen::nbThreads() != budget_) Eigen::setNbThreads(budget_);
+  }
   ProductThreads(const ProductThreads&) = delete;
   ProductThreads& operator=(const ProductThreads&) = delete;
 

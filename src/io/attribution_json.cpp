@@ -31,6 +31,18 @@ std::string attribution_to_json(const HeadAttribution& a, const AttributionConte
   doc["dla_mlp_bias"] = a.dla.mlp_bias;
   doc["dla_final_norm_bias"] = a.dla.final_norm_bias;
   doc["ablation"] = a.ablation;
+  if (a.encoder_decoder) {
+    // The decoder's self-attention heads are dla and ablation above (dec.LlHh); its
+    // cross-attention heads (cross.LlHh) and the encoder's (enc.LlHh) follow.
+    const EncoderDecoderAttribution& e = *a.encoder_decoder;
+    doc["source_tokens"] = e.source_tokens;
+    doc["source_ids"] = e.source_ids;
+    doc["dla_cross"] = e.dla_cross;
+    doc["dla_cross_bias"] = e.dla_cross_bias;
+    doc["dla_output_bias"] = e.dla_output_bias;
+    doc["ablation_cross"] = e.ablation_cross;
+    doc["ablation_encoder"] = e.ablation_encoder;
+  }
   return doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -24,7 +24,10 @@ struct AttributionContext {
 /// format "attnviz.attribution", model, tokens, token_ids, position, position_token, target_id,
 /// target_token, logit, logit_capped (a soft-capping model only), log_prob, dla [layer][head], dla_mlp [layer], dla_embedding,
 /// dla_position (learned positions only), dla_attn_bias [layer], dla_mlp_bias [layer],
-/// dla_final_norm_bias, ablation [layer][head].
+/// dla_final_norm_bias, ablation [layer][head]; for an encoder-decoder (the decoder's self-attention
+/// heads in dla and ablation) also source_tokens, source_ids, dla_cross [layer][head],
+/// dla_cross_bias [layer], dla_output_bias, ablation_cross [layer][head] and
+/// ablation_encoder [encoder layer][head].
 std::string attribution_to_json(const HeadAttribution& attribution, const AttributionContext& context);
 
 }  // namespace attnviz

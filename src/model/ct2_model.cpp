@@ -309,6 +309,7 @@ ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std
     info.last_logits.resize(static_cast<std::size_t>(logits.cols()));
     for (Eigen::Index v = 0; v < logits.cols(); ++v) info.last_logits[static_cast<std::size_t>(v)] = static_cast<float>(logits(last, v));
   }
+  if (request.with_model) request.with_model(model, source_ids, input_ids);
   return info;
 }
 

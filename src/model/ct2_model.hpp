@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "model/model_run.hpp"
 
 namespace attnviz {
+
+struct Ct2Model;
 
 /// What to run. Exactly one of source_tokens and text is given.
 struct Ct2Request {
@@ -35,6 +38,11 @@ struct Ct2Request {
   /// Sees the model's shape before the run and the teacher-forced pass's blocks' inputs, and
   /// gets the target side's output weights plus the source embeddings (explain); may be null.
   ModelProbe* probe = nullptr;
+  /// Called last, while the model is loaded, with the source ids and the decoder's input ids
+  /// (<s> first, </s> left out): for work on the model itself (attribute). May be empty.
+  std::function<void(const Ct2Model& model, const std::vector<std::int32_t>& source_ids,
+                     const std::vector<std::int32_t>& decoder_ids)>
+      with_model;
 };
 
 /// A loaded model directory.

@@ -427,6 +427,7 @@ WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
   const MaskMatrix causal = build_mask(y.rows(), y.rows(), true, {});
   for (int i = 0; i < static_cast<int>(model.decoder.size()); ++i) {
     const Ct2DecoderLayer& layer = model.decoder[static_cast<std::size_t>(i)];
+    if (capture.decoder_residual) capture.decoder_residual(i, y);
     residual(model, y, layer.self_norm, [&](const WideMatrix& h) {
       const Matrix input = narrow(h);
       probe_block(probe, "decoder", "self", i, layer.self_attention, input, input, causal, input_gain(model, layer.self_norm), {});
@@ -449,6 +450,7 @@ WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
     });
     feed_forward_sublayer(model, y, layer.ffn);
   }
+  if (capture.decoder_residual) capture.decoder_residual(static_cast<int>(model.decoder.size()), y);
   return project_logits(model, y);
 }
 

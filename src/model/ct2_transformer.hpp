@@ -125,6 +125,10 @@ using Ct2AttentionHook =
 struct Ct2Capture {
   AttentionWants wants{false, true, false};
   std::function<void(const Matrix& residual, const Ct2LayerNorm* post_norm)> residual;
+  /// The decoder's residual stream y [T, d_model] in float64 entering decoder layer `layer`, and
+  /// with layer = the number of decoder layers after the last one (before LN_dec): what
+  /// `attribute` takes apart (analysis/ct2_attribution). Called whatever `wants` says.
+  std::function<void(int layer, const WideMatrix& y)> decoder_residual;
 };
 
 /// The encoder's output M (LN_enc(x), or x without a final norm) for source ids, rounded to

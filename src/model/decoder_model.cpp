@@ -1,6 +1,7 @@
 #include "model/decoder_model.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -289,35 +290,55 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   const std::optional<RopeRequest> rope = layer_rope(l, first, m);
+  const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
+  if (probe != nullptr) {
+    // explain's circuits fold the norm's gain (as stored: Gemma's 1 + w) into W_Q, W_K, W_V.
+    std::optional<Scalar> cap;
+    if (layer.logit_softcap > 0) cap = layer.logit_softcap;
+    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap},
+                         weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
+  }
+  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed,
+                                                 AttentionWants{wants.scores, true, wants.value_vectors}, rope);
+  if (!result.overflow.empty())
+    throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
+                     " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
+                     " or the layer's input holds NaN or too large values");
+  finish_layer(l, x, result.output);
+  return result;
+}
+
+void DecoderModel::finish_layer(int l, Matrix& x, const Matrix& attention_output) const {
+  const DecoderConfig& c = config_;
   // A pre-norm block's sublayer reads N(x); Gemma's post-norms apply to each sublayer's output
-  // before it joins the residual stream, so they are part of the sublayer here.
-  const auto norm = [&](const char* name) { return [this, l, name](const Matrix& v) { return layer_norm_input(l, v, name); }; };
+  // before it joins the residual stream, so they are part of the sublayer here. The attention
+  // sublayer's output is given (run_layer computed it, an ablation may have changed it).
   const auto post_norm = [&](bool has, const char* name, Matrix out) { return has ? layer_norm_input(l, out, name) : out; };
-  AttentionResult result;
-  residual_sublayer(x, NormPlacement::Pre, norm("attn_norm"), [&](const Matrix& attention_input) {
-    if (probe != nullptr) {
-      // explain's circuits fold the norm's gain (as stored: Gemma's 1 + w) into W_Q, W_K, W_V.
-      std::optional<Scalar> cap;
-      if (layer.logit_softcap > 0) cap = layer.logit_softcap;
-      (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap},
-                           weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
-    }
-    result = cached_self_attention(layer, attention_input, cache, allowed, AttentionWants{wants.scores, true, wants.value_vectors}, rope);
-    if (!result.overflow.empty())
-      throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
-                       " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
-                       " or the layer's input holds NaN or too large values");
-    return post_norm(c.block.post_attention_norm, "post_attention_norm", result.output);
-  });
-  const ProductThreads threads(2.0 * 3.0 * static_cast<double>(m) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
-  residual_sublayer(x, NormPlacement::Pre, norm("ffn_norm"),
+  x += post_norm(c.block.post_attention_norm, "post_attention_norm", attention_output);
+  const ProductThreads threads(2.0 * 3.0 * static_cast<double>(x.rows()) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
+  residual_sublayer(x, NormPlacement::Pre, [this, l](const Matrix& v) { return layer_norm_input(l, v, "ffn_norm"); },
                     [&](const Matrix& h) { return post_norm(c.block.post_ffn_norm, "post_ffw_norm", feed_forward(l, h)); });
   // Checked here, not only at the logits, so that the message names the layer where the
   // residual stream stopped being finite.
   if (!x.allFinite())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": the residual stream after the feed-forward is not finite "
                      "(|x| > 3.4e38, or NaN): " + block_name(l, "ffn_*") + " holds NaN or too large values");
-  return result;
+}
+
+void DecoderModel::run_last_row(int l, const AttentionLayer& layer, Matrix& x) const {
+  const long n = x.rows();
+  const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
+  std::optional<RopeRequest> rope = layer_rope(l, 0, n);
+  if (rope) rope->query_positions = {n - 1};
+  const MaskMatrix allowed = window_of(l) > 0 ? MaskMatrix(layer_mask(l, 0, n).bottomRows(1)) : MaskMatrix();
+  const AttentionResult result =
+      multi_head_attention(layer, attention_input.bottomRows(1), attention_input, allowed, AttentionWants{false, true, false}, rope);
+  if (!result.overflow.empty())
+    throw InputError(config_.file + ": layer " + std::to_string(l) + ": " + result.overflow +
+                     " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
+                     " or the layer's input holds NaN or too large values");
+  x = Matrix(x.bottomRows(1));
+  finish_layer(l, x, result.output);
 }
 
 Matrix DecoderModel::output_matrix() const {
@@ -387,6 +408,11 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
     AttentionLayer layer = attention_layer(l);
     if (request.ablation && request.ablation->layer == l) zero_head_outputs(layer, request.ablation->heads);
     if (request.trace) request.trace->enter_layer(x);
+    if (request.last_row_only && l == config_.num_layers - 1) {
+      assert(!request.trace && !request.sink);
+      run_last_row(l, layer, x);
+      break;
+    }
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
     const Matrix entering = residual && request.layers.contains(l) ? x : Matrix();  // r: before the layer adds to x
     const bool selected = request.layers.contains(l);

@@ -129,6 +129,10 @@ struct ForwardRequest {
   /// (a trace's layer_inputs), instead of embedding token_ids: the layers before it are skipped.
   const Matrix* start_residual = nullptr;
   int start_layer = 0;
+  /// Only the last position's logits are wanted (ablation reruns): the last layer attends from
+  /// its last row alone (keys and values still from every row) and runs its MLP on that row.
+  /// Requires no trace and no sink.
+  bool last_row_only = false;
   const BlockProbe* probe = nullptr;    ///< sees each selected layer's attention inputs (explain)
 };
 
@@ -199,6 +203,12 @@ class DecoderModel {
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed, const AttentionWants& wants = {false, true},
                             const BlockProbe* probe = nullptr) const;
+  /// run_layer for the last row of x [n, d_model] alone: its attention over every row (the
+  /// rows' own K and V), then its feed-forward; x becomes that row [1, d_model].
+  void run_last_row(int l, const AttentionLayer& layer, Matrix& x) const;
+  /// After layer l's attention: x += [PostNorm](attention_output), then the feed-forward
+  /// sublayer on x's rows; throws InputError when x is no longer finite.
+  void finish_layer(int l, Matrix& x, const Matrix& attention_output) const;
   /// The family's norm (RMSNorm or LayerNorm) of x [m, d_model] with layer l's tensor `norm`
   /// ("attn_norm": blk.l.attn_norm.weight, and .bias for LayerNorm); throws InputError naming
   /// the file and layer when a row's mean square overflows float32.
