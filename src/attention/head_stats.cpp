@@ -17,12 +17,6 @@ long allowed_keys(const MaskMatrix& allowed, long row, long n_k) {
   return allowed.size() == 0 ? n_k : static_cast<long>((allowed.row(row).array() != 0).count());
 }
 
-double mean(const std::vector<double>& xs) {
-  double sum = 0;
-  for (double x : xs) sum += x;
-  return xs.empty() ? 0 : sum / static_cast<double>(xs.size());
-}
-
 // Mean of xs, in order (as the row-by-row statistics summed them).
 double mean(const Eigen::ArrayXd& xs) {
   double sum = 0;
@@ -149,25 +143,37 @@ Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const
   return d;
 }
 
-std::optional<double> induction_score(const Matrix& weights, const Tokens& tokens, const std::vector<long>& rows) {
-  assert(weights.rows() == static_cast<Eigen::Index>(tokens.size()) && weights.cols() == weights.rows());
+InductionKeys InductionKeys::of(const Tokens& tokens, const std::vector<long>& rows) {
   // Where each token occurs, in order: a row visits only the earlier copies of its own token
   // (a scan of every earlier position made 2048 tokens × 1024 heads take minutes).
   std::unordered_map<std::string_view, std::vector<long>> occurrences;
   for (std::size_t i = 0; i < tokens.size(); ++i) occurrences[tokens[i]].push_back(static_cast<long>(i));
-  std::vector<double> scores;
+  InductionKeys keys;
   for (long i : rows) {
-    double mass = 0;
-    bool repeated = false;
+    std::vector<long> k;
     for (long j : occurrences.at(tokens[static_cast<std::size_t>(i)])) {
       if (j + 1 >= i) break;
-      repeated = true;
-      mass += weights(i, j + 1);  // distinct j give distinct keys j + 1: each counted once
+      k.push_back(j + 1);  // distinct j give distinct keys j + 1: each counted once
     }
-    if (repeated) scores.push_back(mass);
+    if (!k.empty()) keys.rows.emplace_back(i, std::move(k));
   }
-  if (scores.empty()) return std::nullopt;
-  return mean(scores);
+  return keys;
+}
+
+std::optional<double> induction_score(const Matrix& weights, const InductionKeys& keys) {
+  if (keys.rows.empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& [i, k] : keys.rows) {
+    double mass = 0;
+    for (long j : k) mass += weights(i, j);
+    sum += mass;
+  }
+  return sum / static_cast<double>(keys.rows.size());
+}
+
+std::optional<double> induction_score(const Matrix& weights, const Tokens& tokens, const std::vector<long>& rows) {
+  assert(weights.rows() == static_cast<Eigen::Index>(tokens.size()) && weights.cols() == weights.rows());
+  return induction_score(weights, InductionKeys::of(tokens, rows));
 }
 
 Matrix mean_over_heads(const std::vector<Matrix>& weights) {
