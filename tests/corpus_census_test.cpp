@@ -255,3 +255,24 @@ TEST_CASE("corpus_census: census.png draws a statistic defined on no text as an 
     CHECK(warnings.empty());
   }
 }
+
+TEST_CASE("corpus_census: census.png marks cross-attention's self-only statistics as such, without a warning", "[census][render]") {
+  CorpusCensus c(provenance(), 10);
+  TextStatistics t;
+  t.index = 0;
+  t.tokens = 3;
+  std::vector<std::optional<double>> values(corpus_statistic_names().size());
+  values[0] = 0.5;  // entropy_mean; the rest (mean_distance on) are self-attention's only
+  values[1] = 0.4;
+  values[2] = 0.9;
+  t.heads.push_back({CensusHead{"decoder", "cross", 0, 0}, values});
+  c.add(t);
+  std::vector<std::string> warnings;
+  const std::vector<GridRequest> requests = c.picture_requests(Options(), warnings);
+  REQUIRE(requests.size() == 1);
+  CHECK(requests.front().panel_titles[2] == "max weight");
+  CHECK(requests.front().panel_titles[3] == "mean distance (tokens): self-attention only");
+  CHECK(requests.front().panel_titles[11] == "induction_score_tl (TL): self-attention only");
+  CHECK_FALSE(requests.front().panel_allowed[3]->any());
+  CHECK(warnings.empty());
+}

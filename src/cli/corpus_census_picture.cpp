@@ -21,6 +21,9 @@ const std::vector<std::string>& statistic_titles() {
   return titles;
 }
 
+// Statistics from mean_distance on are defined for self-attention only (add_block_statistics).
+constexpr std::size_t kFirstSelfOnlyStatistic = 3;
+
 // "encoder self-attention" for "enc" (model_run.hpp's block_names), for the picture's titles.
 std::string description_of(const std::string& block) {
   for (const BlockName& b : block_names())
@@ -67,9 +70,12 @@ std::vector<GridRequest> CorpusCensus::picture_requests(const Options& options, 
       }
       const bool any = defined.any();
       any_value = any_value || any;
-      if (!any) undefined += (undefined.empty() ? "" : ", ") + corpus_statistic_names()[s];
+      // Cross-attention has no positions to compare (queries and keys are other tokens): the
+      // positional statistics, the sink and the detectors are self-attention's only, by design.
+      const bool self_only = block == "cross" && s >= kFirstSelfOnlyStatistic;
+      if (!any && !self_only) undefined += (undefined.empty() ? "" : ", ") + corpus_statistic_names()[s];
       request.panels.push_back(share(std::move(table)));
-      request.panel_titles.push_back(statistic_titles()[s] + (any ? "" : ": defined on no text"));
+      request.panel_titles.push_back(statistic_titles()[s] + (any ? "" : self_only ? ": self-attention only" : ": defined on no text"));
       request.panel_allowed.push_back(share(std::move(defined)));
     }
     if (!any_value) continue;
