@@ -35,3 +35,27 @@ add_test(NAME cli_census_skip_bad_lines
                  --skip-bad-lines --quiet --resume -o ${ATTNVIZ_CLI_OUT}/census_skip)
 set_tests_properties(cli_census_skip_bad_lines PROPERTIES
   PASS_REGULAR_EXPRESSION "skipped 1 bad line \\(line 3: not valid JSON")
+
+# census --merge with -o anywhere: `--merge -o OUT DIR1 DIR2` once merged "-o" and OUT as folders
+# (CLI11 gave --merge the next word whatever it was) and said "--output is required".
+set(ATTNVIZ_MERGE_OUT ${ATTNVIZ_CLI_OUT}/census_merge_args)
+add_test(NAME cli_census_merge_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${ATTNVIZ_MERGE_OUT})
+set_tests_properties(cli_census_merge_clean PROPERTIES FIXTURES_SETUP census_merge_clean)
+foreach(k 0 1)
+  add_test(NAME cli_census_merge_shard${k}
+           COMMAND attnviz census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 4 --shard ${k}/2
+                   --max-tokens 16 --quiet -o ${ATTNVIZ_MERGE_OUT}/s${k})
+  set_tests_properties(cli_census_merge_shard${k} PROPERTIES FIXTURES_REQUIRED census_merge_clean FIXTURES_SETUP census_merge_shards)
+endforeach()
+attnviz_expect(cli_census_merge_o_first 0 "^wrote census.json, census.csv, census.png to [^ ]*/m1/: 4 texts of 4 \\([0-9]+ tokens\\) from 2 outputs$"
+  census --merge -o ${ATTNVIZ_MERGE_OUT}/m1 ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/s1)
+attnviz_expect(cli_census_merge_o_between 0 "^wrote census.json, census.csv, census.png to [^ ]*/m2/: 4 texts of 4 \\([0-9]+ tokens\\) from 2 outputs$"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s1 --output ${ATTNVIZ_MERGE_OUT}/m2 ${ATTNVIZ_MERGE_OUT}/s0)
+attnviz_expect(cli_census_merge_o_last 0 "^wrote census.json, census.csv, census.png to [^ ]*/m3/: 4 texts of 4 \\([0-9]+ tokens\\) from 2 outputs$"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/s1 -o ${ATTNVIZ_MERGE_OUT}/m3)
+attnviz_expect(cli_census_merge_no_folder 105 "^attnviz: error: --merge: needs the folders to combine"
+  census --merge -o ${ATTNVIZ_MERGE_OUT}/m4)
+attnviz_expect(cli_census_folder_without_merge 105 "^attnviz: error: census: unexpected argument [^ ]*/s0: only --merge takes folders"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} -o ${ATTNVIZ_MERGE_OUT}/m5 ${ATTNVIZ_MERGE_OUT}/s0)
+set_tests_properties(cli_census_merge_o_first cli_census_merge_o_between cli_census_merge_o_last
+                     PROPERTIES FIXTURES_REQUIRED census_merge_shards)

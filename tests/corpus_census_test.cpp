@@ -214,3 +214,65 @@ TEST_CASE("census_journal: texts read back, a half-written last line cut off, an
   }
   REQUIRE_THROWS_WITH(read_journal(other_shard, all, "1/2"), Contains("text 2 is not a text of this run"));
 }
+
+// census.png once left out a statistic defined on no text (the induction score of texts that
+// repeat no token) without a word, and drew a head whose statistic was undefined as a 0.
+TEST_CASE("corpus_census: census.png draws a statistic defined on no text as an empty panel that says so", "[census][render]") {
+  const Options options;
+  const std::size_t induction = 7;
+  REQUIRE(corpus_statistic_names()[induction] == "induction_score");
+  SECTION("defined on no text: an empty panel, titled and warned") {
+    std::vector<std::string> warnings;
+    const std::vector<GridRequest> requests = census_of({1, 3}).picture_requests(options, warnings);
+    REQUIRE(requests.size() == 1);
+    const GridRequest& r = requests.front();
+    REQUIRE(r.panels.size() == corpus_statistic_names().size());
+    REQUIRE(r.panel_allowed.size() == r.panels.size());
+    CHECK(r.panel_titles[induction] == "induction score: defined on no text");
+    CHECK_FALSE(r.panel_allowed[induction]->any());
+    CHECK(r.panel_allowed[0]->all());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings.front() == "census.png: induction_score defined on no text: drawn as an empty panel");
+    std::vector<std::string> render_warnings;
+    CHECK_FALSE(census_of({1, 3}).render_png(options, render_warnings).empty());
+  }
+  SECTION("defined on some text: drawn, no warning") {
+    std::vector<std::string> warnings;
+    const std::vector<GridRequest> requests = census_of({0, 1}).picture_requests(options, warnings);
+    CHECK(requests.front().panel_titles[induction] == "induction score");
+    CHECK(requests.front().panel_allowed[induction]->all());
+    CHECK(warnings.empty());
+  }
+  SECTION("a head where a statistic is undefined is a masked cell, not a 0") {
+    CorpusCensus c(provenance(), 10);
+    TextStatistics t = text(0);
+    t.heads[1].second[induction].reset();
+    c.add(t);
+    std::vector<std::string> warnings;
+    const GridRequest r = c.picture_requests(options, warnings).front();
+    CHECK((*r.panel_allowed[induction])(0, 0) == 1);
+    CHECK((*r.panel_allowed[induction])(0, 1) == 0);
+    CHECK(warnings.empty());
+  }
+}
+
+TEST_CASE("corpus_census: census.png marks cross-attention's self-only statistics as such, without a warning", "[census][render]") {
+  CorpusCensus c(provenance(), 10);
+  TextStatistics t;
+  t.index = 0;
+  t.tokens = 3;
+  std::vector<std::optional<double>> values(corpus_statistic_names().size());
+  values[0] = 0.5;  // entropy_mean; the rest (mean_distance on) are self-attention's only
+  values[1] = 0.4;
+  values[2] = 0.9;
+  t.heads.push_back({CensusHead{"decoder", "cross", 0, 0}, values});
+  c.add(t);
+  std::vector<std::string> warnings;
+  const std::vector<GridRequest> requests = c.picture_requests(Options(), warnings);
+  REQUIRE(requests.size() == 1);
+  CHECK(requests.front().panel_titles[2] == "max weight");
+  CHECK(requests.front().panel_titles[3] == "mean distance (tokens): self-attention only");
+  CHECK(requests.front().panel_titles[11] == "induction_score_tl (TL): self-attention only");
+  CHECK_FALSE(requests.front().panel_allowed[3]->any());
+  CHECK(warnings.empty());
+}

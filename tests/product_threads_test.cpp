@@ -27,3 +27,16 @@ TEST_CASE("product_threads: small work runs on one thread, large work on the bud
   CHECK(Eigen::nbThreads() == 4);
   Eigen::setNbThreads(saved);
 }
+
+// The rule every parallel region follows (ALTI's rows, the dump parser's rows, the overview's
+// heads): a short text's work stays on the caller's thread whatever --threads allows.
+TEST_CASE("product_threads: threads_for_work gives one thread per unit of work, within the budget", "[parallel]") {
+  CHECK(threads_for_work(0, 8) == 1);
+  CHECK(threads_for_work(2.0 * 16 * 10 * 16 * 64, 8) == 1);  // ALTI of 16 tokens, 8 heads, d_model 64
+  CHECK(threads_for_work(3.5 * kProductFlopsPerThread, 8) == 3);
+  CHECK(threads_for_work(3.5 * kProductFlopsPerThread, 2) == 2);
+  CHECK(threads_for_work(1e30, 6) == 6);                      // no int overflow on huge work
+  CHECK(threads_for_work(5e5, 4, 1 << 20) == 1);             // half a MiB of JSON rows
+  CHECK(threads_for_work(3.0 * (1 << 20), 4, 1 << 20) == 3);
+  CHECK(threads_for_work(1e9, 0) == 1);                       // a budget below one still runs the work
+}

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/product_threads.hpp"
+
 namespace attnviz {
 
 namespace {
@@ -29,7 +31,11 @@ Matrix alti_contributions(const std::vector<Matrix>& weights, const std::vector<
   std::vector<Eigen::MatrixXd> f;
   for (const Matrix& f_h : value_vectors) f.push_back(f_h.cast<double>());  // [n_k, d_out] each
   Matrix c(n_q, n_k);
-#pragma omp parallel for schedule(dynamic)
+  // --threads (Eigen's budget, which an OpenMP region does not read by itself) and only as many
+  // as the work pays for: a short text's ALTI is microseconds, less than waking a thread.
+  const double flops = 2.0 * static_cast<double>(n_q) * static_cast<double>(heads + 2) * static_cast<double>(n_k * d_out);
+  const int threads = threads_for_work(flops, Eigen::nbThreads());
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
   for (long i = 0; i < n_q; ++i) {
     Eigen::MatrixXd t = Eigen::MatrixXd::Zero(n_k, d_out);  // row j = T_i(x_j)
     for (long h = 0; h < heads; ++h)

@@ -21,8 +21,10 @@ DetectionCells DetectionCells::of(const std::vector<std::int32_t>& token_ids) {
 std::array<std::optional<double>, 3> detection_scores(const Matrix& weights, const DetectionCells& cells) {
   assert(weights.rows() == cells.n && weights.cols() == cells.n);
   if (cells.n < 2) return {};
-  const double total = weights.cast<double>().sum();  // all n rows' mass, as TL's denominator
-  if (total <= 0) return {};                           // every row fully masked: TL would divide by zero
+  // All n rows' mass, as TL's denominator, summed in double row by row (no n² copy).
+  double total = 0;
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) total += weights.row(i).cast<double>().sum();
+  if (total <= 0) return {};  // every row fully masked: TL would divide by zero
   const auto score = [&](const std::vector<std::pair<long, long>>& list) {
     double matched = 0;
     for (const auto& [i, j] : list) matched += weights(i, j);

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/types.hpp"
@@ -53,6 +54,16 @@ Eigen::MatrixXd head_divergence_matrix(const std::vector<Matrix>& weights, const
 /// weights: [n, n]; tokens: n labels, compared byte for byte. Returns nullopt when no row of
 /// `rows` has an earlier copy of its token (text without repeats: there is nothing to measure).
 std::optional<double> induction_score(const Matrix& weights, const Tokens& tokens, const std::vector<long>& rows);
+
+/// induction_score's keys for one text, found once for all its heads: per row of `rows` (in
+/// order) with an earlier copy of its token, the row and its induction keys K_i in order.
+struct InductionKeys {
+  std::vector<std::pair<long, std::vector<long>>> rows;
+  static InductionKeys of(const Tokens& tokens, const std::vector<long>& rows);
+};
+
+/// induction_score over keys found by InductionKeys::of (the same value, summed in the same order).
+std::optional<double> induction_score(const Matrix& weights, const InductionKeys& keys);
 
 /// Element-wise mean over heads (a mean of probabilities, never a second softmax):
 /// rows still sum to 1 (BH-12).

@@ -550,6 +550,20 @@ std::pair<int, int> parse_shard(const std::string& text) {
   }
 }
 
+// census --merge's folders: those it took itself (o.merge) and those given as positionals.
+// Throws CLI::ValidationError for folders without --merge, or --merge without a folder.
+void add_merge_folders(Options& o, bool merge_given, const std::vector<std::string>& positional) {
+  std::string listed;
+  for (const std::string& dir : positional) listed += (listed.empty() ? "" : " ") + dir;
+  if (!merge_given && !positional.empty())
+    throw CLI::ValidationError("census", "unexpected argument" + std::string(positional.size() == 1 ? " " : "s ") + listed +
+                                             ": only --merge takes folders (census --merge DIR1 DIR2 ... -o OUT)");
+  o.merge.erase(std::remove(o.merge.begin(), o.merge.end(), std::string()), o.merge.end());  // CLI11's "given, no value"
+  o.merge.insert(o.merge.end(), positional.begin(), positional.end());
+  if (merge_given && o.merge.empty())
+    throw CLI::ValidationError("--merge", "needs the folders to combine (census --merge DIR1 DIR2 ... -o OUT)");
+}
+
 // `census` (issue 22): a model's head census over a corpus, sharded and merged.
 void add_census_command(CLI::App& app, Options& o) {
   CLI::App* census = app.add_subcommand(
@@ -577,8 +591,14 @@ void add_census_command(CLI::App& app, Options& o) {
   census->add_option_function<std::string>(
       "--shard", [&o](const std::string& text) { std::tie(o.shard_index, o.shard_count) = parse_shard(text); },
       "Run texts K, K+N, K+2N, ... only (K from 0), e.g. --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT.");
-  census->add_option("--merge", o.merge, "Combine census outputs (shard or merged folders) into -o, exactly.")
-      ->allow_extra_args(true);
+  // At least one folder may not be demanded of --merge itself: CLI11 then takes the next word
+  // whatever it is, and `--merge -o OUT DIR1 DIR2` merged "-o" and "OUT". The folders after
+  // other options are positionals (merge_folders), joined to --merge's in the callback.
+  CLI::Option* merge = census->add_option("--merge", o.merge, "Combine census outputs (shard or merged folders) into -o, exactly.")
+                           ->expected(0, CLI::detail::expected_max_vector_size)
+                           ->allow_extra_args(true);
+  auto merge_folders = std::make_shared<std::vector<std::string>>();
+  census->add_option("DIR", *merge_folders, "With --merge: the folders to combine, before or after -o (--merge -o OUT DIR1 DIR2 ...).");
   census->add_flag("--resume", o.resume, "Continue the journal DIR/texts.jsonl of an interrupted run, skipping its texts.");
   auto quiet = std::make_shared<bool>(false);
   census->add_flag("--quiet", *quiet, "No progress on stderr.");
@@ -591,8 +611,9 @@ void add_census_command(CLI::App& app, Options& o) {
     census->remove_option(census->get_option(unused));
   add_resource_options(*census, o);
   census->remove_option(census->get_option("--profile"));  // a census has no phases to time; progress shows its pace
-  census->callback([&o, quiet] {
+  census->callback([&o, quiet, merge, merge_folders] {
     o.command = Command::Census;
+    add_merge_folders(o, merge->count() > 0, *merge_folders);
     o.progress = *quiet ? "none" : isatty(STDERR_FILENO) == 1 ? "bar" : "lines";
   });
 }

@@ -90,10 +90,11 @@ void add_block_statistics(const AttentionBlock& block, const std::vector<std::in
     }
   }
   const DetectionCells cells = self ? DetectionCells::of(interned.empty() ? token_ids : interned) : DetectionCells{};
+  const InductionKeys induction_keys = self ? InductionKeys::of(record.query_tokens, rows) : InductionKeys{};
   for (int h = 0; h < record.num_heads; ++h) {
     const Matrix& w = record.weights[static_cast<std::size_t>(h)];
     const HeadStats& s = stats[static_cast<std::size_t>(h)];
-    const std::optional<double> induction = self ? induction_score(w, record.query_tokens, rows) : std::nullopt;
+    const std::optional<double> induction = self ? induction_score(w, induction_keys) : std::nullopt;
     std::vector<std::optional<double>> values = {
         s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
         s.previous_mass, s.first_token_mass, induction,

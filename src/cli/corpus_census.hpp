@@ -15,6 +15,7 @@
 #include "cli/options.hpp"
 #include "io/atomic_output.hpp"
 #include "model/model_run.hpp"
+#include "render/head_grid.hpp"
 
 namespace attnviz {
 
@@ -91,6 +92,10 @@ class CorpusCensus {
   static CorpusCensus from_json(const std::string& path);
   /// The layer × head picture of every statistic's mean (PNG bytes), the number of texts in the title.
   std::string render_png(const Options& options, std::vector<std::string>& warnings) const;
+  /// What render_png draws: one grid per kind of block (decoder-only: one), one panel per
+  /// statistic with its own mask of the heads where it is defined on some text; a statistic
+  /// defined on no text is an empty panel titled "…: defined on no text" and named in a warning.
+  std::vector<GridRequest> picture_requests(const Options& options, std::vector<std::string>& warnings) const;
   /// census.json, census.csv and census.png in `folder`, added to `files`.
   void add_files(const std::string& folder, const Options& options, OutputSet& files, std::vector<std::string>& warnings) const;
 

@@ -21,6 +21,9 @@ const std::vector<std::string>& statistic_titles() {
   return titles;
 }
 
+// Statistics from mean_distance on are defined for self-attention only (add_block_statistics).
+constexpr std::size_t kFirstSelfOnlyStatistic = 3;
+
 // "encoder self-attention" for "enc" (model_run.hpp's block_names), for the picture's titles.
 std::string description_of(const std::string& block) {
   for (const BlockName& b : block_names())
@@ -30,14 +33,13 @@ std::string description_of(const std::string& block) {
 
 }  // namespace
 
-std::string CorpusCensus::render_png(const Options& options, std::vector<std::string>& warnings) const {
+std::vector<GridRequest> CorpusCensus::picture_requests(const Options& options, std::vector<std::string>& warnings) const {
   std::vector<std::string> blocks;  // "" or enc/dec/cross, in order
   for (const CensusHead& h : heads_) {
     const std::string b = h.stack.empty() ? "" : block_name(h.stack, h.kind);
     if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
   }
-  const FontSet fonts = picture_fonts(options);
-  std::vector<Image> parts;
+  std::vector<GridRequest> requests;
   for (const std::string& block : blocks) {
     std::vector<int> layers;
     int num_heads = 0;
@@ -51,24 +53,35 @@ std::string CorpusCensus::render_png(const Options& options, std::vector<std::st
     for (int l : layers) request.query_tokens.push_back((block.empty() ? "" : block + ".") + "L" + std::to_string(l));
     for (int h = 0; h < num_heads; ++h) request.key_tokens.push_back("H" + std::to_string(h));
     const auto n_layers = static_cast<Eigen::Index>(layers.size());
-    MaskMatrix allowed = MaskMatrix::Zero(n_layers, num_heads);
+    // Every statistic gets its panel, each with its own cells: a head where the statistic is
+    // defined on no text (the induction score of texts that repeat no token) is a masked cell,
+    // never a 0, and a statistic defined on no text at all is an empty panel that says so.
+    bool any_value = false;
+    std::string undefined;
     for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
       Matrix table = Matrix::Zero(n_layers, num_heads);
-      bool any = false;
+      MaskMatrix defined = MaskMatrix::Zero(n_layers, num_heads);
       for (std::size_t h = 0; h < heads_.size(); ++h) {
         const CensusHead& head = heads_[h];
         if ((head.stack.empty() ? "" : block_name(head.stack, head.kind)) != block || stats_[h][s].count == 0) continue;
         const auto l = static_cast<Eigen::Index>(std::find(layers.begin(), layers.end(), head.layer) - layers.begin());
         table(l, head.head) = static_cast<Scalar>(stats_[h][s].mean);
-        allowed(l, head.head) = 1;
-        any = true;
+        defined(l, head.head) = 1;
       }
-      if (!any) continue;
+      const bool any = defined.any();
+      any_value = any_value || any;
+      // Cross-attention has no positions to compare (queries and keys are other tokens): the
+      // positional statistics, the sink and the detectors are self-attention's only, by design.
+      const bool self_only = block == "cross" && s >= kFirstSelfOnlyStatistic;
+      if (!any && !self_only) undefined += (undefined.empty() ? "" : ", ") + corpus_statistic_names()[s];
       request.panels.push_back(share(std::move(table)));
-      request.panel_titles.push_back(statistic_titles()[s]);
+      request.panel_titles.push_back(statistic_titles()[s] + (any ? "" : self_only ? ": self-attention only" : ": defined on no text"));
+      request.panel_allowed.push_back(share(std::move(defined)));
     }
-    if (request.panels.empty()) continue;
-    request.allowed = share(std::move(allowed));
+    if (!any_value) continue;
+    if (!undefined.empty())
+      warnings.push_back("census.png: " + undefined + (block.empty() ? "" : " (" + description_of(block) + ")") +
+                         " defined on no text: drawn as an empty panel");
     request.query_axis_title = "layer";
     request.key_axis_title = "head";
     request.figure_title = "head census \u00B7 " + model_name + " \u00B7 mean over " + std::to_string(texts()) +
@@ -80,6 +93,15 @@ std::string CorpusCensus::render_png(const Options& options, std::vector<std::st
     request.cols = options.cols > 0 ? options.cols : 4;
     request.max_size_px = options.max_size_px;
     request.annotate = true;
+    requests.push_back(std::move(request));
+  }
+  return requests;
+}
+
+std::string CorpusCensus::render_png(const Options& options, std::vector<std::string>& warnings) const {
+  const FontSet fonts = picture_fonts(options);
+  std::vector<Image> parts;
+  for (const GridRequest& request : picture_requests(options, warnings)) {
     RenderedGrid grid = render_grid(request, fonts);
     for (const std::string& w : grid.warnings) warnings.push_back("census.png: " + w);
     parts.push_back(std::move(grid.image));

@@ -8,6 +8,7 @@
 #include "cli/picture_fonts.hpp"
 #include "core/counted.hpp"
 #include "core/parallel_for.hpp"
+#include "core/product_threads.hpp"
 #include "render/font.hpp"
 #include "render/overview.hpp"
 #include "render/png.hpp"
@@ -87,7 +88,12 @@ void OverviewCollector::add(const AttentionBlock& block) {
   std::vector<DrawnCells> heads(record.weights.size());
   std::exception_ptr failure;
   std::mutex failure_lock;
-  const int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  // A thread per million cells folded (~10 ms on one core) at most: a short text's heads fold
+  // faster than a thread starts.
+  constexpr double kCellsPerThread = 1e6;
+  const int budget = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const double cells = static_cast<double>(record.weights.size()) * static_cast<double>(record.weights.front().size());
+  const int threads = threads_for_work(cells, budget, kCellsPerThread);
   parallel_for_blocks(heads.size(), threads, [&](std::size_t begin, std::size_t end) {
     try {
       for (std::size_t h = begin; h < end; ++h) heads[h] = {max_pool(record.weights[h], base_block_), mean.allowed};

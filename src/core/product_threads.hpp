@@ -15,6 +15,15 @@ namespace attnviz {
 /// attention.cpp's projections use, measured on a 2-core machine shared with other jobs).
 inline constexpr double kProductFlopsPerThread = 100e6;
 
+/// Threads worth giving `work` operations out of `budget`: one per `work_per_thread` (at least
+/// one, at most `budget`). The rule every parallel region of attnviz follows, so that a small
+/// model's tiny regions run on the caller's thread alone instead of waking workers whose
+/// start and barrier cost more than the work (and which stall a time slice when another job
+/// holds the other core). work_per_thread > 0.
+inline int threads_for_work(double work, int budget, double work_per_thread = kProductFlopsPerThread) {
+  return std::max(1, std::min(budget, static_cast<int>(std::min(work / work_per_thread, 1e9))));
+}
+
 /// While alive, Eigen uses at most min(budget, flops / kProductFlopsPerThread) threads (at least
 /// one), budget being Eigen::nbThreads() when made (--threads, default all cores). Restores the
 /// budget on destruction.
@@ -24,7 +33,7 @@ class ProductThreads {
   // budget of 1 (attribute's parallel reruns set it before starting their threads) the
   // ProductThreads of concurrent passes only read it.
   explicit ProductThreads(double flops) : budget_(Eigen::nbThreads()) {
-    const int threads = std::max(1, std::min(budget_, static_cast<int>(flops / kProductFlopsPerThread)));
+    const int threads = threads_for_work(flops, budget_);
     if (threads != budget_) Eigen::setNbThreads(threads);
   }
   ~ProductThreads() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/parallel_for.hpp"
+#include "core/product_threads.hpp"
 #include "io/json_reader.hpp"
 
 namespace attnviz {
@@ -178,8 +179,13 @@ bool parse_matrices(const std::vector<PendingMatrix>& pending, const Buffer& buf
   for (const PendingMatrix& matrix : pending) {
     for (const std::string_view row : matrix.rows) work.emplace_back(row, jobs[next++]);
   }
+  // A second thread from 1 MiB of row text (about a millisecond of number parsing) only: a
+  // short text's dump is parsed faster than a thread starts.
+  constexpr double kParseBytesPerThread = 1 << 20;
+  double bytes = 0;
+  for (const auto& row : work) bytes += static_cast<double>(row.first.size());
   std::atomic<bool> failed{false};
-  parallel_for_blocks(work.size(), Eigen::nbThreads(), [&](std::size_t begin, std::size_t end) {
+  parallel_for_blocks(work.size(), threads_for_work(bytes, Eigen::nbThreads(), kParseBytesPerThread), [&](std::size_t begin, std::size_t end) {
     try {
       od::parser parser;  // one per thread, reused for every row it parses
       for (std::size_t i = begin; i < end && !failed; ++i) {

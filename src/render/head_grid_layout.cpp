@@ -86,7 +86,10 @@ Texts measure_texts(const GridRequest& request, const FontSet& fonts,
   for (std::size_t p = 0; p < request.panels.size(); ++p) {
     std::string title = p < request.panel_titles.size() ? request.panel_titles[p] : "";
     if (title.empty()) title = "head " + std::to_string(p);
-    if (request.scale == ScaleMode::Head && request.panels.size() > 1) {
+    // A panel with no allowed cell (a statistic defined on no text) has no range to give.
+    const SharedMask& own = p < request.panel_allowed.size() ? request.panel_allowed[p] : nullptr;
+    const bool no_cell = own && own->size() != 0 && !own->any();
+    if (request.scale == ScaleMode::Head && request.panels.size() > 1 && !no_cell) {
       title += " \u00B7 " + format_range(ranges[p]);
     }
     texts.panel_title_widths.push_back(fonts.text_width_px(title, kPanelTitleFontPx));
