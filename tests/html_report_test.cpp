@@ -127,3 +127,15 @@ TEST_CASE("html_report: log ranges, prompt and sink marks, first query and table
   CHECK_THAT(data_block(html_report({"fixed", {report_view(request, fonts(), "layer", {"L0H0"})}, false})),
              Contains("\"range\":[0,1]"));
 }
+
+TEST_CASE("html_report: the run's other files reach the page as relative links, the first main_links apart", "[render]") {
+  Matrix w(1, 1);
+  w << 1;
+  ReportPage page{"links", {report_view(request_with({"<s>"}, w), fonts(), "layer", {"L0H0"})}, true};
+  page.links = {{"overview.png", "overview.png (every layer)"}, {"layer_0/<b>.png", "layer_0/<b>.png"}};
+  page.main_links = 1;
+  const std::string data = data_block(html_report(page));
+  CHECK_THAT(data, Contains("\"links\":[{\"href\":\"overview.png\",\"text\":\"overview.png (every layer)\",\"main\":true},"
+                            "{\"href\":\"layer_0/\\u003cb\\u003e.png\",\"text\":\"layer_0/\\u003cb\\u003e.png\",\"main\":false}]"));
+  CHECK_THAT(data_block(html_report({"none", page.views, true})), Contains("\"links\":[]"));
+}

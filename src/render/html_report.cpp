@@ -117,6 +117,11 @@ std::string page_json(const ReportPage& page, bool compact) {
   for (std::size_t v = 0; v < page.views.size(); ++v) json += (v == 0 ? "" : ",") + view_json(page.views[v], compact);
   json += "],\"tables\":[";
   for (std::size_t t = 0; t < page.tables.size(); ++t) json += (t == 0 ? "" : ",") + table_json(page.tables[t]);
+  json += "],\"links\":[";
+  for (std::size_t l = 0; l < page.links.size(); ++l) {
+    json += (l == 0 ? "{" : ",{") + std::string("\"href\":") + script_json_string(page.links[l].href) +
+            ",\"text\":" + script_json_string(page.links[l].text) + ",\"main\":" + (l < page.main_links ? "true" : "false") + "}";
+  }
   return json + "]}";
 }
 

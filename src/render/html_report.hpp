@@ -55,6 +55,12 @@ struct ReportView {
 ReportView report_view(const GridRequest& request, const FontSet& fonts, std::string name,
                        const std::vector<std::string>& panel_names);
 
+/// Another file of the run, linked from the page (overview.png beside index.html, a layer's PNG).
+struct ReportLink {
+  std::string href;  ///< relative to the page, '/'-separated (no scheme: the page never requests it)
+  std::string text;  ///< what the link shows
+};
+
 /// The page: `title` in its heading and <title>, the views in order (a selector when there are
 /// several; `layered` adds the layer × head overview and names the selector "layer").
 struct ReportPage {
@@ -64,6 +70,8 @@ struct ReportPage {
   int prompt_length = 0;  ///< --generate: tokens from here on were generated (the text panel marks
                           ///< them); 0 = nothing generated
   std::vector<TextTable> tables = {};  ///< shown as HTML tables below the views (compare's statistics)
+  std::vector<ReportLink> links = {};  ///< the run's other files: the first `main_links` in the header,
+  std::size_t main_links = 0;          ///< the rest in a folded list
 };
 
 /// The whole HTML file. Data go into <script type="application/json"> with '<', '>', '&' and

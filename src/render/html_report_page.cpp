@@ -426,7 +426,7 @@ const char* const kReportScript = R"page("use strict";
     }
   }
 
-  const MEASURE_NAMES = { weights: "attention weights", norms: "norms \u2016\u03b1\u00b7f(x)\u2016", alti: "ALTI" };
+  const MEASURE_NAMES = { weights: "attention weights", norms: "norms \u2016\u03b1\u00b7f(x)\u2016", alti: "ALTI", rollout: "attention rollout" };
 
   function addMeasureSwitch() {
     const measures = [...new Set(data.views.map(measureOf))];

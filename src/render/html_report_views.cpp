@@ -32,6 +32,10 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 #tables-view th, #tables-view td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #ddd; }
 #tables-view td:first-child, #tables-view th:first-child { text-align: left; }
 .mark { position: absolute; background: #d62728; pointer-events: none; }
+#overview-title { display: inline-block; margin-right: 16px; }
+#files-main a, #files a { margin-right: 12px; color: #1f5fa8; font-size: 13px; }
+#files { color: #505050; font-size: 13px; margin: 10px 0; }
+#files ul { margin: 4px 0; columns: 3; }
 )page";
 
 const char* const kReportViewsBody = R"page(<nav id="tabs" aria-label="views"><a href="#heads" data-tab="heads">head view</a><a href="#model" data-tab="model">model view</a><a href="#matrix" data-tab="matrix">matrix view</a><a href="#text" data-tab="text">text</a><a href="#all" data-tab="all">all</a></nav>
@@ -286,6 +290,29 @@ const char* const kReportViewsScript = R"page((function () {
     }
   }
 
+  // The run's other files as relative links (nothing is loaded until one is followed): the
+  // whole-model pictures (overview.png, rollout.png) beside the model view's title, every layer's
+  // pictures in a folded list at the end of the page.
+  function links() {
+    const all = data.links || [];
+    const main = element("span"), list = element("ul");
+    main.id = "files-main";
+    for (const link of all) {
+      const a = element("a", "", link.text);
+      a.setAttribute("href", link.href.split("/").map(encodeURIComponent).join("/"));
+      if (link.main) { main.append(a); continue; }
+      const item = element("li");
+      item.append(a);
+      list.append(item);
+    }
+    const box = element("details");
+    box.id = "files";
+    box.append(element("summary", "", "every picture file of this run (" + list.children.length + ")"), list);
+    if (main.children.length > 0 && !$("overview-box").hidden) $("overview-title").after(main);
+    else if (main.children.length > 0) box.prepend(main);
+    if (list.children.length > 0 || main.parentNode === box) $("tables-view").after(box);
+  }
+
   // The legend's lines for the marks, as grid_marks.cpp words them.
   function legend() {
     const v = view(), lines = [];
@@ -329,6 +356,7 @@ const char* const kReportViewsScript = R"page((function () {
 
   function setup() {
     tables();
+    links();
     $("zoom-in").addEventListener("click", () => zoom(2));
     $("zoom-out").addEventListener("click", () => zoom(0.5));
     panning();
