@@ -23,7 +23,10 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 .tok.selected { background: #ffd8d8; outline: 1px solid #d62728; }
 .tok.generated, #text .generated { color: #1f5fa8; }
 #head-lines line { pointer-events: none; }
-#head-note, #search-note { color: #505050; font-size: 13px; }
+#head-lines-box { position: relative; }
+#head-rest { position: absolute; left: 0; top: 0; pointer-events: none; }
+#head-note, #head-rest-note, #search-note { color: #505050; font-size: 13px; }
+#head-rest-note { margin-top: -6px; }
 #text { line-height: 1.9; font-size: 15px; max-width: 60em; }
 #text span { user-select: none; cursor: pointer; border-radius: 3px; }
 #text span:hover, #text span.selected { background: #ffd8d8; }
@@ -40,7 +43,7 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 
 const char* const kReportViewsBody = R"page(<nav id="tabs" aria-label="views"><a href="#heads" data-tab="heads">head view</a><a href="#model" data-tab="model">model view</a><a href="#matrix" data-tab="matrix">matrix view</a><a href="#text" data-tab="text">text</a><a href="#all" data-tab="all">all</a></nav>
 <section id="heads-view" class="pane"><h2>head view: lines from each query token (left) to the keys it attends to (right), opacity = weight</h2>
-<div id="head-toggles"></div><p id="head-note"></p><div id="head-columns"><div class="tokcol" id="hq"></div><svg id="head-lines" width="240" height="0"></svg><div class="tokcol" id="hk"></div></div></section>
+<div id="head-toggles"></div><p id="head-note"></p><p id="head-rest-note"></p><div id="head-columns"><div class="tokcol" id="hq"></div><div id="head-lines-box"><canvas id="head-rest" width="240" height="0"></canvas><svg id="head-lines" width="240" height="0"></svg></div><div class="tokcol" id="hk"></div></div></section>
 <section id="tables-view" hidden></section>
 <section id="text-view" class="pane"><h2>text (click a token to select it in every view)</h2><p id="text"></p></section>
 <span id="search-box"><label>find a token <input id="search" type="search" size="14"></label> <span id="search-note"></span><span id="zoom">zoom <button id="zoom-out">−</button> <span id="zoom-level">1×</span> <button id="zoom-in">+</button></span></span>
@@ -157,13 +160,64 @@ const char* const kReportViewsScript = R"page((function () {
     drawLines();
   }
 
+  // At rest (no token hovered or selected) every line of the shown heads, as BertViz draws them,
+  // on a canvas: an SVG element per line is too slow past a few thousand (512 tokens: 131 072 lines
+  // a head). Lines are stroked in batches of equal 8-bit opacity round(255·w)/255, the most a
+  // canvas shows; a weight that rounds to 0 would be invisible and is not drawn. Past MAX_REST_LINES
+  // only the strongest levels are drawn, and the note under the toggles says from which weight.
+  const MAX_REST_LINES = 20000, OPACITY_STEPS = 255;
+  function drawRestLines(v, height) {
+    const canvas = $("head-rest"), shown = [...heads.visible].sort((a, b) => a - b);
+    const key = state.view + ":" + shown.join(",");
+    if (canvas.dataset.key === key) return;
+    canvas.dataset.key = key;
+    canvas.width = LINES_PX;
+    canvas.height = height;
+    const nk = v.keyTokens.length, counts = new Float64Array(OPACITY_STEPS + 1);
+    const level = (w) => Math.min(OPACITY_STEPS, Math.round(w * OPACITY_STEPS));
+    for (const h of shown) for (const w of v.matrices[h]) if (w > 0) counts[level(w)]++;  // NaN (masked) is not > 0
+    let floor = OPACITY_STEPS + 1, drawn = 0, visible = 0;
+    for (let k = OPACITY_STEPS; k >= 1; k--) {
+      visible += counts[k];
+      if (drawn + counts[k] <= MAX_REST_LINES && floor === k + 1) { drawn += counts[k]; floor = k; }
+    }
+    const context = canvas.getContext("2d");
+    context.lineWidth = 1;  // hairlines: at 1.5 px, 53 000 lines took chromium 6 s more to paint
+    for (const h of shown) {
+      const m = v.matrices[h], paths = new Map();
+      for (let c = 0; c < m.length; c++) {
+        if (!(m[c] > 0) || level(m[c]) < floor) continue;
+        const k = level(m[c]);
+        if (!paths.has(k)) paths.set(k, new Path2D());
+        const i = Math.floor(c / nk), j = c % nk;
+        paths.get(k).moveTo(0, i * ROW_PX + ROW_PX / 2);
+        paths.get(k).lineTo(LINES_PX, j * ROW_PX + ROW_PX / 2);
+      }
+      context.strokeStyle = headColour(h);
+      for (const [k, path] of paths) { context.globalAlpha = k / OPACITY_STEPS; context.stroke(path); }
+    }
+    canvas.dataset.lines = String(drawn);
+    canvas.dataset.floor = String(floor);
+    const least = core.formatValue((floor - 0.5) / OPACITY_STEPS);
+    $("head-rest-note").textContent = floor === 1
+      ? "no token hovered or selected: every line of the heads shown (" + drawn + "); weights under " + least +
+        " are not drawn (under one 8-bit step of opacity, invisible)"
+      : "no token hovered or selected: the " + drawn + " strongest lines of the heads shown (weight \u2265 " + least +
+        ") of " + visible + " visible ones; hover or click a token for all of its lines";
+  }
+
   // Lines of the hovered token (a query: to every key it may attend; a key: from every query that
   // may attend to it), else of the selected queries, for each visible head; opacity = weight.
   function drawLines() {
     const v = view(), nq = v.queryTokens.length, nk = v.keyTokens.length;
     const svg = $("head-lines");
-    svg.setAttribute("height", String(Math.max(nq, nk) * ROW_PX));
+    const height = Math.max(nq, nk) * ROW_PX;
+    svg.setAttribute("height", String(height));
     svg.replaceChildren();
+    const resting = heads.hover === null && heads.selected.size === 0;
+    $("head-rest").style.display = resting ? "block" : "none";  // canvas { display: block } outranks [hidden]
+    $("head-rest-note").style.visibility = resting ? "visible" : "hidden";  // keeps its line: no row moves under the mouse
+    if (resting) drawRestLines(v, height);
     let pairs = [];
     if (heads.hover && heads.hover.axis === "key") {
       for (let i = 0; i < nq; i++) pairs.push([i, heads.hover.index]);
@@ -387,6 +441,7 @@ const char* const kReportViewsScript = R"page((function () {
       lines: () => document.querySelectorAll("#head-lines line").length,
     };
     document.body.dataset.views = "ready";
+    document.body.dataset.viewsReady = String(performance.now());  // every view drawn (scripts/bench/report_page.py)
   }
 
   setup();

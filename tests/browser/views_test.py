@@ -1,6 +1,7 @@
 """The HTML report's views in headless chromium (issue 23), against attnviz's own dump:
   - deep links open the view they name: #heads (every head of layer 0), #model, #matrix, #text,
     and "#heads&layer=1&head=3&token=5" (layer 1, head 3 alone, query 5 selected);
+  - at rest the head view draws every line (one per allowed weight visible at 8-bit opacity);
   - hovering a query token in the head view shows exactly its lines: one per allowed key per
     visible head, each line's weight the dump's float32 for that (head, query, key);
   - shift-click selects several tokens; the text panel marks the generated tokens and a click
@@ -10,6 +11,7 @@ With SCREENS=DIR, a screenshot of each view is saved there for a person to look 
 Usage: views_test.py ATTNVIZ"""
 import base64
 import json
+import math
 import os
 import sys
 import tempfile
@@ -55,6 +57,14 @@ def hover_token(page, axis, index):
     page.hover(x, y)
 
 
+def rest_lines(page):
+    return page.b.evaluate("""(() => { const c = document.getElementById('head-rest');
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let painted = 0; for (let k = 3; k < px.length; k += 4) if (px[k] > 0) painted++;
+      return {shown: getComputedStyle(c).display !== 'none', lines: Number(c.dataset.lines), floor: Number(c.dataset.floor),
+              painted: painted, note: document.getElementById('head-rest-note').textContent}; })()""")
+
+
 def lines(page):
     return page.b.evaluate("""[...document.querySelectorAll('#head-lines line')].map(l =>
       [Number(l.dataset.head), Number(l.dataset.query), Number(l.dataset.key), Number(l.dataset.weight),
@@ -81,6 +91,18 @@ def main():
             go(page, "#heads")
             assert visible(page, "#heads-view") and not visible(page, "#matrix-view"), "#heads shows the head view alone"
             assert page.b.evaluate("window.attnvizViews.visible()") == list(range(heads))
+            # At rest every line is drawn (BertViz): one per allowed (head, query, key) whose weight
+            # shows at 8-bit opacity, on the canvas; hovering hides it, leaving shows it again.
+            rest = rest_lines(page)
+            expected = sum(1 for h in range(heads) for i in range(n) for j in range(i + 1)
+                           if math.floor(float32(layers[0]["weights"][h][i][j]) * 255 + 0.5) >= 1)
+            assert rest["shown"] and rest["lines"] == expected and rest["floor"] == 1 and rest["painted"] > 1000, (rest, expected)
+            assert f"every line of the heads shown ({expected})" in rest["note"], rest
+            screenshot(page, "heads_rest.png")
+            hover_token(page, "query", 4)
+            assert not rest_lines(page)["shown"] and len(lines(page)) == heads * 5
+            page.hover(1, 1)
+            assert rest_lines(page)["shown"] and len(lines(page)) == 0
             for axis, index in (("query", 9), ("query", 31), ("query", 0)):
                 hover_token(page, axis, index)
                 shown = lines(page)
