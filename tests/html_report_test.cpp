@@ -139,3 +139,26 @@ TEST_CASE("html_report: the run's other files reach the page as relative links, 
                             "{\"href\":\"layer_0/\\u003cb\\u003e.png\",\"text\":\"layer_0/\\u003cb\\u003e.png\",\"main\":false}]"));
   CHECK_THAT(data_block(html_report({"none", page.views, true})), Contains("\"links\":[]"));
 }
+
+// Issue 25: cells outside a sliding window keep the PNG's other hatch in the page (allowed byte 2)
+// and their legend line; a view without such cells stores 0/1 only and no legend.
+TEST_CASE("html_report: cells outside a sliding window are stored apart, with their legend line", "[render]") {
+  Matrix w(3, 3);
+  w << 1, 0, 0, 0.5f, 0.5f, 0, 0, 0.5f, 0.5f;
+  GridRequest request = request_with({"a", "b", "c"}, w);
+  MaskMatrix allowed(3, 3), outside = MaskMatrix::Zero(3, 3);
+  allowed << 1, 0, 0, 1, 1, 0, 0, 1, 1;
+  outside(2, 0) = 1;
+  request.allowed = share(allowed);
+  request.one_run_masked = share(outside);
+  request.one_run_legend = "cross-hatched: outside the sliding window of 2 tokens";
+  const ReportView view = report_view(request, fonts(), "layer", {"L0H0"});
+  CHECK(view.allowed == std::vector<std::uint8_t>{1, 0, 0, 1, 1, 0, 2, 1, 1});
+  CHECK(view.values == std::vector<float>{1, 0.5f, 0.5f, 0.5f, 0.5f});
+  const std::string data = data_block(html_report({"window", {view}, false}));
+  CHECK_THAT(data, Contains("\"oneRunLegend\":\"cross-hatched: outside the sliding window of 2 tokens\""));
+  request.one_run_masked = nullptr;
+  const ReportView plain = report_view(request, fonts(), "layer", {"L0H0"});
+  CHECK(plain.allowed == std::vector<std::uint8_t>{1, 0, 0, 1, 1, 0, 0, 1, 1});
+  CHECK_THAT(data_block(html_report({"plain", {plain}, false})), !Contains("oneRunLegend"));
+}

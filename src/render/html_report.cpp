@@ -82,6 +82,7 @@ std::string view_json(const ReportView& view, bool compact) {
           ",\"firstQuery\":" + std::to_string(view.first_query) + ",\"excludeSink\":" + (view.exclude_sink ? "true" : "false");
   json += "," + (compact ? u16_values(view.values) : float32_values(view.values));
   if (view.measure != "weights") json += ",\"measure\":" + script_json_string(view.measure);  // absent: weights
+  if (!view.one_run_legend.empty()) json += ",\"oneRunLegend\":" + script_json_string(view.one_run_legend);
   return json + "}";
 }
 
@@ -157,11 +158,17 @@ ReportView report_view(const GridRequest& request, const FontSet& fonts, std::st
   const bool masked = request.allowed && request.allowed->size() != 0 && (request.allowed->array() == 0).any();
   const Eigen::Index n_q = static_cast<Eigen::Index>(request.query_tokens.size());
   const Eigen::Index n_k = static_cast<Eigen::Index>(request.key_tokens.size());
+  const bool one_run = request.one_run_masked && request.one_run_masked->size() != 0;
   if (masked) {
     for (Eigen::Index i = 0; i < n_q; ++i) {
-      for (Eigen::Index j = 0; j < n_k; ++j) view.allowed.push_back((*request.allowed)(i, j) != 0 ? 1 : 0);
+      for (Eigen::Index j = 0; j < n_k; ++j) {
+        const bool apart = one_run && (*request.one_run_masked)(i, j) != 0;
+        view.allowed.push_back((*request.allowed)(i, j) != 0 ? 1 : apart ? 2 : 0);
+      }
     }
   }
+  if (masked && std::find(view.allowed.begin(), view.allowed.end(), 2) != view.allowed.end())
+    view.one_run_legend = request.one_run_legend.empty() ? "cross-hatched: masked in one run only" : request.one_run_legend;
   for (const SharedMatrix& panel : request.panels) {
     for (Eigen::Index i = 0; i < n_q; ++i) {
       for (Eigen::Index j = 0; j < n_k; ++j) {

@@ -38,7 +38,11 @@ struct ReportView {
   std::string colorbar_label;
   std::string cmap;
   bool symmetric = false;                    ///< signed data: blocks keep the largest magnitude
-  std::vector<std::uint8_t> allowed;         ///< [n_q · n_k] row-major, 1 = allowed; empty = all
+  std::vector<std::uint8_t> allowed;         ///< [n_q · n_k] row-major, 1 = allowed, 0 = masked,
+                                             ///< 2 = masked and GridRequest::one_run_masked (outside a
+                                             ///< sliding window, or masked in one compared run only:
+                                             ///< the PNG's other hatch); empty = all allowed
+  std::string one_run_legend;                ///< the legend line of the cells marked 2
   std::vector<float> values;                 ///< the allowed cells of each panel, panel by panel,
                                              ///< row-major: exactly the record's float32 weights
   /// What the view shows (--measure, issue 20): "weights", "norms" or "alti". A page whose views

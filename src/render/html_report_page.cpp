@@ -67,7 +67,14 @@ const char* const kReportBody = R"page(<header>
 const char* const kReportScript = R"page("use strict";
 (function () {
   const data = JSON.parse(document.getElementById("attnviz-data").textContent);
-  const MASKED_FILL = [191, 191, 191], MASKED_HATCH = [235, 235, 235], HATCH_PERIOD = 6;
+  const MASKED_FILL = [191, 191, 191], MASKED_HATCH = [235, 235, 235], ONE_RUN_HATCH = [110, 110, 110], HATCH_PERIOD = 6;
+  // A masked pixel at (x, y) from the panel's origin: the grey hatch along x + y, or for a cell
+  // outside a sliding window (or masked in one compared run only; allowed byte 2) the darker
+  // hatch along x − y, as heatmap.cpp's draw_cells.
+  function maskedColour(x, y, apart) {
+    if (apart) return ((x - y) % HATCH_PERIOD + HATCH_PERIOD) % HATCH_PERIOD === 0 ? ONE_RUN_HATCH : MASKED_FILL;
+    return (x + y) % HATCH_PERIOD === 0 ? MASKED_HATCH : MASKED_FILL;
+  }
   const LARGE_PX = 640, THUMB_PX = 160, OVERVIEW_PX = 48, MAX_CELL_PX = 32, LABEL_PITCH_PX = 14;
   const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256, MIN_LABEL_SPACING_PX = 4;
   const $ = (id) => document.getElementById(id);
@@ -105,11 +112,13 @@ const char* const kReportScript = R"page("use strict";
   }
   function entry(t) { return Number.isNaN(t) ? 0 : Math.min(Math.floor(t * TABLE_ENTRIES), TABLE_ENTRIES - 1); }
 
-  // One Float32Array per panel, [query][key] row-major, NaN where masked.
+  // One Float32Array per panel, [query][key] row-major, NaN where masked; view.kinds keeps the
+  // allowed bytes (2: the other hatch) or null.
   function decode(view) {
     if (view.matrices) return;
     const nq = view.queryTokens.length, nk = view.keyTokens.length, n = nq * nk;
     const allowed = view.allowed === null ? null : bytes(view.allowed);
+    view.kinds = allowed;
     const raw = bytes(view.values);
     const stored = new DataView(raw.buffer);
     const step = view.encoding === "u16" ? (view.hi - view.lo) / 65535 : 0;
@@ -117,7 +126,7 @@ const char* const kReportScript = R"page("use strict";
     view.matrices = view.panels.map(() => {
       const m = new Float32Array(n);
       for (let c = 0; c < n; c++) {
-        if (allowed !== null && allowed[c] === 0) { m[c] = NaN; continue; }
+        if (allowed !== null && allowed[c] !== 1) { m[c] = NaN; continue; }
         m[c] = view.encoding === "f32" ? stored.getFloat32(4 * k, true) : view.lo + stored.getUint16(2 * k, true) * step;
         k++;
       }
@@ -135,14 +144,14 @@ const char* const kReportScript = R"page("use strict";
     canvas.height = h;
     const context = canvas.getContext("2d");
     const image = context.createImageData(w, h);
-    const px = image.data, m = view.matrices[p], table = tables[view.cmap], range = view.panels[p].range;
+    const px = image.data, m = view.matrices[p], table = tables[view.cmap], range = view.panels[p].range, kinds = view.kinds;
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++) {
-        let v = NaN;
+        let v = NaN, apart = false;
         for (let i = r * block; i < Math.min(nq, (r + 1) * block); i++) {
           for (let j = c * block; j < Math.min(nk, (c + 1) * block); j++) {
             const x = m[i * nk + j];
-            if (Number.isNaN(x)) continue;
+            if (Number.isNaN(x)) { apart = apart || (kinds !== null && kinds !== undefined && kinds[i * nk + j] === 2); continue; }
             if (Number.isNaN(v)) v = x;
             else v = view.symmetric ? (Math.abs(x) > Math.abs(v) ? x : v) : Math.max(v, x);
           }
@@ -152,7 +161,7 @@ const char* const kReportScript = R"page("use strict";
           for (let x = c * cellPx; x < (c + 1) * cellPx; x++) {
             const o = 4 * (y * w + x);
             if (masked) {
-              const colour = (x + y) % HATCH_PERIOD === 0 ? MASKED_HATCH : MASKED_FILL;
+              const colour = maskedColour(x, y, apart);
               px[o] = colour[0]; px[o + 1] = colour[1]; px[o + 2] = colour[2];
             } else {
               px[o] = table[e]; px[o + 1] = table[e + 1]; px[o + 2] = table[e + 2];
@@ -203,7 +212,8 @@ const char* const kReportScript = R"page("use strict";
       const v = m[i0 * nk + j0];
       tip.querySelector(".tip-query").textContent = "query " + i0 + " " + quoted(view.queryTokens[i0]);
       tip.querySelector(".tip-key").textContent = "key " + j0 + " " + quoted(view.keyTokens[j0]);
-      tip.querySelector(".tip-value").textContent = Number.isNaN(v) ? "masked" : view.colorbar.label + " " + formatValue(v);
+      tip.querySelector(".tip-value").textContent = !Number.isNaN(v) ? view.colorbar.label + " " + formatValue(v)
+        : view.kinds && view.kinds[i0 * nk + j0] === 2 ? "masked: " + view.oneRunLegend.replace(/^cross-hatched: /, "") : "masked";
     } else {
       const i1 = Math.min(nq, i0 + map.block) - 1, j1 = Math.min(nk, j0 + map.block) - 1;
       // The block's value as drawn: its max, or for signed data the value of largest magnitude.
@@ -307,20 +317,26 @@ const char* const kReportScript = R"page("use strict";
     box.append(canvas, ticks, element("div", "caption", bar.label), element("div", "caption", bar.caption));
   }
 
+  // A line per kind of masked cell shown, with its swatch, as head_grid_layout.cpp's legend_lines.
   function drawLegend(view) {
     const legend = $("legend");
     legend.replaceChildren();
     if (view.allowed === null) return;
-    const swatch = element("canvas");
-    const side = 12;
-    swatch.width = swatch.height = side;
-    const context = swatch.getContext("2d");
-    for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) {
-      const c = (x + y) % HATCH_PERIOD === 0 ? MASKED_HATCH : MASKED_FILL;
-      context.fillStyle = "rgb(" + c.join(",") + ")";
-      context.fillRect(x, y, 1, 1);
-    }
-    legend.append(swatch, document.createTextNode("grey hatched: masked (causal/padding), not attended"));
+    const swatchLine = (apart, text) => {
+      const line = element("div", apart ? "apart" : "masked");
+      const swatch = element("canvas");
+      const side = 12;
+      swatch.width = swatch.height = side;
+      const context = swatch.getContext("2d");
+      for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) {
+        context.fillStyle = "rgb(" + maskedColour(x, y, apart).join(",") + ")";
+        context.fillRect(x, y, 1, 1);
+      }
+      line.append(swatch, document.createTextNode(text));
+      legend.append(line);
+    };
+    if (view.kinds.includes(0)) swatchLine(false, "grey hatched: masked (causal/padding), not attended");
+    if (view.kinds.includes(2)) swatchLine(true, view.oneRunLegend);
   }
 
   function showView(v) {

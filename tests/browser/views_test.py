@@ -6,7 +6,8 @@
     visible head, each line's weight the dump's float32 for that (head, query, key);
   - shift-click selects several tokens; the text panel marks the generated tokens and a click
     there selects the token in the head view;
-  - the matrix view's search finds a token; no console error, no request.
+  - the matrix view's search finds a token; no console error, no request;
+  - a sliding-window layer's out-of-window cells have their own hatch, tooltip and legend line.
 With SCREENS=DIR, a screenshot of each view is saved there for a person to look at.
 Usage: views_test.py ATTNVIZ"""
 import base64
@@ -23,6 +24,8 @@ from cdp import Browser  # noqa: E402
 from report_test import MODEL, Page, float32, new_page, run  # noqa: E402
 
 PROMPT = "Once upon a time"
+GEMMA2 = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "data", "families", "gemma2.gguf")
+N_WINDOW, WINDOW = 24, 5  # gemma2.gguf's layer 0 has a sliding window of 5 tokens
 GENERATE = 27  # 32 tokens: BOS, 4 prompt tokens, 27 generated
 
 
@@ -69,6 +72,49 @@ def lines(page):
     return page.b.evaluate("""[...document.querySelectorAll('#head-lines line')].map(l =>
       [Number(l.dataset.head), Number(l.dataset.query), Number(l.dataset.key), Number(l.dataset.weight),
        Number(l.getAttribute('stroke-opacity'))])""")
+
+
+def window_page(browser, attnviz, out):
+    """A sliding-window layer (issue 25, gemma2's layer 0, window 5): the matrix view draws the cells
+    outside the window with the PNG's other hatch (dark, along x − y), the causal cells with the grey
+    one, names them in the tooltip and gives each its legend line; the global layer 1 has none."""
+    folder = os.path.join(out, "gemma2")
+    run(attnviz, "heatmaps", "--model", GEMMA2, "--token-ids", ",".join(str(i) for i in range(1, N_WINDOW + 1)),
+        "--format", "png,html", "-o", folder)
+    page = Page(browser, os.path.join(folder, "index.html"))
+    go(page, "#matrix")
+    n, cell = N_WINDOW, page.large_map()["width"] // N_WINDOW
+    colours = page.b.evaluate(f"""(() => {{
+      const c = document.querySelector('#large canvas'), px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const out = [];
+      for (let i = 0; i < {n}; i++) for (let j = 0; j < {n}; j++) {{
+        const seen = new Set();
+        for (let y = i * {cell}; y < (i + 1) * {cell}; y++) for (let x = j * {cell}; x < (j + 1) * {cell}; x++) {{
+          const o = 4 * (y * c.width + x); seen.add(px[o] + "," + px[o + 1] + "," + px[o + 2]); }}
+        out.push([...seen].sort()); }}
+      return out; }})()""")
+    for index, seen in enumerate(colours):
+        i, j = divmod(index, n)
+        if j > i:
+            assert seen == ["191,191,191", "235,235,235"], (i, j, seen)  # causal: the grey hatch
+        elif i - j >= WINDOW:
+            assert seen == ["110,110,110", "191,191,191"], (i, j, seen)  # outside the window: the other one
+        else:
+            assert "191,191,191" not in seen or len(seen) == 1, (i, j, seen)
+    legend = page.b.evaluate("[...document.querySelectorAll('#legend > div')].map(d => d.className + ': ' + d.textContent)")
+    assert legend[:2] == ["masked: grey hatched: masked (causal/padding), not attended",
+                          "apart: cross-hatched: outside the sliding window of 5 tokens (query i sees keys i-5 < j <= i), "
+                          "not attended"], legend
+    page.b.evaluate("window.scrollTo(0, 0)")
+    assert page.hover_cell(20, 3, n, n)["value"].startswith("masked: outside the sliding window of 5 tokens"), "tooltip"
+    assert page.hover_cell(3, 20, n, n)["value"] == "masked"
+    screenshot(page, "window_matrix.png")
+    page.key("ArrowDown", 40)
+    assert page.state()["view"] == 1
+    legend = page.b.evaluate("[...document.querySelectorAll('#legend > div')].map(d => d.className)")
+    assert "apart" not in legend, legend
+    page.check_quiet()
+    print(f"window: {n} tokens, the cells outside gemma2's window of {WINDOW} hatched apart in the matrix view")
 
 
 def main():
@@ -197,6 +243,8 @@ def main():
             page.check_quiet()
             print(f"views: {len(layers)} layers x {heads} heads x {n} tokens; deep links, hover lines, "
                   "selection, text panel and search checked")
+            new_page(browser)
+            window_page(browser, attnviz, out)
         finally:
             browser.close()
 
