@@ -36,6 +36,8 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 #tables-view td:first-child, #tables-view th:first-child { text-align: left; }
 .mark { position: absolute; background: #d62728; pointer-events: none; }
 #overview-title { display: inline-block; margin-right: 16px; }
+#overview tr:first-child th { text-align: center; }
+body[data-only="heads"] #legend, body[data-only="text"] #legend { display: none; }
 #files-main a, #files a { margin-right: 12px; color: #1f5fa8; font-size: 13px; }
 #files { color: #505050; font-size: 13px; margin: 10px 0; }
 #files ul { margin: 4px 0; columns: 3; }
