@@ -304,13 +304,16 @@ const char* const kReportViewsScript = R"page((function () {
   function meanColumn() {
     const rows = document.querySelectorAll("#overview tr");
     if (rows.length === 0) return;
+    // The overview shows the views of one measure (weights, norms, ALTI, rollout): so do its
+    // header and mean column; views of one panel each (the rollout's) have no mean to add.
+    const shown = data.views.filter((v) => core.measureOf(v) === state.measure);
     const header = element("tr");
     header.append(element("th"));
-    data.views[0].panels.forEach((panel) => header.append(element("th", "", panel.name.replace(/^.*?(H\d+)$/, "$1"))));
-    header.append(element("th", "", "mean"));
+    shown[0].panels.forEach((panel) => header.append(element("th", "", panel.name.replace(/^.*?(H\d+)$/, "$1"))));
     rows[0].before(header);
-    // The overview shows the views of one measure (weights, norms, ALTI): so does its mean column.
-    data.views.filter((v) => core.measureOf(v) === state.measure).forEach((v, l) => {
+    if (shown.every((v) => v.panels.length === 1)) return;
+    header.append(element("th", "", "mean"));
+    shown.forEach((v, l) => {
       core.decode(v);
       const n = v.matrices[0].length, mean = new Float32Array(n);
       for (const m of v.matrices) for (let c = 0; c < n; c++) mean[c] += m[c] / v.matrices.length;
