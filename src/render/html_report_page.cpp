@@ -120,14 +120,20 @@ const char* const kReportScript = R"page("use strict";
     const allowed = view.allowed === null ? null : bytes(view.allowed);
     view.kinds = allowed;
     const raw = bytes(view.values);
-    const stored = new DataView(raw.buffer);
     const step = view.encoding === "u16" ? (view.hi - view.lo) / 65535 : 0;
+    // The values are little-endian: read in place on a little-endian machine (every browser's
+    // platform today), through a DataView otherwise.
+    const stored = new DataView(raw.buffer), little = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+    const f32 = view.encoding === "f32";
+    const words = !little ? null : f32 ? new Float32Array(raw.buffer, 0, raw.length / 4) : new Uint16Array(raw.buffer, 0, raw.length / 2);
+    const lo = f32 ? 0 : view.lo, scale = f32 ? 1 : step;
     let k = 0;
     view.matrices = view.panels.map(() => {
       const m = new Float32Array(n);
       for (let c = 0; c < n; c++) {
         if (allowed !== null && allowed[c] !== 1) { m[c] = NaN; continue; }
-        m[c] = view.encoding === "f32" ? stored.getFloat32(4 * k, true) : view.lo + stored.getUint16(2 * k, true) * step;
+        const x = words !== null ? words[k] : f32 ? stored.getFloat32(4 * k, true) : stored.getUint16(2 * k, true);
+        m[c] = f32 ? x : lo + x * scale;
         k++;
       }
       return m;
