@@ -6,6 +6,7 @@ twice gives the same bytes.
 Usage: svg_test.py ATTNVIZ"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -66,12 +67,15 @@ def check_every_pixel(svg, png, out, classes):
     run("rsvg-convert", "-o", rendered, svg)
     _, _, shown = pixels(rendered)
     _, _, expected = pixels(png)
-    root = ET.parse(svg).getroot()
-    boxes = [rect for rect in root.iter(SVG + "rect")
-             if rect.get("class") in classes or "-legend" in (rect.get("fill") or "")]
+    boxes = []
+    for picture in ET.parse(svg).getroot().findall(SVG + "g"):  # stacked pictures: translate(dx,dy)
+        dx, dy = map(int, re.fullmatch(r"translate\((-?\d+),(-?\d+)\)", picture.get("transform")).groups())
+        boxes += [(rect, dx, dy) for rect in picture.iter(SVG + "rect")
+                  if rect.get("class") in classes or "-legend" in (rect.get("fill") or "")]
     compared = 0
-    for rect in boxes:
+    for rect, dx, dy in boxes:
         x0, y0, w, h = (int(rect.get(k)) for k in ("x", "y", "width", "height"))
+        x0, y0 = x0 + dx, y0 + dy
         for y in range(y0, y0 + h):
             for x in range(x0, x0 + w):
                 assert shown(x, y) == expected(x, y), f"{svg} at ({x}, {y}): rsvg {shown(x, y)}, PNG {expected(x, y)}"
@@ -108,6 +112,19 @@ def main():
         # its cells, drawn by two different text rasterisers.
         compared = check_svg(os.path.join(out, "compare.svg"), compare, out, panels=3)
         print(f"compare: stacked SVG valid, {compared} cell colours of 3 panels equal the PNG's")
+
+        # Two runs with different masks (causal and not): each panel is drawn with its own run's
+        # mask, the cells masked in one run only with the other hatch ("o"), pixel for pixel as the PNG.
+        for name, flags in (("causal", ["--causal"]), ("full", [])):
+            run(attnviz, "dump", FA, *flags, "-o", os.path.join(out, f"fa_{name}.json"))
+        masks = os.path.join(out, "masks.png")
+        run(attnviz, "compare", os.path.join(out, "fa_causal.json"), os.path.join(out, "fa_full.json"),
+            "--format", "png,svg", "-o", masks)
+        svg = masks[:-4] + ".svg"
+        kinds = [kind for panel in svg_cells(svg) for _, _, kind in panel]
+        assert "o" in kinds, "cells masked in one run only"
+        compared = check_svg(svg, masks, out, panels=2) + check_every_pixel(svg, masks, out, ("o", "m"))
+        print(f"compare of two masks: {kinds.count('o')} one-run cells hatched apart, {compared} pixels equal the PNG's")
 
         # A sliding-window layer (issue 25): the cells outside the window carry their own hatch
         # ("o", crossed the other way, as the PNG's) and legend line; every pixel of them, and of

@@ -239,7 +239,10 @@ SvgPicture grid_svg(const GridRequest& request, const FontSet& fonts, const std:
     const std::string hatch = id_prefix + "hatch" + std::to_string(p);
     const Point origin{panel.cells.x_px, panel.cells.y_px};
     svg.defs += hatch_pattern(hatch, origin);
-    const DrawnCells cells = aggregate_cells(*request.panels[p], allowed, layout.block, request.scale == ScaleMode::Symmetric,
+    // A panel with a mask of its own (compare: each run's) is drawn with it, as draw_panel does.
+    const MaskMatrix& panel_allowed =
+        p < request.panel_allowed.size() && request.panel_allowed[p] ? *request.panel_allowed[p] : allowed;
+    const DrawnCells cells = aggregate_cells(*request.panels[p], panel_allowed, layout.block, request.scale == ScaleMode::Symmetric,
                                              request.one_run_masked ? *request.one_run_masked : kEverything);
     if ((cells.allowed.array() == kCellMaskedInOneRun).any()) svg.defs += one_run_pattern(hatch + "o", origin);
     svg.body += "<g class=\"cells\" shape-rendering=\"crispEdges\">\n";
