@@ -162,3 +162,28 @@ TEST_CASE("html_report: cells outside a sliding window are stored apart, with th
   CHECK(plain.allowed == std::vector<std::uint8_t>{1, 0, 0, 1, 1, 0, 0, 1, 1});
   CHECK_THAT(data_block(html_report({"plain", {plain}, false})), !Contains("oneRunLegend"));
 }
+
+// A compare of two runs with different masks: each panel keeps its own run's mask and values
+// (the cells the other run masks are shown, not dropped), as the PNG draws them.
+TEST_CASE("html_report: a panel with a mask of its own keeps its cells", "[render]") {
+  Matrix causal(2, 2), full(2, 2);
+  causal << 1, 0, 0.5f, 0.5f;
+  full << 0.75f, 0.25f, 0.5f, 0.5f;
+  GridRequest request = request_with({"a", "b"}, causal);
+  request.panels.push_back(share(full));
+  MaskMatrix lower(2, 2), all = MaskMatrix::Ones(2, 2), one_run = MaskMatrix::Zero(2, 2);
+  lower << 1, 0, 1, 1;
+  one_run(0, 1) = 1;
+  request.allowed = share(lower);  // allowed in both runs
+  request.panel_allowed = {share(lower), share(all)};
+  request.one_run_masked = share(one_run);
+  const ReportView view = report_view(request, fonts(), "weights", {"A", "B"});
+  CHECK(view.allowed == std::vector<std::uint8_t>{1, 2, 1, 1});
+  REQUIRE(view.panel_allowed.size() == 2);
+  CHECK(view.panel_allowed[0] == std::vector<std::uint8_t>{1, 2, 1, 1});
+  CHECK(view.panel_allowed[1] == std::vector<std::uint8_t>{1, 1, 1, 1});
+  CHECK(view.values == std::vector<float>{1, 0.5f, 0.5f, 0.75f, 0.25f, 0.5f, 0.5f});
+  CHECK_THAT(data_block(html_report({"compare", {view}, false})), Contains("\"panelAllowed\":[\"AQIBAQ==\",\"AQEBAQ==\"]"));
+  request.panel_allowed.clear();
+  CHECK(report_view(request, fonts(), "weights", {"A", "B"}).panel_allowed.empty());
+}

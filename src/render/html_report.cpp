@@ -83,6 +83,14 @@ std::string view_json(const ReportView& view, bool compact) {
   json += "," + (compact ? u16_values(view.values) : float32_values(view.values));
   if (view.measure != "weights") json += ",\"measure\":" + script_json_string(view.measure);  // absent: weights
   if (!view.one_run_legend.empty()) json += ",\"oneRunLegend\":" + script_json_string(view.one_run_legend);
+  if (!view.panel_allowed.empty()) {
+    json += ",\"panelAllowed\":[";
+    for (std::size_t p = 0; p < view.panel_allowed.size(); ++p) {
+      const std::string cells(view.panel_allowed[p].begin(), view.panel_allowed[p].end());
+      json += (p == 0 ? "\"" : ",\"") + base64_encode(cells) + "\"";
+    }
+    json += "]";
+  }
   return json + "}";
 }
 
@@ -169,10 +177,19 @@ ReportView report_view(const GridRequest& request, const FontSet& fonts, std::st
   }
   if (masked && std::find(view.allowed.begin(), view.allowed.end(), 2) != view.allowed.end())
     view.one_run_legend = request.one_run_legend.empty() ? "cross-hatched: masked in one run only" : request.one_run_legend;
-  for (const SharedMatrix& panel : request.panels) {
+  const bool own_masks = std::any_of(request.panel_allowed.begin(), request.panel_allowed.end(),
+                                     [](const SharedMask& m) { return m && m->size() != 0; });
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    const Matrix& panel = *request.panels[p];
+    const MaskMatrix* own = p < request.panel_allowed.size() && request.panel_allowed[p] && request.panel_allowed[p]->size() != 0
+                                ? request.panel_allowed[p].get()
+                                : (masked ? request.allowed.get() : nullptr);
+    if (own_masks) view.panel_allowed.emplace_back();
     for (Eigen::Index i = 0; i < n_q; ++i) {
       for (Eigen::Index j = 0; j < n_k; ++j) {
-        if (!masked || (*request.allowed)(i, j) != 0) view.values.push_back((*panel)(i, j));
+        const bool allowed = own == nullptr || (*own)(i, j) != 0;
+        if (own_masks) view.panel_allowed.back().push_back(allowed ? 1 : one_run && (*request.one_run_masked)(i, j) != 0 ? 2 : 0);
+        if (allowed) view.values.push_back(panel(i, j));
       }
     }
   }

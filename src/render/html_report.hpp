@@ -43,6 +43,10 @@ struct ReportView {
                                              ///< sliding window, or masked in one compared run only:
                                              ///< the PNG's other hatch); empty = all allowed
   std::string one_run_legend;                ///< the legend line of the cells marked 2
+  /// Per panel, when a panel has a mask of its own (GridRequest::panel_allowed, compare's runs):
+  /// its cells as `allowed` codes them; `values` then holds each panel's own allowed cells.
+  /// Empty: every panel uses `allowed`.
+  std::vector<std::vector<std::uint8_t>> panel_allowed;
   std::vector<float> values;                 ///< the allowed cells of each panel, panel by panel,
                                              ///< row-major: exactly the record's float32 weights
   /// What the view shows (--measure, issue 20): "weights", "norms" or "alti". A page whose views

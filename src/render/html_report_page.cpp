@@ -128,10 +128,12 @@ const char* const kReportScript = R"page("use strict";
     const words = !little ? null : f32 ? new Float32Array(raw.buffer, 0, raw.length / 4) : new Uint16Array(raw.buffer, 0, raw.length / 2);
     const lo = f32 ? 0 : view.lo, scale = f32 ? 1 : step;
     let k = 0;
-    view.matrices = view.panels.map(() => {
-      const m = new Float32Array(n);
+    // A panel with a mask of its own (compare's runs) reads its cells through it.
+    view.panelKinds = view.panelAllowed ? view.panelAllowed.map(bytes) : null;
+    view.matrices = view.panels.map((panel, p) => {
+      const m = new Float32Array(n), own = view.panelKinds ? view.panelKinds[p] : allowed;
       for (let c = 0; c < n; c++) {
-        if (allowed !== null && allowed[c] !== 1) { m[c] = NaN; continue; }
+        if (own !== null && own[c] !== 1) { m[c] = NaN; continue; }
         const x = words !== null ? words[k] : f32 ? stored.getFloat32(4 * k, true) : stored.getUint16(2 * k, true);
         m[c] = f32 ? x : lo + x * scale;
         k++;
@@ -150,7 +152,8 @@ const char* const kReportScript = R"page("use strict";
     canvas.height = h;
     const context = canvas.getContext("2d");
     const image = context.createImageData(w, h);
-    const px = image.data, m = view.matrices[p], table = tables[view.cmap], range = view.panels[p].range, kinds = view.kinds;
+    const px = image.data, m = view.matrices[p], table = tables[view.cmap], range = view.panels[p].range;
+    const kinds = view.panelKinds ? view.panelKinds[p] : view.kinds;
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++) {
         let v = NaN, apart = false;
@@ -219,7 +222,8 @@ const char* const kReportScript = R"page("use strict";
       tip.querySelector(".tip-query").textContent = "query " + i0 + " " + quoted(view.queryTokens[i0]);
       tip.querySelector(".tip-key").textContent = "key " + j0 + " " + quoted(view.keyTokens[j0]);
       tip.querySelector(".tip-value").textContent = !Number.isNaN(v) ? view.colorbar.label + " " + formatValue(v)
-        : view.kinds && view.kinds[i0 * nk + j0] === 2 ? "masked: " + view.oneRunLegend.replace(/^cross-hatched: /, "") : "masked";
+        : (view.panelKinds ? view.panelKinds[map.panel] : view.kinds || [])[i0 * nk + j0] === 2
+          ? "masked: " + view.oneRunLegend.replace(/^cross-hatched: /, "") : "masked";
     } else {
       const i1 = Math.min(nq, i0 + map.block) - 1, j1 = Math.min(nk, j0 + map.block) - 1;
       // The block's value as drawn: its max, or for signed data the value of largest magnitude.

@@ -6,7 +6,8 @@ against the files the same run (or its dump) wrote:
     (R of the last layer; the strip: each layer's last-query row);
   - with --measure norms, the norms measure's tooltips are the dump's `norms`;
   - compare --model … --census FILE.csv --format html: census.html holds census.csv cell for cell;
-    with --heads L0H3,L4H1 compare.html holds it too, after the statistics table.
+    with --heads L0H3,L4H1 compare.html holds it too, after the statistics table;
+  - compare of two runs with different masks: each panel keeps its own run's cells.
 Usage: run_files_test.py ATTNVIZ"""
 import json
 import os
@@ -131,6 +132,30 @@ def census_pages(browser, attnviz, out):
     print(f"census pages: census.html and compare.html hold census.csv's {len(csv_rows) - 1} rows cell for cell")
 
 
+def compare_masks_page(browser, attnviz, out):
+    """compare of two runs that mask different cells (causal and not): each panel of the page keeps
+    its own run's mask, so B's cells that A masks show B's weights, and A's say why they are masked."""
+    fixture = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "fixtures", "fa.json")
+    dumps = []
+    for name, flags in (("causal", ["--causal"]), ("full", [])):
+        dumps.append(os.path.join(out, f"fa_{name}.json"))
+        run(attnviz, "dump", fixture, *flags, "-o", dumps[-1])
+    run(attnviz, "compare", *dumps, "--format", "html", "-o", os.path.join(out, "masks.png"))
+    with open(dumps[1], encoding="utf-8") as f:
+        full = json.load(f)
+    n = len(full["query_tokens"])
+    new_page(browser)
+    page = Page(browser, os.path.join(out, "masks.html"))
+    page.b.evaluate("window.attnviz.show(0, 1)")  # B · H0: the run without a causal mask
+    for i, j in ((0, 2), (1, 2), (2, 0)):
+        assert tooltip_value(page, i, j, n, n) == expected_value(full["weights"][0][i][j]), (i, j)
+    page.b.evaluate("window.attnviz.show(0, 0)")  # A · H0: causal
+    tip = page.hover_cell(0, 2, n, n)["value"]
+    assert tip.startswith("masked: masked by A only (A = fa_causal.json)"), tip
+    page.check_quiet()
+    print("compare of two masks: each panel keeps its own run's cells")
+
+
 def main():
     attnviz = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="attnviz-run-files-") as out:
@@ -138,6 +163,7 @@ def main():
         try:
             model_page(browser, attnviz, out)
             census_pages(browser, attnviz, out)
+            compare_masks_page(browser, attnviz, out)
         finally:
             browser.close()
     print("run_files_test: all checks passed")
