@@ -271,3 +271,22 @@ TEST_CASE("census: a one-token run leaves H/ln k and previous-token mass undefin
   CHECK(std::find(titles.begin(), titles.end(), "H / ln k") == titles.end());
   CHECK(std::find(titles.begin(), titles.end(), "first-token mass") != titles.end());
 }
+
+// Issue 23: the HTML report shows the census as text, exactly census.csv's cells (empty ones too).
+TEST_CASE("census: text_table is census.csv's header and cells", "[census]") {
+  const CensusCollector census = toy_census(2);
+  const TextTable table = census.text_table();
+  const std::string csv = census_to_csv(census.rows());
+  std::string joined;
+  const auto join = [&](const std::vector<std::string>& row) {
+    for (std::size_t c = 0; c < row.size(); ++c) joined += (c == 0 ? "" : ",") + row[c];
+    joined += "\n";
+  };
+  join(table.header);
+  for (const std::vector<std::string>& row : table.rows) join(row);
+  CHECK(joined == csv);
+  REQUIRE(table.rows.size() == census.rows().size());
+  CHECK(table.header.front() == "stack");
+  CHECK(table.rows.back().size() == table.header.size());
+  CHECK(table.rows.back().back().empty());  // cross-attention: no induction score, an empty cell as in the CSV
+}

@@ -254,6 +254,10 @@ set_tests_properties(html_report_browser html_report_firefox html_report_views P
 add_test(NAME html_report_measure_switch
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/measure_switch_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(html_report_measure_switch PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+# Issue 23: everything a run wrote is reachable from its page (links, rollout, measures, census).
+add_test(NAME html_report_run_files
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/run_files_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(html_report_run_files PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "run_files_test: all checks passed")
 attnviz_bad_run(cli_format_unknown "attnviz: error: .*--format.*expected png, svg or html.*png,pdf"
   heatmaps ${ATTNVIZ_USE_LITE} --format png,pdf -o ${ATTNVIZ_CLI_OUT}/format_unknown)
 attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice"

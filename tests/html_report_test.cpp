@@ -127,3 +127,63 @@ TEST_CASE("html_report: log ranges, prompt and sink marks, first query and table
   CHECK_THAT(data_block(html_report({"fixed", {report_view(request, fonts(), "layer", {"L0H0"})}, false})),
              Contains("\"range\":[0,1]"));
 }
+
+TEST_CASE("html_report: the run's other files reach the page as relative links, the first main_links apart", "[render]") {
+  Matrix w(1, 1);
+  w << 1;
+  ReportPage page{"links", {report_view(request_with({"<s>"}, w), fonts(), "layer", {"L0H0"})}, true};
+  page.links = {{"overview.png", "overview.png (every layer)"}, {"layer_0/<b>.png", "layer_0/<b>.png"}};
+  page.main_links = 1;
+  const std::string data = data_block(html_report(page));
+  CHECK_THAT(data, Contains("\"links\":[{\"href\":\"overview.png\",\"text\":\"overview.png (every layer)\",\"main\":true},"
+                            "{\"href\":\"layer_0/\\u003cb\\u003e.png\",\"text\":\"layer_0/\\u003cb\\u003e.png\",\"main\":false}]"));
+  CHECK_THAT(data_block(html_report({"none", page.views, true})), Contains("\"links\":[]"));
+}
+
+// Issue 25: cells outside a sliding window keep the PNG's other hatch in the page (allowed byte 2)
+// and their legend line; a view without such cells stores 0/1 only and no legend.
+TEST_CASE("html_report: cells outside a sliding window are stored apart, with their legend line", "[render]") {
+  Matrix w(3, 3);
+  w << 1, 0, 0, 0.5f, 0.5f, 0, 0, 0.5f, 0.5f;
+  GridRequest request = request_with({"a", "b", "c"}, w);
+  MaskMatrix allowed(3, 3), outside = MaskMatrix::Zero(3, 3);
+  allowed << 1, 0, 0, 1, 1, 0, 0, 1, 1;
+  outside(2, 0) = 1;
+  request.allowed = share(allowed);
+  request.one_run_masked = share(outside);
+  request.one_run_legend = "cross-hatched: outside the sliding window of 2 tokens";
+  const ReportView view = report_view(request, fonts(), "layer", {"L0H0"});
+  CHECK(view.allowed == std::vector<std::uint8_t>{1, 0, 0, 1, 1, 0, 2, 1, 1});
+  CHECK(view.values == std::vector<float>{1, 0.5f, 0.5f, 0.5f, 0.5f});
+  const std::string data = data_block(html_report({"window", {view}, false}));
+  CHECK_THAT(data, Contains("\"oneRunLegend\":\"cross-hatched: outside the sliding window of 2 tokens\""));
+  request.one_run_masked = nullptr;
+  const ReportView plain = report_view(request, fonts(), "layer", {"L0H0"});
+  CHECK(plain.allowed == std::vector<std::uint8_t>{1, 0, 0, 1, 1, 0, 0, 1, 1});
+  CHECK_THAT(data_block(html_report({"plain", {plain}, false})), !Contains("oneRunLegend"));
+}
+
+// A compare of two runs with different masks: each panel keeps its own run's mask and values
+// (the cells the other run masks are shown, not dropped), as the PNG draws them.
+TEST_CASE("html_report: a panel with a mask of its own keeps its cells", "[render]") {
+  Matrix causal(2, 2), full(2, 2);
+  causal << 1, 0, 0.5f, 0.5f;
+  full << 0.75f, 0.25f, 0.5f, 0.5f;
+  GridRequest request = request_with({"a", "b"}, causal);
+  request.panels.push_back(share(full));
+  MaskMatrix lower(2, 2), all = MaskMatrix::Ones(2, 2), one_run = MaskMatrix::Zero(2, 2);
+  lower << 1, 0, 1, 1;
+  one_run(0, 1) = 1;
+  request.allowed = share(lower);  // allowed in both runs
+  request.panel_allowed = {share(lower), share(all)};
+  request.one_run_masked = share(one_run);
+  const ReportView view = report_view(request, fonts(), "weights", {"A", "B"});
+  CHECK(view.allowed == std::vector<std::uint8_t>{1, 2, 1, 1});
+  REQUIRE(view.panel_allowed.size() == 2);
+  CHECK(view.panel_allowed[0] == std::vector<std::uint8_t>{1, 2, 1, 1});
+  CHECK(view.panel_allowed[1] == std::vector<std::uint8_t>{1, 1, 1, 1});
+  CHECK(view.values == std::vector<float>{1, 0.5f, 0.5f, 0.75f, 0.25f, 0.5f, 0.5f});
+  CHECK_THAT(data_block(html_report({"compare", {view}, false})), Contains("\"panelAllowed\":[\"AQIBAQ==\",\"AQEBAQ==\"]"));
+  request.panel_allowed.clear();
+  CHECK(report_view(request, fonts(), "weights", {"A", "B"}).panel_allowed.empty());
+}

@@ -1,7 +1,9 @@
-"""The HTML report at 512 tokens (issue 23): page size and time until interactive in headless
-chromium, for stories260K's 5 layers x 8 heads x 512 tokens (every layer in one page), and how long
-a hover takes to draw a query's lines in the head view. Prints one Markdown table row per
-measurement; docs/pictures.md quotes them.
+"""The HTML report at 512 tokens (issue 23): page size and time until every view is drawn in
+headless chromium (the head view with every line at rest), for stories260K's 5 layers x 8 heads x
+512 tokens (every layer in one page), and how long a hover takes to draw a query's lines in the
+head view. The machine is shared: the main thread's CPU time (CDP Performance.getMetrics
+TaskDuration) and the load average are printed beside the wall times. Prints one Markdown table
+row; docs/pictures.md and scripts/bench/RESULTS.md quote it.
 Usage: report_page.py ATTNVIZ"""
 import json
 import os
@@ -32,13 +34,18 @@ def main():
                         "--format", "html", "-o", out], check=True, capture_output=True)
         page_path = os.path.join(out, "index.html")
         size = os.path.getsize(page_path)
-        ready, load, hover = [], [], []
+        ready, load, hover, cpu, rest = [], [], [], [], []
         for _ in range(RUNS):
             browser = Browser()
             try:
+                browser.send("Performance.enable")
                 page = Page(browser, page_path)
-                ready.append(page.ready_ms)
+                ready.append(float(browser.evaluate("document.body.dataset.viewsReady")))
                 load.append(page.load_s * 1000)
+                metrics = {m["name"]: m["value"] for m in browser.send("Performance.getMetrics")["metrics"]}
+                cpu.append(metrics["TaskDuration"] * 1000)
+                rest.append(browser.evaluate("[document.getElementById('head-rest').dataset.lines, "
+                                             "document.getElementById('head-rest-note').textContent]"))
                 started = time.time()
                 browser.evaluate("""(() => { const t = document.querySelector('#hq .tok[data-query="511"]');
                   t.dispatchEvent(new MouseEvent('mouseenter')); return window.attnvizViews.lines(); })()""")
@@ -46,8 +53,11 @@ def main():
             finally:
                 browser.close()
         print(f"| stories260K, 5 layers x 8 heads x {len(ids)} tokens, all layers in one page | {size / 1e6:.1f} MB "
-              f"| interactive after {statistics.median(ready):.0f} ms (load event {statistics.median(load):.0f} ms) "
+              f"| every view drawn after {statistics.median(ready):.0f} ms (load event {statistics.median(load):.0f} ms; "
+              f"main-thread CPU {statistics.median(cpu):.0f} ms) "
               f"| head-view hover of the last query (8 x 512 lines) {statistics.median(hover):.0f} ms |")
+        print(f"median of {RUNS} runs; head view at rest: {rest[0][0]} lines ({rest[0][1]}); "
+              f"load average {' '.join('%.2f' % x for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -102,6 +102,26 @@ std::string CensusCollector::file_text(const std::string& path) const {
   return census_format(path) == ".csv" ? census_to_csv(rows_) : census_to_json(rows_);
 }
 
+TextTable CensusCollector::text_table() const {
+  // Split from census_to_csv itself: the cells cannot drift from the file's (its fields hold no
+  // commas: numbers, head numbers, stack and kind names).
+  TextTable table;
+  table.title = "head census (as census.csv: statistics over each head's real, not fully masked query rows)";
+  const std::string csv = census_to_csv(rows_);
+  std::size_t start = 0;
+  while (start < csv.size()) {
+    const std::size_t end = csv.find('\n', start);
+    std::vector<std::string> cells;
+    std::size_t from = start;
+    for (std::size_t comma; (comma = csv.find(',', from)) < end; from = comma + 1) cells.push_back(csv.substr(from, comma - from));
+    cells.push_back(csv.substr(from, end - from));
+    if (table.header.empty()) table.header = std::move(cells);
+    else table.rows.push_back(std::move(cells));
+    start = end + 1;
+  }
+  return table;
+}
+
 // One part of the picture: the layers of the blocks named `block`, a table per statistic that
 // has values for them (cross-attention has no positional statistics).
 GridRequest CensusCollector::picture_request(const std::string& block, const ModelRunInfo& info,
@@ -198,6 +218,7 @@ void CensusCollector::add_pictures(const ModelRunInfo& info, const Options& opti
       const std::string name = dot == std::string::npos ? "census" : block_description(first_row.substr(0, dot));
       page.views.push_back(report_view(request, fonts, name, request.panel_titles));
     }
+    page.tables.push_back(text_table());  // the numbers themselves, as census.csv has them
     files.add(with_extension(options.output, ".html"), html_report(page));
   }
 }

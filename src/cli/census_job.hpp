@@ -11,6 +11,7 @@
 #include "io/census_output.hpp"
 #include "model/model_run.hpp"
 #include "render/head_grid.hpp"
+#include "render/text_table.hpp"
 
 namespace attnviz {
 
@@ -31,6 +32,9 @@ class CensusCollector {
   bool has_induction() const;
   /// The census as written to `path`: CSV or JSON by its extension (see census_format).
   std::string file_text(const std::string& path) const;
+  /// The census as a text table for the HTML report: the CSV's header and cells, verbatim (so the
+  /// page shows exactly the numbers census.csv holds), one row per head.
+  TextTable text_table() const;
   /// The census picture's parts, top to bottom: one per kind of block (encoder self, decoder
   /// self, decoder cross; one part for a decoder-only model), each a layer × head table per
   /// statistic that applies to that kind, on its own min–max scale, values printed in the

@@ -42,7 +42,8 @@ SvgPicture table_picture(const Image& table) {
 }
 
 void add_other_formats(const NamedRequests& requests, const Image& table, const TextTable& stats,
-                       const Options& options, const FontSet& fonts, OutputSet& files) {
+                       const std::vector<TextTable>& extra_tables, const Options& options, const FontSet& fonts,
+                       OutputSet& files) {
   if (wants_format(options, "svg")) {
     std::vector<SvgPicture> parts;
     for (std::size_t i = 0; i < requests.size(); ++i)
@@ -54,6 +55,7 @@ void add_other_formats(const NamedRequests& requests, const Image& table, const 
     ReportPage page{requests.front().second.figure_title, {}, false};
     for (const auto& [name, request] : requests) page.views.push_back(report_view(request, fonts, name, request.panel_titles));
     page.tables.push_back(stats);  // the numbers the PNG's table shows, as text (issue 23)
+    page.tables.insert(page.tables.end(), extra_tables.begin(), extra_tables.end());
     files.add(with_extension(options.output, ".html"), html_report(page));
   }
 }
@@ -67,7 +69,8 @@ void check_compare_options(const Options& options) {
 }
 
 void compare_runs(const std::vector<CompareRun>& runs, const std::vector<int>& heads, const Options& options,
-                  PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings, OutputSet extra_files) {
+                  PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings, OutputSet extra_files,
+                  const std::vector<TextTable>& extra_tables) {
   const double budget = memory_budget_bytes(options);
   const CompareMasks masks = figure_masks(runs, warnings);
   const ComparePanels panels = collect_panels(runs, heads, options.average);
@@ -82,7 +85,7 @@ void compare_runs(const std::vector<CompareRun>& runs, const std::vector<int>& h
   files.protect(input_files(options));
   if (wants_format(options, "png"))
     files.add(options.output, encode_png(stack_vertically(parts, kBackground), options.output));
-  add_other_formats(requests, parts.back(), stats_table(report), options, fonts, files);
+  add_other_formats(requests, parts.back(), stats_table(report), extra_tables, options, fonts, files);
   if (!options.stats.empty()) files.add(options.stats, stats_format(options.stats) == ".csv" ? stats_to_csv(report)
                                                                                             : stats_to_json(report));
   timer.lap("render");
@@ -101,16 +104,17 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out, s
   std::vector<CompareRun> runs = load_compare_runs(options, warnings, memory_budget_bytes(options), timer);
   for (CompareRun& run : runs) compare_measure(options.measure, run.record, run.names);
   require_same_tokens(runs);
-  compare_runs(runs, chosen_heads(options, runs), options, timer, out, warnings, OutputSet());
+  compare_runs(runs, chosen_heads(options, runs), options, timer, out, warnings, OutputSet(), {});
 }
 
 void run_compare_heads(AttentionRecord record, std::vector<std::string> names, const Options& options, PhaseTimer& timer,
-                       std::ostream& out, std::vector<std::string>& warnings, OutputSet extra_files) {
+                       std::ostream& out, std::vector<std::string>& warnings, OutputSet extra_files,
+                       std::vector<TextTable> extra_tables) {
   check_compare_options(options);
   std::vector<int> heads;
   for (int h = 0; h < record.num_heads; ++h) heads.push_back(h);
   const std::vector<CompareRun> runs{{"", std::move(record), std::move(names)}};
-  compare_runs(runs, heads, options, timer, out, warnings, std::move(extra_files));
+  compare_runs(runs, heads, options, timer, out, warnings, std::move(extra_files), extra_tables);
 }
 
 }  // namespace attnviz

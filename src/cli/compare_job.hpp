@@ -11,6 +11,7 @@
 #include "cli/profile.hpp"
 #include "io/atomic_output.hpp"
 #include "io/attention_record.hpp"
+#include "render/text_table.hpp"
 
 namespace attnviz {
 
@@ -21,9 +22,10 @@ void run_compare(const Options& options, PhaseTimer& timer, std::ostream& out,
 
 /// `compare --model … --heads L0H3,L4H1`: the same comparison of heads taken from several
 /// layers. `record` holds the chosen heads as its heads (same tokens and mask), `names` their
-/// names ("L0H3"), one per head. `extra_files` (a census) are written together with the PNG.
+/// names ("L0H3"), one per head. `extra_files` (a census) are written together with the PNG;
+/// `extra_tables` (the census as text) join the statistics table in compare.html.
 void run_compare_heads(AttentionRecord record, std::vector<std::string> names, const Options& options,
                        PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings,
-                       OutputSet extra_files);
+                       OutputSet extra_files, std::vector<TextTable> extra_tables = {});
 
 }  // namespace attnviz

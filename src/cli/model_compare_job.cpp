@@ -160,7 +160,8 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   if (!options.census.empty()) census_files.add(options.census, census.file_text(options.census));
   if (!options.layer_heads.empty()) {
     return run_compare_heads(picker.record(info.model.num_layers), picker.names(), options, timer, out, warnings,
-                             std::move(census_files));
+                             std::move(census_files),
+                             options.census.empty() ? std::vector<TextTable>() : std::vector<TextTable>{census.text_table()});
   }
   timer.lap("compute");
   census.add_pictures(info, options, budget, census_files, warnings);

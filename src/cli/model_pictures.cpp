@@ -4,6 +4,7 @@
 
 #include "cli/attention_job.hpp"
 #include "cli/measure_job.hpp"
+#include "cli/picture_fonts.hpp"
 
 namespace attnviz {
 
@@ -43,6 +44,18 @@ void ModelPictures::render(const ModelRunInfo& info, OutputSet& files, std::vect
   const double budget = memory_budget_bytes(options_);
   files.add((folder / "overview.png").string(), overview_.render_png(info, budget, warnings));
   if (options_.rollout) files.add((folder / "rollout.png").string(), rollout_.render_png(info, budget, warnings));
+}
+
+std::vector<ReportView> ModelPictures::report_views(const ModelRunInfo& info) const {
+  if (!options_.rollout || rollout_.layers() == 0) return {};
+  auto [matrix, strip] = rollout_.requests(info, memory_budget_bytes(options_));
+  strip.figure_title = "attention rollout \u00B7 " + strip.panel_titles.front();
+  const FontSet fonts = picture_fonts(options_);
+  const std::string last = "R_" + std::to_string(rollout_.layers() - 1);
+  std::vector<ReportView> views{report_view(matrix, fonts, "rollout " + last, {last}),
+                                report_view(strip, fonts, "rollout, last position", {"last position"})};
+  for (ReportView& view : views) view.measure = "rollout";
+  return views;
 }
 
 double ModelPictures::kept_bytes(const Options& options, long tokens, int layers, int heads) {

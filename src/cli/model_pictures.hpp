@@ -9,6 +9,7 @@
 #include "cli/overview_job.hpp"
 #include "cli/rollout_job.hpp"
 #include "io/atomic_output.hpp"
+#include "render/html_report.hpp"
 
 namespace attnviz {
 
@@ -23,6 +24,9 @@ class ModelPictures {
   void add(const AttentionBlock& block);
   /// Adds DIR/overview.png (and DIR/rollout.png) to `files`; nothing when no block came.
   void render(const ModelRunInfo& info, OutputSet& files, std::vector<std::string>& warnings) const;
+  /// rollout.png's two grids as views of the HTML report (measure "rollout"): the last layer's R
+  /// and the strip of every layer's last-query row. Empty without --rollout or before any block.
+  std::vector<ReportView> report_views(const ModelRunInfo& info) const;
   /// What add() keeps across layers (for run_model's memory estimate).
   static double kept_bytes(const Options& options, long tokens, int layers, int heads);
 

@@ -85,8 +85,7 @@ void RolloutCollector::add(const AttentionBlock& block) {
   }
 }
 
-std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory_budget,
-                                         std::vector<std::string>& warnings) const {
+std::pair<GridRequest, GridRequest> RolloutCollector::requests(const ModelRunInfo& info, double memory_budget) const {
   const int layers = rollout_.layers();
   const std::string last = std::to_string(layers - 1);
   char residual[32];
@@ -115,6 +114,12 @@ std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory
   strip.allowed = nullptr;
   strip.figure_title.clear();
   strip.query_axis_title = "layer";
+  return {std::move(top), std::move(strip)};
+}
+
+std::string RolloutCollector::render_png(const ModelRunInfo& info, double memory_budget,
+                                         std::vector<std::string>& warnings) const {
+  auto [top, strip] = requests(info, memory_budget);
   const FontSet fonts = picture_fonts(options_);
   // The two grids are stacked, so they share --max-size's height. The strip (one row per layer)
   // is drawn first at its own size and the matrix gets the rest: sharing in proportion to the

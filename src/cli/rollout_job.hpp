@@ -4,11 +4,13 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/rollout.hpp"
 #include "cli/options.hpp"
 #include "model/model_run.hpp"
+#include "render/head_grid.hpp"
 
 namespace attnviz {
 
@@ -37,6 +39,9 @@ class RolloutCollector {
   /// rollout.png: the last layer's R over the tokens, and below it a strip of every layer's
   /// last-query row (how the final position's input mixes, layer by layer). PNG bytes.
   std::string render_png(const ModelRunInfo& info, double memory_budget, std::vector<std::string>& warnings) const;
+  /// What rollout.png draws, as two grids: the last layer's R [n, n] and the strip [layers, n]
+  /// of every layer's last-query row (the HTML report shows them as views). Requires layers() > 0.
+  std::pair<GridRequest, GridRequest> requests(const ModelRunInfo& info, double memory_budget) const;
 
  private:
   Options options_;

@@ -197,9 +197,33 @@ std::string model_report_title(const ModelRunInfo& info, std::size_t blocks) {
          counted(static_cast<long long>(blocks), "attention block");
 }
 
-void add_model_report(const ModelRunInfo& info, ReportPage& page, const Options& options, OutputSet& files) {
+// Every other file of the run, relative to the page: the whole-model pictures beside it first
+// (overview.png, rollout.png, flow.png), then the per-layer files in their folders.
+void link_run_files(const Options& options, const OutputSet& files, ReportPage& page) {
+  std::vector<ReportLink> nested;
+  for (const std::string& path : files.paths()) {
+    const std::string href = std::filesystem::path(path).lexically_relative(options.output).generic_string();
+    if (href.empty() || href == "index.html") continue;
+    if (href.find('/') != std::string::npos) {
+      nested.push_back({href, href});
+      continue;
+    }
+    const std::string what = href == "overview.png" ? " (every layer \u00D7 head)"
+                             : href == "rollout.png" ? " (attention rollout)"
+                             : href == "flow.png"    ? " (attention flow)"
+                                                     : "";
+    page.links.push_back({href, href + what});
+  }
+  page.main_links = page.links.size();
+  page.links.insert(page.links.end(), nested.begin(), nested.end());
+}
+
+void add_model_report(const ModelRunInfo& info, ReportPage& page, const ModelPictures& pictures, const Options& options,
+                      OutputSet& files) {
   files.create_directory(options.output);
   if (!wants_format(options, "html")) return;
+  link_run_files(options, files, page);
+  for (ReportView& view : pictures.report_views(info)) page.views.push_back(std::move(view));
   // With --measure norms|alti each block has two views (the measure and the weights).
   const std::size_t blocks = page.views.empty() ? 0 : static_cast<std::size_t>(std::count_if(
       page.views.begin(), page.views.end(), [&](const ReportView& v) { return v.measure == page.views.front().measure; }));
@@ -239,7 +263,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   if (options.flow)
     files.add((std::filesystem::path(options.output) / "flow.png").string(),
               measures.render_flow_png(info, options, memory_budget_bytes(options), warnings));
-  add_model_report(info, page, options, files);
+  add_model_report(info, page, model_pictures, options, files);
   timer.lap("render");
   files.protect(input_files(options));
   files.commit();
@@ -267,7 +291,7 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
     model_pictures.add(block);
   }
   model_pictures.render(dump.info, files, warnings);
-  add_model_report(dump.info, page, options, files);
+  add_model_report(dump.info, page, model_pictures, options, files);
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();

@@ -82,6 +82,15 @@ std::string view_json(const ReportView& view, bool compact) {
           ",\"firstQuery\":" + std::to_string(view.first_query) + ",\"excludeSink\":" + (view.exclude_sink ? "true" : "false");
   json += "," + (compact ? u16_values(view.values) : float32_values(view.values));
   if (view.measure != "weights") json += ",\"measure\":" + script_json_string(view.measure);  // absent: weights
+  if (!view.one_run_legend.empty()) json += ",\"oneRunLegend\":" + script_json_string(view.one_run_legend);
+  if (!view.panel_allowed.empty()) {
+    json += ",\"panelAllowed\":[";
+    for (std::size_t p = 0; p < view.panel_allowed.size(); ++p) {
+      const std::string cells(view.panel_allowed[p].begin(), view.panel_allowed[p].end());
+      json += (p == 0 ? "\"" : ",\"") + base64_encode(cells) + "\"";
+    }
+    json += "]";
+  }
   return json + "}";
 }
 
@@ -117,6 +126,11 @@ std::string page_json(const ReportPage& page, bool compact) {
   for (std::size_t v = 0; v < page.views.size(); ++v) json += (v == 0 ? "" : ",") + view_json(page.views[v], compact);
   json += "],\"tables\":[";
   for (std::size_t t = 0; t < page.tables.size(); ++t) json += (t == 0 ? "" : ",") + table_json(page.tables[t]);
+  json += "],\"links\":[";
+  for (std::size_t l = 0; l < page.links.size(); ++l) {
+    json += (l == 0 ? "{" : ",{") + std::string("\"href\":") + script_json_string(page.links[l].href) +
+            ",\"text\":" + script_json_string(page.links[l].text) + ",\"main\":" + (l < page.main_links ? "true" : "false") + "}";
+  }
   return json + "]}";
 }
 
@@ -152,15 +166,30 @@ ReportView report_view(const GridRequest& request, const FontSet& fonts, std::st
   const bool masked = request.allowed && request.allowed->size() != 0 && (request.allowed->array() == 0).any();
   const Eigen::Index n_q = static_cast<Eigen::Index>(request.query_tokens.size());
   const Eigen::Index n_k = static_cast<Eigen::Index>(request.key_tokens.size());
+  const bool one_run = request.one_run_masked && request.one_run_masked->size() != 0;
   if (masked) {
     for (Eigen::Index i = 0; i < n_q; ++i) {
-      for (Eigen::Index j = 0; j < n_k; ++j) view.allowed.push_back((*request.allowed)(i, j) != 0 ? 1 : 0);
+      for (Eigen::Index j = 0; j < n_k; ++j) {
+        const bool apart = one_run && (*request.one_run_masked)(i, j) != 0;
+        view.allowed.push_back((*request.allowed)(i, j) != 0 ? 1 : apart ? 2 : 0);
+      }
     }
   }
-  for (const SharedMatrix& panel : request.panels) {
+  if (masked && std::find(view.allowed.begin(), view.allowed.end(), 2) != view.allowed.end())
+    view.one_run_legend = request.one_run_legend.empty() ? "cross-hatched: masked in one run only" : request.one_run_legend;
+  const bool own_masks = std::any_of(request.panel_allowed.begin(), request.panel_allowed.end(),
+                                     [](const SharedMask& m) { return m && m->size() != 0; });
+  for (std::size_t p = 0; p < request.panels.size(); ++p) {
+    const Matrix& panel = *request.panels[p];
+    const MaskMatrix* own = p < request.panel_allowed.size() && request.panel_allowed[p] && request.panel_allowed[p]->size() != 0
+                                ? request.panel_allowed[p].get()
+                                : (masked ? request.allowed.get() : nullptr);
+    if (own_masks) view.panel_allowed.emplace_back();
     for (Eigen::Index i = 0; i < n_q; ++i) {
       for (Eigen::Index j = 0; j < n_k; ++j) {
-        if (!masked || (*request.allowed)(i, j) != 0) view.values.push_back((*panel)(i, j));
+        const bool allowed = own == nullptr || (*own)(i, j) != 0;
+        if (own_masks) view.panel_allowed.back().push_back(allowed ? 1 : one_run && (*request.one_run_masked)(i, j) != 0 ? 2 : 0);
+        if (allowed) view.values.push_back(panel(i, j));
       }
     }
   }

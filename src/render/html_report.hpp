@@ -38,7 +38,15 @@ struct ReportView {
   std::string colorbar_label;
   std::string cmap;
   bool symmetric = false;                    ///< signed data: blocks keep the largest magnitude
-  std::vector<std::uint8_t> allowed;         ///< [n_q · n_k] row-major, 1 = allowed; empty = all
+  std::vector<std::uint8_t> allowed;         ///< [n_q · n_k] row-major, 1 = allowed, 0 = masked,
+                                             ///< 2 = masked and GridRequest::one_run_masked (outside a
+                                             ///< sliding window, or masked in one compared run only:
+                                             ///< the PNG's other hatch); empty = all allowed
+  std::string one_run_legend;                ///< the legend line of the cells marked 2
+  /// Per panel, when a panel has a mask of its own (GridRequest::panel_allowed, compare's runs):
+  /// its cells as `allowed` codes them; `values` then holds each panel's own allowed cells.
+  /// Empty: every panel uses `allowed`.
+  std::vector<std::vector<std::uint8_t>> panel_allowed;
   std::vector<float> values;                 ///< the allowed cells of each panel, panel by panel,
                                              ///< row-major: exactly the record's float32 weights
   /// What the view shows (--measure, issue 20): "weights", "norms" or "alti". A page whose views
@@ -55,6 +63,12 @@ struct ReportView {
 ReportView report_view(const GridRequest& request, const FontSet& fonts, std::string name,
                        const std::vector<std::string>& panel_names);
 
+/// Another file of the run, linked from the page (overview.png beside index.html, a layer's PNG).
+struct ReportLink {
+  std::string href;  ///< relative to the page, '/'-separated (no scheme: the page never requests it)
+  std::string text;  ///< what the link shows
+};
+
 /// The page: `title` in its heading and <title>, the views in order (a selector when there are
 /// several; `layered` adds the layer × head overview and names the selector "layer").
 struct ReportPage {
@@ -64,6 +78,8 @@ struct ReportPage {
   int prompt_length = 0;  ///< --generate: tokens from here on were generated (the text panel marks
                           ///< them); 0 = nothing generated
   std::vector<TextTable> tables = {};  ///< shown as HTML tables below the views (compare's statistics)
+  std::vector<ReportLink> links = {};  ///< the run's other files: the first `main_links` in the header,
+  std::size_t main_links = 0;          ///< the rest in a folded list
 };
 
 /// The whole HTML file. Data go into <script type="application/json"> with '<', '>', '&' and

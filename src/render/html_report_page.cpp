@@ -67,7 +67,14 @@ const char* const kReportBody = R"page(<header>
 const char* const kReportScript = R"page("use strict";
 (function () {
   const data = JSON.parse(document.getElementById("attnviz-data").textContent);
-  const MASKED_FILL = [191, 191, 191], MASKED_HATCH = [235, 235, 235], HATCH_PERIOD = 6;
+  const MASKED_FILL = [191, 191, 191], MASKED_HATCH = [235, 235, 235], ONE_RUN_HATCH = [110, 110, 110], HATCH_PERIOD = 6;
+  // A masked pixel at (x, y) from the panel's origin: the grey hatch along x + y, or for a cell
+  // outside a sliding window (or masked in one compared run only; allowed byte 2) the darker
+  // hatch along x − y, as heatmap.cpp's draw_cells.
+  function maskedColour(x, y, apart) {
+    if (apart) return ((x - y) % HATCH_PERIOD + HATCH_PERIOD) % HATCH_PERIOD === 0 ? ONE_RUN_HATCH : MASKED_FILL;
+    return (x + y) % HATCH_PERIOD === 0 ? MASKED_HATCH : MASKED_FILL;
+  }
   const LARGE_PX = 640, THUMB_PX = 160, OVERVIEW_PX = 48, MAX_CELL_PX = 32, LABEL_PITCH_PX = 14;
   const MIN_COLORBAR_PX = 160, TABLE_ENTRIES = 256, MIN_LABEL_SPACING_PX = 4;
   const $ = (id) => document.getElementById(id);
@@ -105,20 +112,30 @@ const char* const kReportScript = R"page("use strict";
   }
   function entry(t) { return Number.isNaN(t) ? 0 : Math.min(Math.floor(t * TABLE_ENTRIES), TABLE_ENTRIES - 1); }
 
-  // One Float32Array per panel, [query][key] row-major, NaN where masked.
+  // One Float32Array per panel, [query][key] row-major, NaN where masked; view.kinds keeps the
+  // allowed bytes (2: the other hatch) or null.
   function decode(view) {
     if (view.matrices) return;
     const nq = view.queryTokens.length, nk = view.keyTokens.length, n = nq * nk;
     const allowed = view.allowed === null ? null : bytes(view.allowed);
+    view.kinds = allowed;
     const raw = bytes(view.values);
-    const stored = new DataView(raw.buffer);
     const step = view.encoding === "u16" ? (view.hi - view.lo) / 65535 : 0;
+    // The values are little-endian: read in place on a little-endian machine (every browser's
+    // platform today), through a DataView otherwise.
+    const stored = new DataView(raw.buffer), little = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+    const f32 = view.encoding === "f32";
+    const words = !little ? null : f32 ? new Float32Array(raw.buffer, 0, raw.length / 4) : new Uint16Array(raw.buffer, 0, raw.length / 2);
+    const lo = f32 ? 0 : view.lo, scale = f32 ? 1 : step;
     let k = 0;
-    view.matrices = view.panels.map(() => {
-      const m = new Float32Array(n);
+    // A panel with a mask of its own (compare's runs) reads its cells through it.
+    view.panelKinds = view.panelAllowed ? view.panelAllowed.map(bytes) : null;
+    view.matrices = view.panels.map((panel, p) => {
+      const m = new Float32Array(n), own = view.panelKinds ? view.panelKinds[p] : allowed;
       for (let c = 0; c < n; c++) {
-        if (allowed !== null && allowed[c] === 0) { m[c] = NaN; continue; }
-        m[c] = view.encoding === "f32" ? stored.getFloat32(4 * k, true) : view.lo + stored.getUint16(2 * k, true) * step;
+        if (own !== null && own[c] !== 1) { m[c] = NaN; continue; }
+        const x = words !== null ? words[k] : f32 ? stored.getFloat32(4 * k, true) : stored.getUint16(2 * k, true);
+        m[c] = f32 ? x : lo + x * scale;
         k++;
       }
       return m;
@@ -136,13 +153,14 @@ const char* const kReportScript = R"page("use strict";
     const context = canvas.getContext("2d");
     const image = context.createImageData(w, h);
     const px = image.data, m = view.matrices[p], table = tables[view.cmap], range = view.panels[p].range;
+    const kinds = view.panelKinds ? view.panelKinds[p] : view.kinds;
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++) {
-        let v = NaN;
+        let v = NaN, apart = false;
         for (let i = r * block; i < Math.min(nq, (r + 1) * block); i++) {
           for (let j = c * block; j < Math.min(nk, (c + 1) * block); j++) {
             const x = m[i * nk + j];
-            if (Number.isNaN(x)) continue;
+            if (Number.isNaN(x)) { apart = apart || (kinds !== null && kinds !== undefined && kinds[i * nk + j] === 2); continue; }
             if (Number.isNaN(v)) v = x;
             else v = view.symmetric ? (Math.abs(x) > Math.abs(v) ? x : v) : Math.max(v, x);
           }
@@ -152,7 +170,7 @@ const char* const kReportScript = R"page("use strict";
           for (let x = c * cellPx; x < (c + 1) * cellPx; x++) {
             const o = 4 * (y * w + x);
             if (masked) {
-              const colour = (x + y) % HATCH_PERIOD === 0 ? MASKED_HATCH : MASKED_FILL;
+              const colour = maskedColour(x, y, apart);
               px[o] = colour[0]; px[o + 1] = colour[1]; px[o + 2] = colour[2];
             } else {
               px[o] = table[e]; px[o + 1] = table[e + 1]; px[o + 2] = table[e + 2];
@@ -203,7 +221,9 @@ const char* const kReportScript = R"page("use strict";
       const v = m[i0 * nk + j0];
       tip.querySelector(".tip-query").textContent = "query " + i0 + " " + quoted(view.queryTokens[i0]);
       tip.querySelector(".tip-key").textContent = "key " + j0 + " " + quoted(view.keyTokens[j0]);
-      tip.querySelector(".tip-value").textContent = Number.isNaN(v) ? "masked" : view.colorbar.label + " " + formatValue(v);
+      tip.querySelector(".tip-value").textContent = !Number.isNaN(v) ? view.colorbar.label + " " + formatValue(v)
+        : (view.panelKinds ? view.panelKinds[map.panel] : view.kinds || [])[i0 * nk + j0] === 2
+          ? "masked: " + view.oneRunLegend.replace(/^cross-hatched: /, "") : "masked";
     } else {
       const i1 = Math.min(nq, i0 + map.block) - 1, j1 = Math.min(nk, j0 + map.block) - 1;
       // The block's value as drawn: its max, or for signed data the value of largest magnitude.
@@ -262,6 +282,8 @@ const char* const kReportScript = R"page("use strict";
       kbox.append(label);
     }
     qbox.style.height = map.canvas.height + "px";
+    // Label 0 sits 7 px above the middle of a row thinner than its line: room inside #large's scroll box.
+    root.style.paddingTop = Math.max(0, 7 - half) + "px";
     kbox.style.width = map.canvas.width + "px";
     return { map: map, root: root, qbox: qbox, kbox: kbox };
   }
@@ -307,20 +329,26 @@ const char* const kReportScript = R"page("use strict";
     box.append(canvas, ticks, element("div", "caption", bar.label), element("div", "caption", bar.caption));
   }
 
+  // A line per kind of masked cell shown, with its swatch, as head_grid_layout.cpp's legend_lines.
   function drawLegend(view) {
     const legend = $("legend");
     legend.replaceChildren();
     if (view.allowed === null) return;
-    const swatch = element("canvas");
-    const side = 12;
-    swatch.width = swatch.height = side;
-    const context = swatch.getContext("2d");
-    for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) {
-      const c = (x + y) % HATCH_PERIOD === 0 ? MASKED_HATCH : MASKED_FILL;
-      context.fillStyle = "rgb(" + c.join(",") + ")";
-      context.fillRect(x, y, 1, 1);
-    }
-    legend.append(swatch, document.createTextNode("grey hatched: masked (causal/padding), not attended"));
+    const swatchLine = (apart, text) => {
+      const line = element("div", apart ? "apart" : "masked");
+      const swatch = element("canvas");
+      const side = 12;
+      swatch.width = swatch.height = side;
+      const context = swatch.getContext("2d");
+      for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) {
+        context.fillStyle = "rgb(" + maskedColour(x, y, apart).join(",") + ")";
+        context.fillRect(x, y, 1, 1);
+      }
+      line.append(swatch, document.createTextNode(text));
+      legend.append(line);
+    };
+    if (view.kinds.includes(0)) swatchLine(false, "grey hatched: masked (causal/padding), not attended");
+    if (view.kinds.includes(2)) swatchLine(true, view.oneRunLegend);
   }
 
   function showView(v) {
@@ -426,7 +454,7 @@ const char* const kReportScript = R"page("use strict";
     }
   }
 
-  const MEASURE_NAMES = { weights: "attention weights", norms: "norms \u2016\u03b1\u00b7f(x)\u2016", alti: "ALTI" };
+  const MEASURE_NAMES = { weights: "attention weights", norms: "norms \u2016\u03b1\u00b7f(x)\u2016", alti: "ALTI", rollout: "attention rollout" };
 
   function addMeasureSwitch() {
     const measures = [...new Set(data.views.map(measureOf))];

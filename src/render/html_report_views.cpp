@@ -23,7 +23,10 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 .tok.selected { background: #ffd8d8; outline: 1px solid #d62728; }
 .tok.generated, #text .generated { color: #1f5fa8; }
 #head-lines line { pointer-events: none; }
-#head-note, #search-note { color: #505050; font-size: 13px; }
+#head-lines-box { position: relative; }
+#head-rest { position: absolute; left: 0; top: 0; pointer-events: none; }
+#head-note, #head-rest-note, #search-note { color: #505050; font-size: 13px; }
+#head-rest-note { margin-top: -6px; }
 #text { line-height: 1.9; font-size: 15px; max-width: 60em; }
 #text span { user-select: none; cursor: pointer; border-radius: 3px; }
 #text span:hover, #text span.selected { background: #ffd8d8; }
@@ -32,11 +35,17 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 #tables-view th, #tables-view td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #ddd; }
 #tables-view td:first-child, #tables-view th:first-child { text-align: left; }
 .mark { position: absolute; background: #d62728; pointer-events: none; }
+#overview-title { display: inline-block; margin-right: 16px; }
+#overview tr:first-child th { text-align: center; }
+body[data-only="heads"] #legend, body[data-only="text"] #legend { display: none; }
+#files-main a, #files a { margin-right: 12px; color: #1f5fa8; font-size: 13px; }
+#files { color: #505050; font-size: 13px; margin: 10px 0; }
+#files ul { margin: 4px 0; columns: 3; }
 )page";
 
 const char* const kReportViewsBody = R"page(<nav id="tabs" aria-label="views"><a href="#heads" data-tab="heads">head view</a><a href="#model" data-tab="model">model view</a><a href="#matrix" data-tab="matrix">matrix view</a><a href="#text" data-tab="text">text</a><a href="#all" data-tab="all">all</a></nav>
 <section id="heads-view" class="pane"><h2>head view: lines from each query token (left) to the keys it attends to (right), opacity = weight</h2>
-<div id="head-toggles"></div><p id="head-note"></p><div id="head-columns"><div class="tokcol" id="hq"></div><svg id="head-lines" width="240" height="0"></svg><div class="tokcol" id="hk"></div></div></section>
+<div id="head-toggles"></div><p id="head-note"></p><p id="head-rest-note"></p><div id="head-columns"><div class="tokcol" id="hq"></div><div id="head-lines-box"><canvas id="head-rest" width="240" height="0"></canvas><svg id="head-lines" width="240" height="0"></svg></div><div class="tokcol" id="hk"></div></div></section>
 <section id="tables-view" hidden></section>
 <section id="text-view" class="pane"><h2>text (click a token to select it in every view)</h2><p id="text"></p></section>
 <span id="search-box"><label>find a token <input id="search" type="search" size="14"></label> <span id="search-note"></span><span id="zoom">zoom <button id="zoom-out">−</button> <span id="zoom-level">1×</span> <button id="zoom-in">+</button></span></span>
@@ -153,13 +162,72 @@ const char* const kReportViewsScript = R"page((function () {
     drawLines();
   }
 
+  // At rest (no token hovered or selected) every line of the shown heads, as BertViz draws them,
+  // on a canvas: an SVG element per line is too slow past a few thousand (512 tokens: 131 072 lines
+  // a head). Lines are stroked in batches of equal 8-bit opacity round(255·w)/255, the most a
+  // canvas shows; a weight that rounds to 0 would be invisible and is not drawn. Past MAX_REST_LINES
+  // only the strongest levels are drawn, and the note under the toggles says from which weight.
+  const MAX_REST_LINES = 20000, OPACITY_STEPS = 255;
+  function drawRestLines(v, height) {
+    const canvas = $("head-rest"), shown = [...heads.visible].sort((a, b) => a - b);
+    const key = state.view + ":" + shown.join(",");
+    if (canvas.dataset.key === key) return;
+    canvas.dataset.key = key;
+    canvas.width = LINES_PX;
+    canvas.height = height;
+    const nk = v.keyTokens.length, counts = new Float64Array(OPACITY_STEPS + 1);
+    // levels[h][c]: the opacity step of each cell, 0 for masked (NaN) and invisible weights.
+    const levels = shown.map((h) => {
+      const m = v.matrices[h], out = new Uint8Array(m.length);
+      for (let c = 0; c < m.length; c++) {
+        const k = m[c] > 0 ? Math.min(OPACITY_STEPS, Math.round(m[c] * OPACITY_STEPS)) : 0;
+        out[c] = k;
+        counts[k]++;
+      }
+      return out;
+    });
+    let floor = OPACITY_STEPS + 1, drawn = 0, visible = 0;
+    for (let k = OPACITY_STEPS; k >= 1; k--) {
+      visible += counts[k];
+      if (drawn + counts[k] <= MAX_REST_LINES && floor === k + 1) { drawn += counts[k]; floor = k; }
+    }
+    const context = canvas.getContext("2d");
+    context.lineWidth = 1;  // hairlines: at 1.5 px, 53 000 lines took chromium 6 s more to paint
+    shown.forEach((h, s) => {
+      const level = levels[s], paths = new Map();
+      for (let c = 0; c < level.length; c++) {
+        const k = level[c];
+        if (k === 0 || k < floor) continue;
+        if (!paths.has(k)) paths.set(k, new Path2D());
+        const i = Math.floor(c / nk), j = c % nk;
+        paths.get(k).moveTo(0, i * ROW_PX + ROW_PX / 2);
+        paths.get(k).lineTo(LINES_PX, j * ROW_PX + ROW_PX / 2);
+      }
+      context.strokeStyle = headColour(h);
+      for (const [k, path] of paths) { context.globalAlpha = k / OPACITY_STEPS; context.stroke(path); }
+    });
+    canvas.dataset.lines = String(drawn);
+    canvas.dataset.floor = String(floor);
+    const least = core.formatValue((floor - 0.5) / OPACITY_STEPS);
+    $("head-rest-note").textContent = floor === 1
+      ? "no token hovered or selected: every line of the heads shown (" + drawn + "); weights under " + least +
+        " are not drawn (under one 8-bit step of opacity, invisible)"
+      : "no token hovered or selected: the " + drawn + " strongest lines of the heads shown (weight \u2265 " + least +
+        ") of " + visible + " visible ones; hover or click a token for all of its lines";
+  }
+
   // Lines of the hovered token (a query: to every key it may attend; a key: from every query that
   // may attend to it), else of the selected queries, for each visible head; opacity = weight.
   function drawLines() {
     const v = view(), nq = v.queryTokens.length, nk = v.keyTokens.length;
     const svg = $("head-lines");
-    svg.setAttribute("height", String(Math.max(nq, nk) * ROW_PX));
+    const height = Math.max(nq, nk) * ROW_PX;
+    svg.setAttribute("height", String(height));
     svg.replaceChildren();
+    const resting = heads.hover === null && heads.selected.size === 0;
+    $("head-rest").style.display = resting ? "block" : "none";  // canvas { display: block } outranks [hidden]
+    $("head-rest-note").style.visibility = resting ? "visible" : "hidden";  // keeps its line: no row moves under the mouse
+    if (resting) drawRestLines(v, height);
     let pairs = [];
     if (heads.hover && heads.hover.axis === "key") {
       for (let i = 0; i < nq; i++) pairs.push([i, heads.hover.index]);
@@ -244,13 +312,16 @@ const char* const kReportViewsScript = R"page((function () {
   function meanColumn() {
     const rows = document.querySelectorAll("#overview tr");
     if (rows.length === 0) return;
+    // The overview shows the views of one measure (weights, norms, ALTI, rollout): so do its
+    // header and mean column; views of one panel each (the rollout's) have no mean to add.
+    const shown = data.views.filter((v) => core.measureOf(v) === state.measure);
     const header = element("tr");
     header.append(element("th"));
-    data.views[0].panels.forEach((panel) => header.append(element("th", "", panel.name.replace(/^.*?(H\d+)$/, "$1"))));
-    header.append(element("th", "", "mean"));
+    shown[0].panels.forEach((panel) => header.append(element("th", "", panel.name.replace(/^.*?(H\d+)$/, "$1"))));
     rows[0].before(header);
-    // The overview shows the views of one measure (weights, norms, ALTI): so does its mean column.
-    data.views.filter((v) => core.measureOf(v) === state.measure).forEach((v, l) => {
+    if (shown.every((v) => v.panels.length === 1)) return;
+    header.append(element("th", "", "mean"));
+    shown.forEach((v, l) => {
       core.decode(v);
       const n = v.matrices[0].length, mean = new Float32Array(n);
       for (const m of v.matrices) for (let c = 0; c < n; c++) mean[c] += m[c] / v.matrices.length;
@@ -284,6 +355,29 @@ const char* const kReportViewsScript = R"page((function () {
       box.append(table);
       if (t.note) box.append(element("p", "", t.note));
     }
+  }
+
+  // The run's other files as relative links (nothing is loaded until one is followed): the
+  // whole-model pictures (overview.png, rollout.png) beside the model view's title, every layer's
+  // pictures in a folded list at the end of the page.
+  function links() {
+    const all = data.links || [];
+    const main = element("span"), list = element("ul");
+    main.id = "files-main";
+    for (const link of all) {
+      const a = element("a", "", link.text);
+      a.setAttribute("href", link.href.split("/").map(encodeURIComponent).join("/"));
+      if (link.main) { main.append(a); continue; }
+      const item = element("li");
+      item.append(a);
+      list.append(item);
+    }
+    const box = element("details");
+    box.id = "files";
+    box.append(element("summary", "", "every picture file of this run (" + list.children.length + ")"), list);
+    if (main.children.length > 0 && !$("overview-box").hidden) $("overview-title").after(main);
+    else if (main.children.length > 0) box.prepend(main);
+    if (list.children.length > 0 || main.parentNode === box) $("tables-view").after(box);
   }
 
   // The legend's lines for the marks, as grid_marks.cpp words them.
@@ -329,6 +423,7 @@ const char* const kReportViewsScript = R"page((function () {
 
   function setup() {
     tables();
+    links();
     $("zoom-in").addEventListener("click", () => zoom(2));
     $("zoom-out").addEventListener("click", () => zoom(0.5));
     panning();
@@ -359,6 +454,7 @@ const char* const kReportViewsScript = R"page((function () {
       lines: () => document.querySelectorAll("#head-lines line").length,
     };
     document.body.dataset.views = "ready";
+    document.body.dataset.viewsReady = String(performance.now());  // every view drawn (scripts/bench/report_page.py)
   }
 
   setup();

@@ -81,14 +81,31 @@ std::string hatch_pattern(const std::string& id, Point origin) {
   return pattern + "</pattern>\n";
 }
 
+// A cell masked in one run only, or outside a sliding window (kCellMaskedInOneRun): the same
+// grey crossed the other way, pixels where (x − y) % kHatchPeriodPx == 0 in kOneRunHatch, as
+// draw_cells draws it.
+std::string one_run_pattern(const std::string& id, Point origin) {
+  std::string pattern = "<pattern id=\"" + id + "\" patternUnits=\"userSpaceOnUse\" x=\"" + px(origin.x_px) + "\" y=\"" +
+                        px(origin.y_px) + "\" width=\"" + px(kHatchPeriodPx) + "\" height=\"" + px(kHatchPeriodPx) + "\">";
+  pattern += "<rect width=\"" + px(kHatchPeriodPx) + "\" height=\"" + px(kHatchPeriodPx) + "\" fill=\"" +
+             svg_colour(kMaskedFill) + "\"/>";
+  for (int d = 0; d < kHatchPeriodPx; ++d)
+    pattern += "<rect x=\"" + px(d) + "\" y=\"" + px(d) + "\" width=\"1\" height=\"1\" fill=\"" + svg_colour(kOneRunHatch) + "\"/>";
+  return pattern + "</pattern>\n";
+}
+
+// Cells as <rect>s: class "c" a colour, "m" masked (the grey hatch), "o" masked in one run only
+// or outside the sliding window (the other hatch, `hatch` + "o").
 std::string vector_cells(const DrawnCells& cells, Point origin, int cell_px, const ValueRange& range,
                          const Colormap& colormap, const std::string& hatch) {
   std::string body;
   for (Eigen::Index i = 0; i < cells.values.rows(); ++i) {
     for (Eigen::Index j = 0; j < cells.values.cols(); ++j) {
       const int x = origin.x_px + static_cast<int>(j) * cell_px, y = origin.y_px + static_cast<int>(i) * cell_px;
-      if (cells.allowed(i, j) != 0) {
+      if (cells.allowed(i, j) == kCellAllowed) {
         body += rect(x, y, cell_px, cell_px, svg_colour(colormap.at(color_position(range, cells.values(i, j)))), "c");
+      } else if (cells.allowed(i, j) == kCellMaskedInOneRun) {
+        body += rect(x, y, cell_px, cell_px, "url(#" + hatch + "o)", "o");
       } else {
         body += rect(x, y, cell_px, cell_px, "url(#" + hatch + ")", "m");
       }
@@ -189,13 +206,18 @@ std::string colorbar(const FontSet& fonts, const GridLayout& layout, const Color
   return body;
 }
 
-std::string legend(const FontSet& fonts, const GridLayout& layout, bool swatch, const std::string& hatch) {
+// The legend lines, each with the swatch of its kind of cell (layout.legend_swatches), whose
+// patterns are `hatch` + "-legend" and `hatch` + "-legend-o".
+std::string legend(const FontSet& fonts, const GridLayout& layout, const std::string& hatch) {
   std::string body;
   const LineMetrics line = fonts.line_metrics(kLegendFontPx);
   const int side_px = line.ascent_px;
   int y = layout.legend.y_px;
   for (std::size_t l = 0; l < layout.legend_lines.size(); ++l) {
-    if (l == 0 && swatch) body += rect(layout.legend.x_px, y + line.ascent_px - side_px, side_px, side_px, "url(#" + hatch + "-legend)");
+    const std::uint8_t swatch = l < layout.legend_swatches.size() ? layout.legend_swatches[l] : 0;
+    if (swatch != 0)
+      body += rect(layout.legend.x_px, y + line.ascent_px - side_px, side_px, side_px,
+                   "url(#" + hatch + (swatch == kCellMaskedInOneRun + 1 ? "-legend-o)" : "-legend)"));
     body += text(fonts, layout.legend_lines[l], layout.legend.x_px + side_px + kSwatchGapPx, y, kLegendFontPx, kNoteColour);
     y += line.line_height_px;
   }
@@ -217,8 +239,12 @@ SvgPicture grid_svg(const GridRequest& request, const FontSet& fonts, const std:
     const std::string hatch = id_prefix + "hatch" + std::to_string(p);
     const Point origin{panel.cells.x_px, panel.cells.y_px};
     svg.defs += hatch_pattern(hatch, origin);
-    const DrawnCells cells =
-        aggregate_cells(*request.panels[p], allowed, layout.block, request.scale == ScaleMode::Symmetric);
+    // A panel with a mask of its own (compare: each run's) is drawn with it, as draw_panel does.
+    const MaskMatrix& panel_allowed =
+        p < request.panel_allowed.size() && request.panel_allowed[p] ? *request.panel_allowed[p] : allowed;
+    const DrawnCells cells = aggregate_cells(*request.panels[p], panel_allowed, layout.block, request.scale == ScaleMode::Symmetric,
+                                             request.one_run_masked ? *request.one_run_masked : kEverything);
+    if ((cells.allowed.array() == kCellMaskedInOneRun).any()) svg.defs += one_run_pattern(hatch + "o", origin);
     svg.body += "<g class=\"cells\" shape-rendering=\"crispEdges\">\n";
     svg.body += raster ? raster_cells(cells, panel.cells, layout.cell_px, layout.ranges[p], colormap)
                        : vector_cells(cells, origin, layout.cell_px, layout.ranges[p], colormap, hatch);
@@ -244,12 +270,15 @@ SvgPicture grid_svg(const GridRequest& request, const FontSet& fonts, const std:
     svg.body += text(fonts, request.figure_title, layout.figure_title.x_px, layout.figure_title.y_px, kFigureTitleFontPx,
                      kTextColour);
   }
-  const bool any_masked = allowed.size() != 0 && (allowed.array() == 0).any() && !layout.thumbnail;
-  if (any_masked) {
-    // The swatch's hatch counts from its own top-left corner, the legend's first line.
-    svg.defs += hatch_pattern(id_prefix + "hatch-legend", Point{layout.legend.x_px, layout.legend.y_px});
+  // A swatch's hatch counts from its own top-left corner (its legend line's).
+  const LineMetrics legend_line = fonts.line_metrics(kLegendFontPx);
+  for (std::size_t l = 0; l < layout.legend_swatches.size(); ++l) {
+    if (layout.legend_swatches[l] == 0) continue;
+    const Point corner{layout.legend.x_px, layout.legend.y_px + static_cast<int>(l) * legend_line.line_height_px};
+    svg.defs += layout.legend_swatches[l] == kCellMaskedInOneRun + 1 ? one_run_pattern(id_prefix + "hatch-legend-o", corner)
+                                                                      : hatch_pattern(id_prefix + "hatch-legend", corner);
   }
-  svg.body += legend(fonts, layout, any_masked, id_prefix + "hatch");
+  svg.body += legend(fonts, layout, id_prefix + "hatch");
   svg.body += "</g>\n";
   return svg;
 }

@@ -92,6 +92,10 @@ class Page:
     def hover_cell(self, i, j, n_q, n_k):
         box = self.large_map()
         cell_x, cell_y = box["width"] / n_k, box["height"] / n_q
+        y = box["y"] + (i + 0.5) * cell_y
+        if not 0 <= y < self.b.evaluate("window.innerHeight"):  # below the fold: scroll the window to it
+            self.b.evaluate(f"window.scrollBy(0, {y} - window.innerHeight / 2)")
+            box = self.large_map()
         self.hover(box["x"] + (j + 0.5) * cell_x, box["y"] + (i + 0.5) * cell_y)
         return self.b.evaluate("""(() => {
           const t = document.getElementById('tip');

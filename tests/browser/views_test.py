@@ -1,15 +1,18 @@
 """The HTML report's views in headless chromium (issue 23), against attnviz's own dump:
   - deep links open the view they name: #heads (every head of layer 0), #model, #matrix, #text,
     and "#heads&layer=1&head=3&token=5" (layer 1, head 3 alone, query 5 selected);
+  - at rest the head view draws every line (one per allowed weight visible at 8-bit opacity);
   - hovering a query token in the head view shows exactly its lines: one per allowed key per
     visible head, each line's weight the dump's float32 for that (head, query, key);
   - shift-click selects several tokens; the text panel marks the generated tokens and a click
     there selects the token in the head view;
-  - the matrix view's search finds a token; no console error, no request.
+  - the matrix view's search finds a token; no console error, no request;
+  - a sliding-window layer's out-of-window cells have their own hatch, tooltip and legend line.
 With SCREENS=DIR, a screenshot of each view is saved there for a person to look at.
 Usage: views_test.py ATTNVIZ"""
 import base64
 import json
+import math
 import os
 import sys
 import tempfile
@@ -21,6 +24,8 @@ from cdp import Browser  # noqa: E402
 from report_test import MODEL, Page, float32, new_page, run  # noqa: E402
 
 PROMPT = "Once upon a time"
+GEMMA2 = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "data", "families", "gemma2.gguf")
+N_WINDOW, WINDOW = 24, 5  # gemma2.gguf's layer 0 has a sliding window of 5 tokens
 GENERATE = 27  # 32 tokens: BOS, 4 prompt tokens, 27 generated
 
 
@@ -55,10 +60,61 @@ def hover_token(page, axis, index):
     page.hover(x, y)
 
 
+def rest_lines(page):
+    return page.b.evaluate("""(() => { const c = document.getElementById('head-rest');
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let painted = 0; for (let k = 3; k < px.length; k += 4) if (px[k] > 0) painted++;
+      return {shown: getComputedStyle(c).display !== 'none', lines: Number(c.dataset.lines), floor: Number(c.dataset.floor),
+              painted: painted, note: document.getElementById('head-rest-note').textContent}; })()""")
+
+
 def lines(page):
     return page.b.evaluate("""[...document.querySelectorAll('#head-lines line')].map(l =>
       [Number(l.dataset.head), Number(l.dataset.query), Number(l.dataset.key), Number(l.dataset.weight),
        Number(l.getAttribute('stroke-opacity'))])""")
+
+
+def window_page(browser, attnviz, out):
+    """A sliding-window layer (issue 25, gemma2's layer 0, window 5): the matrix view draws the cells
+    outside the window with the PNG's other hatch (dark, along x − y), the causal cells with the grey
+    one, names them in the tooltip and gives each its legend line; the global layer 1 has none."""
+    folder = os.path.join(out, "gemma2")
+    run(attnviz, "heatmaps", "--model", GEMMA2, "--token-ids", ",".join(str(i) for i in range(1, N_WINDOW + 1)),
+        "--format", "png,html", "-o", folder)
+    page = Page(browser, os.path.join(folder, "index.html"))
+    go(page, "#matrix")
+    n, cell = N_WINDOW, page.large_map()["width"] // N_WINDOW
+    colours = page.b.evaluate(f"""(() => {{
+      const c = document.querySelector('#large canvas'), px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const out = [];
+      for (let i = 0; i < {n}; i++) for (let j = 0; j < {n}; j++) {{
+        const seen = new Set();
+        for (let y = i * {cell}; y < (i + 1) * {cell}; y++) for (let x = j * {cell}; x < (j + 1) * {cell}; x++) {{
+          const o = 4 * (y * c.width + x); seen.add(px[o] + "," + px[o + 1] + "," + px[o + 2]); }}
+        out.push([...seen].sort()); }}
+      return out; }})()""")
+    for index, seen in enumerate(colours):
+        i, j = divmod(index, n)
+        if j > i:
+            assert seen == ["191,191,191", "235,235,235"], (i, j, seen)  # causal: the grey hatch
+        elif i - j >= WINDOW:
+            assert seen == ["110,110,110", "191,191,191"], (i, j, seen)  # outside the window: the other one
+        else:
+            assert "191,191,191" not in seen or len(seen) == 1, (i, j, seen)
+    legend = page.b.evaluate("[...document.querySelectorAll('#legend > div')].map(d => d.className + ': ' + d.textContent)")
+    assert legend[:2] == ["masked: grey hatched: masked (causal/padding), not attended",
+                          "apart: cross-hatched: outside the sliding window of 5 tokens (query i sees keys i-5 < j <= i), "
+                          "not attended"], legend
+    page.b.evaluate("window.scrollTo(0, 0)")
+    assert page.hover_cell(20, 3, n, n)["value"].startswith("masked: outside the sliding window of 5 tokens"), "tooltip"
+    assert page.hover_cell(3, 20, n, n)["value"] == "masked"
+    screenshot(page, "window_matrix.png")
+    page.key("ArrowDown", 40)
+    assert page.state()["view"] == 1
+    legend = page.b.evaluate("[...document.querySelectorAll('#legend > div')].map(d => d.className)")
+    assert "apart" not in legend, legend
+    page.check_quiet()
+    print(f"window: {n} tokens, the cells outside gemma2's window of {WINDOW} hatched apart in the matrix view")
 
 
 def main():
@@ -81,6 +137,18 @@ def main():
             go(page, "#heads")
             assert visible(page, "#heads-view") and not visible(page, "#matrix-view"), "#heads shows the head view alone"
             assert page.b.evaluate("window.attnvizViews.visible()") == list(range(heads))
+            # At rest every line is drawn (BertViz): one per allowed (head, query, key) whose weight
+            # shows at 8-bit opacity, on the canvas; hovering hides it, leaving shows it again.
+            rest = rest_lines(page)
+            expected = sum(1 for h in range(heads) for i in range(n) for j in range(i + 1)
+                           if math.floor(float32(layers[0]["weights"][h][i][j]) * 255 + 0.5) >= 1)
+            assert rest["shown"] and rest["lines"] == expected and rest["floor"] == 1 and rest["painted"] > 1000, (rest, expected)
+            assert f"every line of the heads shown ({expected})" in rest["note"], rest
+            screenshot(page, "heads_rest.png")
+            hover_token(page, "query", 4)
+            assert not rest_lines(page)["shown"] and len(lines(page)) == heads * 5
+            page.hover(1, 1)
+            assert rest_lines(page)["shown"] and len(lines(page)) == 0
             for axis, index in (("query", 9), ("query", 31), ("query", 0)):
                 hover_token(page, axis, index)
                 shown = lines(page)
@@ -175,6 +243,8 @@ def main():
             page.check_quiet()
             print(f"views: {len(layers)} layers x {heads} heads x {n} tokens; deep links, hover lines, "
                   "selection, text panel and search checked")
+            new_page(browser)
+            window_page(browser, attnviz, out)
         finally:
             browser.close()
 
