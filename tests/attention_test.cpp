@@ -329,3 +329,30 @@ TEST_CASE("cached_self_attention: a projection that overflows is reported and le
   CHECK(cached_self_attention(layer, matrix({{1e20}}), cache, {}, {}).overflow == "the projection V (X·W_V + b_V) overflows");
   CHECK(cache.size() == 1);
 }
+
+TEST_CASE("cached_self_attention: head by head hands on the same weights and outputs, bit for bit", "[attention][heads]") {
+  // Long enough (1800 rows) that the heads run in waves of two threads, a wave at a time.
+  const long n = 1800, d_model = 12;
+  const AttentionLayer layer = random_gqa_layer(d_model);
+  const Matrix x = Matrix::Random(n, d_model);
+  const AttentionWants outputs{false, true};
+  const int budget = Eigen::nbThreads();
+  Eigen::setNbThreads(2);
+  KeyValueCache whole_cache, head_cache;
+  const MaskMatrix causal = build_mask(n, n, true, {});
+  const AttentionResult whole = cached_self_attention(layer, x, whole_cache, causal, outputs, rope_at(0, n));
+  std::vector<int> order;
+  std::vector<Matrix> handed(4);
+  const HeadWeightsSink sink = [&](int head, Matrix& weights) {
+    order.push_back(head);
+    handed[static_cast<std::size_t>(head)] = std::move(weights);
+  };
+  const AttentionResult by_head = cached_self_attention(layer, x, head_cache, causal, outputs, rope_at(0, n), &sink);
+  Eigen::setNbThreads(budget);
+  CHECK(order == std::vector<int>{0, 1, 2, 3});
+  CHECK(by_head.weights.empty());
+  REQUIRE(whole.weights.size() == 4);
+  for (int h = 0; h < 4; ++h) CHECK(handed[static_cast<std::size_t>(h)] == whole.weights[static_cast<std::size_t>(h)]);
+  CHECK(by_head.output == whole.output);
+  CHECK(by_head.fully_masked_rows == whole.fully_masked_rows);
+}

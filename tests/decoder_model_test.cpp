@@ -376,3 +376,29 @@ TEST_CASE("block pieces: x·W + b, act(x·W1 + b1)·W2 + b2, and the pre- and po
   residual_sublayer(y, NormPlacement::Post, twice, plus_one);
   CHECK(y == WideMatrix::Constant(1, 2, 18.0));  // 2·(4 + 5)
 }
+
+TEST_CASE("stories260K: head by head, every head's weights and the logits are the whole layer's, bit for bit", "[model][heads]") {
+  std::vector<float> whole_logits;
+  const std::vector<AttentionBlock> whole = run_all_layers(data_file("stories260k/stories260K.gguf"), &whole_logits);
+  const DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(data_file("stories260k/stories260K.gguf")));
+  std::vector<std::vector<Matrix>> heads(whole.size());
+  std::vector<std::size_t> blocks_without_weights;
+  const HeadSink head_sink = [&](const AttentionBlock& block, int head, Matrix& weights) {
+    CHECK(block.record.weights.empty());
+    CHECK(block.record.query_tokens.size() == kSentenceIds.size());
+    REQUIRE(static_cast<int>(heads[static_cast<std::size_t>(block.layer)].size()) == head);
+    heads[static_cast<std::size_t>(block.layer)].push_back(std::move(weights));
+  };
+  const BlockSink sink = [&](AttentionBlock&& block) { blocks_without_weights.push_back(block.record.weights.size()); };
+  ForwardRequest request;
+  request.token_ids = kSentenceIds;
+  request.tokens.assign(kSentenceIds.size(), "t");
+  request.sink = &sink;
+  request.head_sink = &head_sink;
+  CHECK(model.forward(request) == whole_logits);
+  CHECK(blocks_without_weights == std::vector<std::size_t>(whole.size(), 0));
+  for (std::size_t l = 0; l < whole.size(); ++l) {
+    REQUIRE(heads[l].size() == whole[l].record.weights.size());
+    for (std::size_t h = 0; h < heads[l].size(); ++h) CHECK(heads[l][h] == whole[l].record.weights[h]);
+  }
+}

@@ -114,9 +114,11 @@ void soft_cap(Matrix& scores, Scalar cap) {
 
 // Eq. (1) per head on projections already made (and rotated), then the concat and W_O (§3.2.2):
 // q [n_q, h·d_k] (scaled in place), k [n_k, h_kv·d_k], v [n_k, h_kv·d_v] (empty unless outputs
-// are wanted), allowed [n_q, n_k] or empty. Fills `result` (overflow included).
+// are wanted), allowed [n_q, n_k] or empty. Fills `result` (overflow included). With `per_head`,
+// the weights go to it instead of result.weights, in waves of as many heads as threads.
 void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
-            const MaskMatrix& allowed, const AttentionWants& wants, const ExplicitThreads& pool, AttentionResult& result) {
+            const MaskMatrix& allowed, const AttentionWants& wants, const ExplicitThreads& pool, AttentionResult& result,
+            const HeadWeightsSink* per_head) {
   const long d_k = layer.d_k();
   const long d_v = layer.d_v();
   const int heads_per_kv = layer.num_heads / layer.num_kv_heads;
@@ -126,42 +128,54 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
   // Every result is allocated here, before the parallel loop, so that no allocation (and no
   // exception) happens inside it; the heads are independent and each writes only its own.
   // (resize, not assign(n, Matrix(..)): that copied an uninitialised prototype into each.)
-  const auto allocate = [&](std::vector<Matrix>& stack, long rows, long cols) {
-    stack.resize(static_cast<std::size_t>(layer.num_heads));
+  const auto allocate = [&](std::vector<Matrix>& stack, long count, long rows, long cols) {
+    stack.resize(static_cast<std::size_t>(count));
     for (Matrix& m : stack) m.resize(rows, cols);
   };
-  allocate(result.weights, n_q, n_k);
-  if (wants.scores) allocate(result.scores, n_q, n_k);
-  if (wants.outputs) allocate(result.head_outputs, n_q, d_v);
+  if (wants.scores) allocate(result.scores, layer.num_heads, n_q, n_k);
+  if (wants.outputs) allocate(result.head_outputs, layer.num_heads, n_q, d_v);
   // 1/√d_k applied to Q once (n_q·h·d_k products) rather than to every score (h·n_q·n_k), as
   // PyTorch's MHA does (q_scaled = q / √d_k before the bmm).
   q *= layer.logit_scale();
   std::vector<char> finite(layer.num_heads, 1);
   const double head_flops = 2.0 * static_cast<double>(n_q * n_k) * static_cast<double>(d_k + (wants.outputs ? d_v : 0));
-#pragma omp parallel for num_threads(pool.threads_for(head_flops * layer.num_heads)) schedule(dynamic)
-  for (int h = 0; h < layer.num_heads; ++h) {
-    const int g = h / heads_per_kv;  // this query head's key/value head
-    Matrix& scores = result.weights[h];  // [n_q, n_k], Eq. (1): (Q/√d_k)Kᵀ, then softmax in place
-    scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
-    finite[h] = scores.allFinite() ? 1 : 0;
-    if (!finite[h]) continue;
-    soft_cap(scores, layer.logit_softcap);
-    if (wants.scores) {
-      result.scores[h] = scores;
-      softmax_mask_scores(result.scores[h], allowed);
+  const int threads = pool.threads_for(head_flops * layer.num_heads);
+  // Whole layer: every head's weights at once. Head by head: a wave of `threads` heads' weights
+  // in flight, handed on and let go before the next wave (threads × n_q × n_k floats held).
+  const int wave = per_head != nullptr ? threads : layer.num_heads;
+  std::vector<Matrix>& held = result.weights;
+  for (int first = 0; first < layer.num_heads; first += wave) {
+    const int count = std::min(wave, layer.num_heads - first);
+    allocate(held, count, n_q, n_k);
+#pragma omp parallel for num_threads(std::min(threads, count)) schedule(dynamic)
+    for (int i = 0; i < count; ++i) {
+      const int h = first + i;
+      const int g = h / heads_per_kv;  // this query head's key/value head
+      Matrix& scores = held[static_cast<std::size_t>(i)];  // [n_q, n_k], Eq. (1): (Q/√d_k)Kᵀ, then softmax in place
+      scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
+      finite[h] = scores.allFinite() ? 1 : 0;
+      if (!finite[h]) continue;
+      soft_cap(scores, layer.logit_softcap);
+      if (wants.scores) {
+        result.scores[h] = scores;
+        softmax_mask_scores(result.scores[h], allowed);
+      }
+      softmax_rows_in_place(scores, allowed);  // now the weights A_h
+      if (wants.outputs) result.head_outputs[h].noalias() = scores * v.middleCols(g * d_v, d_v);  // [n_q, d_v]
     }
-    softmax_rows_in_place(scores, allowed);  // now the weights A_h
-    if (wants.outputs) result.head_outputs[h].noalias() = scores * v.middleCols(g * d_v, d_v);  // [n_q, d_v]
-  }
-  for (int h = 0; h < layer.num_heads; ++h) {
-    if (!finite[h]) {
-      result.overflow = "the scores of head " + std::to_string(h) + " overflow";
-      result.weights.resize(h);
-      result.scores.clear();
-      result.head_outputs.clear();
-      return;
+    for (int h = first; h < first + count; ++h) {
+      if (!finite[h]) {
+        result.overflow = "the scores of head " + std::to_string(h) + " overflow";
+        result.weights.resize(per_head != nullptr ? 0 : static_cast<std::size_t>(h));
+        result.scores.clear();
+        result.head_outputs.clear();
+        return;
+      }
     }
+    if (per_head == nullptr) continue;
+    for (int i = 0; i < count; ++i) (*per_head)(first + i, held[static_cast<std::size_t>(i)]);
   }
+  if (per_head != nullptr) held.clear();
   if (wants.outputs) {
     result.concat.resize(n_q, layer.num_heads * d_v);
     for (int h = 0; h < layer.num_heads; ++h) {
@@ -204,7 +218,7 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   prepare_queries_keys(layer, q, k, rope);
   AttentionResult result;
   if (projections_overflow(q, k, v, result)) return result;
-  attend(layer, q, k, v, allowed, wants, pool, result);
+  attend(layer, q, k, v, allowed, wants, pool, result, nullptr);
   return result;
 }
 
@@ -230,7 +244,7 @@ void KeyValueCache::append(Matrix k, Matrix v) {
 
 AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix& x, KeyValueCache& cache,
                                       const MaskMatrix& allowed, const AttentionWants& wants,
-                                      const std::optional<RopeRequest>& rope) {
+                                      const std::optional<RopeRequest>& rope, const HeadWeightsSink* per_head) {
   assert(layer.num_heads > 0 && layer.num_heads % layer.num_kv_heads == 0);
   const ExplicitThreads pool;
   Matrix q = project(x, layer.w_q, layer.b_q, pool);      // [m, h·d_k]
@@ -241,7 +255,7 @@ AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix&
   AttentionResult result;
   if (projections_overflow(q, k_new, v_new, result)) return result;
   cache.append(std::move(k_new), std::move(v_new));
-  attend(layer, q, cache.keys(), cache.values(), allowed, wants, pool, result);
+  attend(layer, q, cache.keys(), cache.values(), allowed, wants, pool, result, per_head);
   return result;
 }
 

@@ -4,6 +4,7 @@
 // keys and values (incremental decoding). Pure maths: no files, no printing.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,6 +113,11 @@ class KeyValueCache {
   long size_ = 0;
 };
 
+/// Receives query head `head`'s weights [n_q, n_k] as soon as they are computed (heads in order,
+/// on the calling thread); it may move them out. What cached_self_attention hands them to when
+/// the caller takes a layer head by head (memory: issue 23, 8192 tokens).
+using HeadWeightsSink = std::function<void(int head, Matrix& weights)>;
+
 /// Causal self-attention of m new positions x [m, d_model] over the cached positions and
 /// themselves: projects the new rows' Q, K and V, rotates Q and K, appends K and V to `cache`,
 /// then attends exactly as multi_head_attention does with keys and values = the whole cache
@@ -121,8 +127,14 @@ class KeyValueCache {
 /// rope: query_positions and key_positions both the new rows' m positions (the cached keys
 /// are already rotated). V is computed (and checked for overflow) even without `wants.outputs`;
 /// on overflow the cache is left unchanged.
+/// per_head, when given, receives each head's weights instead of result.weights (left empty):
+/// heads are computed in waves of as many as the thread budget runs at once, and each wave is
+/// handed on and let go before the next, so at most threads × m × n_k weights are held, not
+/// h × m × n_k. The numbers are the same as without it, bit for bit. On overflow the heads of
+/// the waves before have been handed on already.
 AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix& x, KeyValueCache& cache,
                                       const MaskMatrix& allowed, const AttentionWants& wants,
-                                      const std::optional<RopeRequest>& rope = std::nullopt);
+                                      const std::optional<RopeRequest>& rope = std::nullopt,
+                                      const HeadWeightsSink* per_head = nullptr);
 
 }  // namespace attnviz

@@ -68,30 +68,48 @@ std::vector<CensusRow> census_of_block(const AttentionBlock& block) {
   const std::vector<long> rows = statistic_rows(record, allowed);
   std::vector<CensusRow> census;
   if (rows.empty()) return census;
-  const bool self = record.mode == "self";
-  for (int h = 0; h < record.num_heads; ++h) {
-    CensusRow row;
-    if (block.encoder_decoder) {
-      row.stack = block.stack;
-      row.kind = block.kind;
-    }
-    row.layer = block.layer;
-    row.head = h;
-    row.stats = head_statistics({record.weights[static_cast<std::size_t>(h)]}, allowed, rows, self).front();
-    row.stats.argmax_keys.clear();
-    if (self) row.induction = induction_score(record.weights[static_cast<std::size_t>(h)], record.query_tokens, rows);
-    census.push_back(std::move(row));
-  }
+  for (int h = 0; h < record.num_heads; ++h)
+    census.push_back(census_of_head(block, h, record.weights[static_cast<std::size_t>(h)], allowed, rows));
   return census;
+}
+
+CensusRow census_of_head(const AttentionBlock& block, int head, const Matrix& weights, const MaskMatrix& allowed,
+                         const std::vector<long>& rows) {
+  const bool self = block.record.mode == "self";
+  CensusRow row;
+  if (block.encoder_decoder) {
+    row.stack = block.stack;
+    row.kind = block.kind;
+  }
+  row.layer = block.layer;
+  row.head = head;
+  row.stats = head_statistics({weights}, allowed, rows, self).front();
+  row.stats.argmax_keys.clear();
+  if (self) row.induction = induction_score(weights, block.record.query_tokens, rows);
+  return row;
 }
 
 std::string census_head_name(const CensusRow& row) { return model_head_name(block_of(row), row.layer, row.head); }
 
 void CensusCollector::add(const AttentionBlock& block) {
-  std::vector<CensusRow> rows = census_of_block(block);
+  if (block.record.weights.empty()) {  // its heads came one at a time (add_head)
+    head_rows_.reset();
+    head_allowed_ = MaskMatrix();
+  } else {
+    std::vector<CensusRow> rows = census_of_block(block);
+    rows_.insert(rows_.end(), rows.begin(), rows.end());
+  }
   num_heads_ = std::max(num_heads_, block.record.num_heads);
   blocks_.push_back({block.block_name(), block.layer});
-  rows_.insert(rows_.end(), rows.begin(), rows.end());
+}
+
+void CensusCollector::add_head(const AttentionBlock& block, int head, const Matrix& weights) {
+  if (head == 0 || !head_rows_) {  // the block's mask and rows, once for its heads
+    head_allowed_ = block.record.allowed();
+    head_rows_ = statistic_rows(block.record, head_allowed_);
+  }
+  if (head_rows_->empty()) return;
+  rows_.push_back(census_of_head(block, head, weights, head_allowed_, *head_rows_));
 }
 
 bool CensusCollector::has_induction() const {

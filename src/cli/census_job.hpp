@@ -3,6 +3,7 @@
 // model runs, saved as CSV or JSON, and drawn as one layer × head heat-table per statistic.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,13 +21,22 @@ namespace attnviz {
 /// self-attention only. Rows of an encoder-decoder's blocks carry the block's stack and kind.
 std::vector<CensusRow> census_of_block(const AttentionBlock& block);
 
+/// The census row of head `head` of `block` from its weights [n_q, n_k] (the block's own may be
+/// empty: head by head), over `rows` = the block's statistic rows under `allowed` = its mask.
+CensusRow census_of_head(const AttentionBlock& block, int head, const Matrix& weights, const MaskMatrix& allowed,
+                         const std::vector<long>& rows);
+
 /// "L1H6", or "enc.L1H6" / "dec.L1H6" / "cross.L1H6" for a row with a stack: how the terminal
 /// and the picture name a census row's head.
 std::string census_head_name(const CensusRow& row);
 
 class CensusCollector {
  public:
+  /// A whole block's rows; a block without weights (its heads came to add_head) closes it.
   void add(const AttentionBlock& block);
+  /// Head `head`'s row from its weights, as the forward pass hands them on (heads in order;
+  /// then add(block) without weights). Rows come out as add's would, bit for bit.
+  void add_head(const AttentionBlock& block, int head, const Matrix& weights);
   const std::vector<CensusRow>& rows() const { return rows_; }
   /// True when some row has an induction score (the text repeats a token).
   bool has_induction() const;
@@ -61,6 +71,8 @@ class CensusCollector {
 
   std::vector<CensusRow> rows_;
   int num_heads_ = 0;
+  MaskMatrix head_allowed_;                     // the current block's mask and statistic rows
+  std::optional<std::vector<long>> head_rows_;  // (add_head), reset when the block closes
   std::vector<Block> blocks_;
 };
 

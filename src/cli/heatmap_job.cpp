@@ -184,10 +184,8 @@ void keep_new_warnings(const std::vector<std::string>& found, std::vector<std::s
 }
 
 // On the fixed 0–1 scale, long inputs with diffuse heads draw as one flat colour: say so.
-void warn_if_flat(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings) {
+void warn_if_flat(float largest, const Options& options, std::vector<std::string>& warnings) {
   if (options.scale != "fixed") return;
-  float largest = 0;
-  for (const Matrix& w : record.weights) largest = std::max(largest, w.maxCoeff());
   if (largest < kFlatPictureWeight) {
     char text[200];
     std::snprintf(text, sizeof text,
@@ -265,7 +263,11 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
                           double memory_budget, const std::string& block) {
   require_measure(record, options, block, warnings);
   const std::string measure = drawn_measure(record, options);
-  if (measure == "weights") warn_if_flat(record, options, warnings);
+  if (measure == "weights") {
+    float largest = 0;
+    for (const Matrix& w : record.weights) largest = std::max(largest, w.maxCoeff());
+    warn_if_flat(largest, options, warnings);
+  }
   warn_about_stale_heads(record, options.output, warnings);
   const FontSet fonts = picture_fonts(options);
   const std::filesystem::path folder(options.output);
@@ -320,6 +322,64 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
     keep_new_warnings(pictures[i].warnings, warnings);
     files.add(jobs[i].destination, std::move(pictures[i].bytes));
   }
+  return files;
+}
+
+bool HeadByHeadHeatmaps::applies(const Options& options) {
+  return wants_format(options, "png") && !wants_format(options, "svg") && !wants_format(options, "html") &&
+         (options.scale == "fixed" || options.scale == "log") && options.measure == "weights";
+}
+
+HeadByHeadHeatmaps::HeadByHeadHeatmaps(const Options& options, double memory_budget, std::string block)
+    : options_(options), memory_budget_(memory_budget), block_(std::move(block)), fonts_(picture_fonts(options)) {}
+
+void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const Matrix& weights) {
+  if (head == 0) {
+    // As render_heatmaps lays the grid out; its panels are placeholders (a fixed or log scale
+    // reads no values) and its cells come head by head, aggregated at the layout's block.
+    grid_ = base_request(record, share(record.allowed()), options_, memory_budget_, block_, "weights");
+    first_ = first_drawn_row(record, options_);
+    for (int h = 0; h < record.num_heads; ++h) {
+      grid_.panels.push_back(share(Matrix()));
+      grid_.panel_titles.push_back(panel_title(record, block_, h));
+    }
+    const int workers = png_workers(options_.threads, static_cast<std::size_t>(record.num_heads) + 1);
+    std::string note;
+    grid_.max_memory_bytes = picture_budget(record, memory_budget_, workers, note);
+    grid_.memory_note = note;
+    grid_.drawn_block = layout_grid(grid_, fonts_).block;
+    largest_ = 0;
+    heads_.clear();
+  }
+  largest_ = std::max(largest_, weights.maxCoeff());
+  const SharedMatrix panel = drawn_rows(weights, first_);
+  grid_.drawn.push_back(std::make_shared<const DrawnCells>(grid_panel_cells(grid_, *panel, grid_.drawn_block)));
+  GridRequest single = base_request(record, grid_.allowed, options_, memory_budget_, block_, "weights");
+  single.cols = 1;
+  single.max_memory_bytes = grid_.max_memory_bytes;
+  single.memory_note = grid_.memory_note;
+  single.panels = {panel};
+  single.panel_titles = {panel_title(record, block_, head)};
+  const std::string path = (std::filesystem::path(options_.output) / ("head_" + std::to_string(head) + ".png")).string();
+  std::vector<RenderedPng> picture = render_pngs({PngJob{std::move(single), path}}, fonts_, options_.threads);
+  heads_.emplace_back(path, std::move(picture.front()));
+}
+
+OutputSet HeadByHeadHeatmaps::finish(const AttentionRecord& record, std::vector<std::string>& warnings) {
+  warn_if_flat(largest_, options_, warnings);
+  warn_about_stale_heads(record, options_.output, warnings);
+  OutputSet files;
+  files.create_directory(options_.output);
+  const std::string path = (std::filesystem::path(options_.output) / "grid.png").string();
+  std::vector<RenderedPng> grid = render_pngs({PngJob{std::move(grid_), path}}, fonts_, options_.threads);
+  keep_new_warnings(grid.front().warnings, warnings);
+  files.add(path, std::move(grid.front().bytes));
+  for (auto& [head_path, picture] : heads_) {
+    keep_new_warnings(picture.warnings, warnings);
+    files.add(head_path, std::move(picture.bytes));
+  }
+  grid_ = GridRequest();
+  heads_.clear();
   return files;
 }
 

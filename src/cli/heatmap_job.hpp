@@ -3,13 +3,17 @@
 // Does not write to disk (run() commits the returned OutputSet).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/options.hpp"
 #include "io/atomic_output.hpp"
 #include "io/attention_record.hpp"
+#include "render/font.hpp"
+#include "render/head_grid.hpp"
 #include "render/html_report.hpp"
+#include "render/png_batch.hpp"
 
 namespace attnviz {
 
@@ -43,5 +47,35 @@ ReportView heatmap_report_view(const AttentionRecord& record, const Options& opt
 /// (issue 20).
 std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, const Options& options, const std::string& name,
                                              double memory_budget, const std::string& block = "");
+
+/// render_heatmaps for a record whose heads come one at a time (issue 23: a model run at 8192
+/// tokens holds one head's weights, not a layer's): each head's head_<h>.png is drawn as it
+/// comes and only its cells as grid.png aggregates them are kept; grid.png is drawn when the
+/// record closes. Same files, bit for bit, as render_heatmaps of the whole record, for the
+/// pictures it applies to (applies()).
+class HeadByHeadHeatmaps {
+ public:
+  /// True when the options' pictures can be drawn head by head: PNG only (no SVG, no HTML),
+  /// --scale fixed or log (the colours of a head need no other head), --measure weights.
+  static bool applies(const Options& options);
+
+  /// `options.output` is the record's folder, as for render_heatmaps.
+  HeadByHeadHeatmaps(const Options& options, double memory_budget, std::string block);
+  /// Head `head` of `record` (whose own weights are empty): heads in order from 0. Throws as
+  /// render_heatmaps.
+  void add_head(const AttentionRecord& record, int head, const Matrix& weights);
+  /// grid.png, then every head's picture: the files render_heatmaps would give, and its warnings.
+  OutputSet finish(const AttentionRecord& record, std::vector<std::string>& warnings);
+
+ private:
+  Options options_;
+  double memory_budget_;
+  std::string block_;
+  FontSet fonts_;
+  GridRequest grid_;
+  int first_ = 0;
+  float largest_ = 0;
+  std::vector<std::pair<std::string, RenderedPng>> heads_;
+};
 
 }  // namespace attnviz

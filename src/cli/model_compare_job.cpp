@@ -11,6 +11,7 @@
 #include "cli/census_job.hpp"
 #include "cli/measure_job.hpp"
 #include "cli/compare_job.hpp"
+#include "cli/head_stream.hpp"
 #include "cli/model_job.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
@@ -80,12 +81,20 @@ class HeadPicker {
       if (heads_[i].head >= block.record.num_heads)
         throw UsageError::bad_option("--heads", head_name(heads_[i]) + " does not exist: layer " + std::to_string(block.layer) +
                                                     " has heads 0-" + std::to_string(block.record.num_heads - 1));
-      weights_[i] = block.record.weights[static_cast<std::size_t>(heads_[i].head)];
+      if (!block.record.weights.empty()) weights_[i] = block.record.weights[static_cast<std::size_t>(heads_[i].head)];
       if (!base_) {
         base_ = block.record;
         base_->weights.clear();
       }
     }
+  }
+
+  // Head `head` of `block` as the forward pass hands it on: copied when chosen (add(block)
+  // checks the names when the block closes).
+  void add_head(const AttentionBlock& block, int head, const Matrix& weights) {
+    const std::string name = block.block_name();
+    for (std::size_t i = 0; i < heads_.size(); ++i)
+      if (heads_[i].block == name && heads_[i].layer == block.layer && heads_[i].head == head) weights_[i] = weights;
   }
 
   // A record whose heads are the chosen heads. Throws UsageError for a layer never seen.
@@ -141,11 +150,22 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   if (options.measure == "alti")
     throw UsageError::bad_option("--measure", "alti has one map per layer and no heads to compare or census; draw it with "
                                               "heatmaps --model … --measure alti, or compare two dumps' layers");
+  // Head by head (issue 23): each head's census row, and the chosen heads copied, as it comes.
+  const bool census_wanted = !options.census.empty() || options.layer_heads.empty();
+  const HeadSink heads = [&](const AttentionBlock& block, int head, Matrix& weights) {
+    if (census_wanted) census.add_head(block, head, weights);
+    if (!options.layer_heads.empty()) picker.add_head(block, head, weights);
+  };
+  const BlockSink closed = [&](AttentionBlock&& block) {
+    if (census_wanted) census.add(block);
+    if (!options.layer_heads.empty()) picker.add(block);
+  };
+  const BlockSink split = split_heads(heads, closed);
   const BlockSink sink = [&](AttentionBlock&& block) {
     std::vector<std::string> unused;
-    compare_measure(options.measure, block.record, unused);  // norms: the census and heads read rows of N normalised
-    if (!options.census.empty() || options.layer_heads.empty()) census.add(block);
-    if (!options.layer_heads.empty()) picker.add(block);
+    // norms: the census and heads read rows of N normalised (whole blocks: --measure is not streamed)
+    if (!block.record.weights.empty()) compare_measure(options.measure, block.record, unused);
+    split(std::move(block));
   };
   const double budget = memory_budget_bytes(options);
   // The chosen heads' weights are kept until the comparison is drawn; the census is small.
@@ -153,7 +173,7 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
     return static_cast<double>(options.layer_heads.size()) * static_cast<double>(tokens) * static_cast<double>(tokens) *
            sizeof(Scalar);
   };
-  const ModelRunInfo info = run_model(options, sink, warnings, budget, kept);
+  const ModelRunInfo info = run_model(options, sink, warnings, budget, kept, nullptr, &heads);
   if (!options.census.empty() && !census.has_induction())
     warnings.push_back("--census: the text repeats no token, so the induction score is left empty");
   OutputSet census_files;

@@ -84,10 +84,11 @@ ModelSummary summary_of(const DecoderConfig& c) {
 // Bytes the forward pass holds at once: the embedding table (and the output table), one
 // layer's weights in float32, the activations, and one layer's attention weights (h·n²)
 // together with its scores.
-double forward_bytes(const DecoderModel& model, double n) {
+// `held` heads' weights at once: the layer's (h), or head by head those in flight.
+double forward_bytes(const DecoderModel& model, double n, int held) {
   const DecoderConfig& c = model.config();
   const double activations = 4.0 * n * (6.0 * static_cast<double>(c.d_model) + 3.0 * static_cast<double>(c.d_ff));
-  const double attention = 4.0 * 3.0 * c.num_heads * n * n;
+  const double attention = 4.0 * 3.0 * held * n * n;
   return model.layer_float_bytes() + activations + attention;
 }
 
@@ -210,7 +211,7 @@ void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::ve
 
 ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, const BlockSink& sink,
                                 std::vector<std::string>& warnings, double memory_budget, const KeptBytes& kept,
-                                ModelProbe* probe = nullptr) {
+                                ModelProbe* probe = nullptr, const HeadSink* heads = nullptr) {
   const DecoderModel& model = *loaded.model;
   const Vocabulary* vocab = loaded.vocab.get();
   const DecoderConfig& c = model.config();
@@ -247,7 +248,10 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
       measure_needs_value_vectors(o.measure)
           ? 3.0 * 4.0 * c.num_heads * n * static_cast<double>(c.d_model) + 4.0 * (c.num_heads + 1.0) * n * n
           : 0.0;
-  const double needed = forward_bytes(model, n) + measure_bytes + std::max(sink_bytes, cache_bytes);
+  // Head by head (not with --measure, whose norms read a whole layer): only the heads in flight.
+  const HeadSink* head_sink = heads != nullptr && !measure_needs_value_vectors(o.measure) ? heads : nullptr;
+  const double needed = forward_bytes(model, n, head_sink != nullptr ? heads_in_flight(c.num_heads) : c.num_heads) + measure_bytes +
+                        std::max(sink_bytes, cache_bytes);
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
                                  (cache_bytes > sink_bytes ? " and the continuation's key/value cache"
@@ -275,6 +279,15 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
     sink(std::move(block));
   };
   request.sink = &marked;
+  AttentionBlock marked_shell;  // the block each head comes with, its prompt marked as above
+  const HeadSink marked_heads = [&](const AttentionBlock& block, int head, Matrix& weights) {
+    if (head == 0) {
+      marked_shell = block;
+      if (info.prompt_length < static_cast<int>(info.token_ids.size())) marked_shell.record.prompt_length = info.prompt_length;
+    }
+    (*head_sink)(marked_shell, head, weights);
+  };
+  if (head_sink != nullptr) request.head_sink = &marked_heads;
   request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
   request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
   if (probe && probe->block) request.probe = &probe->block;
@@ -292,8 +305,8 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
 }
 
 ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
-                         const KeptBytes& kept, ModelProbe* probe) {
-  return run_loaded_decoder(load_decoder(o), o, sink, warnings, memory_budget, kept, probe);
+                         const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
+  return run_loaded_decoder(load_decoder(o), o, sink, warnings, memory_budget, kept, probe, heads);
 }
 
 // A CTranslate2 encoder-decoder: the source from --source-tokens or --text, the target decoded
@@ -334,7 +347,7 @@ void check_layer_run_options(const Options& options) {
 
 
 ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
-                       double memory_budget, const KeptBytes& kept, ModelProbe* probe) {
+                       double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
   refuse_layer_options(options);
   // --measure: each block's norms or ALTI from what the forward pass handed on, which is then let go.
   const BlockSink measured = [&](AttentionBlock&& block) {
@@ -371,7 +384,7 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
     throw InputError::inconsistent(options.model, "is a folder with neither a CTranslate2 model.bin nor a Hugging Face config.json + "
                                                   "model.safetensors (GGUF models are single files)");
   }
-  return run_decoder(options, sink, warnings, memory_budget, kept, probe);
+  return run_decoder(options, sink, warnings, memory_budget, kept, probe, heads);
 }
 
 DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warnings, const std::string& encoder_decoder_refusal) {
@@ -410,7 +423,9 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   return run;
 }
 
-double decoder_forward_bytes(const DecoderModel& model, double tokens) { return forward_bytes(model, tokens); }
+double decoder_forward_bytes(const DecoderModel& model, double tokens) { return forward_bytes(model, tokens, model.config().num_heads); }
+
+int heads_in_flight(int num_heads) { return std::max(1, std::min(num_heads, Eigen::nbThreads())); }
 
 std::string decoder_token_label(const Vocabulary* names, std::int32_t id) {
   const auto index = static_cast<std::size_t>(id);

@@ -33,6 +33,12 @@ void ModelPictures::add(const AttentionBlock& block) {
   add_distributions(block);
 }
 
+void ModelPictures::add_head(const AttentionBlock& block, int head, const Matrix& weights) {
+  if (!encoder_decoder_ || block.kind == "cross") overview_.add_head(block, head, weights);
+}
+
+bool ModelPictures::takes_heads(const Options& options) { return !options.rollout && options.measure == "weights"; }
+
 void ModelPictures::add_distributions(const AttentionBlock& block) {
   if (!encoder_decoder_ || block.kind == "cross") overview_.add(block);
   if (options_.rollout) rollout_.add(block);
@@ -58,8 +64,9 @@ std::vector<ReportView> ModelPictures::report_views(const ModelRunInfo& info) co
   return views;
 }
 
-double ModelPictures::kept_bytes(const Options& options, long tokens, int layers, int heads) {
-  return OverviewCollector::kept_bytes(options, tokens, layers, heads) +
+double ModelPictures::kept_bytes(const Options& options, long tokens, int layers, int heads, bool by_head) {
+  const double head_sum = by_head ? sizeof(Scalar) * static_cast<double>(tokens) * static_cast<double>(tokens) : 0.0;
+  return head_sum + OverviewCollector::kept_bytes(options, tokens, layers, heads) +
          (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, false) : 0.0);
 }
 

@@ -21,14 +21,22 @@ class ModelPictures {
   /// Throws as RolloutCollector::add (--rollout over cross-attention or missing layers). With
   /// --measure norms the overview and rollout read each row of N normalised to sum 1 (their
   /// titles say so).
+  /// A block without weights closes the block whose heads came to add_head.
   void add(const AttentionBlock& block);
+  /// Head `head` of `block` as the forward pass hands it on (heads in order, then add(block)
+  /// without weights): the overview keeps it as add() would. Requires takes_heads(options).
+  void add_head(const AttentionBlock& block, int head, const Matrix& weights);
+  /// True when the pictures can be made head by head: without --rollout (its mean over heads is
+  /// taken from a whole block) and with --measure weights.
+  static bool takes_heads(const Options& options);
   /// Adds DIR/overview.png (and DIR/rollout.png) to `files`; nothing when no block came.
   void render(const ModelRunInfo& info, OutputSet& files, std::vector<std::string>& warnings) const;
   /// rollout.png's two grids as views of the HTML report (measure "rollout"): the last layer's R
   /// and the strip of every layer's last-query row. Empty without --rollout or before any block.
   std::vector<ReportView> report_views(const ModelRunInfo& info) const;
   /// What add() keeps across layers (for run_model's memory estimate).
-  static double kept_bytes(const Options& options, long tokens, int layers, int heads);
+  /// `by_head`: add_head's running sum of a block's heads (n² floats) too.
+  static double kept_bytes(const Options& options, long tokens, int layers, int heads, bool by_head = false);
 
  private:
   /// add() for a block whose weights are what the overview and rollout read.

@@ -64,9 +64,9 @@ double OverviewCollector::kept_bytes(const Options& options, long tokens, int la
   return 2.0 * layers * (heads + 1) * static_cast<double>(side) * static_cast<double>(side) * kCellBytes;
 }
 
-void OverviewCollector::add(const AttentionBlock& block) {
+bool OverviewCollector::accepts(const AttentionBlock& block) {
   const AttentionRecord& record = block.record;
-  if (maps_.empty()) {
+  if (maps_.empty() && pending_.empty()) {
     stack_ = block.stack;
     kind_ = block.kind;
     n_q_ = static_cast<long>(record.query_tokens.size());
@@ -75,10 +75,26 @@ void OverviewCollector::add(const AttentionBlock& block) {
     const int per_side = overview_cells_per_side(num_heads_ + 1, options_.max_size_px);
     base_block_ = static_cast<int>((std::max(n_q_, n_k_) + per_side - 1) / per_side);
   }
-  if (block.stack != stack_ || block.kind != kind_ || record.num_heads != num_heads_) {
-    skipped_.push_back(block.stack + " layer " + std::to_string(block.layer) + " " + block.kind + "-attention");
-    return;
-  }
+  return block.stack == stack_ && block.kind == kind_ && record.num_heads == num_heads_;
+}
+
+void OverviewCollector::skip(const AttentionBlock& block) {
+  skipped_.push_back(block.stack + " layer " + std::to_string(block.layer) + " " + block.kind + "-attention");
+}
+
+void OverviewCollector::add_head(const AttentionBlock& block, int head, const Matrix& weights) {
+  if (head == 0) pending_.clear();
+  if (!accepts(block)) return;
+  // As add() folds them: the sum over heads in head order, each head's max over blocks.
+  if (head == 0) head_sum_ = weights;
+  else head_sum_ += weights;
+  pending_.push_back({max_pool(weights, base_block_), MaskMatrix()});
+}
+
+void OverviewCollector::add(const AttentionBlock& block) {
+  const AttentionRecord& record = block.record;
+  if (record.weights.empty()) return close_heads(block);
+  if (!accepts(block)) return skip(block);
   // The mean first: aggregate_cells also tells which blocks have an allowed cell, the same
   // blocks for every head of the layer.
   Matrix sum = record.weights.front();
@@ -103,11 +119,25 @@ void OverviewCollector::add(const AttentionBlock& block) {
     }
   });
   if (failure) std::rethrow_exception(failure);
+  keep(block, std::move(heads), std::move(mean));
+}
+
+void OverviewCollector::close_heads(const AttentionBlock& block) {
+  const AttentionRecord& record = block.record;
+  if (pending_.empty() || !accepts(block)) return skip(block);
+  DrawnCells mean = aggregate_cells(head_sum_ / static_cast<Scalar>(pending_.size()), record.allowed(), base_block_, false);
+  head_sum_ = Matrix();
+  for (DrawnCells& head : pending_) head.allowed = mean.allowed;
+  keep(block, std::move(pending_), std::move(mean));
+  pending_.clear();
+}
+
+void OverviewCollector::keep(const AttentionBlock& block, std::vector<DrawnCells> heads, DrawnCells mean) {
   maps_.push_back(std::move(heads));
   means_.push_back(std::move(mean));
   row_labels_.push_back("L" + std::to_string(block.layer));
-  if (record.sliding_window > 0)
-    window_layers_.push_back("L" + std::to_string(block.layer) + " (" + std::to_string(record.sliding_window) + ")");
+  if (block.record.sliding_window > 0)
+    window_layers_.push_back("L" + std::to_string(block.layer) + " (" + std::to_string(block.record.sliding_window) + ")");
 }
 
 std::string OverviewCollector::render_png(const ModelRunInfo& info, double memory_budget,

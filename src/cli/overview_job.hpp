@@ -28,7 +28,12 @@ class OverviewCollector {
   /// Keeps `block`'s cells (max over base_block × base_block, see aggregate_cells) and its mean
   /// over heads. Blocks of another stack or kind than the first (an encoder-decoder's) are not
   /// in the overview; the picture's warnings say so.
+  /// A block without weights closes the block whose heads came to add_head.
   void add(const AttentionBlock& block);
+  /// Head `head`'s weights as the forward pass hands them on (heads in order, then add(block)
+  /// without weights): kept as add() keeps them, bit for bit, with the running sum of the heads
+  /// (n_q × n_k floats) held until the block closes.
+  void add_head(const AttentionBlock& block, int head, const Matrix& weights);
 
   /// What add() keeps for `layers` layers of `heads` heads over `tokens` tokens, and the copy
   /// render_png draws from: (heads + 1) maps of at most overview_cells_per_side² cells a layer,
@@ -53,6 +58,13 @@ class OverviewCollector {
   std::vector<std::string> window_layers_;  ///< "L0 (5)" for each sliding-window layer kept
   std::vector<std::vector<DrawnCells>> maps_;
   std::vector<DrawnCells> means_;
+  std::vector<DrawnCells> pending_;  ///< the heads of the block being handed on (add_head)
+  Matrix head_sum_;                  ///< their sum so far
+  /// True when `block` is of the overview's stack and kind (the first block's, which sets them).
+  bool accepts(const AttentionBlock& block);
+  void skip(const AttentionBlock& block);
+  void close_heads(const AttentionBlock& block);
+  void keep(const AttentionBlock& block, std::vector<DrawnCells> heads, DrawnCells mean);
 };
 
 }  // namespace attnviz

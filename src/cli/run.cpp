@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "cli/compare_job.hpp"
 #include "cli/corpus_job.hpp"
 #include "cli/explain_job.hpp"
+#include "cli/head_stream.hpp"
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
@@ -244,7 +246,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   // Each layer is drawn as soon as it is computed and then let go: only the pictures stay (and,
   // for the HTML report, the weights as float32), with what the overview and rollout keep.
   double draw_seconds = 0;  // counted as `render`, though done inside the forward pass
-  const BlockSink sink = [&](AttentionBlock&& block) {
+  const BlockSink whole = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
     render_block(block, encoder_decoder, options, files, page, warnings);
     model_pictures.add(block);
@@ -252,12 +254,37 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     draw_seconds += seconds_since(start);
     ++blocks;
   };
+  // Head by head where every picture allows it (issue 23): a head is drawn and folded into the
+  // overview as it comes, so a layer's weights are never all held.
+  const bool by_head = HeadByHeadHeatmaps::applies(options) && ModelPictures::takes_heads(options) && !measures.active();
+  std::optional<HeadByHeadHeatmaps> heatmaps;
+  const HeadSink head_sink = [&](const AttentionBlock& block, int head, Matrix& weights) {
+    const auto start = std::chrono::steady_clock::now();
+    if (head == 0) {
+      Options per_block = options;
+      per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
+      heatmaps.emplace(per_block, memory_budget_bytes(options), block.block_name());
+    }
+    heatmaps->add_head(block.record, head, weights);
+    model_pictures.add_head(block, head, weights);
+    draw_seconds += seconds_since(start);
+  };
+  const BlockSink closed = [&](AttentionBlock&& block) {
+    const auto start = std::chrono::steady_clock::now();
+    if (heatmaps) files.append(heatmaps->finish(block.record, warnings));
+    heatmaps.reset();
+    model_pictures.add(block);
+    draw_seconds += seconds_since(start);
+    ++blocks;
+  };
+  const BlockSink split = split_heads(head_sink, closed);
   // The report keeps every layer's weights until the page is written (kReportBytesPerValue each).
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
     const double report = wants_format(options, "html") ? attention_values(tokens, layers, heads) * kReportBytesPerValue : 0.0;
-    return ModelPictures::kept_bytes(options, tokens, layers, heads) + report + MeasureCollector::kept_bytes(options, tokens, layers);
+    return ModelPictures::kept_bytes(options, tokens, layers, heads, by_head) + report + MeasureCollector::kept_bytes(options, tokens, layers);
   };
-  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
+  const ModelRunInfo info = run_model(options, by_head ? split : whole, warnings, memory_budget_bytes(options), kept, nullptr,
+                                      by_head ? &head_sink : nullptr);
   timer.lap("compute", draw_seconds);
   model_pictures.render(info, files, warnings);
   if (options.flow)

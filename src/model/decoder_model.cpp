@@ -286,7 +286,8 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
 }
 
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
-                                        const MaskMatrix& allowed, const AttentionWants& wants, const BlockProbe* probe) const {
+                                        const MaskMatrix& allowed, const AttentionWants& wants, const BlockProbe* probe,
+                                        const HeadWeightsSink* per_head) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   const std::optional<RopeRequest> rope = layer_rope(l, first, m);
@@ -299,7 +300,7 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
                          weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
   }
   AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed,
-                                                 AttentionWants{wants.scores, true, wants.value_vectors}, rope);
+                                                 AttentionWants{wants.scores, true, wants.value_vectors}, rope, per_head);
   if (!result.overflow.empty())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
@@ -416,8 +417,12 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
     KeyValueCache cache;  // this pass only: dropped with the layer, so one layer's K, V are held at a time
     const Matrix entering = residual && request.layers.contains(l) ? x : Matrix();  // r: before the layer adds to x
     const bool selected = request.layers.contains(l);
+    // Head by head: the block without weights is what each head is handed with.
+    const bool by_head = selected && request.sink && request.head_sink && !request.trace;
+    const AttentionBlock shell = by_head ? block_of(l, layer.logit_scale(), request.tokens, AttentionResult()) : AttentionBlock();
+    const HeadWeightsSink per_head = [&](int h, Matrix& weights) { (*request.head_sink)(shell, h, weights); };
     AttentionResult result = run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal,
-                                       request.wants, selected ? request.probe : nullptr);
+                                       request.wants, selected ? request.probe : nullptr, by_head ? &per_head : nullptr);
     if (request.trace) trace_layer(l, layer, result, x, *request.trace);
     if (request.sink && request.layers.contains(l))
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering, layer.b_o));

@@ -118,6 +118,9 @@ struct ForwardRequest {
   Tokens tokens;                        ///< their labels, for the records
   LayerSelection layers;                ///< which layers' attention go to the sink
   const BlockSink* sink = nullptr;      ///< nullptr: no attention kept (greedy decoding)
+  /// With a sink: the selected layers' weights go here head by head as computed (model_run.hpp's
+  /// HeadSink), and the sink gets each block without weights after its heads. Not with `trace`.
+  const HeadSink* head_sink = nullptr;
   bool logits = true;                   ///< false: skip the output layer (forward returns no logits)
   /// What each block keeps beside its weights: scores, head outputs with the block's output
   /// (--scores, --outputs), and f^h(x_j) with the residual entering the layer (--measure).
@@ -199,10 +202,11 @@ class DecoderModel {
   /// `layer` is attention_layer(l); allowed is [m, cache.size() + m]. Appends the rows' K, V to
   /// the cache and returns the attention (weights [m, n_k] per head). Throws InputError on
   /// float32 overflow.
-  /// `probe`, when given, sees the attention's inputs (BlockInputs) before it runs.
+  /// `probe`, when given, sees the attention's inputs (BlockInputs) before it runs; `per_head`,
+  /// when given, receives the weights head by head (cached_self_attention) instead of the result.
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed, const AttentionWants& wants = {false, true},
-                            const BlockProbe* probe = nullptr) const;
+                            const BlockProbe* probe = nullptr, const HeadWeightsSink* per_head = nullptr) const;
   /// run_layer for the last row of x [n, d_model] alone: its attention over every row (the
   /// rows' own K and V), then its feed-forward; x becomes that row [1, d_model].
   void run_last_row(int l, const AttentionLayer& layer, Matrix& x) const;

@@ -84,6 +84,14 @@ struct AttentionBlock {
 /// Receives each computed block; the producer keeps nothing of it afterwards.
 using BlockSink = std::function<void(AttentionBlock&&)>;
 
+/// Receives one head's weights of a block as the forward pass computes them, so that no more
+/// than the heads in flight are held (issue 23: one head is n² floats, 256 MiB at 8192 tokens;
+/// a layer h times that). `block` is the block as the BlockSink gets it but without weights
+/// (record.weights empty; tokens, layer, masks, settings filled); `head` counts from 0, in
+/// order; `weights` [n_q, n_k] may be moved out. After its last head the block itself goes to
+/// the BlockSink, still without weights: the sign that the block is complete.
+using HeadSink = std::function<void(const AttentionBlock& block, int head, Matrix& weights)>;
+
 /// Everything about the run except the blocks.
 struct ModelRunInfo {
   ModelSummary model;

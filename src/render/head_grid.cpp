@@ -3,6 +3,7 @@
 #include "render/head_grid.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "render/colorbar.hpp"
 #include "render/colormap.hpp"
@@ -88,9 +89,15 @@ void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
   const MaskMatrix& allowed = p < request.panel_allowed.size() && request.panel_allowed[p]
                                   ? *request.panel_allowed[p]
                                   : allowed_cells(request);
-  const DrawnCells cells = aggregate_cells(*request.panels[p], allowed, layout.block,
-                                           request.scale == ScaleMode::Symmetric,
-                                           mask_or_empty(request.one_run_masked));
+  const bool given = p < request.drawn.size() && request.drawn[p];
+  if (given && request.drawn_block != layout.block)
+    throw std::logic_error("render_grid: panel cells aggregated at block " + std::to_string(request.drawn_block) +
+                           ", the layout draws blocks of " + std::to_string(layout.block));
+  DrawnCells aggregated;
+  if (!given)
+    aggregated = aggregate_cells(*request.panels[p], allowed, layout.block, request.scale == ScaleMode::Symmetric,
+                                 mask_or_empty(request.one_run_masked));
+  const DrawnCells& cells = given ? *request.drawn[p] : aggregated;
   const Point origin{panel.cells.x_px, panel.cells.y_px};
   draw_cells(image, cells, origin, layout.cell_px, layout.ranges[p], colormap);
   hatch_padding_rows(image, request, layout, panel);
@@ -129,6 +136,11 @@ void draw_legend(Image& image, const FontSet& fonts, const GridLayout& layout) {
 }
 
 }  // namespace
+
+DrawnCells grid_panel_cells(const GridRequest& request, const Matrix& panel, int block) {
+  return aggregate_cells(panel, allowed_cells(request), block, request.scale == ScaleMode::Symmetric,
+                         mask_or_empty(request.one_run_masked));
+}
 
 RenderedGrid render_grid(const GridRequest& request, const FontSet& fonts) {
   RenderedGrid result{Image(), layout_grid(request, fonts), {}};

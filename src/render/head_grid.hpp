@@ -4,6 +4,7 @@
 // prints (notes for the user come back as warnings).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "core/types.hpp"
 #include "render/color_scale.hpp"
 #include "render/font.hpp"
+#include "render/heatmap.hpp"
 #include "render/image.hpp"
 
 namespace attnviz {
@@ -57,7 +59,17 @@ struct GridRequest {
   double max_memory_bytes = 8e9;          // refuse pictures whose working memory (picture_bytes)
                                           // would exceed this
   std::string memory_note;                // where that limit comes from, for its error message
+  // Head by head (issue 23): per panel, its cells already aggregated (grid_panel_cells at
+  // drawn_block), drawn instead of aggregating `panels`, whose values are then not read (they
+  // may be empty placeholders). Only with a scale that reads no values (Fixed, Log) or a given
+  // `range`, and a layout of that block (render_grid throws std::logic_error otherwise).
+  std::vector<std::shared_ptr<const DrawnCells>> drawn;
+  int drawn_block = 0;
 };
+
+/// Panel `panel`'s cells [n_q, n_k] as render_grid draws them for `request` at `block` (layout
+/// block): aggregate_cells under the request's masks. What GridRequest::drawn holds.
+DrawnCells grid_panel_cells(const GridRequest& request, const Matrix& panel, int block);
 
 /// Working memory of drawing and encoding one picture: its RGB raster, at most as many bytes
 /// again of PNG, and one panel's aggregated cells (value and mask).
