@@ -104,7 +104,7 @@ TEST_CASE("quantize_q8_0 follows ggml: d = fp16(max|x|/127), q = round-half-even
 TEST_CASE("q8_matmul's SIMD path equals the scalar path bit for bit, every tile edge and thread count", "[q8_matmul]") {
   std::mt19937 rng(1);
   // Shapes off every tile size (rows of X not a multiple of 4, rows of W not of 4), one row alone.
-  for (const auto& [n, out, in] : std::vector<std::array<long, 3>>{{1, 1, 32}, {7, 13, 96}, {9, 21, 256}, {16, 8, 64}}) {
+  for (const auto& [n, out, in] : std::vector<std::array<long, 3>>{{1, 1, 32}, {7, 13, 96}, {9, 21, 256}, {16, 8, 64}, {17, 40, 128}, {3, 33, 4864}}) {
     const std::vector<std::uint8_t> bytes = random_q8(out, in, rng);
     const Q8Rows w{bytes.data(), out, in};
     const Matrix x = random_x(n, in, rng);

@@ -104,146 +104,123 @@ float block_scale(const std::uint8_t* block) {
   return half_bits_to_float(h);
 }
 
-// ggml's hsum_float_8 order: lanes k and k+4, then the pairs (0,2), (1,3), then the two.
-float lane_sum(const float* a) {
-  const float r0 = a[0] + a[4], r1 = a[1] + a[5], r2 = a[2] + a[6], r3 = a[3] + a[7];
-  return (r0 + r2) + (r1 + r3);
-}
-
 #ifdef ATTNVIZ_Q8_SIMD
 
-// Lane k of |w|·sign(x, w) summed over bytes 4k … 4k+3: the int8·int8 dot of one block in 8
-// int32 lanes. |w| as unsigned is right even for w = −128; x never is −128 (|q| ≤ 127), so
-// negating it cannot overflow.
-inline __m256i block_dot(__m256i abs_w, __m256i signed_x) {
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), abs_w, signed_x);
-#elif defined(__AVXVNNI__)
-  return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), abs_w, signed_x);
-#else
-  // Pairs into int16 (at most 2·128·127, no saturation), then pairs of pairs into int32.
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(abs_w, signed_x), _mm256_set1_epi16(1));
-#endif
-}
-
-float lane_sum(__m256 v) {
-  alignas(32) float a[8];
-  _mm256_store_ps(a, v);
-  return lane_sum(a);
-}
-
-// Y[i0 … i0+MR, j0 … j0+NR]: MR rows of X against NR rows of W, MR·NR accumulators of 8 lanes
-// held in registers across every block of the row.
-template <int MR, int NR>
-void tile(const Q8Activations& x, const Q8Rows& w, long i0, long j0, Matrix& y) {
-  const long blocks = w.cols / kQ8BlockValues;
-  __m256 acc[MR][NR];
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) acc[i][j] = _mm256_setzero_ps();
-  const std::uint8_t* w_row[NR];
-  for (int j = 0; j < NR; ++j) w_row[j] = block_of(w, j0 + j, 0);
-  const std::int8_t* x_row[MR];
-  const float* x_scale[MR];
-  for (int i = 0; i < MR; ++i) {
-    x_row[i] = x.values.data() + (i0 + i) * x.cols;
-    x_scale[i] = x.scales.data() + (i0 + i) * blocks;
-  }
-  for (long b = 0; b < blocks; ++b) {
-    __m256i w_values[NR], w_abs[NR];
-    __m256 w_scale[NR];
-    for (int j = 0; j < NR; ++j) {
-      const std::uint8_t* block = w_row[j] + b * kQ8BlockBytes;
-      w_values[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
-      w_abs[j] = _mm256_sign_epi8(w_values[j], w_values[j]);
-      w_scale[j] = _mm256_set1_ps(block_scale(block));
-    }
-    for (int i = 0; i < MR; ++i) {
-      const __m256i x_values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x_row[i] + b * kQ8BlockValues));
-      const __m256 x_scale_b = _mm256_set1_ps(x_scale[i][b]);
-      for (int j = 0; j < NR; ++j) {
-        const __m256i dot = block_dot(w_abs[j], _mm256_sign_epi8(x_values, w_values[j]));
-        acc[i][j] = _mm256_fmadd_ps(_mm256_mul_ps(w_scale[j], x_scale_b), _mm256_cvtepi32_ps(dot), acc[i][j]);
-      }
-    }
-  }
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) y(i0 + i, j0 + j) = lane_sum(acc[i][j]);
-}
-
+// W is multiplied a panel of kPanel rows at a time, its blocks re-laid so that one register
+// holds the same 4 bytes of every row of the panel: chunk k of block b is, for row r, bytes
+// 4k … 4k+3 of w_r's block b. Against X's 4 bytes broadcast, one multiply-add of bytes into
+// int32 lanes advances the block's dot product of every row at once, and after the 8 chunks
+// lane r holds the whole block's integer dot, exactly; then one fma per block and row.
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
 #define ATTNVIZ_Q8_ZMM 1
+constexpr long kPanel = 16;
+constexpr int kTileRows = 8;  // 8 integer and 8 float accumulators of the 32 registers
+#else
+constexpr long kPanel = 8;
+constexpr int kTileRows = 4;
+#endif
+// Per block of a panel: 8 chunks of kPanel·4 bytes, then kPanel float scales.
+constexpr long kPanelBlockBytes = 8 * kPanel * 4 + kPanel * 4;
 
-// The same products with two rows of W per 512-bit register: lanes 0–7 hold pair (i, j), lanes
-// 8–15 pair (i, j+1), each lane summing its block after block exactly as the 256-bit tile does
-// (AVX-512 has no vpsignb: x is negated under the mask of w's negative bytes instead).
-template <int MR, int NP>
-void tile_pairs(const Q8Activations& x, const Q8Rows& w, long i0, long j0, Matrix& y) {
+// Re-lays W rows [j0, j0 + kPanel) (rows past the end repeat the last; their results are not
+// stored) into `panel`. The AVX-512 path stores w + 128 (w XOR 0x80: unsigned, for vpdpbusd's
+// unsigned operand; X's sum corrects it), the AVX2 path w itself.
+void pack_panel(const Q8Rows& w, long j0, std::uint8_t* panel) {
   const long blocks = w.cols / kQ8BlockValues;
-  __m512 acc[MR][NP];
-  for (int i = 0; i < MR; ++i)
-    for (int p = 0; p < NP; ++p) acc[i][p] = _mm512_setzero_ps();
-  const __m512i zero = _mm512_setzero_si512();
-  for (long b = 0; b < blocks; ++b) {
-    __m512i w_abs[NP];
-    __mmask64 w_negative[NP];
-    __m512 w_scale[NP];
-    for (int p = 0; p < NP; ++p) {
-      const std::uint8_t* lo = block_of(w, j0 + 2 * p, b);
-      const std::uint8_t* hi = block_of(w, j0 + 2 * p + 1, b);
-      const __m512i values = _mm512_inserti64x4(
-          _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + 2))),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi + 2)), 1);
-      w_abs[p] = _mm512_abs_epi8(values);
-      w_negative[p] = _mm512_movepi8_mask(values);
-      w_scale[p] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm256_set1_ps(block_scale(lo)))),
-                                                       _mm256_castps_pd(_mm256_set1_ps(block_scale(hi))), 1));
+  for (long r = 0; r < kPanel; ++r) {
+    const long row = std::min(j0 + r, w.rows - 1);
+    for (long b = 0; b < blocks; ++b) {
+      const std::uint8_t* block = block_of(w, row, b);
+      std::uint8_t* out = panel + b * kPanelBlockBytes;
+      for (long k = 0; k < 8; ++k) {
+        std::uint32_t word;
+        std::memcpy(&word, block + 2 + 4 * k, 4);
+#if defined(ATTNVIZ_Q8_ZMM)
+        word ^= 0x80808080u;
+#endif
+        std::memcpy(out + (k * kPanel + r) * 4, &word, 4);
+      }
+      const float scale = block_scale(block);
+      std::memcpy(out + 8 * kPanel * 4 + r * 4, &scale, 4);
     }
+  }
+}
+
+// X with what the kernels need beside q: per row and block, −128·Σq (the AVX-512 path's
+// correction for w + 128).
+std::vector<std::int32_t> offset_sums(const Q8Activations& x) {
+  const long blocks = x.cols / kQ8BlockValues;
+  std::vector<std::int32_t> sums(static_cast<std::size_t>(x.rows * blocks));
+  for (long i = 0; i < x.rows * blocks; ++i) {
+    std::int32_t sum = 0;
+    for (long t = 0; t < kQ8BlockValues; ++t) sum += x.values[static_cast<std::size_t>(i * kQ8BlockValues + t)];
+    sums[static_cast<std::size_t>(i)] = -128 * sum;
+  }
+  return sums;
+}
+
+inline std::int32_t word_at(const std::int8_t* p) {
+  std::int32_t word;
+  std::memcpy(&word, p, 4);
+  return word;
+}
+
+// Y[i0 … i0+MR, j0 … j0+kPanel) (only the first `valid` columns stored) from a packed panel.
+template <int MR>
+void panel_tile(const Q8Activations& x, const std::vector<std::int32_t>& x_offsets, const std::uint8_t* panel, long i0,
+                long j0, long valid, Matrix& y) {
+  const long blocks = x.cols / kQ8BlockValues;
+#if defined(ATTNVIZ_Q8_ZMM)
+  (void)x_offsets;
+  __m512 acc[MR];
+  for (int i = 0; i < MR; ++i) acc[i] = _mm512_setzero_ps();
+  for (long b = 0; b < blocks; ++b) {
+    const std::uint8_t* chunks = panel + b * kPanelBlockBytes;
+    __m512i dot[MR];
+    for (int i = 0; i < MR; ++i) dot[i] = _mm512_set1_epi32(x_offsets[static_cast<std::size_t>((i0 + i) * blocks + b)]);
+    for (long k = 0; k < 8; ++k) {
+      const __m512i w_chunk = _mm512_loadu_si512(chunks + k * kPanel * 4);
+      for (int i = 0; i < MR; ++i)
+        dot[i] = _mm512_dpbusd_epi32(dot[i], w_chunk, _mm512_set1_epi32(word_at(x.values.data() + (i0 + i) * x.cols + b * kQ8BlockValues + 4 * k)));
+    }
+    const __m512 w_scale = _mm512_loadu_ps(reinterpret_cast<const float*>(chunks + 8 * kPanel * 4));
     for (int i = 0; i < MR; ++i) {
-      const __m512i x_values = _mm512_broadcast_i64x4(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.values.data() + (i0 + i) * x.cols + b * kQ8BlockValues)));
-      const __m512 x_scale = _mm512_set1_ps(x.scales[static_cast<std::size_t>((i0 + i) * blocks + b)]);
-      for (int p = 0; p < NP; ++p) {
-        const __m512i signed_x = _mm512_mask_sub_epi8(x_values, w_negative[p], zero, x_values);
-        const __m512i dot = _mm512_dpbusd_epi32(zero, w_abs[p], signed_x);
-        acc[i][p] = _mm512_fmadd_ps(_mm512_mul_ps(w_scale[p], x_scale), _mm512_cvtepi32_ps(dot), acc[i][p]);
+      const __m512 scale = _mm512_mul_ps(w_scale, _mm512_set1_ps(x.scales[static_cast<std::size_t>((i0 + i) * blocks + b)]));
+      acc[i] = _mm512_fmadd_ps(scale, _mm512_maskz_cvtepi32_ps(__mmask16(0xffff), dot[i]), acc[i]);
+    }
+  }
+  const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
+  for (int i = 0; i < MR; ++i) _mm512_mask_storeu_ps(&y(i0 + i, j0), mask, acc[i]);
+#else
+  (void)x_offsets;
+  __m256 acc[MR];
+  for (int i = 0; i < MR; ++i) acc[i] = _mm256_setzero_ps();
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (long b = 0; b < blocks; ++b) {
+    const std::uint8_t* chunks = panel + b * kPanelBlockBytes;
+    __m256i dot[MR];
+    for (int i = 0; i < MR; ++i) dot[i] = _mm256_setzero_si256();
+    for (long k = 0; k < 8; ++k) {
+      const __m256i w_chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(chunks + k * kPanel * 4));
+      const __m256i w_abs = _mm256_sign_epi8(w_chunk, w_chunk);  // |w| as unsigned: right for −128 too
+      for (int i = 0; i < MR; ++i) {
+        const __m256i x_word = _mm256_set1_epi32(word_at(x.values.data() + (i0 + i) * x.cols + b * kQ8BlockValues + 4 * k));
+        // |w|·sign(x, w) in int16 pairs (at most 2·128·127: no saturation), then int32.
+        dot[i] = _mm256_add_epi32(dot[i], _mm256_madd_epi16(_mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(x_word, w_chunk)), ones));
       }
     }
-  }
-  for (int i = 0; i < MR; ++i)
-    for (int p = 0; p < NP; ++p) {
-      y(i0 + i, j0 + 2 * p) = lane_sum(_mm512_castps512_ps256(acc[i][p]));
-      y(i0 + i, j0 + 2 * p + 1) = lane_sum(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[i][p]), 1)));
+    const __m256 w_scale = _mm256_loadu_ps(reinterpret_cast<const float*>(chunks + 8 * kPanel * 4));
+    for (int i = 0; i < MR; ++i) {
+      const __m256 scale = _mm256_mul_ps(w_scale, _mm256_set1_ps(x.scales[static_cast<std::size_t>((i0 + i) * blocks + b)]));
+      acc[i] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(dot[i]), acc[i]);
     }
-}
-#endif
-
-#if defined(ATTNVIZ_Q8_ZMM)
-#ifndef Q8_MR
-#define Q8_MR 4
-#define Q8_NP 3
-#endif
-constexpr int kTileRows = Q8_MR, kTilePairs = Q8_NP, kTileCols = 2 * kTilePairs;
-#elif defined(__AVX512VL__)
-constexpr int kTileRows = 4, kTileCols = 4;  // 16 accumulators of the 32 ymm registers
-#else
-constexpr int kTileRows = 2, kTileCols = 4;  // 8 accumulators of the 16
-#endif
-
-// X rows [i_begin, i_end) against W rows [j_begin, j_end), full tiles then the edges.
-void tiles(const Q8Activations& x, const Q8Rows& w, long i_begin, long i_end, long j_begin, long j_end, Matrix& y) {
-  long j = j_begin;
-  for (; j + kTileCols <= j_end; j += kTileCols) {
-    long i = i_begin;
-#if defined(ATTNVIZ_Q8_ZMM)
-    for (; i + kTileRows <= i_end; i += kTileRows) tile_pairs<kTileRows, kTilePairs>(x, w, i, j, y);
-    for (; i < i_end; ++i) tile_pairs<1, kTilePairs>(x, w, i, j, y);
-#else
-    for (; i + kTileRows <= i_end; i += kTileRows) tile<kTileRows, kTileCols>(x, w, i, j, y);
-    for (; i < i_end; ++i) tile<1, kTileCols>(x, w, i, j, y);
-#endif
   }
-  for (; j < j_end; ++j)
-    for (long i = i_begin; i < i_end; ++i) tile<1, 1>(x, w, i, j, y);
+  for (int i = 0; i < MR; ++i) {
+    alignas(32) float out[8];
+    _mm256_store_ps(out, acc[i]);
+    for (long j = 0; j < valid; ++j) y(i0 + i, j0 + j) = out[j];
+  }
+#endif
 }
 
 #endif  // ATTNVIZ_Q8_SIMD
@@ -257,19 +234,17 @@ Matrix q8_matmul_scalar(const Matrix& x_float, const Q8Rows& w) {
   Matrix y(x.rows, w.rows);
   for (long i = 0; i < x.rows; ++i) {
     for (long j = 0; j < w.rows; ++j) {
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      float acc = 0.0f;
       for (long b = 0; b < blocks; ++b) {
         const std::uint8_t* block = block_of(w, j, b);
         const auto* w_values = reinterpret_cast<const std::int8_t*>(block + 2);
         const std::int8_t* x_values = x.values.data() + i * x.cols + b * kQ8BlockValues;
+        std::int32_t dot = 0;  // at most 32·128·127 in magnitude: exact as a float too
+        for (long t = 0; t < kQ8BlockValues; ++t) dot += static_cast<std::int32_t>(w_values[t]) * x_values[t];
         const float scale = block_scale(block) * x.scales[static_cast<std::size_t>(i * blocks + b)];
-        for (int k = 0; k < 8; ++k) {
-          std::int32_t lane = 0;
-          for (int t = 4 * k; t < 4 * k + 4; ++t) lane += static_cast<std::int32_t>(w_values[t]) * x_values[t];
-          acc[k] = std::fma(scale, static_cast<float>(lane), acc[k]);
-        }
+        acc = std::fma(scale, static_cast<float>(dot), acc);
       }
-      y(i, j) = lane_sum(acc);
+      y(i, j) = acc;
     }
   }
   return y;
@@ -279,12 +254,14 @@ Matrix q8_matmul(const Matrix& x_float, const Q8Rows& w, int threads) {
 #ifdef ATTNVIZ_Q8_SIMD
   check_shapes(x_float, w);
   const Q8Activations x = quantize_q8_0(x_float);
+  const std::vector<std::int32_t> x_offsets = offset_sums(x);
   Matrix y(x.rows, w.rows);
-  // Rows of X in chunks whose int8 values stay in L2 (256 KB) while every W tile passes them;
-  // each W tile (kTileCols rows) stays in L1 across the chunk's rows.
-  const long chunk = std::max<long>(kTileRows, (256L * 1024 / std::max<long>(1, x.cols)) / kTileRows * kTileRows);
-  const long col_tiles = (w.rows + kTileCols - 1) / kTileCols;
-  threads = static_cast<int>(std::max<long>(1, std::min<long>(threads, col_tiles)));
+  const long blocks = w.cols / kQ8BlockValues;
+  // Rows of X in chunks whose int8 values stay in L2 (512 KB) while every panel passes them;
+  // a panel (kPanel rows of W, re-laid once per chunk) stays in L1 or L2 across the chunk.
+  const long chunk = std::max<long>(kTileRows, (512L * 1024 / x.cols) / kTileRows * kTileRows);
+  const long panels = (w.rows + kPanel - 1) / kPanel;
+  threads = static_cast<int>(std::max<long>(1, std::min<long>(threads, panels)));
 #pragma omp parallel num_threads(threads)
   {
 #ifdef _OPENMP
@@ -292,10 +269,19 @@ Matrix q8_matmul(const Matrix& x_float, const Q8Rows& w, int threads) {
 #else
     const long t = 0, team = 1;
 #endif
-    // Each thread its own contiguous share of W's rows (in whole tiles): no synchronisation.
-    const long first = col_tiles * t / team * kTileCols;
-    const long last = std::min(w.rows, col_tiles * (t + 1) / team * kTileCols);
-    for (long i = 0; i < x.rows; i += chunk) tiles(x, w, i, std::min(x.rows, i + chunk), first, last, y);
+    // Each thread its own contiguous share of the panels: no synchronisation.
+    const long first = panels * t / team, last = panels * (t + 1) / team;
+    std::vector<std::uint8_t> panel(static_cast<std::size_t>(blocks * kPanelBlockBytes));
+    for (long i_begin = 0; i_begin < x.rows; i_begin += chunk) {
+      const long i_end = std::min(x.rows, i_begin + chunk);
+      for (long p = first; p < last; ++p) {
+        const long j0 = p * kPanel, valid = std::min(kPanel, w.rows - j0);
+        pack_panel(w, j0, panel.data());
+        long i = i_begin;
+        for (; i + kTileRows <= i_end; i += kTileRows) panel_tile<kTileRows>(x, x_offsets, panel.data(), i, j0, valid, y);
+        for (; i < i_end; ++i) panel_tile<1>(x, x_offsets, panel.data(), i, j0, valid, y);
+      }
+    }
   }
   return y;
 #else
@@ -307,8 +293,6 @@ Matrix q8_matmul(const Matrix& x_float, const Q8Rows& w, int threads) {
 std::string q8_matmul_path() {
 #if defined(ATTNVIZ_Q8_ZMM)
   return "avx512-vnni";
-#elif defined(ATTNVIZ_Q8_SIMD) && defined(__AVXVNNI__)
-  return "avx-vnni";
 #elif defined(ATTNVIZ_Q8_SIMD)
   return "avx2";
 #else

@@ -2,11 +2,12 @@
 // quantised to Q8_0 on the fly: what llama.cpp computes for a Q8_0 weight on the CPU.
 //
 // Source (read, not copied): ggml-cpu's quantize_row_q8_0 (x86: per block of 32, a = max|x|,
-// d = fp16(a/127), q = round-half-even(x·127/a)), ggml_vec_dot_q8_0_q8_0 and llamafile's
-// tinyBLAS_Q0_AVX (per block, the int8·int8 products summed in 8 int32 lanes of 4 bytes each,
-// each lane acc_k = fma(d_w·d_x, float(lane_k), acc_k); at the end ((a0+a4)+(a2+a6)) +
-// ((a1+a5)+(a3+a7))). Every path here keeps that order, so the SIMD and scalar paths agree bit
-// for bit and both agree with llama.cpp up to its own kernel's choice of order.
+// d = fp16(a/127), q = round-half-even(x·127/a)) and ggml_vec_dot_q8_0_q8_0 / llamafile's
+// tinyBLAS_Q0_AVX (the int8·int8 dot of each block pair, scaled by d_w·d_x, summed in float).
+// Order of the float sum: here each block's integer dot is whole (exact) before its one
+// fma(d_w·d_x, dot, acc), block after block; ggml's AVX kernels keep 8 partial lanes of 4 bytes
+// each and add them at the end, so the two differ by float rounding of the sum (relative ~1e-7),
+// never in what is rounded to 8 bits. The SIMD and scalar paths here agree bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,7 @@ struct Q8Activations {
 Q8Activations quantize_q8_0(const Matrix& x);
 
 /// Y [n, w.rows] = X·Wᵀ, X [n, w.cols] quantised by quantize_q8_0, the widest SIMD path this
-/// build has (q8_matmul_path), register-tiled, on up to `threads` OpenMP threads over W's rows.
+/// build has (q8_matmul_path), in panels of W rows against tiles of X rows, on up to `threads` OpenMP threads over W's rows.
 /// Throws std::invalid_argument when x.cols() != w.cols or w.cols is not a multiple of 32.
 Matrix q8_matmul(const Matrix& x, const Q8Rows& w, int threads = 1);
 
@@ -53,7 +54,7 @@ Matrix q8_matmul(const Matrix& x, const Q8Rows& w, int threads = 1);
 /// (tests/q8_matmul_test.cpp holds them to it).
 Matrix q8_matmul_scalar(const Matrix& x, const Q8Rows& w);
 
-/// The path q8_matmul takes in this build: "avx512-vnni", "avx-vnni", "avx2" or "scalar".
+/// The path q8_matmul takes in this build: "avx512-vnni", "avx2" or "scalar".
 std::string q8_matmul_path();
 
 /// float → IEEE half bits, round to nearest even (F16C's _cvtss_sh, ggml's FP32_TO_FP16).
