@@ -14,7 +14,6 @@
 #include "model/hf_decoder.hpp"
 #include "model/hf_end_tokens.hpp"
 #include "model/hf_tokenizer.hpp"
-#include "model/tokenizer_fit.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 #include "model/vocabulary.hpp"
@@ -47,98 +46,23 @@ void refuse_model_options(const Options& o) {
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
-std::vector<std::int32_t> input_ids(const Options& o, const Vocabulary* vocab) {
-  if (o.text && o.token_ids) throw UsageError::bad_option("--text", "give --text or --token-ids, not both");
-  if (o.token_ids) {
-    if (o.no_bos) throw UsageError::bad_option("--no-bos", "goes with --text (--token-ids are used exactly as given)");
-    return std::vector<std::int32_t>(o.token_ids->begin(), o.token_ids->end());
-  }
-  if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 1,403,407");
-  if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
-  return tokenize(*vocab, *o.text, !o.no_bos);
+// The library's view of the decoder options: the model, --text / --token-ids, --no-bos.
+DecoderInput decoder_input(const Options& o) { return DecoderInput{o.model, o.text, o.token_ids, o.no_bos}; }
+
+std::vector<std::int32_t> input_ids(const Options& o, const Vocabulary* vocab) { return decoder_input_ids(decoder_input(o), vocab); }
+
+void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
+  check_ids_in_model(decoder_input(o), vocab, ids, n_vocab);
 }
 
-ModelSummary summary_of(const DecoderConfig& c) {
-  ModelSummary m;
-  m.file = c.file;
-  m.architecture = c.architecture;
-  m.name = c.name;
-  m.num_layers = c.num_layers;
-  m.num_heads = c.num_heads;
-  m.num_kv_heads = c.num_kv_heads;
-  m.d_model = c.d_model;
-  m.d_k = c.d_k;
-  m.context_length = c.context_length;
-  m.rope = c.rope;
-  m.rope_scaling = c.rope_scaling;
-  m.partial_rotary_factor = c.partial_rotary_factor;
-  if (c.block.positions != PositionKind::Rope) m.rope.reset();
-  m.sliding_window = c.sliding_window;
-  m.attention_scale = c.attention_scale;
-  m.attention_softcap = c.attention_softcap;
-  m.final_softcap = c.final_softcap;
-  m.local_rope_theta = c.local_rope_theta;
-  return m;
-}
-
-// Bytes the forward pass holds at once: the embedding table (and the output table), one
-// layer's weights in float32, the activations, and one layer's attention weights (h·n²)
-// together with its scores.
-// `held` heads' weights at once: the layer's (h), or head by head those in flight.
-double forward_bytes(const DecoderModel& model, double n, int held) {
-  const DecoderConfig& c = model.config();
-  const double activations = 4.0 * n * (6.0 * static_cast<double>(c.d_model) + 3.0 * static_cast<double>(c.d_ff));
-  const double attention = 4.0 * 3.0 * held * n * n;
-  return model.layer_float_bytes() + activations + attention;
-}
-
-// The token names of a Hugging Face folder's tokenizer.json (model.vocab and added_tokens), as
-// a vocabulary that only names tokens (pieces "" where it has none), for runs by --token-ids,
-// where the tokenizer need not be one attnviz can run. Its model is "gpt2" when the file's
-// decoder is ByteLevel (GPT-2, LLaMA 3, Qwen 2: the pieces spell bytes), else "". nullopt
-// without a tokenizer.json.
-std::optional<Vocabulary> hf_token_names(const std::string& folder, long n_vocab) {
-  const fs::path path = fs::path(folder) / "tokenizer.json";
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::nullopt;
-  const nlohmann::json tokenizer = read_json_file(path.string());
-  Vocabulary names;
-  names.source = path.string();
-  const nlohmann::json* decoder = tokenizer.contains("decoder") ? &tokenizer["decoder"] : nullptr;
-  if (decoder && decoder->is_object() && decoder->value("type", nlohmann::json()) == "ByteLevel") names.model = "gpt2";
-  names.pieces.resize(static_cast<std::size_t>(n_vocab));
-  names.types.assign(static_cast<std::size_t>(n_vocab), TokenType::Normal);
-  auto put = [&](const std::string& piece, long id, TokenType type) {
-    if (id < 0 || id >= n_vocab) return;
-    names.pieces[static_cast<std::size_t>(id)] = piece;
-    names.types[static_cast<std::size_t>(id)] = type;
-  };
-  if (tokenizer.contains("model") && tokenizer["model"].contains("vocab") && tokenizer["model"]["vocab"].is_object())
-    for (const auto& [piece, id] : tokenizer["model"]["vocab"].items())
-      if (id.is_number_integer()) put(piece, id.get<long>(), TokenType::Normal);
-  // Added tokens hold their text as it is, not spelt in the byte alphabet.
-  if (tokenizer.contains("added_tokens") && tokenizer["added_tokens"].is_array())
-    for (const auto& added : tokenizer["added_tokens"])
-      if (added.is_object() && added.contains("content") && added.contains("id") && added["content"].is_string() && added["id"].is_number_integer())
-        put(added["content"].get<std::string>(), added["id"].get<long>(),
-            added.value("special", false) == true ? TokenType::Control : TokenType::UserDefined);
-  return names;
-}
-
-// The decoder of --model: a GGUF file (with its vocabulary) or a Hugging Face folder.
-struct LoadedDecoder {
-  std::unique_ptr<DecoderModel> model;
-  std::unique_ptr<Vocabulary> vocab;     // GGUF files with tokenizer.ggml.tokens, tokenizer.json for --text
-  std::optional<Vocabulary> names;       // Hugging Face folders run by --token-ids: hf_token_names
-  std::vector<std::int32_t> end_tokens;  // what --generate stops at, with --text or --token-ids
-};
+double forward_bytes(const DecoderModel& model, double n, int held) { return decoder_forward_bytes(model, n, held); }
 
 // `load()`, the decoder of o.model. run_model sends encoders elsewhere; the commands that run a
 // decoder themselves (attribute, census over a corpus) land here, where a BERT file's
 // "architecture bert is not supported" would mislead: a model that fails to load as a decoder is
 // asked whether it is an encoder (only then, so a decoder's file is not read twice).
 template <typename Load>
-DecoderModel as_decoder(const Options& o, Load&& load) {
+auto as_decoder(const Options& o, Load&& load) -> decltype(load()) {
   try {
     return load();
   } catch (const InputError&) {
@@ -150,63 +74,7 @@ DecoderModel as_decoder(const Options& o, Load&& load) {
 }
 
 LoadedDecoder load_decoder(const Options& o) {
-  LoadedDecoder loaded;
-  if (is_hf_model_folder(o.model)) {
-    loaded.model = std::make_unique<DecoderModel>(as_decoder(o, [&] { return decoder_from_hf_folder(o.model); }));
-    const fs::path tokenizer = fs::path(o.model) / "tokenizer.json";
-    std::error_code ec;
-    if (o.text) {
-      if (!fs::exists(tokenizer, ec))
-        throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
-      loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
-      if (std::string past = check_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model); !past.empty())
-        loaded.vocab->warnings.push_back(std::move(past));
-    } else {
-      loaded.names = hf_token_names(o.model, loaded.model->config().n_vocab);
-    }
-    loaded.end_tokens = hf_end_tokens(o.model);
-    return loaded;
-  }
-  auto file = std::make_shared<const GgufFile>(o.model);
-  loaded.model = std::make_unique<DecoderModel>(as_decoder(o, [&] { return decoder_from_gguf(file); }));
-  if (file->has("tokenizer.ggml.tokens")) {
-    loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
-    loaded.end_tokens = end_tokens(*loaded.vocab);
-  }
-  return loaded;
-}
-
-// info.tokens (the pieces) and info.token_texts of info.token_ids from `names` (a tokenizer,
-// or hf_token_names): a token it does not name is shown as its id. Without names, every token
-// is its id and there are no texts; a tokenizer.json that is not byte-level gives no texts
-// either (attnviz does not know its decoder).
-void name_tokens(const Vocabulary* names, ModelRunInfo& info) {
-  const bool texts = names && !names->model.empty();
-  for (const std::int32_t id : info.token_ids) {
-    const auto index = static_cast<std::size_t>(id);
-    const bool named = names && index < names->pieces.size() && !names->pieces[index].empty();
-    const std::string unnamed = names ? unnamed_token_label(id) : std::to_string(id);
-    info.tokens.push_back(named ? names->pieces[index] : unnamed);
-    if (texts) info.token_texts.push_back(named ? token_display_text(*names, id) : unnamed);
-  }
-}
-
-// The ids must index the model's embedding. Ids given with --token-ids are the user's; ids the
-// tokenizer made from --text that the model lacks mean its tokenizer and its weights disagree
-// (a tokenizer.json or token list longer than the embedding table), which is the files' fault.
-void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::int32_t id = ids[i];
-    if (id >= 0 && id < n_vocab) continue;
-    const std::string range = "(0-" + std::to_string(n_vocab - 1) + ")";
-    if (o.token_ids || !vocab)
-      throw UsageError::bad_option("--token-ids", "token id " + std::to_string(id) + " is outside the vocabulary " + range);
-    const std::string piece = quoted_piece(vocab->pieces[static_cast<std::size_t>(id)]);
-    throw InputError::inconsistent(vocabulary_name(*vocab), "--text gives token " + std::to_string(i) + " the id " + std::to_string(id) +
-                                                                " (" + piece + "), but the model " + o.model + " has " +
-                                                                std::to_string(n_vocab) + " token embeddings " + range +
-                                                                ": its tokenizer and its weights disagree");
-  }
+  return as_decoder(o, [&] { return load_decoder_model(decoder_input(o)); });
 }
 
 ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, const BlockSink& sink,
@@ -423,15 +291,7 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   return run;
 }
 
-double decoder_forward_bytes(const DecoderModel& model, double tokens) { return forward_bytes(model, tokens, model.config().num_heads); }
-
 int heads_in_flight(int num_heads) { return std::max(1, std::min(num_heads, Eigen::nbThreads())); }
-
-std::string decoder_token_label(const Vocabulary* names, std::int32_t id) {
-  const auto index = static_cast<std::size_t>(id);
-  if (!names || index >= names->pieces.size() || names->pieces[index].empty()) return std::to_string(id);
-  return pieces_are_byte_level(*names) ? token_display_text(*names, id) : names->pieces[index];
-}
 
 namespace {
 

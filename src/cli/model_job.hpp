@@ -15,6 +15,7 @@
 #include "model/decoder_model.hpp"
 #include "model/block_probe.hpp"
 #include "model/model_run.hpp"
+#include "model/model_session.hpp"
 #include "model/vocabulary.hpp"
 
 namespace attnviz {
@@ -70,15 +71,6 @@ struct DecoderRun {
 /// `encoder_decoder_refusal` is non-empty (it says why). Appends the model's and tokenizer's warnings.
 DecoderRun prepare_decoder_run(const Options& options, std::vector<std::string>& warnings,
                                const std::string& encoder_decoder_refusal);
-
-/// Bytes a decoder's forward pass over `tokens` tokens holds at once (one layer's float32
-/// weights, the embedding and output tables, the activations, one layer's attention): what
-/// run_model checks against the memory budget.
-double decoder_forward_bytes(const DecoderModel& model, double tokens);
-
-/// How a decoder's pictures label token `id`: its text for byte-level vocabularies, else its
-/// piece, or the id when `names` is null or names it not.
-std::string decoder_token_label(const Vocabulary* names, std::int32_t id);
 
 /// `attnviz tokenize`: how the tokenizer of options.model (a GGUF file, or a Hugging Face
 /// folder's tokenizer.json) splits options.text. One JSON document {"tokens": [pieces],

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/file_text.hpp"
-#include "model/model_run.hpp"
+#include "io/model_record.hpp"
 
 namespace attnviz {
 

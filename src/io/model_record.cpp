@@ -1,0 +1,31 @@
+#include "io/model_record.hpp"
+
+#include <cassert>
+
+namespace attnviz {
+
+const std::vector<BlockName>& block_names() {
+  static const std::vector<BlockName> names = {{"enc", "encoder", "self", "encoder self-attention"},
+                                               {"dec", "decoder", "self", "decoder self-attention"},
+                                               {"cross", "decoder", "cross", "decoder cross-attention"}};
+  return names;
+}
+
+std::string block_name(const std::string& stack, const std::string& kind) {
+  for (const BlockName& b : block_names())
+    if (stack == b.stack && kind == b.kind) return b.name;
+  assert(false && "a block is encoder self, decoder self or decoder cross");
+  return "";
+}
+
+std::string model_head_name(const std::string& block, int layer, int head) {
+  return (block.empty() ? "" : block + ".") + "L" + std::to_string(layer) + "H" + std::to_string(head);
+}
+
+std::string AttentionBlock::block_name() const {
+  return encoder_decoder ? attnviz::block_name(stack, kind) : "";
+}
+
+std::string AttentionBlock::head_name(int head) const { return model_head_name(block_name(), layer, head); }
+
+}  // namespace attnviz

@@ -1,0 +1,101 @@
+// A whole model's run as plain data: the model's summary, the tokens it saw, and its attention
+// blocks, as the model path produces them (model/model_run) and the model dump writes and reads
+// them (io/model_dump). No computation here; which layers a run captures is model/model_run's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/alti.hpp"
+#include "attention/rope.hpp"
+#include "io/attention_record.hpp"
+
+namespace attnviz {
+
+/// The model's shape and provenance, as the model dump's `model` object writes it.
+struct ModelSummary {
+  std::string file;            ///< the path given
+  std::string architecture;    ///< "llama", "transformer" (CTranslate2)…
+  std::string name;            ///< general.name, or the file's stem
+  int num_layers = 0;          ///< layers per stack
+  int num_heads = 0;
+  int num_kv_heads = 0;
+  long d_model = 0, d_k = 0;
+  long context_length = 0;     ///< 0 when the file does not say
+  std::optional<RopeSettings> rope;
+  std::string rope_scaling;    ///< "none", "linear ×4", "llama3"… (for the dump and titles)
+  std::optional<double> partial_rotary_factor;  ///< config.json's, when given (rope.dim = int(d_k · factor))
+  /// The family's settings as applied (decoder families; issue 25): each layer's sliding window
+  /// (empty: none), the attention scale when not 1/√d_k, the soft-caps (0: none), the RoPE base
+  /// of sliding-window layers when it differs.
+  std::vector<long> sliding_window;
+  std::optional<double> attention_scale;
+  double attention_softcap = 0, final_softcap = 0;
+  std::optional<double> local_rope_theta;
+  std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
+  std::string activation;      ///< encoders: the feed-forward's GELU as the file's engine computes it ("gelu (erf)"); "" otherwise
+};
+
+/// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them
+/// ("enc.L2H5"), with what each is: {"enc", "encoder self-attention"}, {"dec", "decoder
+/// self-attention"}, {"cross", "decoder cross-attention"}, in the order the model runs them.
+struct BlockName {
+  const char* name;
+  const char* stack;
+  const char* kind;
+  const char* description;
+};
+const std::vector<BlockName>& block_names();
+
+/// "enc", "dec" or "cross" for a (stack, kind) of an encoder-decoder model (see block_names).
+/// Requires: stack "encoder" or "decoder", kind "self" or "cross".
+std::string block_name(const std::string& stack, const std::string& kind);
+
+/// "L2H5", or with a block name "enc.L2H5", "dec.L2H5", "cross.L2H5".
+std::string model_head_name(const std::string& block, int layer, int head);
+
+/// One attention block of the run: a layer of a stack, self- or cross-attention.
+/// record.layer is `layer`; record.weights holds [head][query][key].
+struct AttentionBlock {
+  int layer = 0;
+  std::string stack = "decoder";  ///< "encoder" or "decoder"
+  std::string kind = "self";      ///< "self" or "cross"
+  bool encoder_decoder = false;   ///< the model has both stacks: heads need their block named
+  AttentionRecord record;
+  /// What analyses of the block read (issue 20), handed on only when asked (ForwardRequest::wants,
+  /// value_vectors): f^h(x_j) h × [n_k, d_out]; the residual stream entering the block
+  /// [n_q, d_model] (self-attention); b_O [d_out] or empty; for a post-LN block, its LayerNorm.
+  std::vector<Matrix> value_vectors;
+  Matrix residual;
+  Vector b_o;
+  std::optional<PostLayerNorm> post_norm;
+  /// "" for a model with one kind of block (decoder-only), else block_name(stack, kind).
+  std::string block_name() const;
+  /// "L2H5" (decoder-only models); "enc.L2H5", "dec.L2H5" or "cross.L2H5" (encoder-decoder).
+  std::string head_name(int head) const;
+};
+
+/// Receives each computed block; the producer keeps nothing of it afterwards.
+using BlockSink = std::function<void(AttentionBlock&&)>;
+
+/// Everything about the run except the blocks.
+struct ModelRunInfo {
+  ModelSummary model;
+  Tokens tokens;                       ///< pieces of the decoder input, byte for byte
+  Tokens token_texts;                  ///< what each reads as (token_display_text); empty when unknown
+  std::vector<std::int32_t> token_ids;
+  std::string text;                    ///< decoded text of every token after BOS
+  int prompt_length = 0;               ///< tokens that came from the input, BOS included
+  std::string generated_text;          ///< decoded continuation ("" without --generate)
+  std::vector<float> last_logits;      ///< the final position's n_vocab logits, when asked
+  // Encoder-decoder models only.
+  Tokens source_tokens;                ///< encoder input
+  std::string source_text;             ///< the source, its tokens joined as the source vocabulary
+                                       ///< says (specials left out): what pictures quote
+  Tokens target_tokens;                ///< decoder input, from <s>
+};
+
+}  // namespace attnviz

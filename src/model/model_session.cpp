@@ -1,0 +1,147 @@
+#include "model/model_session.hpp"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "io/json_file.hpp"
+#include "model/gguf_decoder.hpp"
+#include "model/gguf_file.hpp"
+#include "model/hf_decoder.hpp"
+#include "model/hf_end_tokens.hpp"
+#include "model/hf_tokenizer.hpp"
+#include "model/tokenizer_fit.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+std::vector<std::int32_t> decoder_input_ids(const DecoderInput& o, const Vocabulary* vocab) {
+  if (o.text && o.token_ids) throw UsageError::bad_option("--text", "give --text or --token-ids, not both");
+  if (o.token_ids) {
+    if (o.no_bos) throw UsageError::bad_option("--no-bos", "goes with --text (--token-ids are used exactly as given)");
+    return std::vector<std::int32_t>(o.token_ids->begin(), o.token_ids->end());
+  }
+  if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 1,403,407");
+  if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
+  return tokenize(*vocab, *o.text, !o.no_bos);
+}
+
+ModelSummary summary_of(const DecoderConfig& c) {
+  ModelSummary m;
+  m.file = c.file;
+  m.architecture = c.architecture;
+  m.name = c.name;
+  m.num_layers = c.num_layers;
+  m.num_heads = c.num_heads;
+  m.num_kv_heads = c.num_kv_heads;
+  m.d_model = c.d_model;
+  m.d_k = c.d_k;
+  m.context_length = c.context_length;
+  m.rope = c.rope;
+  m.rope_scaling = c.rope_scaling;
+  m.partial_rotary_factor = c.partial_rotary_factor;
+  if (c.block.positions != PositionKind::Rope) m.rope.reset();
+  m.sliding_window = c.sliding_window;
+  m.attention_scale = c.attention_scale;
+  m.attention_softcap = c.attention_softcap;
+  m.final_softcap = c.final_softcap;
+  m.local_rope_theta = c.local_rope_theta;
+  return m;
+}
+
+double decoder_forward_bytes(const DecoderModel& model, double n, int held_heads) {
+  const DecoderConfig& c = model.config();
+  const double activations = 4.0 * n * (6.0 * static_cast<double>(c.d_model) + 3.0 * static_cast<double>(c.d_ff));
+  const double attention = 4.0 * 3.0 * (held_heads > 0 ? held_heads : c.num_heads) * n * n;
+  return model.layer_float_bytes() + activations + attention;
+}
+
+std::optional<Vocabulary> hf_token_names(const std::string& folder, long n_vocab) {
+  const fs::path path = fs::path(folder) / "tokenizer.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  const nlohmann::json tokenizer = read_json_file(path.string());
+  Vocabulary names;
+  names.source = path.string();
+  const nlohmann::json* decoder = tokenizer.contains("decoder") ? &tokenizer["decoder"] : nullptr;
+  if (decoder && decoder->is_object() && decoder->value("type", nlohmann::json()) == "ByteLevel") names.model = "gpt2";
+  names.pieces.resize(static_cast<std::size_t>(n_vocab));
+  names.types.assign(static_cast<std::size_t>(n_vocab), TokenType::Normal);
+  auto put = [&](const std::string& piece, long id, TokenType type) {
+    if (id < 0 || id >= n_vocab) return;
+    names.pieces[static_cast<std::size_t>(id)] = piece;
+    names.types[static_cast<std::size_t>(id)] = type;
+  };
+  if (tokenizer.contains("model") && tokenizer["model"].contains("vocab") && tokenizer["model"]["vocab"].is_object())
+    for (const auto& [piece, id] : tokenizer["model"]["vocab"].items())
+      if (id.is_number_integer()) put(piece, id.get<long>(), TokenType::Normal);
+  // Added tokens hold their text as it is, not spelt in the byte alphabet.
+  if (tokenizer.contains("added_tokens") && tokenizer["added_tokens"].is_array())
+    for (const auto& added : tokenizer["added_tokens"])
+      if (added.is_object() && added.contains("content") && added.contains("id") && added["content"].is_string() && added["id"].is_number_integer())
+        put(added["content"].get<std::string>(), added["id"].get<long>(),
+            added.value("special", false) == true ? TokenType::Control : TokenType::UserDefined);
+  return names;
+}
+
+LoadedDecoder load_decoder_model(const DecoderInput& o) {
+  LoadedDecoder loaded;
+  if (is_hf_model_folder(o.model)) {
+    loaded.model = std::make_unique<DecoderModel>(decoder_from_hf_folder(o.model));
+    const fs::path tokenizer = fs::path(o.model) / "tokenizer.json";
+    std::error_code ec;
+    if (o.text) {
+      if (!fs::exists(tokenizer, ec))
+        throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
+      loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
+      if (std::string past = check_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model); !past.empty())
+        loaded.vocab->warnings.push_back(std::move(past));
+    } else {
+      loaded.names = hf_token_names(o.model, loaded.model->config().n_vocab);
+    }
+    loaded.end_tokens = hf_end_tokens(o.model);
+    return loaded;
+  }
+  auto file = std::make_shared<const GgufFile>(o.model);
+  loaded.model = std::make_unique<DecoderModel>(decoder_from_gguf(file));
+  if (file->has("tokenizer.ggml.tokens")) {
+    loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+    loaded.end_tokens = end_tokens(*loaded.vocab);
+  }
+  return loaded;
+}
+
+void name_tokens(const Vocabulary* names, ModelRunInfo& info) {
+  const bool texts = names && !names->model.empty();
+  for (const std::int32_t id : info.token_ids) {
+    const auto index = static_cast<std::size_t>(id);
+    const bool named = names && index < names->pieces.size() && !names->pieces[index].empty();
+    const std::string unnamed = names ? unnamed_token_label(id) : std::to_string(id);
+    info.tokens.push_back(named ? names->pieces[index] : unnamed);
+    if (texts) info.token_texts.push_back(named ? token_display_text(*names, id) : unnamed);
+  }
+}
+
+void check_ids_in_model(const DecoderInput& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::int32_t id = ids[i];
+    if (id >= 0 && id < n_vocab) continue;
+    const std::string range = "(0-" + std::to_string(n_vocab - 1) + ")";
+    if (o.token_ids || !vocab)
+      throw UsageError::bad_option("--token-ids", "token id " + std::to_string(id) + " is outside the vocabulary " + range);
+    const std::string piece = quoted_piece(vocab->pieces[static_cast<std::size_t>(id)]);
+    throw InputError::inconsistent(vocabulary_name(*vocab), "--text gives token " + std::to_string(i) + " the id " + std::to_string(id) +
+                                                                " (" + piece + "), but the model " + o.model + " has " +
+                                                                std::to_string(n_vocab) + " token embeddings " + range +
+                                                                ": its tokenizer and its weights disagree");
+  }
+}
+
+std::string decoder_token_label(const Vocabulary* names, std::int32_t id) {
+  const auto index = static_cast<std::size_t>(id);
+  if (!names || index >= names->pieces.size() || names->pieces[index].empty()) return std::to_string(id);
+  return pieces_are_byte_level(*names) ? token_display_text(*names, id) : names->pieces[index];
+}
+
+}  // namespace attnviz

@@ -1,0 +1,79 @@
+// A decoder-only model's run prepared below the command line (issue 25: library work a second
+// front end needs): loading a GGUF file or Hugging Face folder with its tokenizer, the input ids
+// from a text or given ids, the checks that the ids fit the model, the token labels, the model's
+// summary and the memory its forward pass holds. Takes a plain DecoderInput, not the CLI's
+// Options (cli/model_job translates); messages name the CLI's flags, as the CLI shows them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/decoder_model.hpp"
+#include "model/model_run.hpp"
+#include "model/vocabulary.hpp"
+
+namespace attnviz {
+
+/// What a decoder run reads: the model (a GGUF file or a Hugging Face folder) and its input,
+/// a text (--text, BOS added unless no_bos) or ids used as given (--token-ids).
+struct DecoderInput {
+  std::string model;
+  std::optional<std::string> text;
+  std::optional<std::vector<int>> token_ids;
+  bool no_bos = false;
+};
+
+/// The decoder of a DecoderInput: the model, its tokenizer, the token names of a folder run by ids.
+struct LoadedDecoder {
+  std::unique_ptr<DecoderModel> model;
+  std::unique_ptr<Vocabulary> vocab;     ///< GGUF files with tokenizer.ggml.tokens, tokenizer.json for --text
+  std::optional<Vocabulary> names;       ///< Hugging Face folders run by --token-ids: hf_token_names
+  std::vector<std::int32_t> end_tokens;  ///< what --generate stops at, with --text or --token-ids
+};
+
+/// Loads input.model: a Hugging Face folder (with its tokenizer.json when input.text is given,
+/// checked against the model's embeddings by check_tokenizer_fits, whose warning joins the
+/// vocabulary's; else its token names) or a GGUF file (with its vocabulary when it has one).
+/// Throws UsageError naming --text for a folder without tokenizer.json, InputError as the readers.
+LoadedDecoder load_decoder_model(const DecoderInput& input);
+
+/// The ids to run: input.token_ids as given, or input.text tokenized by `vocab` (BOS unless
+/// no_bos). Throws UsageError for both or neither given, --no-bos with ids; InputError when a
+/// text meets a model without a tokenizer.
+std::vector<std::int32_t> decoder_input_ids(const DecoderInput& input, const Vocabulary* vocab);
+
+/// The ids must index the model's n_vocab embeddings. Throws UsageError naming --token-ids for
+/// ids the user gave; InputError naming the tokenizer for ids it made from the text (its
+/// tokenizer and its weights disagree).
+void check_ids_in_model(const DecoderInput& input, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab);
+
+/// The model dump's `model` block of a decoder's settings.
+ModelSummary summary_of(const DecoderConfig& c);
+
+/// Bytes a decoder's forward pass over `tokens` tokens holds at once: the embedding table (and
+/// the output table), one layer's float32 weights, the activations, and one layer's attention
+/// weights (h·n²) together with its scores; with `held_heads` > 0, only that many heads' weights
+/// (a pass that hands them on head by head holds only the heads in flight).
+double decoder_forward_bytes(const DecoderModel& model, double tokens, int held_heads = 0);
+
+/// The token names of a Hugging Face folder's tokenizer.json (model.vocab and added_tokens), as
+/// a vocabulary that only names tokens (pieces "" where it has none), for runs by --token-ids,
+/// where the tokenizer need not be one attnviz can run. Its model is "gpt2" when the file's
+/// decoder is ByteLevel (GPT-2, LLaMA 3, Qwen 2: the pieces spell bytes), else "". nullopt
+/// without a tokenizer.json.
+std::optional<Vocabulary> hf_token_names(const std::string& folder, long n_vocab);
+
+/// info.tokens (the pieces) and info.token_texts of info.token_ids from `names` (a tokenizer,
+/// or hf_token_names): a token it does not name is shown as its id. Without names, every token
+/// is its id and there are no texts; a tokenizer.json that is not byte-level gives no texts
+/// either (attnviz does not know its decoder).
+void name_tokens(const Vocabulary* names, ModelRunInfo& info);
+
+/// How a decoder's pictures label token `id`: its text for byte-level vocabularies, else its
+/// piece, or the id when `names` is null or names it not.
+std::string decoder_token_label(const Vocabulary* names, std::int32_t id);
+
+}  // namespace attnviz
