@@ -139,8 +139,9 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   CensusCollector census;
   HeadPicker picker(options.layer_heads);
   if (options.measure == "alti")
-    throw UsageError::bad_option("--measure", "alti has one map per layer and no heads to compare or census; draw it with "
-                                              "heatmaps --model … --measure alti, or compare two dumps' layers");
+    throw UsageError::bad_option("--measure", "alti has one map per layer (every head and the residual mixed), no heads to "
+                                              "compare or census; draw every layer with heatmaps --model … --measure alti, or "
+                                              "compare two layers' files from dump --model … --measure alti --layers 2 (one each)");
   const BlockSink sink = [&](AttentionBlock&& block) {
     std::vector<std::string> unused;
     compare_measure(options.measure, block.record, unused);  // norms: the census and heads read rows of N normalised
