@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run.hpp"
+#include "render/heatmap.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 
@@ -121,13 +122,82 @@ TEST_CASE("attribute: bad input is one line, exit 1, nothing written", "[attribu
     o.target_id = 432;
     expected = "--target: give --target or --target-id, not both";
   }
-  SECTION("an encoder-decoder model") {
+  SECTION("an encoder-decoder's --target that is not one target vocabulary entry") {
     o.model = data_file("aren-translit/model");
-    expected = "--model: " + o.model + " is an encoder-decoder (CTranslate2) model: attribute runs decoder-only models";
+    o.text = "\xD9\x85\xD8\xA7";  // "ما"
+    o.target = "ab";
+    expected = "--target: \"ab\" is not a token of the target vocabulary " + data_file("aren-translit/model/target_vocabulary.txt");
+  }
+  SECTION("an encoder-decoder's --position past the decoder's input") {
+    o.model = data_file("aren-translit/model");
+    o.text = "\xD9\x85\xD8\xA7";  // "ما": greedy decoding gives <s> and at most a few characters
+    o.target_tokens = "m a";
+    o.position = 3;
+    expected = "--position: 3 is past the text: the decoder's 3 tokens are positions 0-2 (<s> at 0)";
+  }
+  SECTION("--target-tokens on a decoder-only model") {
+    o.target_tokens = "a b";
+    expected = "--target-tokens: is for encoder-decoder (CTranslate2) models; " + o.model + " is a decoder-only model";
   }
   const attnviz::test::RunResult r = run_with(o);
   CHECK(r.code == kExitInputError);
   CHECK_THAT(r.err, Contains("attnviz: error: " + expected));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(!std::filesystem::exists(dir.file("out")));
+}
+
+TEST_CASE("attribute: an encoder-decoder attributes the decoder's next token over self- and cross-attention heads", "[attribute][cli]") {
+  TempDir dir;
+  Options o = attribute_options(dir.file("out"));
+  o.model = data_file("aren-translit/model");
+  o.text.reset();
+  o.source_tokens = "\xD9\x85 \xD8\xA7 \xD9\x83";  // م ا ك
+  o.target_tokens = "m a c";
+  o.position = 2;
+  const attnviz::test::RunResult r = run_with(o);
+  INFO(r.err);
+  REQUIRE(r.code == kExitOk);
+  const nlohmann::json a = attribution(dir);
+  CHECK(a["position_token"] == "a");
+  CHECK(a["tokens"].size() == 4);
+  CHECK(a["source_tokens"].size() == 3);
+  const auto sum = [](const nlohmann::json& table) {
+    double s = 0;
+    for (const auto& row : table) for (const double v : row) s += v;
+    return s;
+  };
+  double total = sum(a["dla"]) + sum(a["dla_cross"]) + a["dla_embedding"].get<double>() + a["dla_position"].get<double>() +
+                 a["dla_final_norm_bias"].get<double>() + a["dla_output_bias"].get<double>();
+  for (const char* field : {"dla_mlp", "dla_attn_bias", "dla_cross_bias", "dla_mlp_bias"})
+    for (const double v : a[field]) total += v;
+  CHECK_THAT(total, WithinAbs(a["logit"].get<double>(), 1e-4));
+  for (const char* field : {"ablation", "ablation_cross", "ablation_encoder"}) {
+    INFO(field);
+    CHECK(a[field].size() == 6);
+    CHECK(a[field][0].size() == 8);
+    CHECK(std::abs(sum(a[field])) > 0);
+  }
+  CHECK_THAT(r.out, Contains("top direct logit attribution: ") && Contains("largest drop in log p when ablated: "));
+  CHECK((r.out.find("dec.L") != std::string::npos || r.out.find("cross.L") != std::string::npos));
+}
+
+TEST_CASE("attribute: the maps print three significant digits in their cells (a tiny effect is not 0.00)", "[attribute][cli]") {
+  TempDir dir;
+  Options o = attribute_options(dir.file("out"));
+  o.model = data_file("aren-translit/model");
+  o.text = "\xD9\x85\xD8\xA7\xD9\x83";  // "ماك"
+  o.formats = {"svg"};
+  REQUIRE(run_with(o).code == kExitOk);
+  const nlohmann::json a = attribution(dir);
+  const std::string svg = attnviz::test::read_file(dir.file("out/attribution.svg"));
+  // Every ablation effect is printed as cell_value_text's significant form, tiny ones included.
+  int tiny = 0;
+  for (const char* field : {"ablation", "ablation_cross", "ablation_encoder"})
+    for (const auto& row : a[field])
+      for (const double v : row) {
+        INFO(field << " " << v);
+        CHECK_THAT(svg, Contains(">" + cell_value_text(v, true) + "<"));
+        tiny += std::abs(v) < 5e-3;
+      }
+  CHECK(tiny > 0);
 }

@@ -444,3 +444,7 @@ attnviz_bad_run(cli_attribute_ct2_token_ids "attnviz: error: --token-ids: is for
   attribute --model ${ATTNVIZ_CT2_MODEL} --token-ids 1,2 -o ${ATTNVIZ_CLI_OUT}/never_written)
 attnviz_bad_run(cli_attribute_decoder_target_tokens "attnviz: error: --target-tokens: is for encoder-decoder \\(CTranslate2\\) models"
   attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once" --target-tokens "a b" -o ${ATTNVIZ_CLI_OUT}/never_written)
+# compare --model --measure alti: ALTI has no heads; the refusal says why and names both ways that work.
+attnviz_bad_run(cli_compare_model_alti
+  "attnviz: error: --measure: alti has one map per layer \\(every head and the residual mixed\\), no heads to compare or census; draw every layer with heatmaps --model .* --measure alti, or compare two layers' files from dump --model .* --measure alti --layers 2"
+  compare --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --measure alti --heads L0H1,L1H2 -o ${ATTNVIZ_CLI_OUT}/never_written.png)

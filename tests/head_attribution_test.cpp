@@ -147,6 +147,15 @@ TEST_CASE("head_attribution: a rerun from the cached layer input equals a whole 
   CHECK(largest > 1e-2);
 }
 
+TEST_CASE("head_attribution: the reruns on several threads give the one-thread numbers exactly", "[analysis][realdata]") {
+  HeadAttributionRequest request;
+  request.token_ids = kIds;
+  const HeadAttribution one = attribute_heads(stories(), request);
+  request.threads = 3;
+  const HeadAttribution three = attribute_heads(stories(), request);
+  CHECK(three.ablation == one.ablation);
+}
+
 TEST_CASE("logit_attribution: hand-checked shares, RMSNorm and LayerNorm", "[analysis]") {
   ResidualTrace trace;
   trace.embedding = attnviz::test::matrix({{1, 2}}).row(0).transpose();

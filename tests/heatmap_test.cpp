@@ -44,3 +44,13 @@ TEST_CASE("aggregate_cells: block 1 is the matrix itself", "[render]") {
   CHECK(drawn.values == values);
   CHECK((drawn.allowed.array() == 1).all());
 }
+
+TEST_CASE("cell_value_text: 2 decimals, or three significant digits so that a tiny value never reads 0.00", "[render]") {
+  CHECK(cell_value_text(0.6444, false) == "0.64");
+  CHECK(cell_value_text(-0.0012, false) == "-0.00");
+  CHECK(cell_value_text(0.6444, true) == "0.644");
+  CHECK(cell_value_text(-0.00138, true) == "-0.00138");  // attribute's ablation of a head that barely matters
+  CHECK(cell_value_text(-1.45e-05, true) == "-1.45e-05");
+  CHECK(cell_value_text(12.345, true) == "12.3");
+  CHECK(cell_value_text(0.0, true) == "0");
+}

@@ -148,8 +148,9 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   CensusCollector census;
   HeadPicker picker(options.layer_heads);
   if (options.measure == "alti")
-    throw UsageError::bad_option("--measure", "alti has one map per layer and no heads to compare or census; draw it with "
-                                              "heatmaps --model … --measure alti, or compare two dumps' layers");
+    throw UsageError::bad_option("--measure", "alti has one map per layer (every head and the residual mixed), no heads to "
+                                              "compare or census; draw every layer with heatmaps --model … --measure alti, or "
+                                              "compare two layers' files from dump --model … --measure alti --layers 2 (one each)");
   // Head by head (issue 23): each head's census row, and the chosen heads copied, as it comes.
   const bool census_wanted = !options.census.empty() || options.layer_heads.empty();
   const HeadSink heads = [&](const AttentionBlock& block, int head, Matrix& weights) {

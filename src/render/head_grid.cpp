@@ -103,7 +103,7 @@ void draw_panel(Image& image, const GridRequest& request, const FontSet& fonts,
   hatch_padding_rows(image, request, layout, panel);
   if (layout.annotation_font_px > 0) {
     draw_values(image, cells, origin, layout.cell_px, layout.annotation_font_px, fonts,
-                layout.ranges[p], colormap);
+                layout.ranges[p], colormap, request.significant_values);
   }
   draw_frame(image, panel.cells);
   for (const Rect& mark : grid_mark_rects(request, layout, panel)) image.fill_rect(mark, kMarkColour);

@@ -56,6 +56,8 @@ struct GridRequest {
   int max_height_px = 0;                  // > 0: a lower limit for the height alone (compare's
                                           // parts share one image's height)
   bool annotate = false;                  // print values (2 decimals) in cells big enough
+  bool significant_values = false;        // with annotate: values as cell_value_text's significant
+                                          // form (attribute: a tiny effect is not "0.00")
   double max_memory_bytes = 8e9;          // refuse pictures whose working memory (picture_bytes)
                                           // would exceed this
   std::string memory_note;                // where that limit comes from, for its error message

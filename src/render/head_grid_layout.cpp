@@ -142,9 +142,22 @@ std::vector<int> column_choices(const GridRequest& request) {
   return choices;
 }
 
-// Largest font whose widest value text ("0.00", or "-0.00" for signed data) fits a cell; 0 if none.
+// The longest value text of the panels in cell_value_text's significant form.
+std::string longest_significant_value(const GridRequest& request) {
+  std::string longest;
+  for (const auto& panel : request.panels)
+    for (Eigen::Index i = 0; i < panel->size(); ++i) {
+      std::string text = cell_value_text(panel->data()[i], true);
+      if (text.size() > longest.size()) longest = std::move(text);
+    }
+  return longest;
+}
+
+// Largest font whose widest value text ("0.00", or "-0.00" for signed data; the longest value
+// with significant_values) fits a cell; 0 if none.
 int annotation_font(const GridRequest& request, const FontSet& fonts, int cell_px) {
-  const char* widest_value = request.scale == ScaleMode::Symmetric ? "-0.00" : "0.00";
+  const std::string widest_value = request.significant_values ? longest_significant_value(request)
+                                   : request.scale == ScaleMode::Symmetric ? "-0.00" : "0.00";
   for (int font_px = kMaxAnnotationFontPx; font_px >= kMinAnnotationFontPx; --font_px) {
     if (fonts.text_width_px(widest_value, font_px) + 2 * kAnnotationPaddingPx <= cell_px &&
         line_px(fonts, font_px) <= cell_px) {

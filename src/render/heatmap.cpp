@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace attnviz {
 
@@ -11,6 +12,7 @@ namespace {
 constexpr Rgb kBlackText{0, 0, 0};
 constexpr Rgb kWhiteText{255, 255, 255};
 constexpr int kValueDecimals = 2;
+constexpr int kSignificantDigits = 3;  // cell_value_text's significant form
 // sRGB -> linear light and relative luminance, WCAG 2.1 §1.4.3 definitions.
 constexpr double kChannelMax = 255.0;
 constexpr double kLinearThreshold = 0.04045;
@@ -105,15 +107,24 @@ void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px
   }
 }
 
-void draw_values(Image& image, const DrawnCells& cells, Point origin, int cell_px, int font_px,
-                 const FontSet& fonts, const ValueRange& range, const Colormap& colormap) {
-  const int line_height_px = fonts.line_metrics(font_px).line_height_px;
+std::string cell_value_text(double value, bool significant) {
   char text[32];
+  if (significant) {
+    std::snprintf(text, sizeof text, "%.*g", kSignificantDigits, value);
+  } else {
+    std::snprintf(text, sizeof text, "%.*f", kValueDecimals, value);
+  }
+  return text;
+}
+
+void draw_values(Image& image, const DrawnCells& cells, Point origin, int cell_px, int font_px,
+                 const FontSet& fonts, const ValueRange& range, const Colormap& colormap, bool significant) {
+  const int line_height_px = fonts.line_metrics(font_px).line_height_px;
   for (int i = 0; i < cells.values.rows(); ++i) {
     for (int j = 0; j < cells.values.cols(); ++j) {
       if (cells.allowed(i, j) != kCellAllowed) continue;
       const double v = cells.values(i, j);
-      std::snprintf(text, sizeof text, "%.*f", kValueDecimals, v);
+      const std::string text = cell_value_text(v, significant);
       const Rgb background = colormap.at(color_position(range, v));
       const int width_px = fonts.text_width_px(text, font_px);
       fonts.draw(image, text, origin.x_px + j * cell_px + (cell_px - width_px) / 2,

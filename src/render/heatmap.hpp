@@ -52,9 +52,13 @@ void draw_cells(Image& image, const DrawnCells& cells, Point origin, int cell_px
 /// colour of a value printed in a cell.
 Rgb contrasting_text(Rgb background);
 
-/// Prints each allowed value with 2 decimals, centred in its cell, in black or white, whichever
+/// A value as a cell prints it: 2 decimals; `significant`: three significant digits (printf's
+/// %.3g: "0.644", "-0.00138", "1.45e-05"), so that a tiny value that is not 0 never reads 0.00.
+std::string cell_value_text(double value, bool significant);
+
+/// Prints each allowed value (cell_value_text), centred in its cell, in black or white, whichever
 /// contrasts more with the cell colour (WCAG contrast ratio).
 void draw_values(Image& image, const DrawnCells& cells, Point origin, int cell_px, int font_px,
-                 const FontSet& fonts, const ValueRange& range, const Colormap& colormap);
+                 const FontSet& fonts, const ValueRange& range, const Colormap& colormap, bool significant = false);
 
 }  // namespace attnviz

@@ -27,7 +27,6 @@ constexpr int kColorbarTickGapPx = 3;
 constexpr int kColorbarStripPx = 18;
 constexpr int kCaptionGapPx = 10;
 constexpr int kSwatchGapPx = 6;
-constexpr int kValueDecimals = 2;         // --annotate
 constexpr Rgb kTextColour{34, 34, 34};
 constexpr Rgb kNoteColour{80, 80, 80};
 constexpr Rgb kFrameColour{64, 64, 64};
@@ -124,17 +123,16 @@ std::string raster_cells(const DrawnCells& cells, const Rect& area, int cell_px,
          "xlink:href=\"data:image/png;base64," + base64_encode(encode_png(image, "an SVG panel raster")) + "\"/>\n";
 }
 
-// --annotate: each allowed value with 2 decimals centred in its cell, black or white as in the PNG.
+// --annotate: each allowed value (cell_value_text) centred in its cell, black or white as in the PNG.
 std::string cell_values(const FontSet& fonts, const DrawnCells& cells, Point origin, int cell_px, int font_px,
-                        const ValueRange& range, const Colormap& colormap) {
+                        const ValueRange& range, const Colormap& colormap, bool significant) {
   std::string body;
   const int line_height_px = fonts.line_metrics(font_px).line_height_px;
-  char value[32];
   for (Eigen::Index i = 0; i < cells.values.rows(); ++i) {
     for (Eigen::Index j = 0; j < cells.values.cols(); ++j) {
       if (cells.allowed(i, j) == 0) continue;
       const double v = cells.values(i, j);
-      std::snprintf(value, sizeof value, "%.*f", kValueDecimals, v);
+      const std::string value = cell_value_text(v, significant);
       const Rgb colour = contrasting_text(colormap.at(color_position(range, v)));
       body += text(fonts, value, origin.x_px + static_cast<int>(j) * cell_px + cell_px / 2,
                    origin.y_px + static_cast<int>(i) * cell_px + (cell_px - line_height_px) / 2, font_px, colour, "middle");
@@ -253,7 +251,8 @@ SvgPicture grid_svg(const GridRequest& request, const FontSet& fonts, const std:
       marks += rect(mark.x_px, mark.y_px, mark.width_px, mark.height_px, svg_colour(kMarkColour));
     svg.body += "</g>\n<g shape-rendering=\"crispEdges\">\n" + frame(panel.cells) + marks + "</g>\n";
     if (layout.annotation_font_px > 0) {
-      svg.body += cell_values(fonts, cells, origin, layout.cell_px, layout.annotation_font_px, layout.ranges[p], colormap);
+      svg.body += cell_values(fonts, cells, origin, layout.cell_px, layout.annotation_font_px, layout.ranges[p], colormap,
+                             request.significant_values);
     }
     if (layout.thumbnail) continue;
     svg.body += panel_labels(fonts, layout, panel);
