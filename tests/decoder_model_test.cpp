@@ -402,3 +402,28 @@ TEST_CASE("stories260K: head by head, every head's weights and the logits are th
     for (std::size_t h = 0; h < heads[l].size(); ++h) CHECK(heads[l][h] == whole[l].record.weights[h]);
   }
 }
+
+// Issue 22: a census keeps a small model's decoded weights across its texts; the numbers must
+// not change, from the pass that fills the cache to the passes that read it.
+TEST_CASE("decoder: kept decoded weights give the same attention and logits, bit for bit", "[model]") {
+  DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(data_file("stories260k/stories260K.gguf")));
+  const auto run = [&](std::vector<AttentionBlock>& blocks) {
+    blocks.clear();
+    const BlockSink sink = [&](AttentionBlock&& block) { blocks.push_back(std::move(block)); };
+    ForwardRequest request;
+    request.token_ids = kSentenceIds;
+    request.tokens.assign(kSentenceIds.size(), "t");
+    request.sink = &sink;
+    return model.forward(request);
+  };
+  std::vector<AttentionBlock> decoded_each_time, filling, kept;
+  const std::vector<float> logits = run(decoded_each_time);
+  CHECK_FALSE(model.keep_decoded_weights(1000));  // stories260K's layers take ~1 MB
+  REQUIRE(model.keep_decoded_weights(64.0 * 1024 * 1024));
+  CHECK(run(filling) == logits);
+  CHECK(run(kept) == logits);
+  REQUIRE(kept.size() == decoded_each_time.size());
+  for (std::size_t l = 0; l < kept.size(); ++l)
+    for (std::size_t h = 0; h < kept[l].record.weights.size(); ++h)
+      CHECK(kept[l].record.weights[h] == decoded_each_time[l].record.weights[h]);
+}

@@ -147,6 +147,22 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
   }
 }
 
+Matrix DecoderModel::linear_weight(const std::string& name, long rows, long cols) const {
+  if (!keep_decoded_) return weights_->matrix(name, rows, cols).transpose();
+  const auto found = decoded_.find(name);
+  if (found != decoded_.end()) return found->second;
+  return decoded_.emplace(name, weights_->matrix(name, rows, cols).transpose()).first->second;
+}
+
+bool DecoderModel::keep_decoded_weights(double max_bytes) {
+  const DecoderConfig& c = config_;
+  const double q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
+  const double ffn = (c.block.ffn == FeedForwardKind::Gelu ? 2.0 : 3.0) * c.d_ff * c.d_model;
+  const double per_layer = 2.0 * q_width * c.d_model + 2.0 * kv_width * c.d_model + ffn;
+  keep_decoded_ = 4.0 * per_layer * c.num_layers <= max_bytes;
+  return keep_decoded_;
+}
+
 AttentionLayer DecoderModel::attention_layer(int layer) const {
   const DecoderConfig& c = config_;
   const long q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
@@ -155,7 +171,7 @@ AttentionLayer DecoderModel::attention_layer(int layer) const {
   a.num_kv_heads = c.num_kv_heads;
   // Stored as nn.Linear's [out, in]; the engine's convention is Q = X·W_Q, so W is [in, out].
   if (c.block.fused_qkv) {  // rows [Q; K; V] (llama.cpp's attn_qkv, split by views of these widths)
-    const Matrix qkv = weights_->matrix(block_name(layer, "attn_qkv.weight"), q_width + 2 * kv_width, c.d_model).transpose();
+    const Matrix qkv = linear_weight(block_name(layer, "attn_qkv.weight"), q_width + 2 * kv_width, c.d_model);
     a.w_q = qkv.leftCols(q_width);
     a.w_k = qkv.middleCols(q_width, kv_width);
     a.w_v = qkv.rightCols(kv_width);
@@ -166,16 +182,16 @@ AttentionLayer DecoderModel::attention_layer(int layer) const {
       a.b_v = bias.tail(kv_width);
     }
   } else {
-    a.w_q = weights_->matrix(block_name(layer, "attn_q.weight"), q_width, c.d_model).transpose();
-    a.w_k = weights_->matrix(block_name(layer, "attn_k.weight"), kv_width, c.d_model).transpose();
-    a.w_v = weights_->matrix(block_name(layer, "attn_v.weight"), kv_width, c.d_model).transpose();
+    a.w_q = linear_weight(block_name(layer, "attn_q.weight"), q_width, c.d_model);
+    a.w_k = linear_weight(block_name(layer, "attn_k.weight"), kv_width, c.d_model);
+    a.w_v = linear_weight(block_name(layer, "attn_v.weight"), kv_width, c.d_model);
     if (c.qkv_bias) {
       a.b_q = weights_->vector(block_name(layer, "attn_q.bias"), q_width);
       a.b_k = weights_->vector(block_name(layer, "attn_k.bias"), kv_width);
       a.b_v = weights_->vector(block_name(layer, "attn_v.bias"), kv_width);
     }
   }
-  a.w_o = weights_->matrix(block_name(layer, "attn_output.weight"), c.d_model, q_width).transpose();
+  a.w_o = linear_weight(block_name(layer, "attn_output.weight"), c.d_model, q_width);
   if (c.block.output_bias) a.b_o = weights_->vector(block_name(layer, "attn_output.bias"), c.d_model);
   if (c.block.qk_norm) {
     a.q_norm = weights_->vector(block_name(layer, "attn_q_norm.weight"), c.d_k);
@@ -234,7 +250,7 @@ Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
   const DecoderConfig& c = config_;
   const BlockTraits& b = c.block;
   const auto linear = [&](const char* name, long rows, long cols) -> Matrix {
-    return weights_->matrix(block_name(l, name), rows, cols).transpose();  // [in, out]
+    return linear_weight(block_name(l, name), rows, cols);  // [in, out]
   };
   const auto bias = [&](const char* name, long n) { return b.ffn_bias ? weights_->vector(block_name(l, name), n) : Vector(); };
   Matrix hidden;  // [m, d_ff]

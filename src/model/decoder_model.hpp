@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -187,6 +188,12 @@ class DecoderModel {
   /// full OV circuit and the QK token lists read (analysis/circuits).
   OutputWeights output_weights() const;
 
+  /// For runs over many texts (census): keeps every layer's decoded, transposed projection and
+  /// feed-forward matrices after their first use, when all layers' take at most `max_bytes`
+  /// (float32), instead of decoding them again for each text. Returns whether they are kept.
+  /// Not thread-safe while the cache fills (the model is otherwise read-only).
+  bool keep_decoded_weights(double max_bytes);
+
  private:
   /// One layer's attention parameters (W as [in, out] for Q = X·W).
   AttentionLayer attention_layer(int layer) const;
@@ -251,8 +258,14 @@ class DecoderModel {
   AttentionBlock block_of(int l, Scalar scale, const Tokens& tokens, AttentionResult&& result, const AttentionWants& wants,
                           const Matrix& x, const Vector& b_o) const;
 
+  /// Linear weight `name` stored [rows, cols] ([out, in]), as [cols, rows] for X·W; from
+  /// decoded_ when keep_decoded_weights is on.
+  Matrix linear_weight(const std::string& name, long rows, long cols) const;
+
   DecoderConfig config_;
   std::unique_ptr<WeightSource> weights_;
+  bool keep_decoded_ = false;
+  mutable std::map<std::string, Matrix> decoded_;  ///< linear_weight's, by tensor name
 };
 
 /// RMSNorm (Zhang & Sennrich 2019) of each row of x [n, d]: x / sqrt(mean(x²) + ε) · gain.
