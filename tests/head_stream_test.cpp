@@ -1,6 +1,6 @@
 // Head by head (issue 23, 8192 tokens in 1 GiB): the pictures and the census a model run makes
 // from heads handed on one at a time are the files the whole-layer path makes, byte for byte,
-// and the memory estimate counts only the heads in flight.
+// and the memory estimate counts one head's weights.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -73,7 +73,7 @@ TEST_CASE("heatmaps --model: head by head writes the whole-layer path's PNG file
   }
 }
 
-TEST_CASE("heatmaps --model: the memory estimate counts the heads in flight, not the layer", "[model][heads][cli]") {
+TEST_CASE("heatmaps --model: the memory estimate counts one head, not the layer", "[model][heads][cli]") {
   // 512 tokens, one thread: one head's weights (with scores, 3 × 4 B × 512² = 3 MiB) instead of
   // eight (24 MiB) beside the forward pass.
   test::TempDir dir;

@@ -83,7 +83,7 @@ ModelSummary summary_of(const DecoderConfig& c) {
 // Bytes the forward pass holds at once: the embedding table (and the output table), one
 // layer's weights in float32, the activations, and one layer's attention weights (h·n²)
 // together with its scores.
-// `held` heads' weights at once: the layer's (h), or head by head those in flight.
+// `held` heads' weights at once: the layer's (h), or head by head one.
 double forward_bytes(const DecoderModel& model, double n, int held) {
   const DecoderConfig& c = model.config();
   const double activations = 4.0 * n * (6.0 * static_cast<double>(c.d_model) + 3.0 * static_cast<double>(c.d_ff));
@@ -245,9 +245,9 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
       measure_needs_value_vectors(o.measure)
           ? 3.0 * 4.0 * c.num_heads * n * static_cast<double>(c.d_model) + 4.0 * (c.num_heads + 1.0) * n * n
           : 0.0;
-  // Head by head (not with --measure, whose norms read a whole layer): only the heads in flight.
+  // Head by head (not with --measure, whose norms read a whole layer): only one head.
   const HeadSink* head_sink = heads != nullptr && !measure_needs_value_vectors(o.measure) ? heads : nullptr;
-  const double needed = forward_bytes(model, n, head_sink != nullptr ? heads_in_flight(c.num_heads) : c.num_heads) + measure_bytes +
+  const double needed = forward_bytes(model, n, head_sink != nullptr ? 1 : c.num_heads) + measure_bytes +
                         std::max(sink_bytes, cache_bytes);
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
@@ -421,8 +421,6 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
 }
 
 double decoder_forward_bytes(const DecoderModel& model, double tokens) { return forward_bytes(model, tokens, model.config().num_heads); }
-
-int heads_in_flight(int num_heads) { return std::max(1, std::min(num_heads, Eigen::nbThreads())); }
 
 std::string decoder_token_label(const Vocabulary* names, std::int32_t id) {
   const auto index = static_cast<std::size_t>(id);
