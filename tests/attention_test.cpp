@@ -331,7 +331,7 @@ TEST_CASE("cached_self_attention: a projection that overflows is reported and le
 }
 
 TEST_CASE("cached_self_attention: head by head hands on the same weights and outputs, bit for bit", "[attention][heads]") {
-  // Long enough (1800 rows) that the heads run in waves of two threads, a wave at a time.
+  // Long enough (1800 rows) that each head's rows are split over two threads.
   const long n = 1800, d_model = 12;
   const AttentionLayer layer = random_gqa_layer(d_model);
   const Matrix x = Matrix::Random(n, d_model);

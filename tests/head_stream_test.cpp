@@ -1,6 +1,6 @@
 // Head by head (issue 23, 8192 tokens in 1 GiB): the pictures and the census a model run makes
 // from heads handed on one at a time are the files the whole-layer path makes, byte for byte,
-// and the memory estimate counts only the heads in flight.
+// and the memory estimate counts one head's weights.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -8,6 +8,7 @@
 #include "cli/census_job.hpp"
 #include "cli/heatmap_job.hpp"
 #include "cli/model_job.hpp"
+#include "cli/report_heads.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "support/run_support.hpp"
@@ -73,7 +74,7 @@ TEST_CASE("heatmaps --model: head by head writes the whole-layer path's PNG file
   }
 }
 
-TEST_CASE("heatmaps --model: the memory estimate counts the heads in flight, not the layer", "[model][heads][cli]") {
+TEST_CASE("heatmaps --model: the memory estimate counts one head, not the layer", "[model][heads][cli]") {
   // 512 tokens, one thread: one head's weights (with scores, 3 × 4 B × 512² = 3 MiB) instead of
   // eight (24 MiB) beside the forward pass.
   test::TempDir dir;
@@ -116,4 +117,58 @@ TEST_CASE("census: rows from heads handed on one at a time are the whole blocks'
   REQUIRE(whole.rows().size() == 5 * 8);
   CHECK(by_head.file_text("c.csv") == whole.file_text("c.csv"));
   CHECK(by_head.file_text("c.json") == whole.file_text("c.json"));
+}
+
+TEST_CASE("heatmaps --model --format html: head by head writes the whole-layer path's page", "[model][heads][report][cli]") {
+  // Up to kReportMaxSide tokens the page holds every weight: the same bytes as the whole-layer
+  // path's page (taken when SVG is asked for too).
+  test::TempDir dir;
+  Options by_head = stories_options(Command::Heatmaps, dir.file("by_head"));
+  by_head.text = "Lily saw a cat. Lily saw a cat.";
+  by_head.generate = 10;
+  by_head.formats = {"png", "html"};
+  REQUIRE(HeadByHeadHeatmaps::applies(by_head));
+  Options whole = by_head;
+  whole.output = dir.file("whole");
+  whole.formats = {"png", "html", "svg"};
+  const RunResult a = run_with(by_head), b = run_with(whole);
+  INFO(a.err << b.err);
+  REQUIRE(a.code == kExitOk);
+  REQUIRE(b.code == kExitOk);
+  CHECK(test::read_file(dir.file("by_head/index.html")) == test::read_file(dir.file("whole/index.html")));
+}
+
+TEST_CASE("report heads: past the longest side the page's heads are max-pooled and the title says so", "[heads][report]") {
+  // 10 tokens, at most 4 cells a side: blocks of 3 tokens, 4 × 4 cells, each the max of its block.
+  AttentionRecord record;
+  record.mode = "self";
+  record.layer = 2;
+  record.num_heads = 2;
+  record.causal = true;
+  record.prompt_length = 7;
+  for (int i = 0; i < 10; ++i) record.query_tokens.push_back("t" + std::to_string(i));
+  record.key_tokens = record.query_tokens;
+  std::vector<Matrix> heads;
+  for (int h = 0; h < 2; ++h) {
+    Matrix w = Matrix::Zero(10, 10);
+    for (int i = 0; i < 10; ++i)
+      for (int j = 0; j <= i; ++j) w(i, j) = static_cast<Scalar>((h + 1) * (i * 10 + j)) / 1000.0f;
+    heads.push_back(w);
+  }
+  ReportHeads report(4);
+  for (int h = 0; h < 2; ++h) report.add_head(record, h, heads[static_cast<std::size_t>(h)]);
+  Options o;
+  o.output = "unused";
+  const std::vector<ReportView> views = report.finish(record, o, "layer 2", 1e9, "");
+  REQUIRE(views.size() == 1);
+  const ReportView& view = views.front();
+  CHECK(view.query_tokens == Tokens{"#0\u20132 t0\u2026", "#3\u20135 t3\u2026", "#6\u20138 t6\u2026", "#9\u20139 t9\u2026"});
+  CHECK_THAT(view.figure_title, Contains("each cell: the max over 3 \u00D7 3 tokens (10 tokens; the page shows at most 4 cells a side)"));
+  // Causal on blocks: the 10 allowed cells of a 4 × 4 lower triangle, head 0 then head 1; the
+  // max of block (1, 0) is cell (5, 2) = 52/1000, of block (3, 3) cell (9, 9) = 99/1000.
+  REQUIRE(view.values.size() == 2 * 10);
+  CHECK(view.values[1] == 0.052f);
+  CHECK(view.values[9] == 0.099f);
+  CHECK(view.values[10 + 9] == 0.198f);
+  CHECK(view.prompt_rows == 2);
 }

@@ -112,10 +112,89 @@ void soft_cap(Matrix& scores, Scalar cap) {
   if (cap > 0) scores = (scores.array() / cap).tanh() * cap;
 }
 
+// attend's end, after the heads: an overflowing head named, else the concat, W_O and the value
+// vectors.
+void finish_attention(const AttentionLayer& layer, const Eigen::Ref<const Matrix>& v, const AttentionWants& wants,
+                      const ExplicitThreads& pool, const std::vector<char>& finite, AttentionResult& result) {
+  for (int h = 0; h < layer.num_heads; ++h) {
+    if (!finite[h]) {
+      result.overflow = "the scores of head " + std::to_string(h) + " overflow";
+      if (result.weights.size() > static_cast<std::size_t>(h)) result.weights.resize(static_cast<std::size_t>(h));
+      result.scores.clear();
+      result.head_outputs.clear();
+      return;
+    }
+  }
+  const long d_v = layer.d_v();
+  const long n_q = result.head_outputs.empty() ? 0 : result.head_outputs.front().rows();
+  if (wants.outputs) {
+    result.concat.resize(n_q, layer.num_heads * d_v);
+    for (int h = 0; h < layer.num_heads; ++h) {
+      result.concat.middleCols(h * d_v, d_v) = result.head_outputs[h];
+    }
+    if (layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.b_o, pool);
+    if (!result.output.allFinite()) {
+      result.overflow = "the output concat·W_O + b_O overflows";
+      result.overflow_spares_weights = true;
+    }
+  }
+  if (wants.value_vectors) {
+    result.value_vectors = head_value_vectors(layer, v);
+    for (const Matrix& f : result.value_vectors) {
+      if (f.allFinite()) continue;
+      result.overflow = "the value vectors f(x) = (X·W_V + b_V)·W_O of a head overflow";
+      result.overflow_spares_weights = true;
+      break;
+    }
+  }
+}
+
+// attend for a caller that takes the weights head by head: one head [n_q, n_k] at a time, its
+// rows split in `threads` blocks computed at once, then handed to `per_head`. Stops at a head
+// whose scores overflow (finite[h] = 0), before handing it on.
+void attend_by_rows(const AttentionLayer& layer, const Matrix& q, const Eigen::Ref<const Matrix>& k,
+                    const Eigen::Ref<const Matrix>& v, const MaskMatrix& allowed, const AttentionWants& wants, int threads,
+                    std::vector<char>& finite, const HeadWeightsSink& per_head, AttentionResult& result) {
+  const long d_k = layer.d_k(), d_v = layer.d_v();
+  const int heads_per_kv = layer.num_heads / layer.num_kv_heads;
+  const long n_q = q.rows(), n_k = k.rows();
+  // Soft-capped scores (Gemma 2) stay in one block: tanh over other blocks could round another way.
+  if (layer.logit_softcap > 0) threads = 1;
+  const long rows_per_block = (n_q + threads - 1) / threads;
+  Matrix weights;
+  std::vector<char> block_finite(static_cast<std::size_t>(threads), 1);
+  for (int h = 0; h < layer.num_heads; ++h) {
+    const int g = h / heads_per_kv;
+    weights.resize(n_q, n_k);  // again after the sink moved the last head out
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int t = 0; t < threads; ++t) {
+      const long first = t * rows_per_block, count = std::min(rows_per_block, n_q - first);
+      block_finite[static_cast<std::size_t>(t)] = 1;
+      if (count <= 0) continue;
+      auto scores = weights.middleRows(first, count);  // Eq. (1) on these query rows, as attend does
+      scores.noalias() = q.middleRows(first, count).middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
+      if (!scores.allFinite()) {
+        block_finite[static_cast<std::size_t>(t)] = 0;
+        continue;
+      }
+      if (layer.logit_softcap > 0) scores = (scores.array() / layer.logit_softcap).tanh() * layer.logit_softcap;
+      if (wants.scores) {
+        result.scores[h].middleRows(first, count) = scores;
+        softmax_mask_scores(result.scores[h].middleRows(first, count), allowed, first);
+      }
+      softmax_rows_in_place(scores, allowed, first);
+      if (wants.outputs) result.head_outputs[h].middleRows(first, count).noalias() = scores * v.middleCols(g * d_v, d_v);
+    }
+    finite[h] = std::all_of(block_finite.begin(), block_finite.end(), [](char f) { return f != 0; }) ? 1 : 0;
+    if (!finite[h]) return;
+    per_head(h, weights);
+  }
+}
+
 // Eq. (1) per head on projections already made (and rotated), then the concat and W_O (§3.2.2):
 // q [n_q, h·d_k] (scaled in place), k [n_k, h_kv·d_k], v [n_k, h_kv·d_v] (empty unless outputs
 // are wanted), allowed [n_q, n_k] or empty. Fills `result` (overflow included). With `per_head`,
-// the weights go to it instead of result.weights, in waves of as many heads as threads.
+// the weights go to it instead of result.weights, one head at a time (attend_by_rows).
 void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
             const MaskMatrix& allowed, const AttentionWants& wants, const ExplicitThreads& pool, AttentionResult& result,
             const HeadWeightsSink* per_head) {
@@ -140,62 +219,29 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
   std::vector<char> finite(layer.num_heads, 1);
   const double head_flops = 2.0 * static_cast<double>(n_q * n_k) * static_cast<double>(d_k + (wants.outputs ? d_v : 0));
   const int threads = pool.threads_for(head_flops * layer.num_heads);
-  // Whole layer: every head's weights at once. Head by head: a wave of `threads` heads' weights
-  // in flight, handed on and let go before the next wave (threads × n_q × n_k floats held).
-  const int wave = per_head != nullptr ? threads : layer.num_heads;
-  std::vector<Matrix>& held = result.weights;
-  for (int first = 0; first < layer.num_heads; first += wave) {
-    const int count = std::min(wave, layer.num_heads - first);
-    allocate(held, count, n_q, n_k);
-#pragma omp parallel for num_threads(std::min(threads, count)) schedule(dynamic)
-    for (int i = 0; i < count; ++i) {
-      const int h = first + i;
-      const int g = h / heads_per_kv;  // this query head's key/value head
-      Matrix& scores = held[static_cast<std::size_t>(i)];  // [n_q, n_k], Eq. (1): (Q/√d_k)Kᵀ, then softmax in place
-      scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
-      finite[h] = scores.allFinite() ? 1 : 0;
-      if (!finite[h]) continue;
-      soft_cap(scores, layer.logit_softcap);
-      if (wants.scores) {
-        result.scores[h] = scores;
-        softmax_mask_scores(result.scores[h], allowed);
-      }
-      softmax_rows_in_place(scores, allowed);  // now the weights A_h
-      if (wants.outputs) result.head_outputs[h].noalias() = scores * v.middleCols(g * d_v, d_v);  // [n_q, d_v]
-    }
-    for (int h = first; h < first + count; ++h) {
-      if (!finite[h]) {
-        result.overflow = "the scores of head " + std::to_string(h) + " overflow";
-        result.weights.resize(per_head != nullptr ? 0 : static_cast<std::size_t>(h));
-        result.scores.clear();
-        result.head_outputs.clear();
-        return;
-      }
-    }
-    if (per_head == nullptr) continue;
-    for (int i = 0; i < count; ++i) (*per_head)(first + i, held[static_cast<std::size_t>(i)]);
+  if (per_head != nullptr) {
+    // Head by head: one head's weights held whatever the thread count, its rows split over the
+    // threads (each row is computed as the whole-layer loop computes it: the same bits).
+    attend_by_rows(layer, q, k, v, allowed, wants, threads, finite, *per_head, result);
+    return finish_attention(layer, v, wants, pool, finite, result);
   }
-  if (per_head != nullptr) held.clear();
-  if (wants.outputs) {
-    result.concat.resize(n_q, layer.num_heads * d_v);
-    for (int h = 0; h < layer.num_heads; ++h) {
-      result.concat.middleCols(h * d_v, d_v) = result.head_outputs[h];
+  allocate(result.weights, layer.num_heads, n_q, n_k);
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+  for (int h = 0; h < layer.num_heads; ++h) {
+    const int g = h / heads_per_kv;  // this query head's key/value head
+    Matrix& scores = result.weights[h];  // [n_q, n_k], Eq. (1): (Q/√d_k)Kᵀ, then softmax in place
+    scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
+    finite[h] = scores.allFinite() ? 1 : 0;
+    if (!finite[h]) continue;
+    soft_cap(scores, layer.logit_softcap);
+    if (wants.scores) {
+      result.scores[h] = scores;
+      softmax_mask_scores(result.scores[h], allowed);
     }
-    if (layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.b_o, pool);
-    if (!result.output.allFinite()) {
-      result.overflow = "the output concat·W_O + b_O overflows";
-      result.overflow_spares_weights = true;
-    }
+    softmax_rows_in_place(scores, allowed);  // now the weights A_h
+    if (wants.outputs) result.head_outputs[h].noalias() = scores * v.middleCols(g * d_v, d_v);  // [n_q, d_v]
   }
-  if (wants.value_vectors) {
-    result.value_vectors = head_value_vectors(layer, v);
-    for (const Matrix& f : result.value_vectors) {
-      if (f.allFinite()) continue;
-      result.overflow = "the value vectors f(x) = (X·W_V + b_V)·W_O of a head overflow";
-      result.overflow_spares_weights = true;
-      break;
-    }
-  }
+  finish_attention(layer, v, wants, pool, finite, result);
 }
 
 }  // namespace

@@ -128,10 +128,10 @@ using HeadWeightsSink = std::function<void(int head, Matrix& weights)>;
 /// are already rotated). V is computed (and checked for overflow) even without `wants.outputs`;
 /// on overflow the cache is left unchanged.
 /// per_head, when given, receives each head's weights instead of result.weights (left empty):
-/// heads are computed in waves of as many as the thread budget runs at once, and each wave is
-/// handed on and let go before the next, so at most threads × m × n_k weights are held, not
-/// h × m × n_k. The numbers are the same as without it, bit for bit. On overflow the heads of
-/// the waves before have been handed on already.
+/// one head at a time, its query rows split over the threads, handed on before the next head
+/// is computed, so m × n_k weights are held whatever the thread count, not h × m × n_k. The
+/// numbers are the same as without it, bit for bit (soft-capped scores run in one block for
+/// that). On overflow the heads before it have been handed on already.
 AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix& x, KeyValueCache& cache,
                                       const MaskMatrix& allowed, const AttentionWants& wants,
                                       const std::optional<RopeRequest>& rope = std::nullopt,

@@ -42,4 +42,31 @@ void softmax_rows_in_place(Matrix& scores, const MaskMatrix& allowed) {
   }
 }
 
+void softmax_mask_scores(Eigen::Ref<Matrix> scores, const MaskMatrix& allowed, Eigen::Index first_row) {
+  if (allowed.size() == 0) return;
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
+      if (allowed(first_row + i, j) == 0) scores(i, j) = kMinusInfinity;
+    }
+  }
+}
+
+void softmax_rows_in_place(Eigen::Ref<Matrix> scores, const MaskMatrix& allowed, Eigen::Index first_row) {
+  softmax_mask_scores(scores, allowed, first_row);
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    auto row = scores.row(i);
+    const Scalar row_max = row.maxCoeff();
+    if (row_max == kMinusInfinity) {
+      row.setZero();
+      continue;
+    }
+    row = (row.array() - row_max).exp();
+    if (allowed.size() != 0) {
+      for (Eigen::Index j = 0; j < row.size(); ++j)
+        if (allowed(first_row + i, j) == 0) row(j) = 0;
+    }
+    row /= row.sum();
+  }
+}
+
 }  // namespace attnviz

@@ -17,4 +17,10 @@ void softmax_rows_in_place(Matrix& scores, const MaskMatrix& allowed);
 /// Sets scores(i, j) = -inf wherever allowed(i, j) == 0: the logits that enter the softmax.
 void softmax_mask_scores(Matrix& scores, const MaskMatrix& allowed);
 
+/// The two above on rows first_row … first_row + rows − 1 of a matrix (`scores` is that row
+/// block; `allowed` the whole matrix's mask or empty): the same operations row by row, so a
+/// matrix done in row blocks (one head's rows split over threads) gets the same bits.
+void softmax_rows_in_place(Eigen::Ref<Matrix> scores, const MaskMatrix& allowed, Eigen::Index first_row);
+void softmax_mask_scores(Eigen::Ref<Matrix> scores, const MaskMatrix& allowed, Eigen::Index first_row);
+
 }  // namespace attnviz

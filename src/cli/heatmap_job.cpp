@@ -326,8 +326,7 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
 }
 
 bool HeadByHeadHeatmaps::applies(const Options& options) {
-  return wants_format(options, "png") && !wants_format(options, "svg") && !wants_format(options, "html") &&
-         (options.scale == "fixed" || options.scale == "log") && options.measure == "weights";
+  return !wants_format(options, "svg") && (options.scale == "fixed" || options.scale == "log") && options.measure == "weights";
 }
 
 HeadByHeadHeatmaps::HeadByHeadHeatmaps(const Options& options, double memory_budget, std::string block)

@@ -55,8 +55,9 @@ std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, cons
 /// pictures it applies to (applies()).
 class HeadByHeadHeatmaps {
  public:
-  /// True when the options' pictures can be drawn head by head: PNG only (no SVG, no HTML),
-  /// --scale fixed or log (the colours of a head need no other head), --measure weights.
+  /// True when the options' pictures can be made head by head: PNG and the HTML report
+  /// (report_heads.hpp), no SVG; --scale fixed or log (the colours of a head need no other
+  /// head); --measure weights.
   static bool applies(const Options& options);
 
   /// `options.output` is the record's folder, as for render_heatmaps.

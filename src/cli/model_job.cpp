@@ -116,9 +116,9 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
       measure_needs_value_vectors(o.measure)
           ? 3.0 * 4.0 * c.num_heads * n * static_cast<double>(c.d_model) + 4.0 * (c.num_heads + 1.0) * n * n
           : 0.0;
-  // Head by head (not with --measure, whose norms read a whole layer): only the heads in flight.
+  // Head by head (not with --measure, whose norms read a whole layer): only one head.
   const HeadSink* head_sink = heads != nullptr && !measure_needs_value_vectors(o.measure) ? heads : nullptr;
-  const double needed = forward_bytes(model, n, head_sink != nullptr ? heads_in_flight(c.num_heads) : c.num_heads) + measure_bytes +
+  const double needed = forward_bytes(model, n, head_sink != nullptr ? 1 : c.num_heads) + measure_bytes +
                         std::max(sink_bytes, cache_bytes);
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
@@ -291,7 +291,6 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   return run;
 }
 
-int heads_in_flight(int num_heads) { return std::max(1, std::min(num_heads, Eigen::nbThreads())); }
 
 namespace {
 

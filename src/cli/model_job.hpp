@@ -43,16 +43,12 @@ using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
 /// bytes, estimated before computing). `probe`, when given, sees the model's
 /// shape before the pass and every selected block's inputs, and gets the output weights after.
 /// `heads`, when given, receives a decoder's weights head by head as computed (HeadSink; the
-/// sink then gets each block without weights), and the estimate counts only the heads in flight
-/// (heads_in_flight); not with --measure norms|alti, nor for encoders and CTranslate2 models,
+/// sink then gets each block without weights), and the estimate counts one head's weights, not
+/// the layer's, whatever the thread count; not with --measure norms|alti, nor for encoders and CTranslate2 models,
 /// whose blocks come whole to `sink` (split_heads in head_stream.hpp feeds them to a HeadSink).
 ModelRunInfo run_model(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept = {}, ModelProbe* probe = nullptr,
                        const HeadSink* heads = nullptr);
-
-/// How many heads' weights a forward pass that hands them on one at a time holds at once: as
-/// many as threads compute them (Eigen::nbThreads(), set from --threads), at most num_heads.
-int heads_in_flight(int num_heads);
 
 /// A decoder-only --model loaded with its input checked, for commands that run the model
 /// themselves (attribute): info holds the model summary, the ids (from --text or --token-ids)

@@ -58,6 +58,8 @@ Matrix max_pool(const Matrix& w, int block) {
 
 }  // namespace
 
+Matrix max_pool_cells(const Matrix& w, int block) { return max_pool(w, block); }
+
 double OverviewCollector::kept_bytes(const Options& options, long tokens, int layers, int heads) {
   constexpr double kCellBytes = sizeof(Scalar) + sizeof(std::uint8_t);
   const long side = std::min<long>(tokens, overview_cells_per_side(heads + 1, options.max_size_px));
@@ -125,7 +127,8 @@ void OverviewCollector::add(const AttentionBlock& block) {
 void OverviewCollector::close_heads(const AttentionBlock& block) {
   const AttentionRecord& record = block.record;
   if (pending_.empty() || !accepts(block)) return skip(block);
-  DrawnCells mean = aggregate_cells(head_sum_ / static_cast<Scalar>(pending_.size()), record.allowed(), base_block_, false);
+  head_sum_ /= static_cast<Scalar>(pending_.size());  // in place: no second n² matrix (add()'s quotient, the same bits)
+  DrawnCells mean = aggregate_cells(head_sum_, record.allowed(), base_block_, false);
   head_sum_ = Matrix();
   for (DrawnCells& head : pending_) head.allowed = mean.allowed;
   keep(block, std::move(pending_), std::move(mean));

@@ -21,6 +21,10 @@ std::string title_text(const std::string& text, std::size_t max = 40);
 /// “ماكدونالد” → “mcdonald”; "empty text" when there is none (never the model's name in its place).
 std::string run_text_title(const ModelRunInfo& info);
 
+/// The max over block × block blocks of `w` [n_q, n_k]: [⌈n_q/b⌉, ⌈n_k/b⌉], without looking at a
+/// mask (attention weights are ≥ 0 and exactly 0 where masked, so it is aggregate_cells' max).
+Matrix max_pool_cells(const Matrix& w, int block);
+
 class OverviewCollector {
  public:
   explicit OverviewCollector(const Options& options) : options_(options) {}

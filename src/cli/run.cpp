@@ -25,6 +25,7 @@
 #include "cli/rollout_job.hpp"
 #include "cli/picture_formats.hpp"
 #include "cli/profile.hpp"
+#include "cli/report_heads.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -258,14 +259,17 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   // overview as it comes, so a layer's weights are never all held.
   const bool by_head = HeadByHeadHeatmaps::applies(options) && ModelPictures::takes_heads(options) && !measures.active();
   std::optional<HeadByHeadHeatmaps> heatmaps;
+  ReportHeads report;  // --format html: each head as the page shows it (pooled past kReportMaxSide tokens)
+  const bool png = wants_format(options, "png"), html = wants_format(options, "html");
   const HeadSink head_sink = [&](const AttentionBlock& block, int head, Matrix& weights) {
     const auto start = std::chrono::steady_clock::now();
-    if (head == 0) {
+    if (head == 0 && png) {
       Options per_block = options;
       per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
       heatmaps.emplace(per_block, memory_budget_bytes(options), block.block_name());
     }
-    heatmaps->add_head(block.record, head, weights);
+    if (png) heatmaps->add_head(block.record, head, weights);
+    if (html) report.add_head(block.record, head, weights);
     model_pictures.add_head(block, head, weights);
     draw_seconds += seconds_since(start);
   };
@@ -273,6 +277,10 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     const auto start = std::chrono::steady_clock::now();
     if (heatmaps) files.append(heatmaps->finish(block.record, warnings));
     heatmaps.reset();
+    if (html)
+      for (ReportView& view : report.finish(block.record, options, view_name(block_folder(block, encoder_decoder)),
+                                            memory_budget_bytes(options), block.block_name()))
+        page.views.push_back(std::move(view));
     model_pictures.add(block);
     draw_seconds += seconds_since(start);
     ++blocks;
@@ -280,8 +288,9 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   const BlockSink split = split_heads(head_sink, closed);
   // The report keeps every layer's weights until the page is written (kReportBytesPerValue each).
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
-    const double report = wants_format(options, "html") ? attention_values(tokens, layers, heads) * kReportBytesPerValue : 0.0;
-    return ModelPictures::kept_bytes(options, tokens, layers, heads, by_head) + report + MeasureCollector::kept_bytes(options, tokens, layers);
+    const double values = by_head ? ReportHeads::kept_values(tokens, layers, heads) : attention_values(tokens, layers, heads);
+    const double report_bytes = wants_format(options, "html") ? values * kReportBytesPerValue : 0.0;
+    return ModelPictures::kept_bytes(options, tokens, layers, heads, by_head) + report_bytes + MeasureCollector::kept_bytes(options, tokens, layers);
   };
   const ModelRunInfo info = run_model(options, by_head ? split : whole, warnings, memory_budget_bytes(options), kept, nullptr,
                                       by_head ? &head_sink : nullptr);

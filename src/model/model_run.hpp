@@ -16,7 +16,7 @@
 namespace attnviz {
 
 /// Receives one head's weights of a block as the forward pass computes them, so that no more
-/// than the heads in flight are held (issue 23: one head is n² floats, 256 MiB at 8192 tokens;
+/// than one head's are held (issue 23: one head is n² floats, 256 MiB at 8192 tokens;
 /// a layer h times that). `block` is the block as the BlockSink gets it but without weights
 /// (record.weights empty; tokens, layer, masks, settings filled); `head` counts from 0, in
 /// order; `weights` [n_q, n_k] may be moved out. After its last head the block itself goes to
