@@ -136,28 +136,30 @@ split; the CPU-time row is the speed-up two free cores give. The shards share no
 inputs (each reads the corpus and the model itself).
 
 Per-text cost (\`perf record -e cpu-clock\`, 1000 texts, \`--threads 1\`): 1.65 s of CPU in this script's
-previous run, 1.29 s now (alternated runs of the old and new binaries on the loaded machine:
-1.68–2.01 s against 1.24–1.37 s). Done:
-the statistics a block of rows at a time as Eigen arrays (the entropy's logarithms vectorised:
-Eigen 3.4 evaluates \`select()\` one coefficient at a time with scalar logs, so \`p·ln max(p,
-DBL_MIN)\` is used instead), maxima vectorised, masks applied in one flat pass, SwiGLU through
-Eigen's vectorised exp, the detector patterns and the induction keys found once per text. Where
-the 1.29 s goes now: statistics 23% (one_head's double copy of each head, entropy, maxima,
-distances; TL scores 4%), GEMM 19%, allocation and copies 13% (each text decodes and transposes
-every layer's weights, ~1 MB), softmax 10% (Eigen vectorises each short causal row in packets of 16
-and sends the rest to scalar expf; a whole-matrix pass moved CTranslate2's cross-attention
-check from 0.80e-6 to 1.01e-6, past its 1e-6 bound, for no clear gain, so it was not kept), SwiGLU, norms and exp 7%, the
-journal's JSON 4%, RoPE's sin/cos 3%.
+previous run; after the statistics work below, alternated runs of the old and new binaries on the
+loaded machine gave 1.68–2.01 s against 1.24–1.37 s, and keeping the weights a median of 1.38 s
+against 1.45 s over 8 more alternations. Done: the statistics a block of rows at a time as Eigen
+arrays (the entropy's logarithms vectorised: Eigen 3.4 evaluates \`select()\` one coefficient at a
+time with scalar logs, so \`p·ln max(p, DBL_MIN)\` is used instead), maxima vectorised, masks
+applied in one flat pass, SwiGLU through Eigen's vectorised exp, the detector patterns and the
+induction keys found once per text, and a small model's decoded, transposed layer weights kept
+across texts (\`DecoderModel::keep_decoded_weights\`, at most 64 MiB; each text decoded and
+transposed ~1 MB of them before). Where the time goes now: statistics 26% (one_head's double copy
+of each head, entropy, maxima, distances; TL scores 3%), GEMM 22%, softmax 14% (Eigen vectorises
+each short causal row in packets of 16 and sends the rest to scalar expf; a whole-matrix pass moved
+CTranslate2's cross-attention check from 0.80e-6 to 1.01e-6, past its 1e-6 bound, for no clear
+gain, so it was not kept), allocation and copies 12%, the journal's JSON 4%, RoPE's sin/cos 3%,
+SwiGLU and norms 3%.
 
 Batching texts through the forward pass (stacking ~512 rows so each projection and the MLP is
 one GEMM) was measured before it was written: Eigen already runs these products at 56 rows
-within 10% of its 512-row speed (the row above), and the products are a fifth of the run, so
-batching would save about 2%. The ≥ 30× goal is out of reach of this design against this numpy
+within 5–20% of its 512-row speed (the row above; it varies with the load), and the products are
+a fifth of the run, so batching would save 1–4%. The ≥ 30× goal is out of reach of this design against this numpy
 route: 30× is 0.28 s for the 1000 texts, and the forward pass's 28 Gflop at ~150 GFLOP/s is
-0.19 s by itself; the statistics, softmax and the per-text weight copies (~0.8 s now) are the
-floor that remains. Next steps, by size: keep a small model's decoded, transposed weights across
-texts (13%), the statistics on the causal triangle only and in float where the tolerance allows,
-and the softmax over whole matrices with a tolerance study of the CTranslate2 check.
+0.19 s by itself; the statistics, softmax and copies (~0.8 s now) are the
+floor that remains. Next steps, by size: the statistics in float where the tolerance allows (a
+causal-triangle-only pass, blocks of 16 rows, was tried and gained nothing measurable), the softmax
+over whole matrices with a tolerance study of the CTranslate2 check, and fewer per-text copies.
 SECTION
 )
 /usr/bin/python3 - "$out" "$section" <<'PY'
