@@ -421,3 +421,17 @@ attnviz_expect(cli_measure_encoder 1
 attnviz_expect(cli_attribute_tiny_values 0
   "log p -0\\.000143\ntop direct logit attribution: .*\nlargest drop in log p when ablated: L1H0 -0\\.00025, L1H3 -1\\.45e-05"
   attribute --model ${CMAKE_CURRENT_SOURCE_DIR}/data/families/gpt2.gguf --token-ids 1,5,6,7,8,9,10 -o ${ATTNVIZ_CLI_OUT}/attribute_tiny)
+# A GGUF file's Q8_0 weights multiply as llama.cpp's do (activations rounded to Q8_0) unless
+# --exact-matmul; the dump's model block says which (docs/models.md "Q8_0 products").
+foreach(mode default exact)
+  if(mode STREQUAL "exact")
+    set(flag "--exact-matmul")
+    set(expected "float32")
+  else()
+    set(flag "")
+    set(expected "q8_0 activations, as llama.cpp")
+  endif()
+  add_test(NAME cli_dump_q8_matmul_${mode}
+           COMMAND /bin/sh -c "$<TARGET_FILE:attnviz> dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --token-ids 1,40,77 --layers 0 ${flag} -o ${ATTNVIZ_CLI_OUT}/q8_${mode}.json >/dev/null && /usr/bin/python3 -c \"import json, sys; print('matmul:', json.load(open(sys.argv[1]))['model']['matmul'])\" ${ATTNVIZ_CLI_OUT}/q8_${mode}.json")
+  set_tests_properties(cli_dump_q8_matmul_${mode} PROPERTIES PASS_REGULAR_EXPRESSION "^matmul: ${expected}\n$")
+endforeach()

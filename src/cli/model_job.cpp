@@ -165,6 +165,7 @@ LoadedDecoder load_decoder(const Options& o) {
   }
   auto file = std::make_shared<const GgufFile>(o.model);
   loaded.model = std::make_unique<DecoderModel>(as_decoder(o, [&] { return decoder_from_gguf(file); }));
+  if (o.exact_matmul) loaded.model->set_quantized_matmul(false);
   if (file->has("tokenizer.ggml.tokens")) {
     loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
     loaded.end_tokens = end_tokens(*loaded.vocab);
@@ -220,6 +221,7 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
 
   ModelRunInfo info;
   info.model = summary_of(c);
+  info.model.matmul = model.matmul();
   info.token_ids = input_ids(o, vocab);
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
@@ -388,6 +390,7 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   const DecoderConfig& c = run.model->config();
   ModelRunInfo& info = run.info;
   info.model = summary_of(c);
+  info.model.matmul = run.model->matmul();
   info.token_ids = input_ids(o, run.vocab.get());
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && run.vocab) warnings.insert(warnings.end(), run.vocab->warnings.begin(), run.vocab->warnings.end());
