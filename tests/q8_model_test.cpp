@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/gguf_decoder.hpp"
+#include "model/head_ablation.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -63,4 +64,24 @@ TEST_CASE("an all-Q8_0 GGUF model: the default products match llama.cpp's attent
 TEST_CASE("a model without Q8_0 weights says nothing about its products", "[model][q8_matmul]") {
   const DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(test::data_file("stories260k/stories260K.gguf")));
   CHECK(model.matmul().empty());
+}
+
+TEST_CASE("head ablation reaches a quantised W_O: the heads' columns of the concat are zeroed before it", "[model][q8_matmul]") {
+  AttentionLayer layer;
+  layer.num_heads = 4;
+  layer.num_kv_heads = 2;
+  layer.q_width = 8;  // d_k = 2
+  layer.v_width = 4;  // d_v = 2
+  Matrix seen;
+  layer.o_projection = [&seen](const Matrix& concat, int) {
+    seen = concat;
+    return Matrix(Matrix::Ones(concat.rows(), 3));
+  };
+  zero_head_outputs(layer, {1, 3});
+  const Matrix concat = Matrix::Constant(2, 8, 5.0f);
+  REQUIRE(layer.o_projection(concat, 1).cols() == 3);
+  for (Eigen::Index c = 0; c < 8; ++c) {
+    INFO("column " << c);
+    CHECK(seen(0, c) == ((c / 2 == 1 || c / 2 == 3) ? 0.0f : 5.0f));
+  }
 }
