@@ -448,3 +448,17 @@ attnviz_bad_run(cli_attribute_decoder_target_tokens "attnviz: error: --target-to
 attnviz_bad_run(cli_compare_model_alti
   "attnviz: error: --measure: alti has one map per layer \\(every head and the residual mixed\\), no heads to compare or census; draw every layer with heatmaps --model .* --measure alti, or compare two layers' files from dump --model .* --measure alti --layers 2"
   compare --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --measure alti --heads L0H1,L1H2 -o ${ATTNVIZ_CLI_OUT}/never_written.png)
+# A GGUF file's Q8_0 weights multiply as llama.cpp's do (activations rounded to Q8_0) unless
+# --exact-matmul; the dump's model block says which (docs/models.md "Q8_0 products").
+foreach(mode default exact)
+  if(mode STREQUAL "exact")
+    set(flag "--exact-matmul")
+    set(expected "float32")
+  else()
+    set(flag "")
+    set(expected "q8_0 activations, as llama.cpp")
+  endif()
+  add_test(NAME cli_dump_q8_matmul_${mode}
+           COMMAND /bin/sh -c "$<TARGET_FILE:attnviz> dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --token-ids 1,40,77 --layers 0 ${flag} -o ${ATTNVIZ_CLI_OUT}/q8_${mode}.json >/dev/null && /usr/bin/python3 -c \"import json, sys; print('matmul:', json.load(open(sys.argv[1]))['model']['matmul'])\" ${ATTNVIZ_CLI_OUT}/q8_${mode}.json")
+  set_tests_properties(cli_dump_q8_matmul_${mode} PROPERTIES PASS_REGULAR_EXPRESSION "^matmul: ${expected}\n$")
+endforeach()

@@ -27,8 +27,10 @@ nlohmann::json reference(const std::string& name) {
 }
 
 // Runs every layer of `model_path` on the sentence; returns [layer] -> blocks, and the logits.
-std::vector<AttentionBlock> run_all_layers(const std::string& model_path, std::vector<float>* logits = nullptr) {
-  const DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(model_path));
+// exact: Q8_0 weights decoded to float32 (--exact-matmul) instead of llama.cpp's Q8_0 products.
+std::vector<AttentionBlock> run_all_layers(const std::string& model_path, std::vector<float>* logits = nullptr, bool exact = false) {
+  DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(model_path));
+  model.set_quantized_matmul(!exact);
   std::vector<AttentionBlock> blocks;
   const BlockSink sink = [&](AttentionBlock&& block) { blocks.push_back(std::move(block)); };
   ForwardRequest request;
@@ -233,8 +235,9 @@ TEST_CASE("decoder: a token id outside the vocabulary is refused", "[model]") {
   CHECK_THROWS_WITH(model.forward(request), "token id 512 (position 1) is outside the vocabulary of 512 tokens");
 }
 
-// Quantized copies: dequantized exactly, then computed in float — the float64 reference
-// pyref-attn-<T> does the same; llama.cpp also quantizes the activations in its products.
+// Quantized copies. By default their Q8_0 tensors multiply as llama.cpp's do (activations
+// quantised too), the rest are dequantized exactly and computed in float; with --exact-matmul
+// every tensor is dequantized exactly, as the float64 reference pyref-attn-<T> does.
 TEST_CASE("stories260K quantized GGUF copies: attention against the float64 reference and llama.cpp", "[model][realdata]") {
   struct Case {
     const char* type;
@@ -247,7 +250,8 @@ TEST_CASE("stories260K quantized GGUF copies: attention against the float64 refe
     INFO(c.type << ": max |attnviz - llama.cpp| = " << vs_llamacpp);
     CHECK(vs_llamacpp < 0.05);
     if (c.has_pyref) {
-      const double vs_pyref = worst_attention_difference(blocks, reference(std::string("pyref-attn-") + c.type + ".json"));
+      const auto exact = run_all_layers(test_data_file(std::string("stories260k/quantized/stories260K-") + c.type + ".gguf"), nullptr, true);
+      const double vs_pyref = worst_attention_difference(exact, reference(std::string("pyref-attn-") + c.type + ".json"));
       INFO(c.type << ": max |attnviz - float64 reference| = " << vs_pyref);
       CHECK(vs_pyref < 1e-5);
     }

@@ -2,8 +2,8 @@
 # Decoder families' speed against llama.cpp (issue 25): a synthetic Qwen 2.5 0.5B-shaped qwen2 GGUF
 # (24 layers, d_model 896, 14 heads on 2 key/value heads, feed-forward 4864, vocabulary 151936,
 # tied output, Q/K/V biases; Q8_0, written once by scripts/gguf_writer.py --arch qwen2) on 512
-# tokens, one thread each, ROUNDS interleaved pairs. Rewrites the "## Decoder families" section at
-# the end of scripts/bench/RESULTS.md (model_run.sh and run.sh keep it).
+# tokens, one thread each, ROUNDS interleaved pairs. Rewrites the "## Decoder families" section of
+# scripts/bench/RESULTS.md up to the next "## " heading (model_run.sh and run.sh keep it).
 #   scripts/bench/family_run.sh [ROUNDS]   (after building build/attnviz and scripts/install_deps.sh --bench)
 set -euo pipefail
 
@@ -62,9 +62,13 @@ print("| CPU | %.0f ms (%s) | %.0f ms (%s) | **%.2f** | %s |" % (med("av_cpu") *
 print("| peak RSS | %.0f MB | %.0f MB (node included) | %.2f | |" % (med("av_rss") / 1024, med("ll_rss") / 1024, med("av_rss") / med("ll_rss")))
 PY
 )
+printf '%s\n' "$section" >"$work/section.md"
 if [[ -f "$out" ]] && grep -q '^## Decoder families' "$out"; then
-  sed -i '/^## Decoder families/,$d' "$out"
+  # Only this section, up to the next "## " heading: the sections after it stay.
+  awk -v f="$work/section.md" '/^## Decoder families/ { while ((getline l < f) > 0) print l; print ""; skip = 1; next }
+    skip && /^## / { skip = 0 } !skip' "$out" >"$out.new"
+else
+  { cat "$out" 2>/dev/null | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; echo; echo "$section"; } >"$out.new"
 fi
-{ cat "$out" 2>/dev/null | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; echo; echo "$section"; } >"$out.new"
 mv "$out.new" "$out"
 echo "$section"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,15 @@ Matrix project(const Matrix& x, const Matrix& w, const Vector& b, const Explicit
     const Eigen::Index width = std::min(block, w.cols() - first);
     if (width > 0) y.middleCols(first, width).noalias() = x * w.middleCols(first, width);
   }
+  if (b.size() != 0) y.rowwise() += b.transpose();
+  return y;
+}
+
+// X·W + b through `projection` when the layer has one (a quantised weight), else as above.
+Matrix project(const Matrix& x, const Matrix& w, const Projection& projection, const Vector& b, const ExplicitThreads& pool) {
+  if (!projection) return project(x, w, b, pool);
+  // The whole budget: the projection knows its width and how fast it is, so it chooses.
+  Matrix y = projection(x, pool.threads_for(std::numeric_limits<double>::max()));
   if (b.size() != 0) y.rowwise() += b.transpose();
   return y;
 }
@@ -132,7 +142,7 @@ void finish_attention(const AttentionLayer& layer, const Eigen::Ref<const Matrix
     for (int h = 0; h < layer.num_heads; ++h) {
       result.concat.middleCols(h * d_v, d_v) = result.head_outputs[h];
     }
-    if (layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.b_o, pool);
+    if (layer.o_projection || layer.w_o.size() != 0) result.output = project(result.concat, layer.w_o, layer.o_projection, layer.b_o, pool);
     if (!result.output.allFinite()) {
       result.overflow = "the output concat·W_O + b_O overflows";
       result.overflow_spares_weights = true;
@@ -257,10 +267,10 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
                                      const std::optional<RopeRequest>& rope) {
   assert(layer.num_heads > 0 && layer.num_heads % layer.num_kv_heads == 0);
   const ExplicitThreads pool;
-  Matrix q = project(x_q, layer.w_q, layer.b_q, pool);    // [n_q, h·d_k]
-  Matrix k = project(x_kv, layer.w_k, layer.b_k, pool);   // [n_k, h_kv·d_k]
+  Matrix q = project(x_q, layer.w_q, layer.q_projection, layer.b_q, pool);    // [n_q, h·d_k]
+  Matrix k = project(x_kv, layer.w_k, layer.k_projection, layer.b_k, pool);   // [n_k, h_kv·d_k]
   // V only when head outputs are wanted: the weights do not depend on it (P2: 7 ms of 50).
-  const Matrix v = wants.outputs || wants.value_vectors ? project(x_kv, layer.w_v, layer.b_v, pool) : Matrix();  // [n_k, h_kv·d_v]
+  const Matrix v = wants.outputs || wants.value_vectors ? project(x_kv, layer.w_v, layer.v_projection, layer.b_v, pool) : Matrix();  // [n_k, h_kv·d_v]
   prepare_queries_keys(layer, q, k, rope);
   AttentionResult result;
   if (projections_overflow(q, k, v, result)) return result;
@@ -293,10 +303,10 @@ AttentionResult cached_self_attention(const AttentionLayer& layer, const Matrix&
                                       const std::optional<RopeRequest>& rope, const HeadWeightsSink* per_head) {
   assert(layer.num_heads > 0 && layer.num_heads % layer.num_kv_heads == 0);
   const ExplicitThreads pool;
-  Matrix q = project(x, layer.w_q, layer.b_q, pool);      // [m, h·d_k]
-  Matrix k_new = project(x, layer.w_k, layer.b_k, pool);  // [m, h_kv·d_k]
+  Matrix q = project(x, layer.w_q, layer.q_projection, layer.b_q, pool);      // [m, h·d_k]
+  Matrix k_new = project(x, layer.w_k, layer.k_projection, layer.b_k, pool);  // [m, h_kv·d_k]
   // V always: the positions after these need it even when this call's outputs are not wanted.
-  Matrix v_new = project(x, layer.w_v, layer.b_v, pool);  // [m, h_kv·d_v]
+  Matrix v_new = project(x, layer.w_v, layer.v_projection, layer.b_v, pool);  // [m, h_kv·d_v]
   prepare_queries_keys(layer, q, k_new, rope);
   AttentionResult result;
   if (projections_overflow(q, k_new, v_new, result)) return result;

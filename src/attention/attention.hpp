@@ -14,6 +14,11 @@
 
 namespace attnviz {
 
+/// X [n, in] → X·W [n, out] on at most `threads` threads (the budget: the projection uses fewer
+/// for small products), for a weight kept in another form than a
+/// float32 matrix (a GGUF file's Q8_0 blocks, multiplied as llama.cpp does: model/q8_matmul).
+using Projection = std::function<Matrix(const Matrix& x, int threads)>;
+
 /// One attention layer's parameters, row-vector convention Q = X·W_Q + b_Q.
 /// Shapes: w_q [d_model_q, h·d_k], w_k [d_model_kv, h_kv·d_k], w_v [d_model_kv, h_kv·d_v],
 /// biases of the matching widths or empty, w_o [h·d_v, d_out] or empty, b_o [d_out] or empty.
@@ -33,9 +38,14 @@ struct AttentionLayer {
   /// soft-capping, Gemma 2: transformers' attn_logit_softcapping, llama.cpp's
   /// f_attn_logit_softcapping); 0 = none.
   Scalar logit_softcap = 0;
+  /// When set, X·W_Q, X·W_K, X·W_V and concat·W_O are computed by these instead of from the
+  /// float32 matrices, which may then be empty (the biases still apply); q_width = h·d_k and
+  /// v_width = h_kv·d_v give the widths when w_q, w_v are empty.
+  Projection q_projection, k_projection, v_projection, o_projection;
+  long q_width = 0, v_width = 0;
 
-  long d_k() const { return w_q.cols() / num_heads; }
-  long d_v() const { return w_v.cols() / num_kv_heads; }
+  long d_k() const { return (w_q.size() != 0 ? w_q.cols() : q_width) / num_heads; }
+  long d_v() const { return (w_v.size() != 0 ? w_v.cols() : v_width) / num_kv_heads; }
   /// The logit scale used: `scale` if given, else 1/sqrt(d_k) (Eq. 1).
   Scalar logit_scale() const;
 };

@@ -369,6 +369,9 @@ void add_model_options(CLI::App& sub, Options& o) {
       "--token-types", [&o](const std::string& text) { o.token_types = parse_token_ids(text, "--token-types", "0,0,0,1,1"); },
       "With --model, encoders (BERT): the segment of each token, e.g. 0,0,0,1,1 (default: all 0, segment A).");
   sub.add_flag("--no-bos", o.no_bos, "With --text: do not add BOS (or CLS/SEP).");
+  sub.add_flag("--exact-matmul", o.exact_matmul,
+               "With a GGUF --model: multiply Q8_0 weights exactly in float32 instead of as llama.cpp does "
+               "(activations rounded to 8 bits per block of 32; the default, dump's model.matmul says which).");
   sub.add_option("--generate", o.generate,
                  "With --model: continue the text greedily by N tokens (stopping at EOS) and show the attention "
                  "over prompt + continuation, as the model saw it when it wrote the last token. "

@@ -74,7 +74,9 @@ auto as_decoder(const Options& o, Load&& load) -> decltype(load()) {
 }
 
 LoadedDecoder load_decoder(const Options& o) {
-  return as_decoder(o, [&] { return load_decoder_model(decoder_input(o)); });
+  LoadedDecoder loaded = as_decoder(o, [&] { return load_decoder_model(decoder_input(o)); });
+  if (o.exact_matmul) loaded.model->set_quantized_matmul(false);
+  return loaded;
 }
 
 ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, const BlockSink& sink,
@@ -92,6 +94,7 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
 
   ModelRunInfo info;
   info.model = summary_of(c);
+  info.model.matmul = model.matmul();
   info.token_ids = input_ids(o, vocab);
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
@@ -272,6 +275,7 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   const DecoderConfig& c = run.model->config();
   ModelRunInfo& info = run.info;
   info.model = summary_of(c);
+  info.model.matmul = run.model->matmul();
   info.token_ids = input_ids(o, run.vocab.get());
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && run.vocab) warnings.insert(warnings.end(), run.vocab->warnings.begin(), run.vocab->warnings.end());

@@ -30,7 +30,8 @@ const std::set<std::string> kDumpMembers = {"format",        "version",       "m
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
                                              "num_kv_heads", "d_model", "d_k", "context_length", "rope",
                                              "sliding_window", "attention_scale", "attention_softcap",
-                                             "final_logit_softcap", "local_rope_theta", "end_tokens", "activation"};
+                                             "final_logit_softcap", "local_rope_theta", "end_tokens", "activation",
+                                             "matmul"};
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;
@@ -57,6 +58,7 @@ ordered_json model_json(const ModelSummary& m) {
   if (m.final_softcap > 0) model["final_logit_softcap"] = m.final_softcap;
   if (m.local_rope_theta && windows) model["local_rope_theta"] = *m.local_rope_theta;
   if (!m.activation.empty()) model["activation"] = m.activation;
+  if (!m.matmul.empty()) model["matmul"] = m.matmul;
   return model;
 }
 
@@ -215,6 +217,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
     m.context_length = field_or<long>(model, "context_length", 0);
     m.end_tokens = field_or<std::vector<std::int32_t>>(model, "end_tokens", {});
     m.activation = field_or<std::string>(model, "activation", "");
+    m.matmul = field_or<std::string>(model, "matmul", "");
     dump.info.tokens = field_or<Tokens>(root, "tokens", {});
     dump.info.token_ids = field_or<std::vector<std::int32_t>>(root, "token_ids", {});
     dump.info.token_texts = field_or<Tokens>(root, "token_texts", {});

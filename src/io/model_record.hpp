@@ -36,6 +36,8 @@ struct ModelSummary {
   double attention_softcap = 0, final_softcap = 0;
   std::optional<double> local_rope_theta;
   std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
+  /// Decoders with Q8_0 weights: how they were multiplied (DecoderModel::matmul); "" otherwise.
+  std::string matmul;
   std::string activation;      ///< encoders: the feed-forward's GELU as the file's engine computes it ("gelu (erf)"); "" otherwise
 };
 

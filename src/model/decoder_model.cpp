@@ -163,18 +163,55 @@ bool DecoderModel::keep_decoded_weights(double max_bytes) {
   return keep_decoded_;
 }
 
-AttentionLayer DecoderModel::attention_layer(int layer) const {
+
+Projection DecoderModel::quantized_projection(const std::string& name, long rows, long cols, long first, long count) const {
+  if (!quantized_matmul_) return {};
+  const std::optional<Q8Rows> all = weights_->q8_rows(name, rows, cols);
+  if (!all) return {};
+  const Q8Rows w{all->blocks + first * (cols / kQ8BlockValues) * kQ8BlockBytes, count < 0 ? rows - first : count, cols};
+  return [w](const Matrix& x, int threads) { return q8_matmul(x, w, q8_matmul_threads(threads, x.rows(), w)); };
+}
+
+Matrix DecoderModel::linear(int l, const char* name, long rows, long cols, const Matrix& x) const {
+  // Eigen's thread count here is run_layer's ProductThreads choice for the feed-forward.
+  if (const Projection p = quantized_projection(block_name(l, name), rows, cols)) return p(x, Eigen::nbThreads());
+  return x * linear_weight(block_name(l, name), rows, cols);  // [in, out]
+}
+
+Projection DecoderModel::output_projection() const {
+  const DecoderConfig& c = config_;
+  return quantized_projection(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model);
+}
+
+std::string DecoderModel::matmul() const {
+  const DecoderConfig& c = config_;
+  const bool q8 = weights_->q8_rows(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model) ||
+                  weights_->q8_rows(block_name(0, "ffn_down.weight"), c.d_model, c.d_ff) ||
+                  weights_->q8_rows(block_name(0, "attn_output.weight"), c.d_model, c.num_heads * c.d_k);
+  if (!q8) return "";
+  return quantized_matmul_ ? "q8_0 activations, as llama.cpp" : "float32";
+}
+
+AttentionLayer DecoderModel::attention_layer(int layer, bool keep_float) const {
   const DecoderConfig& c = config_;
   const long q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
   AttentionLayer a;
   a.num_heads = c.num_heads;
   a.num_kv_heads = c.num_kv_heads;
+  a.q_width = q_width;
+  a.v_width = kv_width;
   // Stored as nn.Linear's [out, in]; the engine's convention is Q = X·W_Q, so W is [in, out].
   if (c.block.fused_qkv) {  // rows [Q; K; V] (llama.cpp's attn_qkv, split by views of these widths)
-    const Matrix qkv = linear_weight(block_name(layer, "attn_qkv.weight"), q_width + 2 * kv_width, c.d_model);
-    a.w_q = qkv.leftCols(q_width);
-    a.w_k = qkv.middleCols(q_width, kv_width);
-    a.w_v = qkv.rightCols(kv_width);
+    const std::string name = block_name(layer, "attn_qkv.weight");
+    a.q_projection = quantized_projection(name, q_width + 2 * kv_width, c.d_model, 0, q_width);
+    a.k_projection = quantized_projection(name, q_width + 2 * kv_width, c.d_model, q_width, kv_width);
+    a.v_projection = quantized_projection(name, q_width + 2 * kv_width, c.d_model, q_width + kv_width, kv_width);
+    if (keep_float || !a.q_projection) {
+      const Matrix qkv = linear_weight(name, q_width + 2 * kv_width, c.d_model);
+      a.w_q = qkv.leftCols(q_width);
+      a.w_k = qkv.middleCols(q_width, kv_width);
+      a.w_v = qkv.rightCols(kv_width);
+    }
     if (c.qkv_bias) {
       const Vector bias = weights_->vector(block_name(layer, "attn_qkv.bias"), q_width + 2 * kv_width);
       a.b_q = bias.head(q_width);
@@ -182,16 +219,23 @@ AttentionLayer DecoderModel::attention_layer(int layer) const {
       a.b_v = bias.tail(kv_width);
     }
   } else {
-    a.w_q = linear_weight(block_name(layer, "attn_q.weight"), q_width, c.d_model);
-    a.w_k = linear_weight(block_name(layer, "attn_k.weight"), kv_width, c.d_model);
-    a.w_v = linear_weight(block_name(layer, "attn_v.weight"), kv_width, c.d_model);
+    const auto weight = [&](const char* name, long rows, Projection& projection) -> Matrix {
+      projection = quantized_projection(block_name(layer, name), rows, c.d_model);
+      if (projection && !keep_float) return Matrix();
+      return linear_weight(block_name(layer, name), rows, c.d_model);
+    };
+    a.w_q = weight("attn_q.weight", q_width, a.q_projection);
+    a.w_k = weight("attn_k.weight", kv_width, a.k_projection);
+    a.w_v = weight("attn_v.weight", kv_width, a.v_projection);
     if (c.qkv_bias) {
       a.b_q = weights_->vector(block_name(layer, "attn_q.bias"), q_width);
       a.b_k = weights_->vector(block_name(layer, "attn_k.bias"), kv_width);
       a.b_v = weights_->vector(block_name(layer, "attn_v.bias"), kv_width);
     }
   }
-  a.w_o = linear_weight(block_name(layer, "attn_output.weight"), c.d_model, q_width);
+  a.o_projection = quantized_projection(block_name(layer, "attn_output.weight"), c.d_model, q_width);
+  if (keep_float || !a.o_projection)
+    a.w_o = linear_weight(block_name(layer, "attn_output.weight"), c.d_model, q_width);
   if (c.block.output_bias) a.b_o = weights_->vector(block_name(layer, "attn_output.bias"), c.d_model);
   if (c.block.qk_norm) {
     a.q_norm = weights_->vector(block_name(layer, "attn_q_norm.weight"), c.d_k);
@@ -249,26 +293,30 @@ Matrix DecoderModel::layer_norm_input(int l, const Matrix& x, const char* norm_n
 Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
   const DecoderConfig& c = config_;
   const BlockTraits& b = c.block;
-  const auto linear = [&](const char* name, long rows, long cols) -> Matrix {
-    return linear_weight(block_name(l, name), rows, cols);  // [in, out]
-  };
   const auto bias = [&](const char* name, long n) { return b.ffn_bias ? weights_->vector(block_name(l, name), n) : Vector(); };
+  // Each product through linear(): Q8_0 weights by q8_matmul, others decoded (block_pieces'
+  // affine needs the float32 matrix, which the quantised path never makes).
+  const auto dense = [&](const char* name, long rows, long cols, const Matrix& x, const char* bias_name) {
+    Matrix y = linear(l, name, rows, cols, x);
+    if (b.ffn_bias) y.rowwise() += bias(bias_name, rows).transpose();
+    return y;
+  };
   Matrix hidden;  // [m, d_ff]
-  if (b.ffn == FeedForwardKind::Gelu) {  // GPT-2's MLP: the first half of mlp(), W_down read after W_up is let go
-    hidden = gelu_tanh(affine(h, linear("ffn_up.weight", c.d_ff, c.d_model), bias("ffn_up.bias", c.d_ff)));
+  if (b.ffn == FeedForwardKind::Gelu) {  // GPT-2's MLP
+    hidden = gelu_tanh(dense("ffn_up.weight", c.d_ff, c.d_model, h, "ffn_up.bias"));
   } else {
     Matrix gate, up;
     if (b.fused_gate_up) {  // [gate | up], as ggml_swiglu and Phi3MLP's chunk(2) split it
-      const Matrix both = h * linear("ffn_up.weight", 2 * c.d_ff, c.d_model);
+      const Matrix both = linear(l, "ffn_up.weight", 2 * c.d_ff, c.d_model, h);
       gate = both.leftCols(c.d_ff);
       up = both.rightCols(c.d_ff);
     } else {
-      gate = h * linear("ffn_gate.weight", c.d_ff, c.d_model);
-      up = h * linear("ffn_up.weight", c.d_ff, c.d_model);
+      gate = linear(l, "ffn_gate.weight", c.d_ff, c.d_model, h);
+      up = linear(l, "ffn_up.weight", c.d_ff, c.d_model, h);
     }
     hidden = b.ffn == FeedForwardKind::GeGlu ? geglu(gate, up) : swiglu(gate, up);
   }
-  return affine(hidden, linear("ffn_down.weight", c.d_model, c.d_ff), bias("ffn_down.bias", c.d_model));
+  return dense("ffn_down.weight", c.d_model, c.d_ff, hidden, "ffn_down.bias");
 }
 
 long DecoderModel::window_of(int l) const {
@@ -366,7 +414,7 @@ Matrix DecoderModel::output_matrix() const {
 std::vector<float> DecoderModel::last_logits(const Matrix& x, const Matrix& output) const {
   const DecoderConfig& c = config_;
   const Matrix last = norm(x.bottomRows(1), "output_norm");
-  Matrix logits = last * output.transpose();
+  Matrix logits = output.size() != 0 ? Matrix(last * output.transpose()) : output_projection()(last, Eigen::nbThreads());
   if (c.final_softcap > 0) logits = soft_cap(logits, c.final_softcap);
   if (!logits.allFinite())
     throw InputError(c.file + ": the last position's logits are not finite (|x| > 3.4e38, or NaN): output_norm.weight or " +
@@ -421,8 +469,10 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   const MaskMatrix causal = causal_after(0, n);
   const bool residual = request.wants.value_vectors;
   if (request.trace) trace_embedding(x, *request.trace);
+  // What reads the layer's float32 W (the trace's W_O, the value vectors, explain's circuits).
+  const bool keep_float = request.trace || request.probe || request.wants.value_vectors;
   for (int l = request.start_residual ? request.start_layer : 0; l < config_.num_layers; ++l) {
-    AttentionLayer layer = attention_layer(l);
+    AttentionLayer layer = attention_layer(l, keep_float);
     if (request.ablation && request.ablation->layer == l) zero_head_outputs(layer, request.ablation->heads);
     if (request.trace) request.trace->enter_layer(x);
     if (request.last_row_only && l == config_.num_layers - 1) {
@@ -445,7 +495,8 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   }
   if (request.trace) trace_final_norm(x, *request.trace);
   if (!request.logits) return {};
-  return last_logits(x, output_matrix());
+  // The trace's logit attribution reads the float32 output rows: its logits are those rows'.
+  return last_logits(x, output_projection() && !request.trace ? Matrix() : output_matrix());
 }
 
 void DecoderModel::trace_embedding(const Matrix& x, ResidualTrace& trace) const {
@@ -498,7 +549,7 @@ Vector DecoderModel::output_row(std::int32_t id) const {
 }
 
 std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids) const {
-  return extend(caches, ids, output_matrix());
+  return extend(caches, ids, output_projection() ? Matrix() : output_matrix());
 }
 
 std::vector<float> DecoderModel::extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids,
@@ -528,7 +579,7 @@ int DecoderModel::generate(std::vector<std::int32_t>& ids, int count, const std:
   // Decoded once, not at every step: n_vocab × d_model floats (98 MB for a 32 000-token
   // vocabulary at d_model 768) freshly allocated and faulted in per token cost more than the
   // step itself (issue 11; counted in the memory estimate, layer_float_bytes).
-  const Matrix output = output_matrix();
+  const Matrix output = output_projection() ? Matrix() : output_matrix();
   std::vector<std::int32_t> pending = ids;  // the prompt once, then each new token alone
   int added = 0;
   while (added < count) {

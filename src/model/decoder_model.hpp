@@ -23,6 +23,7 @@
 #include "model/head_ablation.hpp"
 #include "model/block_probe.hpp"
 #include "model/model_run.hpp"
+#include "model/q8_matmul.hpp"
 #include "model/residual_trace.hpp"
 
 namespace attnviz {
@@ -95,6 +96,12 @@ class WeightSource {
     for (std::size_t i = 0; i < ids.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = all.row(ids[i]);
     return out;
   }
+  /// Tensor `name` [rows, cols] as its Q8_0 blocks, borrowed from the source (valid while it
+  /// lives), when it is stored so; none otherwise (and from sources that never store Q8_0).
+  virtual std::optional<Q8Rows> q8_rows(const std::string& name, long rows, long cols) const {
+    (void)name, (void)rows, (void)cols;
+    return std::nullopt;
+  }
   /// A 1-D tensor of n values.
   virtual Vector vector(const std::string& name, long n) const = 0;
   virtual bool has(const std::string& name) const = 0;
@@ -149,6 +156,15 @@ class DecoderModel {
 
   const DecoderConfig& config() const { return config_; }
 
+  /// On: every weight the source stores as Q8_0 is multiplied as llama.cpp multiplies it, with
+  /// the activations quantised to Q8_0 per block of 32 (model/q8_matmul; the projections, the
+  /// feed-forward and the logits; the embedding stays a row lookup). Off: each weight is decoded
+  /// to float32 and multiplied exactly (--exact-matmul). decoder_from_gguf turns it on.
+  void set_quantized_matmul(bool on) { quantized_matmul_ = on; }
+  /// What the products of Q8_0 weights compute, for the dump's model block: "q8_0 activations,
+  /// as llama.cpp" (quantized matmul on), "float32" (off), "" when the model has no Q8_0 weight.
+  std::string matmul() const;
+
   /// Runs every layer on request.token_ids (positions 0 … n−1, causal mask) and returns the
   /// logits of the last position (n_vocab; none when request.logits is false). Each selected layer's attention weights
   /// [head][query][key] go to the sink as an AttentionBlock when one is given. Keeps no
@@ -195,8 +211,17 @@ class DecoderModel {
   bool keep_decoded_weights(double max_bytes);
 
  private:
-  /// One layer's attention parameters (W as [in, out] for Q = X·W).
-  AttentionLayer attention_layer(int layer) const;
+  /// One layer's attention parameters (W as [in, out] for Q = X·W). A Q8_0 weight under
+  /// quantized matmul becomes a Projection, its float32 matrix left empty unless `keep_float`
+  /// (what the residual trace, value vectors and explain's probe read).
+  AttentionLayer attention_layer(int layer, bool keep_float = false) const;
+  /// X·Wᵀ by q8_matmul for rows [first, first + count) (count < 0: all) of the [rows, cols]
+  /// tensor `name`, when quantized matmul is on and the tensor is Q8_0; empty otherwise.
+  Projection quantized_projection(const std::string& name, long rows, long cols, long first = 0, long count = -1) const;
+  /// X [m, in]·Wᵀ for layer l's tensor `name` [rows, cols]: quantized_projection, or decoded.
+  Matrix linear(int l, const char* name, long rows, long cols, const Matrix& x) const;
+  /// The output projection as a Projection when it is quantised, else empty.
+  Projection output_projection() const;
   /// Embedding rows [n, d_model] of ids at positions first_position …; throws InputError for
   /// no ids or an id outside the vocabulary, naming its position.
   Matrix embed(const std::vector<std::int32_t>& ids, long first_position) const;
@@ -238,7 +263,8 @@ class DecoderModel {
   /// The output projection [n_vocab, d_model] (the embedding table when tied), decoded.
   Matrix output_matrix() const;
   /// Final RMSNorm and output projection of the last row of x [n, d_model]: n_vocab logits.
-  /// `output` is output_matrix(), decoded by the caller once for many calls (generate()).
+  /// `output` is output_matrix(), decoded by the caller once for many calls (generate()), or
+  /// empty when the output is quantised (output_projection()).
   std::vector<float> last_logits(const Matrix& x, const Matrix& output) const;
   /// extend() with the output projection already decoded.
   std::vector<float> extend(std::vector<KeyValueCache>& caches, const std::vector<std::int32_t>& ids,
@@ -266,6 +292,7 @@ class DecoderModel {
   std::unique_ptr<WeightSource> weights_;
   bool keep_decoded_ = false;
   mutable std::map<std::string, Matrix> decoded_;  ///< linear_weight's, by tensor name
+  bool quantized_matmul_ = false;
 };
 
 /// RMSNorm (Zhang & Sennrich 2019) of each row of x [n, d]: x / sqrt(mean(x²) + ε) · gain.

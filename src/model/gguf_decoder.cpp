@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "model/families/family.hpp"
+#include "model/ggml_types.hpp"
 
 namespace attnviz {
 
@@ -28,6 +29,12 @@ class GgufWeights : public WeightSource {
   }
   Matrix gather_rows(const std::string& name, long rows, long cols, const std::vector<std::int32_t>& ids) const override {
     return file_->matrix_rows(file_->tensor(name, {cols, rows}, "expected " + dims_text(rows, cols)), ids);
+  }
+  std::optional<Q8Rows> q8_rows(const std::string& name, long rows, long cols) const override {
+    const GgufTensorInfo* info = file_->find_tensor(name);
+    if (info == nullptr || info->type != static_cast<std::uint32_t>(GgmlType::Q8_0) || info->dims != std::vector<std::int64_t>{cols, rows})
+      return std::nullopt;
+    return Q8Rows{info->data, rows, cols};
   }
   Vector vector(const std::string& name, long n) const override {
     return file_->vector(file_->tensor(name, {n}, "expected " + dims_text(n, 0)));
@@ -173,7 +180,9 @@ DecoderConfig decoder_config_from_gguf(const GgufFile& file) {
 
 DecoderModel decoder_from_gguf(std::shared_ptr<const GgufFile> file) {
   DecoderConfig config = decoder_config_from_gguf(*file);
-  return DecoderModel(std::move(config), std::make_unique<GgufWeights>(std::move(file)));
+  DecoderModel model(std::move(config), std::make_unique<GgufWeights>(std::move(file)));
+  model.set_quantized_matmul(true);  // llama.cpp's numerics for its own files (issue 25)
+  return model;
 }
 
 std::unique_ptr<WeightSource> gguf_weight_source(std::shared_ptr<const GgufFile> file) {

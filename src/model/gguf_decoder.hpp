@@ -21,7 +21,8 @@ std::string supported_gguf_architectures();
 /// inconsistent metadata key (heads not dividing d_model, kv heads not dividing heads…).
 DecoderConfig decoder_config_from_gguf(const GgufFile& file);
 
-/// A DecoderModel over `file` (kept alive by the model through a shared pointer).
+/// A DecoderModel over `file` (kept alive by the model through a shared pointer), with
+/// quantized matmul on: its Q8_0 weights multiply as llama.cpp's do (set_quantized_matmul).
 DecoderModel decoder_from_gguf(std::shared_ptr<const GgufFile> file);
 
 /// `file`'s tensors as a WeightSource (names as llama.cpp's; decoded one at a time), for the

@@ -17,8 +17,9 @@ struct HeadAblation {
 };
 
 /// Zeroes the rows [h·d_v, (h+1)·d_v) of layer.w_o for each h in `heads`: concat·W_O then
-/// equals the concat with z^h = 0 times the untouched W_O. Requires w_o present and every h
-/// in [0, num_heads).
+/// equals the concat with z^h = 0 times the untouched W_O. With an o_projection (a quantised
+/// W_O) those columns of the concat are zeroed before it instead. Requires every h in
+/// [0, num_heads).
 void zero_head_outputs(AttentionLayer& layer, const std::vector<int>& heads);
 
 }  // namespace attnviz

@@ -290,6 +290,11 @@ Matrix q8_matmul(const Matrix& x_float, const Q8Rows& w, int threads) {
 #endif
 }
 
+int q8_matmul_threads(int budget, long n, const Q8Rows& w) {
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(w.rows) * static_cast<double>(w.cols);
+  return static_cast<int>(std::max(1.0, std::min(static_cast<double>(budget), flops / 400e6)));
+}
+
 std::string q8_matmul_path() {
 #if defined(ATTNVIZ_Q8_ZMM)
   return "avx512-vnni";

@@ -54,6 +54,10 @@ Matrix q8_matmul(const Matrix& x, const Q8Rows& w, int threads = 1);
 /// (tests/q8_matmul_test.cpp holds them to it).
 Matrix q8_matmul_scalar(const Matrix& x, const Q8Rows& w);
 
+/// Threads worth spending on X [n, w.cols]·Wᵀ: at most `budget`, one per 400 Mflop (the float
+/// GEMM's threshold, 100 Mflop, times this product's speed-up over it; q8_gemm_bench.sh), at least 1.
+int q8_matmul_threads(int budget, long n, const Q8Rows& w);
+
 /// The path q8_matmul takes in this build: "avx512-vnni", "avx2" or "scalar".
 std::string q8_matmul_path();
 
