@@ -171,4 +171,5 @@ TEST_CASE("report heads: past the longest side the page's heads are max-pooled a
   CHECK(view.values[9] == 0.099f);
   CHECK(view.values[10 + 9] == 0.198f);
   CHECK(view.prompt_rows == 2);
+  CHECK(report.pooled_block() == 3);
 }

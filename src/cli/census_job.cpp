@@ -75,6 +75,12 @@ std::vector<CensusRow> census_of_block(const AttentionBlock& block) {
 
 CensusRow census_of_head(const AttentionBlock& block, int head, const Matrix& weights, const MaskMatrix& allowed,
                          const std::vector<long>& rows) {
+  return census_row(block, head, {weights}, allowed, rows);
+}
+
+CensusRow census_row(const AttentionBlock& block, int head, const std::vector<Matrix>& one_head, const MaskMatrix& allowed,
+                     const std::vector<long>& rows) {
+  const Matrix& weights = one_head.front();
   const bool self = block.record.mode == "self";
   CensusRow row;
   if (block.encoder_decoder) {
@@ -83,7 +89,7 @@ CensusRow census_of_head(const AttentionBlock& block, int head, const Matrix& we
   }
   row.layer = block.layer;
   row.head = head;
-  row.stats = head_statistics({weights}, allowed, rows, self).front();
+  row.stats = head_statistics(one_head, allowed, rows, self).front();
   row.stats.argmax_keys.clear();
   if (self) row.induction = induction_score(weights, block.record.query_tokens, rows);
   return row;
@@ -103,13 +109,17 @@ void CensusCollector::add(const AttentionBlock& block) {
   blocks_.push_back({block.block_name(), block.layer});
 }
 
-void CensusCollector::add_head(const AttentionBlock& block, int head, const Matrix& weights) {
+void CensusCollector::add_head(const AttentionBlock& block, int head, Matrix& weights) {
   if (head == 0 || !head_rows_) {  // the block's mask and rows, once for its heads
     head_allowed_ = block.record.allowed();
     head_rows_ = statistic_rows(block.record, head_allowed_);
   }
   if (head_rows_->empty()) return;
-  rows_.push_back(census_of_head(block, head, weights, head_allowed_, *head_rows_));
+  // Lent to the statistics as a one-head stack and given back: no copy of n² weights.
+  std::vector<Matrix> one_head(1);
+  one_head.front().swap(weights);
+  rows_.push_back(census_row(block, head, one_head, head_allowed_, *head_rows_));
+  weights.swap(one_head.front());
 }
 
 bool CensusCollector::has_induction() const {

@@ -25,6 +25,9 @@ std::vector<CensusRow> census_of_block(const AttentionBlock& block);
 /// empty: head by head), over `rows` = the block's statistic rows under `allowed` = its mask.
 CensusRow census_of_head(const AttentionBlock& block, int head, const Matrix& weights, const MaskMatrix& allowed,
                          const std::vector<long>& rows);
+/// census_of_head with the weights as a stack of one head (what head_statistics reads), uncopied.
+CensusRow census_row(const AttentionBlock& block, int head, const std::vector<Matrix>& one_head, const MaskMatrix& allowed,
+                     const std::vector<long>& rows);
 
 /// "L1H6", or "enc.L1H6" / "dec.L1H6" / "cross.L1H6" for a row with a stack: how the terminal
 /// and the picture name a census row's head.
@@ -36,7 +39,8 @@ class CensusCollector {
   void add(const AttentionBlock& block);
   /// Head `head`'s row from its weights, as the forward pass hands them on (heads in order;
   /// then add(block) without weights). Rows come out as add's would, bit for bit.
-  void add_head(const AttentionBlock& block, int head, const Matrix& weights);
+  /// `weights` is lent (swapped out and back), not copied.
+  void add_head(const AttentionBlock& block, int head, Matrix& weights);
   const std::vector<CensusRow>& rows() const { return rows_; }
   /// True when some row has an induction score (the text repeats a token).
   bool has_induction() const;

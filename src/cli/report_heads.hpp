@@ -39,6 +39,9 @@ class ReportHeads {
                                  double memory_budget, const std::string& block);
   /// Values the page holds for a run of `tokens` tokens, `layers` × `heads` heads.
   static double kept_values(long tokens, int layers, int heads, long max_side = kReportMaxSide);
+  /// The side b of the blocks the last block's heads were pooled in (1: exact).
+  long pooled_block() const { return block_; }
+  long max_side() const { return max_side_; }
 
  private:
   long max_side_;

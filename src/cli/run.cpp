@@ -281,6 +281,12 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
       for (ReportView& view : report.finish(block.record, options, view_name(block_folder(block, encoder_decoder)),
                                             memory_budget_bytes(options), block.block_name()))
         page.views.push_back(std::move(view));
+    if (html && report.pooled_block() > 1) {  // said on the page, and here
+      const std::string b = std::to_string(report.pooled_block());
+      warnings.push_back("index.html: each cell shows the max over " + b + " \u00D7 " + b + " tokens (" +
+                         std::to_string(block.record.query_tokens.size()) + " tokens; the page holds at most " +
+                         std::to_string(report.max_side()) + " cells a side)");
+    }
     model_pictures.add(block);
     draw_seconds += seconds_since(start);
     ++blocks;
