@@ -16,6 +16,7 @@
 #include "attention/mask.hpp"
 #include "attention/rollout.hpp"
 #include "attention/value_vectors.hpp"
+#include "cli/attention_job.hpp"
 #include "cli/measure_job.hpp"
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
@@ -109,6 +110,59 @@ TEST_CASE("head_value_vectors: without W_O each head writes its own columns of t
   const std::vector<Matrix> f = head_value_vectors(layer, matrix({{3, 4}}));
   check_matrix_near(f[0], matrix({{3, 0}}), 0);
   check_matrix_near(f[1], matrix({{0, 4}}), 0);
+}
+
+// The largest relative difference of two same-shaped matrices (absolute below 1e-30).
+static double worst_relative(const Matrix& a, const Matrix& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  const Eigen::ArrayXXd x = a.cast<double>().array(), y = b.cast<double>().array();
+  return ((x - y).abs() / y.abs().max(1e-30)).maxCoeff();
+}
+
+TEST_CASE("head_value_norms: ‖f^h(x_j)‖ through W_O's Gram matrix equals the norm of f itself (GQA, biases, no W_O)", "[measures]") {
+  std::mt19937 rng(7);
+  AttentionLayer layer;
+  layer.num_heads = 4;
+  layer.num_kv_heads = 2;
+  layer.w_q = random_matrix(8, 12, rng);
+  layer.w_k = random_matrix(8, 6, rng);
+  layer.w_v = random_matrix(8, 6, rng);
+  layer.w_o = random_matrix(12, 10, rng);
+  Matrix v = random_matrix(9, 6, rng);
+  v.row(3).setZero();  // a zero value vector: norm exactly 0, no NaN from rounding below 0
+  for (const bool with_w_o : {true, false}) {
+    if (!with_w_o) layer.w_o.resize(0, 0);
+    const std::vector<Matrix> f = head_value_vectors(layer, v);
+    const Matrix norms = head_value_norms(layer, v);
+    REQUIRE(norms.rows() == 4);
+    REQUIRE(norms.cols() == 9);
+    for (long h = 0; h < 4; ++h) {
+      Matrix expected(1, 9);
+      expected.row(0) = f[h].cast<double>().rowwise().norm().cast<Scalar>().transpose();
+      CHECK(worst_relative(norms.row(h), expected) < 1e-6);
+      CHECK(norms(h, 3) == 0);
+    }
+  }
+}
+
+TEST_CASE("compute_record: heatmaps --measure norms (Gram path, no f) gives dump's norms and value_norms, without layer_norms", "[measures]") {
+  for (const char* file : {"stories260k/layer0.json", "use-lite/layer0.json"}) {
+    INFO(file);
+    Options o;
+    o.sentence = data_file(file);
+    o.measure = "norms";
+    std::vector<std::string> warnings;
+    o.command = Command::Dump;
+    const AttentionRecord dump = compute_record(o, warnings);
+    o.command = Command::Heatmaps;
+    const AttentionRecord pictures = compute_record(o, warnings);
+    REQUIRE(dump.layer_norms.size() != 0);
+    CHECK(pictures.layer_norms.size() == 0);
+    CHECK(worst_relative(pictures.value_norms, dump.value_norms) < 1e-6);
+    REQUIRE(pictures.norms.size() == dump.norms.size());
+    for (std::size_t h = 0; h < dump.norms.size(); ++h) check_matrix_near(pictures.norms[h], dump.norms[h], 1e-6 * dump.norms[h].maxCoeff());
+  }
 }
 
 TEST_CASE("multi_head_attention: the heads' value vectors add up to the block's output (single layer)", "[measures]") {

@@ -86,12 +86,19 @@ void layer_case() {
   const Matrix x = random(1024, 512) * 20.0f;
   const MaskMatrix all;
   const double plain = best_of(7, [&] { multi_head_attention(layer, x, x, all, {false, false, false}); });
-  const double norms = best_of(7, [&] {
+  // dump: f^h(x_j) itself, for layer_norms; every picture: ‖f^h(x_j)‖ through W_O's Gram matrices.
+  const double dump = best_of(7, [&] {
     const AttentionResult r = multi_head_attention(layer, x, x, all, {false, false, true});
     value_weighted_norms(r.weights, r.value_vectors);
   });
-  std::printf("one layer, 1024 tokens, d_model 512, 8 heads (d_k 64), CPU s:\n  weights %.4f\n  norms   %.4f  (%.2fx)\n", plain, norms,
-              norms / plain);
+  const double pictures = best_of(7, [&] {
+    AttentionRecord record;
+    record.weights = multi_head_attention(layer, x, x, all, {false, false, false}).weights;
+    add_head_norms(layer, x, record);
+  });
+  std::printf("one layer, 1024 tokens, d_model 512, 8 heads (d_k 64), CPU s:\n  weights %.4f\n", plain);
+  std::printf("  norms (heatmaps: norms, value_norms)     %.4f  (%.2fx)\n", pictures, pictures / plain);
+  std::printf("  norms (dump: norms, value_norms, layer_norms) %.4f  (%.2fx)\n", dump, dump / plain);
 }
 
 // Attention flow at its bound (kMaxFlowTokens) over `layers` causal layers of random weights.

@@ -14,27 +14,35 @@ constexpr long kKeyBlock = 16;
 
 }  // namespace
 
+NormMeasures head_weighted_norms(const std::vector<Matrix>& weights, Matrix value_norms) {
+  assert(!weights.empty() && value_norms.rows() == static_cast<long>(weights.size()));
+  NormMeasures m;
+  m.value_norms = std::move(value_norms);  // [h, n_k]
+  // α ≥ 0, so ‖α f‖ = α ‖f‖: one scaling of each column.
+  for (std::size_t h = 0; h < weights.size(); ++h) {
+    assert(weights[h].cols() == m.value_norms.cols());
+    m.norms.push_back(weights[h] * m.value_norms.row(static_cast<long>(h)).asDiagonal());
+  }
+  return m;
+}
+
 NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std::vector<Matrix>& value_vectors) {
   assert(weights.size() == value_vectors.size() && !weights.empty());
   const long heads = static_cast<long>(weights.size());
   const long n_q = weights.front().rows();
   const long n_k = weights.front().cols();
-  NormMeasures m;
-  m.value_norms.resize(heads, n_k);  // [h, n_k]
-  for (long h = 0; h < heads; ++h) {
-    assert(value_vectors[h].rows() == n_k);
-    m.value_norms.row(h) = value_vectors[h].cast<double>().rowwise().norm().cast<Scalar>().transpose();
-  }
-  // α ≥ 0, so ‖α f‖ = α ‖f‖: one scaling of each column.
-  for (long h = 0; h < heads; ++h) m.norms.push_back(weights[h] * m.value_norms.row(h).asDiagonal());
-  // G_j [h, h] per key, in float64: the norm of a sum of nearly cancelling heads stays accurate.
-  std::vector<Eigen::MatrixXd> gram(static_cast<std::size_t>(n_k), Eigen::MatrixXd(heads, heads));
   const long d_out = value_vectors.front().cols();
+  // G_j [h, h] per key, in float64: the norm of a sum of nearly cancelling heads stays accurate.
+  // Its diagonal is ‖f^h(x_j)‖².
+  std::vector<Eigen::MatrixXd> gram(static_cast<std::size_t>(n_k), Eigen::MatrixXd(heads, heads));
+  Matrix value_norms(heads, n_k);  // [h, n_k]
   for (long j = 0; j < n_k; ++j) {
     Eigen::MatrixXd f_j(heads, d_out);  // row h = f^h(x_j)
     for (long h = 0; h < heads; ++h) f_j.row(h) = value_vectors[h].row(j).cast<double>();
     gram[j].noalias() = f_j * f_j.transpose();
+    value_norms.col(j) = gram[j].diagonal().cwiseMax(0.0).cwiseSqrt().cast<Scalar>();
   }
+  NormMeasures m = head_weighted_norms(weights, std::move(value_norms));
   // Per key j, all queries at once: with a_j [n_q, h] the weights of key j in every head,
   // ‖·‖²_i = Σ_h (a_j G_j)_ih · (a_j)_ih: one [n_q, h] × [h, h] product instead of n_q small ones
   // (the per-pair form cost 1.5× the whole forward pass of stories260K, whose h equals d_k).

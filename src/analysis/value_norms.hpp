@@ -23,6 +23,11 @@ struct NormMeasures {
 /// n_q·n_k·h·d_out. Requires: matching h, n_k and d_out (asserted).
 NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std::vector<Matrix>& value_vectors);
 
+/// norms and value_norms alone (layer_norms left empty) from ‖f^h(x_j)‖ [h, n_k]
+/// (head_value_norms): N^h_ij = α^h_ij ‖f^h(x_j)‖, as α ≥ 0. What every picture of --measure
+/// norms reads; only a dump writes layer_norms. weights h × [n_q, n_k]; requires matching h, n_k.
+NormMeasures head_weighted_norms(const std::vector<Matrix>& weights, Matrix value_norms);
+
 /// m with each row divided by its sum; all-zero rows stay zero. [n_q, n_k] → [n_q, n_k].
 /// Overview, rollout and census read N so: a row of N as a distribution over keys.
 Matrix normalise_rows(const Matrix& m);

@@ -208,9 +208,20 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   const AttentionLayer& layer = in.weights.layer;
   const MaskMatrix& allowed = prepared.allowed;
   const std::optional<RopeRequest>& rope_request = prepared.rope_request;
-  AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
-                                                {options.scores, options.outputs, measure_needs_value_vectors(options.measure)},
-                                                rope_request);
+  // norms outside dump: ‖f^h(x_j)‖ through W_O's Gram matrices after the weights, not f itself.
+  const bool head_norms_only = options.measure == "norms" && !measure_needs_head_products(options.measure, options.command == Command::Dump);
+  AttentionResult result = multi_head_attention(
+      layer, in.queries.embeddings, keys.embeddings, allowed,
+      {options.scores, options.outputs, measure_needs_value_vectors(options.measure) && !head_norms_only}, rope_request);
+  AttentionRecord record;
+  if (result.overflow.empty() && head_norms_only) {
+    record.weights = std::move(result.weights);
+    if (!add_head_norms(layer, keys.embeddings, record)) {
+      result.overflow = "the value vectors f(x) = (X·W_V + b_V)·W_O of a head overflow";
+      result.overflow_spares_weights = true;
+    }
+    result.weights = std::move(record.weights);
+  }
   if (!result.overflow.empty()) {
     throw InputError::inconsistent(in.weights.file, result.overflow + " float32 (|x| > 3.4e38) with these "
                                                     "embeddings and weights; " +
@@ -223,7 +234,6 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
                                                              : std::string("no weights can be computed")));
   }
 
-  AttentionRecord record;
   record.mode = in.source ? "cross" : "self";
   record.model = !in.weights.model.empty() ? in.weights.model : in.queries.model;
   record.layer = in.weights.layer_index ? in.weights.layer_index : in.queries.layer;
@@ -245,7 +255,8 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   record.scores = std::move(result.scores);
   record.head_outputs = std::move(result.head_outputs);
   record.output = std::move(result.output);
-  add_measure(options.measure, result.value_vectors, AltiInputs{&in.queries.embeddings, layer.b_o, std::nullopt}, record);
+  if (!head_norms_only)
+    add_measure(options.measure, result.value_vectors, AltiInputs{&in.queries.embeddings, layer.b_o, std::nullopt}, record);
   record.inputs = {options.sentence};
   if (!options.weights.empty()) record.inputs.push_back(options.weights);
   if (!options.source.empty()) record.inputs.push_back(options.source);
