@@ -146,6 +146,21 @@ TEST_CASE("head_value_norms: ‖f^h(x_j)‖ through W_O's Gram matrix equals the
   }
 }
 
+TEST_CASE("value_weighted_norms: without layer_norms (pictures) norms and value_norms are the dump's", "[measures]") {
+  std::mt19937 rng(11);
+  std::vector<Matrix> weights, f;
+  for (int h = 0; h < 3; ++h) {
+    weights.push_back(random_matrix(5, 6, rng).cwiseAbs());
+    f.push_back(random_matrix(6, 4, rng));
+  }
+  const NormMeasures dump = value_weighted_norms(weights, f);
+  const NormMeasures pictures = value_weighted_norms(weights, f, false);
+  REQUIRE(dump.layer_norms.size() == 30);
+  CHECK(pictures.layer_norms.size() == 0);
+  CHECK(worst_relative(pictures.value_norms, dump.value_norms) < 1e-6);
+  for (int h = 0; h < 3; ++h) CHECK(worst_relative(pictures.norms[h], dump.norms[h]) < 1e-6);
+}
+
 TEST_CASE("compute_record: heatmaps --measure norms (Gram path, no f) gives dump's norms and value_norms, without layer_norms", "[measures]") {
   for (const char* file : {"stories260k/layer0.json", "use-lite/layer0.json"}) {
     INFO(file);

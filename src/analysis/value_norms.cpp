@@ -26,11 +26,18 @@ NormMeasures head_weighted_norms(const std::vector<Matrix>& weights, Matrix valu
   return m;
 }
 
-NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std::vector<Matrix>& value_vectors) {
+NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std::vector<Matrix>& value_vectors,
+                                  bool with_layer_norms) {
   assert(weights.size() == value_vectors.size() && !weights.empty());
   const long heads = static_cast<long>(weights.size());
   const long n_q = weights.front().rows();
   const long n_k = weights.front().cols();
+  if (!with_layer_norms) {
+    Matrix value_norms(heads, n_k);  // [h, n_k]
+    for (long h = 0; h < heads; ++h)
+      value_norms.row(h) = value_vectors[h].cast<double>().rowwise().norm().cast<Scalar>().transpose();
+    return head_weighted_norms(weights, std::move(value_norms));
+  }
   const long d_out = value_vectors.front().cols();
   // G_j [h, h] per key, in float64: the norm of a sum of nearly cancelling heads stays accurate.
   // Its diagonal is ‖f^h(x_j)‖².

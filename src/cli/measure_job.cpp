@@ -27,9 +27,9 @@ bool add_head_norms(const AttentionLayer& layer, const Matrix& x_kv, AttentionRe
 }
 
 void add_measure(const std::string& measure, const std::vector<Matrix>& value_vectors, const AltiInputs& inputs,
-                 AttentionRecord& record) {
+                 AttentionRecord& record, bool layer_norms) {
   if (measure == "norms") {
-    NormMeasures m = value_weighted_norms(record.weights, value_vectors);
+    NormMeasures m = value_weighted_norms(record.weights, value_vectors, layer_norms);
     record.norms = std::move(m.norms);
     record.value_norms = std::move(m.value_norms);
     record.layer_norms = std::move(m.layer_norms);

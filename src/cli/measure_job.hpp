@@ -45,8 +45,9 @@ struct AltiInputs {
 /// Fills record.norms/value_norms/layer_norms (measure "norms") or record.alti ("alti") from
 /// record.weights and value_vectors (h × [n_k, d_out]); nothing for "weights".
 /// Requires for "alti": inputs.residual set and a self-attention record (checked by the caller).
+/// Without `layer_norms` (pictures: only a dump writes them) record.layer_norms stays empty.
 void add_measure(const std::string& measure, const std::vector<Matrix>& value_vectors, const AltiInputs& inputs,
-                 AttentionRecord& record);
+                 AttentionRecord& record, bool layer_norms = true);
 
 /// The weights a picture of `record` under `measure` shows as a distribution per row (overview,
 /// rollout, census): the weights, or for norms each head's N with rows normalised to sum 1.

@@ -337,7 +337,8 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
   const BlockSink measured = [&](AttentionBlock&& block) {
     if (!block.value_vectors.empty()) {
       if (options.measure != "alti" || block.kind == "self")
-        add_measure(options.measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, block.post_norm}, block.record);
+        add_measure(options.measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, block.post_norm}, block.record,
+                    options.command == Command::Dump);  // only a dump writes layer_norms
       else if (std::find(warnings.begin(), warnings.end(), kNoCrossAlti) == warnings.end())
         warnings.push_back(kNoCrossAlti);
       block.value_vectors.clear();
