@@ -532,3 +532,26 @@ TEST_CASE("run: render --format html of a dump holding norms offers them beside 
   CHECK_THAT(page, Contains("\"measure\":\"norms\""));
   CHECK(page.find("self-attention weights") < page.find("value-weighted norms"));
 }
+
+TEST_CASE("run: value vectors past float32 (V·W_O) are refused by dump (f itself) and heatmaps (Gram path) alike, nothing written",
+          "[measures][errors]") {
+  attnviz::test::TempDir dir;
+  const std::string layer = dir.file("huge_w_o.json");
+  // V = 1e20 is finite, f = V·W_O = 1e40 is not; the weights are.
+  std::ofstream(layer) << R"({"tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "num_heads": 1,
+    "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1e20, 0], [0, 1e20]], "W_O": [[1e20, 0], [0, 1e20]]})";
+  for (const Command command : {Command::Dump, Command::Heatmaps}) {
+    Options o = dump_options(dir.file(command == Command::Dump ? "out.json" : "pictures"));
+    o.command = command;
+    o.sentence = layer;
+    o.measure = "norms";
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Contains("huge_w_o.json") && Contains("value vectors f(x) = (X·W_V + b_V)·W_O of a head overflow") &&
+                          Contains("run with --measure weights"));
+    CHECK_FALSE(std::filesystem::exists(o.output));
+    o.measure = "weights";
+    CHECK(attnviz::test::run_with(o).code == 0);
+  }
+}
