@@ -555,3 +555,29 @@ TEST_CASE("run: value vectors past float32 (V·W_O) are refused by dump (f itsel
     CHECK(attnviz::test::run_with(o).code == 0);
   }
 }
+
+TEST_CASE("value_weighted_norms: layer_norms by pairs of heads equal ‖Σ_h α f‖ summed directly (causal zeros, rows past a block)",
+          "[measures]") {
+  std::mt19937 rng(5);
+  const long n = 19, heads = 3, d = 7;  // 19 rows: two full row blocks and a short one
+  std::vector<Matrix> weights, f;
+  for (long h = 0; h < heads; ++h) {
+    Matrix a = random_matrix(n, n, rng).cwiseAbs();
+    for (long i = 0; i < n; ++i) a.row(i).tail(n - 1 - i).setZero();  // causal
+    weights.push_back(a);
+    f.push_back(random_matrix(n, d, rng));
+  }
+  const NormMeasures m = value_weighted_norms(weights, f);
+  Matrix expected(n, n);
+  for (long i = 0; i < n; ++i)
+    for (long j = 0; j < n; ++j) {
+      Eigen::VectorXd sum = Eigen::VectorXd::Zero(d);
+      for (long h = 0; h < heads; ++h) sum += static_cast<double>(weights[h](i, j)) * f[h].row(j).transpose().cast<double>();
+      expected(i, j) = static_cast<Scalar>(sum.norm());
+    }
+  for (long i = 0; i < n; ++i)
+    for (long j = 0; j < n; ++j) {
+      if (j > i) CHECK(m.layer_norms(i, j) == 0);
+      else CHECK_THAT(m.layer_norms(i, j), WithinAbs(expected(i, j), 1e-6 * expected(i, j) + 1e-12));
+    }
+}
