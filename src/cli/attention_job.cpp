@@ -140,7 +140,10 @@ double estimate_bytes(const InputBundle& in, const Options& options) {
   if (measure_needs_value_vectors(options.measure)) {  // f^h(x_j), norms or ALTI's per-query T
     const double d_out = static_cast<double>(layer.w_o.size() != 0 ? layer.w_o.cols() : layer.num_heads * layer.d_v());
     numbers += options.measure == "norms" ? layer.num_heads * (per_head + n_k) + per_head : per_head;
-    scratch += layer.num_heads * n_k * d_out * 2.0 + n_k * d_out * 2.0;  // and float64 copies
+    if (measure_needs_head_products(options.measure, options.command == Command::Dump))
+      scratch += layer.num_heads * n_k * d_out * 2.0 + n_k * d_out * 2.0;  // and float64 copies
+    else  // pictures of norms: V and its float64 copy (head_value_norms), no f
+      scratch += 3.0 * n_k * static_cast<double>(layer.num_kv_heads * layer.d_v());
   }
   if (options.outputs) {
     const double h_d_v = static_cast<double>(layer.num_heads * layer.d_v());
