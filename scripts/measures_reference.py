@@ -12,11 +12,16 @@ scripts/reference_forward.py; everything else is written here from the papers:
     /usr/bin/python3 scripts/measures_reference.py layer LAYER.json OUT.json
     /usr/bin/python3 scripts/measures_reference.py model MODEL.gguf 1,403,407 [--flow] OUT.json
     /usr/bin/python3 scripts/measures_reference.py ct2 MODEL_DIR "SOURCE TOKENS" "TARGET TOKENS" OUT.json
+    /usr/bin/python3 scripts/measures_reference.py bert MODEL.gguf 2,7,12,3 OUT.json
 
 Writes {"norms", "value_norms", "layer_norms", "alti", "head_sum"} for a layer (alti only when W_O maps
 back to the input width), and {"layers": [{...}], "alti_rollout"} and with --flow "attention_flow" for a model; for a CTranslate2
 model (the forward pass of scripts/ct2_reference.py), {"blocks": [{"stack", "kind", "layer", norms…}]}
-for every block in the order the model runs them, cross-attention included.
+for every block in the order the model runs them, cross-attention included. For a BERT GGUF (post-LN,
+the forward pass of scripts/bert_reference.py, GELU tanh as llama.cpp) {"layers", "alti_rollout"}:
+ALTI with the attention output LayerNorm's linear part applied to every T_i(x_j), sigma of the real
+y_i, L(b_O) + beta in the output only (Ferrando et al. 2022, §3; mt-upc/transformer-contributions), and
+each layer's sum_j L(T_i(x_j)) + L(b_O) + beta checked against the LayerNorm output the forward pass feeds on.
 """
 import json
 import os
@@ -26,6 +31,7 @@ import networkx as nx
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bert_reference import gelu, layer_norm  # noqa: E402
 from reference_forward import read_gguf, rms_norm, rope  # noqa: E402
 
 
@@ -55,6 +61,7 @@ def measures(weights, f, residual, b_o, post_norm=None):
            "head_sum": mixed.sum(axis=1) + (b_o if b_o is not None else 0)}
     if residual is not None:
         alti = np.zeros((n_q, n_k))
+        ln_outputs = np.zeros((n_q, f.shape[2]))
         for i in range(n_q):
             t = mixed[i].copy()
             t[i] += residual[i]
@@ -65,9 +72,12 @@ def measures(weights, f, residual, b_o, post_norm=None):
                 sigma = np.sqrt(((y - y.mean()) ** 2).mean() + eps)
                 t = linear_norm(t, gamma, sigma)
                 y = t.sum(axis=0) + linear_norm(bias, gamma, sigma) + beta
+                ln_outputs[i] = y
             c = np.maximum(0.0, np.abs(y).sum() - np.abs(y[None, :] - t).sum(axis=1))
             alti[i] = c / c.sum() if c.sum() > 0 else c
         out["alti"] = alti
+        if post_norm is not None:
+            out["ln_outputs"] = ln_outputs
     return out
 
 
@@ -204,6 +214,7 @@ def ct2_reference(folder, source, target):
             f = np.array([v[:, h * d_v:(h + 1) * d_v] @ w_o[h * d_v:(h + 1) * d_v] for h in range(heads)])
             b_o = self.v[self.scope + ("/linear_2" if cross else "/linear_1") + "/bias"]
             block = measures(np.array(weights), f, None if cross else self.residual, b_o, self.post_norm)
+            block.pop("ln_outputs", None)
             del block["head_sum"]
             stack, layer = self.scope.split("/")[0], int(self.scope.split("/")[1].split("_")[1])
             block.update({"stack": stack, "kind": "cross" if cross else "self", "layer": layer})
@@ -218,6 +229,39 @@ def ct2_reference(folder, source, target):
     return {"blocks": model.blocks}
 
 
+def bert_reference(path, ids):
+    meta, t = read_gguf(path)
+    n_layers, n_heads = meta["bert.block_count"], meta["bert.attention.head_count"]
+    eps = meta["bert.attention.layer_norm_epsilon"]
+    n = len(ids)
+    x = t["token_embd.weight"][ids] + t["token_types.weight"][[0] * n] + t["position_embd.weight"][:n]
+    x = layer_norm(x, t["token_embd_norm.weight"], t["token_embd_norm.bias"], eps)
+    d_k = x.shape[1] // n_heads
+    every_key = np.ones((n, n), dtype=bool)
+    layers, rollout = [], None
+    for l in range(n_layers):
+        p = "blk.%d." % l
+
+        def linear(name, h):
+            return h @ t[p + name + ".weight"].T + t[p + name + ".bias"]
+
+        q, k, v = linear("attn_q", x), linear("attn_k", x), linear("attn_v", x)
+        weights = attention_weights(q, k, n_heads, n_heads, d_k, 1 / np.sqrt(d_k), every_key)
+        gamma, beta = t[p + "attn_output_norm.weight"], t[p + "attn_output_norm.bias"]
+        b_o = t[p + "attn_output.bias"]
+        m = measures(weights, value_vectors(v, t[p + "attn_output.weight"].T, n_heads, n_heads, d_k), x, b_o, (gamma, beta, eps))
+        x = layer_norm(x + m["head_sum"], gamma, beta, eps)  # head_sum: the attention output, b_O included
+        # The decomposition adds up to what the next sublayer reads: sum_j L(T_i(x_j)) + L(b_O) + beta = LN(y_i).
+        assert np.allclose(m["ln_outputs"], x, rtol=0, atol=1e-9), np.abs(m["ln_outputs"] - x).max()
+        rollout = m["alti"] if rollout is None else m["alti"] @ rollout
+        m["alti_rollout"] = rollout
+        del m["ln_outputs"]
+        layers.append(m)
+        x = layer_norm(x + linear("ffn_down", gelu(linear("ffn_up", x), "tanh")), t[p + "layer_output_norm.weight"],
+                       t[p + "layer_output_norm.bias"], eps)
+    return {"layers": layers, "alti_rollout": [m["alti_rollout"] for m in layers]}
+
+
 def to_lists(value):
     if isinstance(value, dict):
         return {k: to_lists(v) for k, v in value.items()}
@@ -229,6 +273,8 @@ def to_lists(value):
 def main():
     if sys.argv[1] == "layer":
         result = layer_reference(sys.argv[2])
+    elif sys.argv[1] == "bert":
+        result = bert_reference(sys.argv[2], [int(i) for i in sys.argv[3].split(",")])
     elif sys.argv[1] == "ct2":
         result = ct2_reference(sys.argv[2], sys.argv[3], sys.argv[4])
     else:

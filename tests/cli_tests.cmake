@@ -90,7 +90,7 @@ set_tests_properties(family_reference PROPERTIES PASS_REGULAR_EXPRESSION "25 pas
 # and every block of aren-translit.
 add_test(NAME measures_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/measures_reference_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "19 passed, 0 failed")
+set_tests_properties(measures_reference PROPERTIES PASS_REGULAR_EXPRESSION "24 passed, 0 failed")
 
 # Head attribution (issue 20 §3) against an independent float64 reference
 # (scripts/reference_attribution.py): DLA within 1e-5, ablation within 1e-4, on stories260K.
@@ -418,9 +418,12 @@ attnviz_expect(cli_attribute_encoder 1
 # explain reads BERT too: the neuron view of an encoder head (no causal mask, no copying score).
 attnviz_expect(cli_explain_encoder 0 "wrote explain.json, explain.png, circuits.png to .*explain_bert/ \\(L1H0, query"
   explain --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b c" --head L1H0 -o ${ATTNVIZ_CLI_OUT}/explain_bert)
-attnviz_expect(cli_measure_encoder 1
-  "^attnviz: error: --measure: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): norms is not computed for encoders yet"
-  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --measure norms -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+# --measure norms|alti read BERT's post-LN blocks (values held by measures_reference); --flow does not.
+attnviz_expect(cli_measure_encoder 0 "wrote [0-9]+ PNG files to .*bert_alti/ \\(2 attention blocks"
+  heatmaps --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b c" --measure alti -o ${ATTNVIZ_CLI_OUT}/bert_alti)
+attnviz_expect(cli_flow_encoder 1
+  "^attnviz: error: --flow: [^ ]*synthetic-bert\\.gguf is an encoder \\(bert\\): not computed for encoders yet$"
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/synthetic-bert.gguf --text "a b" --flow -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 # attribute: a tiny effect is written with three significant digits, never "-0.000" (GPT-2's
 # synthetic model predicts its target with p ≈ 1, so log p and every ablation are ~1e-4).
 attnviz_expect(cli_attribute_tiny_values 0

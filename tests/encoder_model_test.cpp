@@ -307,3 +307,46 @@ TEST_CASE("encoder CLI: a BertModel folder whose tokenizer.json has pieces past 
                                                           "but the model " + dir.path().string() + " has 40 token embeddings (0-39)"));
   CHECK(!std::filesystem::exists(dir.file("dump.json")));
 }
+
+// --measure norms|alti on BERT (issue 20): each block hands on f^h(x_j), its input as the residual,
+// b_O and its own attention output LayerNorm (post-LN) only when asked. The values are held by the
+// CTest measures_reference against a float64 reference.
+TEST_CASE("encoder: value vectors, residual, b_O and the post-LN norm of each block are handed on only when asked",
+          "[model][encoder][measures]") {
+  const auto file = std::make_shared<const GgufFile>(test_data_file(kBert));
+  const EncoderModel model = encoder_from_gguf(file);
+  const std::unique_ptr<WeightSource> weights = gguf_weight_source(file);
+  const long d = model.config().d_model;
+  for (const bool wanted : {false, true}) {
+    std::vector<AttentionBlock> blocks;
+    const BlockSink sink = [&](AttentionBlock&& block) { blocks.push_back(std::move(block)); };
+    EncoderRequest request;
+    request.token_ids = {2, 7, 12, 3};
+    request.tokens.assign(4, "t");
+    request.sink = &sink;
+    request.value_vectors = wanted;
+    model.forward(request);
+    REQUIRE(blocks.size() == 2);
+    for (const AttentionBlock& b : blocks) {
+      INFO("layer " << b.layer << (wanted ? " asked" : " not asked"));
+      if (!wanted) {
+        CHECK(b.value_vectors.empty());
+        CHECK(b.residual.size() == 0);
+        CHECK(!b.post_norm);
+        continue;
+      }
+      REQUIRE(b.value_vectors.size() == static_cast<std::size_t>(model.config().num_heads));
+      CHECK(b.value_vectors[0].rows() == 4);
+      CHECK(b.value_vectors[0].cols() == d);
+      CHECK(b.residual.rows() == 4);
+      CHECK(b.residual.cols() == d);
+      const std::string p = "blk." + std::to_string(b.layer) + ".";
+      CHECK(b.b_o == weights->vector(p + "attn_output.bias", d));
+      REQUIRE(b.post_norm);
+      CHECK(b.post_norm->gamma == weights->vector(p + "attn_output_norm.weight", d));
+      CHECK(b.post_norm->beta == weights->vector(p + "attn_output_norm.bias", d));
+      CHECK(b.post_norm->epsilon == model.config().layer_norm_epsilon);
+    }
+    if (wanted) CHECK(blocks[0].residual != blocks[1].residual);  // each block's own input
+  }
+}

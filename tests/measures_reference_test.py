@@ -3,8 +3,9 @@
 shared with src/), issue 20: norms, value_norms and layer_norms within 1e-5 (absolute or relative),
 ALTI, alti_rollout and attention_flow within 1e-4, on the stories260K layer file (GQA, RoPE,
 causal), the USE-Lite layer file (biases, W_O to 512: norms only, ALTI refused), the whole
-stories260K model, and every block of the aren-translit CTranslate2 model (cross-attention norms;
-ALTI of the self-attention blocks, pre-norm as shipped and re-written as a post-norm model).
+stories260K model, every block of the aren-translit CTranslate2 model (cross-attention norms;
+ALTI of the self-attention blocks, pre-norm as shipped and re-written as a post-norm model), and the
+synthetic post-LN BERT GGUF (norms, ALTI and its rollout).
 
     /usr/bin/python3 tests/measures_reference_test.py build/attnviz
 """
@@ -23,6 +24,8 @@ IDS = "1,403,407,261,378,432,383,286,261,376,298,315,421,395,317,426,338,401,396
 FLOW_IDS = "1,403,407,261,378,432,383,286,261,376"  # networkx's max-flow is slow: 10 tokens
 NORMS, ALTI = ("norms", "value_norms", "layer_norms"), ("alti",)
 ARENT = os.path.join(ROOT, "data/aren-translit/model")
+BERT = os.path.join(ROOT, "tests/data/bert/synthetic-bert.gguf")
+BERT_IDS = "2,7,12,9,30,5,18,22,11,3,25,6"
 ARENT_SOURCE, ARENT_TARGET = "آ ت ز م و ن", "a t z m o n"
 
 
@@ -101,6 +104,18 @@ def main():
         alti = [b for b in json.load(open(path("post_alti.json")))["layers"] if b["kind"] == "self"]
         checks.check("aren-translit as a post-norm model: alti (12 self-attention blocks)",
                      max(worst(b["alti"], theirs[key(b)]["alti"]) for b in alti), 1e-4)
+        # The synthetic BERT GGUF (post-LN encoder): norms, and ALTI through each attention output LayerNorm.
+        run(sys.executable, REFERENCE, "bert", BERT, BERT_IDS, path("ref.json"))
+        ref = json.load(open(path("ref.json")))
+        run(attnviz, "dump", "--model", BERT, "--token-ids", BERT_IDS, "--measure", "norms", "-o", path("bert_norms.json"))
+        run(attnviz, "dump", "--model", BERT, "--token-ids", BERT_IDS, "--measure", "alti", "--rollout", "-o", path("bert_alti.json"))
+        norms, alti = json.load(open(path("bert_norms.json"))), json.load(open(path("bert_alti.json")))
+        assert len(norms["layers"]) == len(alti["layers"]) == 2
+        for field in NORMS:
+            checks.check("BERT model %s" % field,
+                         max(worst(layer[field], ref["layers"][layer["layer"]][field]) for layer in norms["layers"]), 1e-5)
+        checks.check("BERT model alti (post-LN)", max(worst(layer["alti"], ref["layers"][layer["layer"]]["alti"]) for layer in alti["layers"]), 1e-4)
+        checks.check("BERT model alti_rollout", worst(alti["alti_rollout"], ref["alti_rollout"]), 1e-4)
         run(sys.executable, REFERENCE, "model", MODEL, FLOW_IDS, "--flow", path("ref.json"))
         run(attnviz, "dump", "--model", MODEL, "--token-ids", FLOW_IDS, "--flow", "-o", path("flow.json"))
         checks.check("stories260K model attention_flow",

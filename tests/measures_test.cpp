@@ -16,6 +16,7 @@
 #include "attention/mask.hpp"
 #include "attention/rollout.hpp"
 #include "attention/value_vectors.hpp"
+#include "cli/attention_job.hpp"
 #include "cli/measure_job.hpp"
 #include "io/input_schema.hpp"
 #include "io/record_json.hpp"
@@ -109,6 +110,74 @@ TEST_CASE("head_value_vectors: without W_O each head writes its own columns of t
   const std::vector<Matrix> f = head_value_vectors(layer, matrix({{3, 4}}));
   check_matrix_near(f[0], matrix({{3, 0}}), 0);
   check_matrix_near(f[1], matrix({{0, 4}}), 0);
+}
+
+// The largest relative difference of two same-shaped matrices (absolute below 1e-30).
+static double worst_relative(const Matrix& a, const Matrix& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  const Eigen::ArrayXXd x = a.cast<double>().array(), y = b.cast<double>().array();
+  return ((x - y).abs() / y.abs().max(1e-30)).maxCoeff();
+}
+
+TEST_CASE("head_value_norms: ‖f^h(x_j)‖ through W_O's Gram matrix equals the norm of f itself (GQA, biases, no W_O)", "[measures]") {
+  std::mt19937 rng(7);
+  AttentionLayer layer;
+  layer.num_heads = 4;
+  layer.num_kv_heads = 2;
+  layer.w_q = random_matrix(8, 12, rng);
+  layer.w_k = random_matrix(8, 6, rng);
+  layer.w_v = random_matrix(8, 6, rng);
+  layer.w_o = random_matrix(12, 10, rng);
+  Matrix v = random_matrix(9, 6, rng);
+  v.row(3).setZero();  // a zero value vector: norm exactly 0, no NaN from rounding below 0
+  for (const bool with_w_o : {true, false}) {
+    if (!with_w_o) layer.w_o.resize(0, 0);
+    const std::vector<Matrix> f = head_value_vectors(layer, v);
+    const Matrix norms = head_value_norms(layer, v);
+    REQUIRE(norms.rows() == 4);
+    REQUIRE(norms.cols() == 9);
+    for (long h = 0; h < 4; ++h) {
+      Matrix expected(1, 9);
+      expected.row(0) = f[h].cast<double>().rowwise().norm().cast<Scalar>().transpose();
+      CHECK(worst_relative(norms.row(h), expected) < 1e-6);
+      CHECK(norms(h, 3) == 0);
+    }
+  }
+}
+
+TEST_CASE("value_weighted_norms: without layer_norms (pictures) norms and value_norms are the dump's", "[measures]") {
+  std::mt19937 rng(11);
+  std::vector<Matrix> weights, f;
+  for (int h = 0; h < 3; ++h) {
+    weights.push_back(random_matrix(5, 6, rng).cwiseAbs());
+    f.push_back(random_matrix(6, 4, rng));
+  }
+  const NormMeasures dump = value_weighted_norms(weights, f);
+  const NormMeasures pictures = value_weighted_norms(weights, f, false);
+  REQUIRE(dump.layer_norms.size() == 30);
+  CHECK(pictures.layer_norms.size() == 0);
+  CHECK(worst_relative(pictures.value_norms, dump.value_norms) < 1e-6);
+  for (int h = 0; h < 3; ++h) CHECK(worst_relative(pictures.norms[h], dump.norms[h]) < 1e-6);
+}
+
+TEST_CASE("compute_record: heatmaps --measure norms (Gram path, no f) gives dump's norms and value_norms, without layer_norms", "[measures]") {
+  for (const char* file : {"stories260k/layer0.json", "use-lite/layer0.json"}) {
+    INFO(file);
+    Options o;
+    o.sentence = data_file(file);
+    o.measure = "norms";
+    std::vector<std::string> warnings;
+    o.command = Command::Dump;
+    const AttentionRecord dump = compute_record(o, warnings);
+    o.command = Command::Heatmaps;
+    const AttentionRecord pictures = compute_record(o, warnings);
+    REQUIRE(dump.layer_norms.size() != 0);
+    CHECK(pictures.layer_norms.size() == 0);
+    CHECK(worst_relative(pictures.value_norms, dump.value_norms) < 1e-6);
+    REQUIRE(pictures.norms.size() == dump.norms.size());
+    for (std::size_t h = 0; h < dump.norms.size(); ++h) check_matrix_near(pictures.norms[h], dump.norms[h], 1e-6 * dump.norms[h].maxCoeff());
+  }
 }
 
 TEST_CASE("multi_head_attention: the heads' value vectors add up to the block's output (single layer)", "[measures]") {
@@ -462,4 +531,53 @@ TEST_CASE("run: render --format html of a dump holding norms offers them beside 
   const std::string page = attnviz::test::read_file(dir.file("pictures/index.html"));
   CHECK_THAT(page, Contains("\"measure\":\"norms\""));
   CHECK(page.find("self-attention weights") < page.find("value-weighted norms"));
+}
+
+TEST_CASE("run: value vectors past float32 (V·W_O) are refused by dump (f itself) and heatmaps (Gram path) alike, nothing written",
+          "[measures][errors]") {
+  attnviz::test::TempDir dir;
+  const std::string layer = dir.file("huge_w_o.json");
+  // V = 1e20 is finite, f = V·W_O = 1e40 is not; the weights are.
+  std::ofstream(layer) << R"({"tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "num_heads": 1,
+    "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1e20, 0], [0, 1e20]], "W_O": [[1e20, 0], [0, 1e20]]})";
+  for (const Command command : {Command::Dump, Command::Heatmaps}) {
+    Options o = dump_options(dir.file(command == Command::Dump ? "out.json" : "pictures"));
+    o.command = command;
+    o.sentence = layer;
+    o.measure = "norms";
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Contains("huge_w_o.json") && Contains("value vectors f(x) = (X·W_V + b_V)·W_O of a head overflow") &&
+                          Contains("run with --measure weights"));
+    CHECK_FALSE(std::filesystem::exists(o.output));
+    o.measure = "weights";
+    CHECK(attnviz::test::run_with(o).code == 0);
+  }
+}
+
+TEST_CASE("value_weighted_norms: layer_norms by pairs of heads equal ‖Σ_h α f‖ summed directly (causal zeros, rows past a block)",
+          "[measures]") {
+  std::mt19937 rng(5);
+  const long n = 19, heads = 3, d = 7;  // 19 rows: two full row blocks and a short one
+  std::vector<Matrix> weights, f;
+  for (long h = 0; h < heads; ++h) {
+    Matrix a = random_matrix(n, n, rng).cwiseAbs();
+    for (long i = 0; i < n; ++i) a.row(i).tail(n - 1 - i).setZero();  // causal
+    weights.push_back(a);
+    f.push_back(random_matrix(n, d, rng));
+  }
+  const NormMeasures m = value_weighted_norms(weights, f);
+  Matrix expected(n, n);
+  for (long i = 0; i < n; ++i)
+    for (long j = 0; j < n; ++j) {
+      Eigen::VectorXd sum = Eigen::VectorXd::Zero(d);
+      for (long h = 0; h < heads; ++h) sum += static_cast<double>(weights[h](i, j)) * f[h].row(j).transpose().cast<double>();
+      expected(i, j) = static_cast<Scalar>(sum.norm());
+    }
+  for (long i = 0; i < n; ++i)
+    for (long j = 0; j < n; ++j) {
+      if (j > i) CHECK(m.layer_norms(i, j) == 0);
+      else CHECK_THAT(m.layer_norms(i, j), WithinAbs(expected(i, j), 1e-6 * expected(i, j) + 1e-12));
+    }
 }

@@ -47,10 +47,12 @@ void model_case(const char* path) {
   const DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(path));
   std::vector<std::int32_t> ids;
   for (int i = 0; i < 500; ++i) ids.push_back(1 + (i * 37) % 500);
-  const auto run = [&](const std::string& measure) {
+  // "norms" as dump (layer_norms too), "norms pictures" as heatmaps (no layer_norms).
+  const auto run = [&](const std::string& name) {
+    const std::string measure = name.substr(0, name.find(' '));
     const BlockSink sink = [&](AttentionBlock&& block) {
       if (block.value_vectors.empty()) return;
-      add_measure(measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, std::nullopt}, block.record);
+      add_measure(measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, std::nullopt}, block.record, name == "norms");
     };
     ForwardRequest request;
     request.token_ids = ids;
@@ -63,9 +65,9 @@ void model_case(const char* path) {
   const double plain = best_of(7, [&] { run("weights"); });
   std::printf("stories260K forward pass, 500 tokens, 5 layers x 8 heads (d_k 8), CPU s:\n");
   std::printf("  weights %.4f\n", plain);
-  for (const char* measure : {"norms", "alti"}) {
+  for (const char* measure : {"norms pictures", "norms", "alti"}) {
     const double t = best_of(7, [&] { run(measure); });
-    std::printf("  %-7s %.4f  (%.2fx)\n", measure, t, t / plain);
+    std::printf("  %-14s %.4f  (%.2fx)\n", measure, t, t / plain);
   }
 }
 
@@ -86,12 +88,19 @@ void layer_case() {
   const Matrix x = random(1024, 512) * 20.0f;
   const MaskMatrix all;
   const double plain = best_of(7, [&] { multi_head_attention(layer, x, x, all, {false, false, false}); });
-  const double norms = best_of(7, [&] {
+  // dump: f^h(x_j) itself, for layer_norms; every picture: ‖f^h(x_j)‖ through W_O's Gram matrices.
+  const double dump = best_of(7, [&] {
     const AttentionResult r = multi_head_attention(layer, x, x, all, {false, false, true});
     value_weighted_norms(r.weights, r.value_vectors);
   });
-  std::printf("one layer, 1024 tokens, d_model 512, 8 heads (d_k 64), CPU s:\n  weights %.4f\n  norms   %.4f  (%.2fx)\n", plain, norms,
-              norms / plain);
+  const double pictures = best_of(7, [&] {
+    AttentionRecord record;
+    record.weights = multi_head_attention(layer, x, x, all, {false, false, false}).weights;
+    add_head_norms(layer, x, record);
+  });
+  std::printf("one layer, 1024 tokens, d_model 512, 8 heads (d_k 64), CPU s:\n  weights %.4f\n", plain);
+  std::printf("  norms (heatmaps: norms, value_norms)     %.4f  (%.2fx)\n", pictures, pictures / plain);
+  std::printf("  norms (dump: norms, value_norms, layer_norms) %.4f  (%.2fx)\n", dump, dump / plain);
 }
 
 // Attention flow at its bound (kMaxFlowTokens) over `layers` causal layers of random weights.

@@ -21,7 +21,15 @@ struct NormMeasures {
 /// (head_value_vectors). layer_norms uses each key's Gram matrix G_j[h, h'] = ⟨f^h(x_j), f^h'(x_j)⟩
 /// in float64 (‖Σ_h a_h f_h‖² = aᵀ G_j a): n_k·h²·d_out + n_q·n_k·h² work instead of
 /// n_q·n_k·h·d_out. Requires: matching h, n_k and d_out (asserted).
-NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std::vector<Matrix>& value_vectors);
+/// Without `with_layer_norms` (every picture; only a dump writes them) layer_norms stays empty
+/// and the per-key Gram matrices are not built.
+NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std::vector<Matrix>& value_vectors,
+                                  bool with_layer_norms = true);
+
+/// norms and value_norms alone (layer_norms left empty) from ‖f^h(x_j)‖ [h, n_k]
+/// (head_value_norms): N^h_ij = α^h_ij ‖f^h(x_j)‖, as α ≥ 0. What every picture of --measure
+/// norms reads; only a dump writes layer_norms. weights h × [n_q, n_k]; requires matching h, n_k.
+NormMeasures head_weighted_norms(const std::vector<Matrix>& weights, Matrix value_norms);
 
 /// m with each row divided by its sum; all-zero rows stay zero. [n_q, n_k] → [n_q, n_k].
 /// Overview, rollout and census read N so: a row of N as a distribution over keys.

@@ -19,4 +19,10 @@ namespace attnviz {
 /// [n_k, h·d_v] matrix (zeros elsewhere). Requires v's width to match `layer`.
 std::vector<Matrix> head_value_vectors(const AttentionLayer& layer, const Eigen::Ref<const Matrix>& v);
 
+/// ‖f^h(x_j)‖₂ for every query head h and key j: [h, n_k], without forming f. In float64,
+/// ‖v^g_j W_O^h‖² = v^g_j G^h v^g_jᵀ with the Gram matrix G^h = W_O^h W_O^hᵀ [d_v, d_v]
+/// (h·d_v²·d_out + n_k·h·d_v² work instead of n_k·h·d_v·d_out; issue 20's speed item). Without
+/// W_O, ‖v^g_j‖₂. v and the grouping as head_value_vectors; requires v's width to match `layer`.
+Matrix head_value_norms(const AttentionLayer& layer, const Eigen::Ref<const Matrix>& v);
+
 }  // namespace attnviz

@@ -140,7 +140,10 @@ double estimate_bytes(const InputBundle& in, const Options& options) {
   if (measure_needs_value_vectors(options.measure)) {  // f^h(x_j), norms or ALTI's per-query T
     const double d_out = static_cast<double>(layer.w_o.size() != 0 ? layer.w_o.cols() : layer.num_heads * layer.d_v());
     numbers += options.measure == "norms" ? layer.num_heads * (per_head + n_k) + per_head : per_head;
-    scratch += layer.num_heads * n_k * d_out * 2.0 + n_k * d_out * 2.0;  // and float64 copies
+    if (measure_needs_head_products(options.measure, options.command == Command::Dump))
+      scratch += layer.num_heads * n_k * d_out * 2.0 + n_k * d_out * 2.0;  // and float64 copies
+    else  // pictures of norms: V and its float64 copy (head_value_norms), no f
+      scratch += 3.0 * n_k * static_cast<double>(layer.num_kv_heads * layer.d_v());
   }
   if (options.outputs) {
     const double h_d_v = static_cast<double>(layer.num_heads * layer.d_v());
@@ -208,9 +211,20 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   const AttentionLayer& layer = in.weights.layer;
   const MaskMatrix& allowed = prepared.allowed;
   const std::optional<RopeRequest>& rope_request = prepared.rope_request;
-  AttentionResult result = multi_head_attention(layer, in.queries.embeddings, keys.embeddings, allowed,
-                                                {options.scores, options.outputs, measure_needs_value_vectors(options.measure)},
-                                                rope_request);
+  // norms outside dump: ‖f^h(x_j)‖ through W_O's Gram matrices after the weights, not f itself.
+  const bool head_norms_only = options.measure == "norms" && !measure_needs_head_products(options.measure, options.command == Command::Dump);
+  AttentionResult result = multi_head_attention(
+      layer, in.queries.embeddings, keys.embeddings, allowed,
+      {options.scores, options.outputs, measure_needs_value_vectors(options.measure) && !head_norms_only}, rope_request);
+  AttentionRecord record;
+  if (result.overflow.empty() && head_norms_only) {
+    record.weights = std::move(result.weights);
+    if (!add_head_norms(layer, keys.embeddings, record)) {
+      result.overflow = "the value vectors f(x) = (X·W_V + b_V)·W_O of a head overflow";
+      result.overflow_spares_weights = true;
+    }
+    result.weights = std::move(record.weights);
+  }
   if (!result.overflow.empty()) {
     throw InputError::inconsistent(in.weights.file, result.overflow + " float32 (|x| > 3.4e38) with these "
                                                     "embeddings and weights; " +
@@ -223,7 +237,6 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
                                                              : std::string("no weights can be computed")));
   }
 
-  AttentionRecord record;
   record.mode = in.source ? "cross" : "self";
   record.model = !in.weights.model.empty() ? in.weights.model : in.queries.model;
   record.layer = in.weights.layer_index ? in.weights.layer_index : in.queries.layer;
@@ -245,7 +258,8 @@ AttentionRecord compute_record(const Options& options, std::vector<std::string>&
   record.scores = std::move(result.scores);
   record.head_outputs = std::move(result.head_outputs);
   record.output = std::move(result.output);
-  add_measure(options.measure, result.value_vectors, AltiInputs{&in.queries.embeddings, layer.b_o, std::nullopt}, record);
+  if (!head_norms_only)
+    add_measure(options.measure, result.value_vectors, AltiInputs{&in.queries.embeddings, layer.b_o, std::nullopt}, record);
   record.inputs = {options.sentence};
   if (!options.weights.empty()) record.inputs.push_back(options.weights);
   if (!options.source.empty()) record.inputs.push_back(options.source);

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/measure_job.hpp"
 #include "core/error.hpp"
 #include "model/gguf_encoder.hpp"
 #include "model/hf_encoder.hpp"
@@ -95,11 +96,17 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   }
   request.tokens = info.tokens;
   request.sink = &sink;
+  request.value_vectors = measure_needs_value_vectors(o.measure);
   const long n = static_cast<long>(info.token_ids.size());
   const int selected = request.layers.all() ? c.num_layers : static_cast<int>(request.layers.count());
   const double activations = 8.0 * static_cast<double>(n) * (6.0 * static_cast<double>(c.d_model) + 2.0 * static_cast<double>(c.d_ff));
   const double attention = 4.0 * 3.0 * c.num_heads * static_cast<double>(n) * static_cast<double>(n);
-  const double needed = model.layer_float_bytes() + activations + attention + (kept ? kept(n, selected, c.num_heads) : 0.0);
+  // --measure: one layer's f^h(x_j) (h × n × d_model float32) with its float64 copies, and the
+  // norms (h·n² + n²) or ALTI's map beside the weights, as for decoders (model_job.cpp).
+  const double measure = request.value_vectors ? 3.0 * 4.0 * c.num_heads * static_cast<double>(n) * static_cast<double>(c.d_model) +
+                                                     4.0 * (c.num_heads + 1.0) * static_cast<double>(n) * static_cast<double>(n)
+                                               : 0.0;
+  const double needed = model.layer_float_bytes() + activations + attention + measure + (kept ? kept(n, selected, c.num_heads) : 0.0);
   if (needed > memory_budget)
     throw LimitError::memory("the forward pass over " + std::to_string(n) + " tokens", needed, memory_budget, "--max-memory MIB");
   if (probe && probe->block) request.probe = &probe->block;

@@ -3,16 +3,33 @@
 #include <cassert>
 
 #include "analysis/value_norms.hpp"
+#include "attention/value_vectors.hpp"
 #include "core/error.hpp"
 
 namespace attnviz {
 
 bool measure_needs_value_vectors(const std::string& measure) { return measure == "norms" || measure == "alti"; }
 
+bool measure_needs_head_products(const std::string& measure, bool dump) {
+  return measure == "alti" || (measure == "norms" && dump);
+}
+
+bool add_head_norms(const AttentionLayer& layer, const Matrix& x_kv, AttentionRecord& record) {
+  Matrix v = x_kv * layer.w_v;  // [n_k, h_kv·d_v]
+  if (layer.b_v.size() != 0) v.rowwise() += layer.b_v.transpose();
+  if (!v.allFinite()) return false;
+  Matrix value_norms = head_value_norms(layer, v);
+  if (!value_norms.allFinite()) return false;
+  NormMeasures m = head_weighted_norms(record.weights, std::move(value_norms));
+  record.norms = std::move(m.norms);
+  record.value_norms = std::move(m.value_norms);
+  return true;
+}
+
 void add_measure(const std::string& measure, const std::vector<Matrix>& value_vectors, const AltiInputs& inputs,
-                 AttentionRecord& record) {
+                 AttentionRecord& record, bool layer_norms) {
   if (measure == "norms") {
-    NormMeasures m = value_weighted_norms(record.weights, value_vectors);
+    NormMeasures m = value_weighted_norms(record.weights, value_vectors, layer_norms);
     record.norms = std::move(m.norms);
     record.value_norms = std::move(m.value_norms);
     record.layer_norms = std::move(m.layer_norms);

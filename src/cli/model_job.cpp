@@ -224,7 +224,8 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
   const BlockSink measured = [&](AttentionBlock&& block) {
     if (!block.value_vectors.empty()) {
       if (options.measure != "alti" || block.kind == "self")
-        add_measure(options.measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, block.post_norm}, block.record);
+        add_measure(options.measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, block.post_norm}, block.record,
+                    options.command == Command::Dump);  // only a dump writes layer_norms
       else if (std::find(warnings.begin(), warnings.end(), kNoCrossAlti) == warnings.end())
         warnings.push_back(kNoCrossAlti);
       block.value_vectors.clear();
@@ -238,11 +239,10 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : "--target-tokens",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
   if (is_encoder_model(options)) {
-    // The BERT encoder hands on its attention weights only (issue 25); what needs the values, the
-    // residual or the layer's inputs is refused by name rather than drawn as plain weights.
+    // The BERT encoder hands on its attention weights, and for --measure norms|alti the value
+    // vectors, residual and post-LN norm (issue 20); what else needs the values or the layer's
+    // inputs is refused by name rather than drawn as plain weights.
     const std::string encoder = options.model + " is an encoder (bert): ";
-    if (options.measure != "weights")
-      throw UsageError::bad_option("--measure", encoder + options.measure + " is not computed for encoders yet (weights only)");
     if (options.scores || options.outputs || options.flow)
       throw UsageError::bad_option(options.scores ? "--scores" : options.outputs ? "--outputs" : "--flow",
                                    encoder + "not computed for encoders yet");

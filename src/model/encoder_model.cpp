@@ -133,7 +133,7 @@ void EncoderModel::forward(const EncoderRequest& request) const {
       (*request.probe)(BlockInputs{l, "encoder", "self", LayerInputs{&layer, &input, &input, &every_key, &no_rope, std::nullopt},
                                    weights_->vector(gain, c.d_model), {}});
     }
-    AttentionResult result = multi_head_attention(layer, input, input, every_key, AttentionWants{false, true});
+    AttentionResult result = multi_head_attention(layer, input, input, every_key, AttentionWants{false, true, request.value_vectors});
     if (!result.overflow.empty())
       throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow + " float32 (|x| > 3.4e38, or NaN): " +
                        layer_tensor(l, "attn_*") + " or the layer's input holds NaN or too large values");
@@ -155,7 +155,19 @@ void EncoderModel::forward(const EncoderRequest& request) const {
     if (!x.allFinite())
       throw InputError(c.file + ": layer " + std::to_string(l) + ": the residual stream is not finite: " + layer_tensor(l, "*") +
                        " holds NaN or too large values");
-    if (request.sink && request.layers.contains(l)) (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result)));
+    if (request.sink && request.layers.contains(l)) {
+      std::vector<Matrix> value_vectors = std::move(result.value_vectors);
+      AttentionBlock block = block_of(l, layer.logit_scale(), request.tokens, std::move(result));
+      if (request.value_vectors) {
+        // Post-LN: the block writes LN(input + attention output); ALTI reads that LayerNorm.
+        block.value_vectors = std::move(value_vectors);
+        block.residual = input;
+        block.b_o = layer.b_o;
+        block.post_norm = PostLayerNorm{weights_->vector(layer_tensor(l, "attn_output_norm.weight"), c.d_model),
+                                        weights_->vector(layer_tensor(l, "attn_output_norm.bias"), c.d_model), c.layer_norm_epsilon};
+      }
+      (*request.sink)(std::move(block));
+    }
   }
 }
 

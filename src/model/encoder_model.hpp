@@ -57,6 +57,10 @@ struct EncoderRequest {
   /// Sees each selected layer's attention inputs (explain), with the gain of the LayerNorm that
   /// made them (post-norm: the embedding's norm for layer 0, the previous layer's output norm).
   const BlockProbe* probe = nullptr;
+  /// --measure norms|alti (issue 20): each selected block also hands on f^h(x_j), the residual
+  /// entering it (the layer's input), b_O and its attention output LayerNorm (post-LN), as
+  /// AttentionBlock documents.
+  bool value_vectors = false;
 };
 
 class EncoderModel {
