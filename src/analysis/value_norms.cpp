@@ -12,6 +12,23 @@ namespace {
 // Query rows per block of layer_norms: h rows of n_k float64 (8 heads × 1024 keys: 64 KiB per row).
 constexpr long kRowBlock = 8;
 
+// One past the last non-zero of row[from, to), or `from` if there is none. Under a causal mask
+// the zeros right of the diagonal are half the row: they are skipped 16 at a time (a loop the
+// compiler vectorises) rather than one compare and branch each (11% of a stories260K dump's
+// CPU went to that scan).
+long end_of_nonzeros(const Scalar* row, long from, long to) {
+  constexpr long kChunk = 16;
+  long end = to;
+  while (end - kChunk >= from) {
+    bool any = false;
+    for (long k = 0; k < kChunk; ++k) any |= row[end - kChunk + k] != 0;
+    if (any) break;
+    end -= kChunk;
+  }
+  while (end > from && row[end - 1] == 0) --end;
+  return end;
+}
+
 }  // namespace
 
 NormMeasures head_weighted_norms(const std::vector<Matrix>& weights, Matrix value_norms) {
@@ -70,11 +87,7 @@ NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std:
     // causal mask) give 0 and are skipped: half the work of a decoder.
     long live = 0;
     for (long h = 0; h < heads; ++h)
-      for (long i = i0; i < i0 + rows; ++i) {
-        long last = n_k;
-        while (last > live && weights[h](i, last - 1) == 0) --last;
-        live = std::max(live, last);
-      }
+      for (long i = i0; i < i0 + rows; ++i) live = std::max(live, end_of_nonzeros(weights[h].row(i).data(), live, n_k));
     m.layer_norms.block(i0, live, rows, n_k - live).setZero();
     if (live == 0) continue;
     for (long h = 0; h < heads; ++h) a[h] = weights[h].block(i0, 0, rows, live).cast<double>().array();
