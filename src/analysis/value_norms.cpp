@@ -61,15 +61,6 @@ NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std:
   const long d_out = value_vectors.front().cols();
   // G_j [h, h] per key, in float64: the norm of a sum of nearly cancelling heads stays accurate.
   // Its diagonal is ‖f^h(x_j)‖².
-  std::vector<Eigen::MatrixXd> gram(static_cast<std::size_t>(n_k), Eigen::MatrixXd(heads, heads));
-  Matrix value_norms(heads, n_k);  // [h, n_k]
-  for (long j = 0; j < n_k; ++j) {
-    Eigen::MatrixXd f_j(heads, d_out);  // row h = f^h(x_j)
-    for (long h = 0; h < heads; ++h) f_j.row(h) = value_vectors[h].row(j).cast<double>();
-    gram[j].noalias() = f_j * f_j.transpose();
-    value_norms.col(j) = gram[j].diagonal().cwiseMax(0.0).cwiseSqrt().cast<Scalar>();
-  }
-  NormMeasures m = head_weighted_norms(weights, std::move(value_norms));
   // ‖Σ_h α^h_ij f^h(x_j)‖² = Σ_h Σ_h' α^h_ij α^h'_ij G_j[h, h']: one pass over the weights per
   // pair h ≤ h' (off-diagonal pairs counted twice), each an element-wise product of two heads'
   // rows scaled per key by G_j[h, h'] — h(h+1)/2 vectorised passes over n_q × n_k, in float64,
@@ -77,9 +68,17 @@ NormMeasures value_weighted_norms(const std::vector<Matrix>& weights, const std:
   // [n_q, h] × [h, h] products before cost 0.7× a 1024-token layer's whole plain run.)
   const long pairs = heads * (heads + 1) / 2;
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> pair_gram(pairs, n_k);  // row p: G_j[h, h'] over j
-  for (long j = 0, p = 0; j < n_k; ++j, p = 0)
-    for (long h = 0; h < heads; ++h)
-      for (long h2 = h; h2 < heads; ++h2) pair_gram(p++, j) = (h == h2 ? 1.0 : 2.0) * gram[j](h, h2);
+  Matrix value_norms(heads, n_k);  // [h, n_k]
+  Eigen::MatrixXd f_j(heads, d_out);  // row h = f^h(x_j); it and G_j reused for every key
+  Eigen::MatrixXd gram(heads, heads);
+  for (long j = 0; j < n_k; ++j) {
+    for (long h = 0; h < heads; ++h) f_j.row(h) = value_vectors[h].row(j).cast<double>();
+    gram.noalias() = f_j * f_j.transpose();
+    value_norms.col(j) = gram.diagonal().cwiseMax(0.0).cwiseSqrt().cast<Scalar>();
+    for (long h = 0, p = 0; h < heads; ++h)
+      for (long h2 = h; h2 < heads; ++h2) pair_gram(p++, j) = (h == h2 ? 1.0 : 2.0) * gram(h, h2);
+  }
+  NormMeasures m = head_weighted_norms(weights, std::move(value_norms));
   m.layer_norms.resize(n_q, n_k);
   using Rows = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   std::vector<Rows> a(static_cast<std::size_t>(heads));
