@@ -581,3 +581,27 @@ TEST_CASE("value_weighted_norms: layer_norms by pairs of heads equal ‖Σ_h α 
       else CHECK_THAT(m.layer_norms(i, j), WithinAbs(expected(i, j), 1e-6 * expected(i, j) + 1e-12));
     }
 }
+
+TEST_CASE("value_weighted_norms: layer_norms find a lone weight past long runs of zeros (row blocks, any head)", "[measures]") {
+  // The scan for each row block's last non-zero key skips zeros 16 at a time: lone weights just
+  // before, at and after a chunk's edge, at the last key, in one head of one row, must all count.
+  std::mt19937 rng(11);
+  const long n_q = 12, n_k = 70, heads = 2, d = 5;
+  std::vector<Matrix> weights(heads, Matrix::Zero(n_q, n_k)), f;
+  for (long h = 0; h < heads; ++h) f.push_back(random_matrix(n_k, d, rng));
+  weights[0](0, 0) = 0.5f;
+  weights[1](2, 69) = 0.25f;   // the last key, in one row of the first block, second head only
+  weights[0](5, 53) = 0.125f;  // 16 zeros after it to the end
+  weights[1](9, 37) = 0.75f;   // the second block: its only weights
+  weights[0](10, 38) = 0.5f;
+  weights[0](11, 21) = 1.0f;
+  const NormMeasures m = value_weighted_norms(weights, f);
+  for (long i = 0; i < n_q; ++i)
+    for (long j = 0; j < n_k; ++j) {
+      Eigen::VectorXd sum = Eigen::VectorXd::Zero(d);
+      for (long h = 0; h < heads; ++h) sum += static_cast<double>(weights[h](i, j)) * f[h].row(j).transpose().cast<double>();
+      const auto expected = static_cast<Scalar>(sum.norm());
+      CHECK_THAT(m.layer_norms(i, j), WithinAbs(expected, 1e-6 * expected + 1e-12));
+      if (expected != 0) CHECK(m.layer_norms(i, j) > 0);
+    }
+}

@@ -9,6 +9,7 @@
 #include "cli/measure_job.hpp"
 #include "cli/encoder_job.hpp"
 #include "core/error.hpp"
+#include "core/heap_reuse.hpp"
 #include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
@@ -233,6 +234,9 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
     }
     plain_sink(std::move(block));
   };
+  // Each block's value vectors and the measure's temporaries are freed after it: kept in the
+  // heap, the next layer reuses them instead of faulting fresh pages in (core/heap_reuse.hpp).
+  if (measure_needs_value_vectors(options.measure)) keep_freed_memory_in_heap();
   const BlockSink& sink = measure_needs_value_vectors(options.measure) ? measured : plain_sink;
   if (is_encoder_decoder_model(options)) return run_encoder_decoder(options, sink, warnings, memory_budget, probe);
   if (options.source_tokens || options.target_tokens)
