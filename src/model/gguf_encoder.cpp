@@ -61,7 +61,9 @@ EncoderModel encoder_from_gguf(std::shared_ptr<const GgufFile> file) {
   for (const auto& [key, value] : file->metadata())
     if (key.rfind(a + ".", 0) == 0 && !kKnownKeys.count(key.substr(a.size() + 1))) unknown += (unknown.empty() ? "" : ", ") + key;
   if (!unknown.empty()) c.warnings.push_back(file->path() + ": metadata attnviz does not know for architecture bert, ignored: " + unknown);
-  return EncoderModel(std::move(c), gguf_weight_source(std::move(file)));
+  EncoderModel model(std::move(c), gguf_weight_source(std::move(file)));
+  model.set_quantized_matmul(true);  // llama.cpp's numerics for its own files (issue 25)
+  return model;
 }
 
 }  // namespace attnviz
