@@ -124,7 +124,7 @@ std::vector<double> encoder_differences(const EncoderModel& model) {
 // Layer 0's attention reads only the embedding and layer 0's Q8_0 Q, K projections, so it holds
 // the products alone: there the default path is llama.cpp's to float rounding. Layer 1 also
 // reads layer 0's feed-forward, where llama.cpp's GELU is a float16 table (ggml_gelu) and
-// attnviz's the float64 tanh formula; the 8-bit rounding of the GELU's output before ffn_down
+// attnviz's the float32 tanh formula; the 8-bit rounding of the GELU's output before ffn_down
 // magnifies that difference (measured: 3.1e-3 here, against 1.4e-2 for the exact products).
 TEST_CASE("an all-Q8_0 BERT GGUF: the default products match llama.cpp's attention, the exact ones do not", "[model][encoder][q8_matmul]") {
   EncoderModel model = q8_bert();

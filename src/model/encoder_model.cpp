@@ -151,7 +151,6 @@ AttentionBlock EncoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
 void EncoderModel::forward(const EncoderRequest& request) const {
   const EncoderConfig& c = config_;
   WideMatrix x = embed(request);  // [n, d_model]
-  double (*const gelu)(double) = c.gelu == EncoderGelu::Erf ? gelu_erf : static_cast<double (*)(double)>(gelu_tanh);
   for (int l = 0; l < c.num_layers; ++l) {
     const AttentionLayer layer = attention_layer(l, request.probe != nullptr);
     const Matrix input = x.cast<Scalar>();
@@ -171,13 +170,15 @@ void EncoderModel::forward(const EncoderRequest& request) const {
     x = layer_norm(x + result.output.cast<double>(), wide(layer_tensor(l, "attn_output_norm.weight"), c.d_model),
                    wide(layer_tensor(l, "attn_output_norm.bias"), c.d_model), c.layer_norm_epsilon);
     // The products in float32, as the engines compute them (and at float32 GEMM speed), or from
-    // Q8_0 blocks as llama.cpp does; the activation, the residual adds and the norms in float64.
+    // Q8_0 blocks as llama.cpp does; the residual adds and the norms in float64.
     const Matrix ffn_input = x.cast<Scalar>();
-    const Matrix up = linear(l, "ffn_up.weight", c.d_ff, c.d_model, ffn_input);  // [n, d_ff]
-    WideMatrix hidden = up.cast<double>();
-    hidden.rowwise() += wide(layer_tensor(l, "ffn_up.bias"), c.d_ff).transpose();
-    hidden = hidden.unaryExpr(gelu);
-    const Matrix down = linear(l, "ffn_down.weight", c.d_model, c.d_ff, hidden.cast<Scalar>());
+    Matrix up = linear(l, "ffn_up.weight", c.d_ff, c.d_model, ffn_input);  // [n, d_ff]
+    up.rowwise() += weights_->vector(layer_tensor(l, "ffn_up.bias"), c.d_ff).transpose();
+    // The tanh GELU in float32 by Eigen's vectorised tanh (the decoders' GELU): in float64 by
+    // libm it took a quarter of a BERT base forward pass (perf), and its input and output are
+    // float32 products either way. The erf GELU (transformers' folders) stays float64.
+    const Matrix hidden = c.gelu == EncoderGelu::Tanh ? gelu_tanh(up) : Matrix(up.cast<double>().unaryExpr(&gelu_erf).cast<Scalar>());
+    const Matrix down = linear(l, "ffn_down.weight", c.d_model, c.d_ff, hidden);
     WideMatrix ffn = down.cast<double>();  // [n, d_model]
     ffn.rowwise() += wide(layer_tensor(l, "ffn_down.bias"), c.d_model).transpose();
     x = layer_norm(x + ffn, wide(layer_tensor(l, "layer_output_norm.weight"), c.d_model),
