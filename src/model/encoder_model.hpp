@@ -23,10 +23,11 @@
 namespace attnviz {
 
 /// The GELU a file's reference engine applies: transformers' "gelu" is the exact (erf) one,
-/// llama.cpp's ggml_gelu the tanh approximation (as a float16 table).
-enum class EncoderGelu { Erf, Tanh };
+/// "gelu_new" / "gelu_pytorch_tanh" the tanh approximation, llama.cpp's ggml_gelu the tanh
+/// approximation looked up in a float16 table (model/ggml_gelu).
+enum class EncoderGelu { Erf, Tanh, GgmlTable };
 
-/// "gelu (erf)" or "gelu (tanh)", as dumps record it.
+/// "gelu (erf)", "gelu (tanh)" or "gelu (tanh, float16 table)", as dumps record it.
 std::string encoder_gelu_name(EncoderGelu gelu);
 
 /// Shapes and settings of an encoder.
