@@ -4,7 +4,8 @@
 Shares no code with attnviz (its GGUF reader is reference_forward.py's, also independent of src/):
 embeddings (word + token type + learned position) and LayerNorm, then per layer post-norm
 bidirectional multi-head attention with biases and a GELU feed-forward (Devlin et al. 2019).
-GELU: "tanh" (llama.cpp's approximation, the default) or "erf" (transformers' exact one).
+GELU: "ggml" (llama.cpp's, the default: the tanh approximation looked up in a float16 table,
+ggml_vec_gelu_f32 with GGML_GELU_FP16), "tanh" (the formula itself) or "erf" (transformers' exact one).
 Writes {"token_ids", "token_types", "attention": {layer: [head][query][key]}} as JSON.
 
     /usr/bin/python3 scripts/bert_reference.py MODEL.gguf 2,7,12,3 OUT.json [--types 0,0,1,1] [--gelu erf]
@@ -28,6 +29,13 @@ def layer_norm(x, gain, bias, eps):
 
 
 def gelu(x, kind):
+    if kind == "ggml":
+        # x rounded to float16; the entry: the tanh GELU of that float16 value in float32, rounded to
+        # float16; 0 below -10 and x above 10.
+        h = x.astype(np.float32).astype(np.float16).astype(np.float32)
+        c, a = np.float32(math.sqrt(2.0 / math.pi)), np.float32(0.044715)
+        entry = (np.float32(0.5) * h * (np.float32(1) + np.tanh(c * h * (np.float32(1) + a * h * h)))).astype(np.float16)
+        return np.where(x <= -10, 0.0, np.where(x >= 10, x, entry.astype(np.float64)))
     if kind == "erf":
         return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
     return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
@@ -72,7 +80,7 @@ def main():
     p.add_argument("ids")
     p.add_argument("out")
     p.add_argument("--types", default="")
-    p.add_argument("--gelu", choices=["tanh", "erf"], default="tanh")
+    p.add_argument("--gelu", choices=["ggml", "tanh", "erf"], default="ggml")
     a = p.parse_args()
     ids = [int(i) for i in a.ids.split(",")]
     types = [int(i) for i in a.types.split(",")] if a.types else [0] * len(ids)

@@ -465,4 +465,8 @@ foreach(mode default exact)
   add_test(NAME cli_dump_q8_matmul_${mode}
            COMMAND /bin/sh -c "$<TARGET_FILE:attnviz> dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --token-ids 1,40,77 --layers 0 ${flag} -o ${ATTNVIZ_CLI_OUT}/q8_${mode}.json >/dev/null && /usr/bin/python3 -c \"import json, sys; print('matmul:', json.load(open(sys.argv[1]))['model']['matmul'])\" ${ATTNVIZ_CLI_OUT}/q8_${mode}.json")
   set_tests_properties(cli_dump_q8_matmul_${mode} PROPERTIES PASS_REGULAR_EXPRESSION "^matmul: ${expected}\n$")
+  # The BERT encoder the same way.
+  add_test(NAME cli_dump_q8_matmul_bert_${mode}
+           COMMAND /bin/sh -c "$<TARGET_FILE:attnviz> dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/bert-q8_0.gguf --token-ids 2,7,12,3 --layers 0 ${flag} -o ${ATTNVIZ_CLI_OUT}/q8_bert_${mode}.json >/dev/null && /usr/bin/python3 -c \"import json, sys; print('matmul:', json.load(open(sys.argv[1]))['model']['matmul'])\" ${ATTNVIZ_CLI_OUT}/q8_bert_${mode}.json")
+  set_tests_properties(cli_dump_q8_matmul_bert_${mode} PROPERTIES PASS_REGULAR_EXPRESSION "^matmul: ${expected}\n$")
 endforeach()

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/gguf_decoder.hpp"
+#include "model/gguf_encoder.hpp"
 #include "model/head_ablation.hpp"
 #include "support/test_support.hpp"
 
@@ -84,4 +85,60 @@ TEST_CASE("head ablation reaches a quantised W_O: the heads' columns of the conc
     INFO("column " << c);
     CHECK(seen(0, c) == ((c / 2 == 1 || c / 2 == 3) ? 0.0f : 5.0f));
   }
+}
+
+namespace {
+
+const std::vector<std::int32_t> kBertIds = {2, 7, 12, 9, 30, 5, 18, 22, 11, 3, 25, 6, 14, 39, 8, 33, 21, 10, 27, 16, 35, 4, 19, 3};
+
+EncoderModel q8_bert() {
+  return encoder_from_gguf(std::make_shared<const GgufFile>(test::test_data_file("q8-matmul/bert-q8_0.gguf")));
+}
+
+// Largest |ours − llama.cpp's| over the encoder's attention[head][query][key], per layer.
+std::vector<double> encoder_differences(const EncoderModel& model) {
+  std::ifstream in(test::test_data_file("q8-matmul/bert-q8_0.llamacpp.json"));
+  const nlohmann::json theirs = nlohmann::json::parse(in);
+  std::vector<double> worst;
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    const auto& layer = theirs["attention"][static_cast<std::size_t>(block.layer)];
+    REQUIRE(layer.size() == block.record.weights.size());
+    worst.push_back(0);
+    for (std::size_t h = 0; h < block.record.weights.size(); ++h)
+      for (Eigen::Index q = 0; q < block.record.weights[h].rows(); ++q)
+        for (Eigen::Index k = 0; k < block.record.weights[h].cols(); ++k)
+          worst.back() = std::max(worst.back(), std::abs(layer[h][static_cast<std::size_t>(q)][static_cast<std::size_t>(k)].get<double>() -
+                                                         block.record.weights[h](q, k)));
+  };
+  EncoderRequest request;
+  request.token_ids = kBertIds;
+  request.tokens.assign(kBertIds.size(), "t");
+  request.sink = &sink;
+  model.forward(request);
+  REQUIRE(worst.size() == 2);
+  return worst;
+}
+
+}  // namespace
+
+// Layer 0's attention reads only the embedding and layer 0's Q8_0 Q, K projections, so it holds
+// the products alone; layer 1 also reads layer 0's feed-forward, whose GELU output is rounded to
+// 8 bits before ffn_down, so a GELU other than llama.cpp's float16 table (model/ggml_gelu) shows
+// there magnified (the float32 tanh formula: 3.1e-3).
+TEST_CASE("an all-Q8_0 BERT GGUF: the default products match llama.cpp's attention, the exact ones do not", "[model][encoder][q8_matmul]") {
+  EncoderModel model = q8_bert();
+  CHECK(model.matmul() == "q8_0 activations, as llama.cpp");
+  const std::vector<double> as_llamacpp = encoder_differences(model);
+  model.set_quantized_matmul(false);
+  CHECK(model.matmul() == "float32");
+  const std::vector<double> exact = encoder_differences(model);
+  INFO("max |attnviz - llama.cpp| attention, layers 0 and 1: " << as_llamacpp[0] << ", " << as_llamacpp[1] << " (q8_0 products); "
+                                                               << exact[0] << ", " << exact[1] << " (--exact-matmul)");
+  CHECK(as_llamacpp[0] < 1e-6);
+  CHECK(exact[0] > 1000 * as_llamacpp[0]);
+  CHECK(as_llamacpp[1] < 1e-6);
+  CHECK(exact[1] > 1000 * as_llamacpp[1]);
+}
+TEST_CASE("a BERT GGUF without Q8_0 weights says nothing about its products", "[model][encoder][q8_matmul]") {
+  CHECK(encoder_from_gguf(std::make_shared<const GgufFile>(test::test_data_file("bert/synthetic-bert.gguf"))).matmul().empty());
 }

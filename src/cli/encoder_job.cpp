@@ -68,6 +68,7 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
     if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
     loaded = std::make_unique<EncoderModel>(encoder_from_gguf(file));
   }
+  if (o.exact_matmul) loaded->set_quantized_matmul(false);
   const EncoderModel& model = *loaded;
   if (vocab && o.text && std::filesystem::is_directory(o.model, ec))
     if (std::string past = check_tokenizer_fits(*vocab, model.config().n_vocab, o.model); !past.empty()) vocab->warnings.push_back(std::move(past));
@@ -77,6 +78,7 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   if (probe && probe->check) probe->check(summary_of(c));  // before --layers, which the probe's caller chose
   ModelRunInfo info;
   info.model = summary_of(c);
+  info.model.matmul = model.matmul();
   info.token_ids = encoder_input_ids(o, vocab.get());
   if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
   info.prompt_length = static_cast<int>(info.token_ids.size());

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "model/block_pieces.hpp"
+#include "model/ggml_gelu.hpp"
 
 namespace attnviz {
 
@@ -17,7 +18,14 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 
 }  // namespace
 
-std::string encoder_gelu_name(EncoderGelu gelu) { return gelu == EncoderGelu::Erf ? "gelu (erf)" : "gelu (tanh)"; }
+std::string encoder_gelu_name(EncoderGelu gelu) {
+  switch (gelu) {
+    case EncoderGelu::Erf: return "gelu (erf)";
+    case EncoderGelu::Tanh: return "gelu (tanh)";
+    case EncoderGelu::GgmlTable: return "gelu (tanh, float16 table)";
+  }
+  return "";
+}
 
 EncoderModel::EncoderModel(EncoderConfig config, std::unique_ptr<WeightSource> weights)
     : config_(std::move(config)), weights_(std::move(weights)) {
@@ -53,15 +61,45 @@ EncoderModel::EncoderModel(EncoderConfig config, std::unique_ptr<WeightSource> w
 
 WideVector EncoderModel::wide(const std::string& name, long n) const { return weights_->vector(name, n).cast<double>(); }
 
-AttentionLayer EncoderModel::attention_layer(int l) const {
+Projection EncoderModel::quantized_projection(const std::string& name, long rows, long cols) const {
+  if (!quantized_matmul_) return {};
+  const std::optional<Q8Rows> w = weights_->q8_rows(name, rows, cols);
+  if (!w) return {};
+  return [w = *w](const Matrix& x, int threads) { return q8_matmul(x, w, q8_matmul_threads(threads, x.rows(), w)); };
+}
+
+Matrix EncoderModel::linear(int l, const char* name, long rows, long cols, const Matrix& x) const {
+  const std::string tensor = layer_tensor(l, name);
+  if (const Projection p = quantized_projection(tensor, rows, cols)) return p(x, Eigen::nbThreads());
+  return x * weights_->matrix(tensor, rows, cols).transpose();  // W stored [out, in]
+}
+
+std::string EncoderModel::matmul() const {
+  const EncoderConfig& c = config_;
+  const bool q8 = weights_->q8_rows(layer_tensor(0, "ffn_down.weight"), c.d_model, c.d_ff) ||
+                  weights_->q8_rows(layer_tensor(0, "ffn_up.weight"), c.d_ff, c.d_model) ||
+                  weights_->q8_rows(layer_tensor(0, "attn_output.weight"), c.d_model, c.d_model);
+  if (!q8) return "";
+  return quantized_matmul_ ? "q8_0 activations, as llama.cpp" : "float32";
+}
+
+AttentionLayer EncoderModel::attention_layer(int l, bool keep_float) const {
   const long d = config_.d_model;
   AttentionLayer a;
   a.num_heads = a.num_kv_heads = config_.num_heads;
+  a.q_width = a.v_width = d;
   // Stored as nn.Linear's [out, in]; the engine's convention is Q = X·W_Q + b_Q, W as [in, out].
-  a.w_q = weights_->matrix(layer_tensor(l, "attn_q.weight"), d, d).transpose();
-  a.w_k = weights_->matrix(layer_tensor(l, "attn_k.weight"), d, d).transpose();
-  a.w_v = weights_->matrix(layer_tensor(l, "attn_v.weight"), d, d).transpose();
-  a.w_o = weights_->matrix(layer_tensor(l, "attn_output.weight"), d, d).transpose();
+  // A Q8_0 weight under quantized matmul is multiplied from its blocks; its float32 copy is
+  // made only for what reads W itself (explain's probe).
+  const auto weight = [&](const char* name, Projection& projection) -> Matrix {
+    projection = quantized_projection(layer_tensor(l, name), d, d);
+    if (projection && !keep_float) return Matrix();
+    return weights_->matrix(layer_tensor(l, name), d, d).transpose();
+  };
+  a.w_q = weight("attn_q.weight", a.q_projection);
+  a.w_k = weight("attn_k.weight", a.k_projection);
+  a.w_v = weight("attn_v.weight", a.v_projection);
+  a.w_o = weight("attn_output.weight", a.o_projection);
   a.b_q = weights_->vector(layer_tensor(l, "attn_q.bias"), d);
   a.b_k = weights_->vector(layer_tensor(l, "attn_k.bias"), d);
   a.b_v = weights_->vector(layer_tensor(l, "attn_v.bias"), d);
@@ -121,9 +159,8 @@ AttentionBlock EncoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
 void EncoderModel::forward(const EncoderRequest& request) const {
   const EncoderConfig& c = config_;
   WideMatrix x = embed(request);  // [n, d_model]
-  double (*const gelu)(double) = c.gelu == EncoderGelu::Erf ? gelu_erf : static_cast<double (*)(double)>(gelu_tanh);
   for (int l = 0; l < c.num_layers; ++l) {
-    const AttentionLayer layer = attention_layer(l);
+    const AttentionLayer layer = attention_layer(l, request.probe != nullptr);
     const Matrix input = x.cast<Scalar>();
     // Bidirectional: an empty mask allows every key for every query.
     const MaskMatrix every_key;
@@ -140,14 +177,18 @@ void EncoderModel::forward(const EncoderRequest& request) const {
     // Post-norm (Devlin et al. 2019, as Vaswani et al. 2017): x = LN(x + Sublayer(x)).
     x = layer_norm(x + result.output.cast<double>(), wide(layer_tensor(l, "attn_output_norm.weight"), c.d_model),
                    wide(layer_tensor(l, "attn_output_norm.bias"), c.d_model), c.layer_norm_epsilon);
-    // The products in float32, as the engines compute them (and at float32 GEMM speed); the
-    // activation, the residual adds and the norms in float64.
+    // The products in float32, as the engines compute them (and at float32 GEMM speed), or from
+    // Q8_0 blocks as llama.cpp does; the residual adds and the norms in float64.
     const Matrix ffn_input = x.cast<Scalar>();
-    const Matrix up = ffn_input * weights_->matrix(layer_tensor(l, "ffn_up.weight"), c.d_ff, c.d_model).transpose();  // [n, d_ff]
-    WideMatrix hidden = up.cast<double>();
-    hidden.rowwise() += wide(layer_tensor(l, "ffn_up.bias"), c.d_ff).transpose();
-    hidden = hidden.unaryExpr(gelu);
-    const Matrix down = hidden.cast<Scalar>() * weights_->matrix(layer_tensor(l, "ffn_down.weight"), c.d_model, c.d_ff).transpose();
+    Matrix up = linear(l, "ffn_up.weight", c.d_ff, c.d_model, ffn_input);  // [n, d_ff]
+    up.rowwise() += weights_->vector(layer_tensor(l, "ffn_up.bias"), c.d_ff).transpose();
+    // llama.cpp's table for its files; the tanh GELU in float32 by Eigen's vectorised tanh (the
+    // decoders' GELU: in float64 by libm it took a quarter of a BERT base forward pass, perf);
+    // the erf GELU in float64.
+    const Matrix hidden = c.gelu == EncoderGelu::GgmlTable ? gelu_ggml(up)
+                          : c.gelu == EncoderGelu::Tanh    ? gelu_tanh(up)
+                                                           : Matrix(up.cast<double>().unaryExpr(&gelu_erf).cast<Scalar>());
+    const Matrix down = linear(l, "ffn_down.weight", c.d_model, c.d_ff, hidden);
     WideMatrix ffn = down.cast<double>();  // [n, d_model]
     ffn.rowwise() += wide(layer_tensor(l, "ffn_down.bias"), c.d_model).transpose();
     x = layer_norm(x + ffn, wide(layer_tensor(l, "layer_output_norm.weight"), c.d_model),

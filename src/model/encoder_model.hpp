@@ -23,10 +23,11 @@
 namespace attnviz {
 
 /// The GELU a file's reference engine applies: transformers' "gelu" is the exact (erf) one,
-/// llama.cpp's ggml_gelu the tanh approximation (as a float16 table).
-enum class EncoderGelu { Erf, Tanh };
+/// "gelu_new" / "gelu_pytorch_tanh" the tanh approximation, llama.cpp's ggml_gelu the tanh
+/// approximation looked up in a float16 table (model/ggml_gelu).
+enum class EncoderGelu { Erf, Tanh, GgmlTable };
 
-/// "gelu (erf)" or "gelu (tanh)", as dumps record it.
+/// "gelu (erf)", "gelu (tanh)" or "gelu (tanh, float16 table)", as dumps record it.
 std::string encoder_gelu_name(EncoderGelu gelu);
 
 /// Shapes and settings of an encoder.
@@ -84,14 +85,31 @@ class EncoderModel {
   /// Bytes of float32 weights of one layer and of the embedding tables: the memory estimate.
   double layer_float_bytes() const;
 
+  /// On: every layer weight the source stores as Q8_0 is multiplied as llama.cpp multiplies it,
+  /// with the activations quantised to Q8_0 per block of 32 (model/q8_matmul: the Q, K, V and
+  /// output projections and the feed-forward). Off: decoded to float32 and multiplied exactly
+  /// (--exact-matmul). encoder_from_gguf turns it on.
+  void set_quantized_matmul(bool on) { quantized_matmul_ = on; }
+  /// For the dump's model block: "q8_0 activations, as llama.cpp" (on), "float32" (off), ""
+  /// when the model has no Q8_0 layer weight.
+  std::string matmul() const;
+
  private:
-  AttentionLayer attention_layer(int layer) const;
+  /// Layer l's attention parameters; Q8_0 weights under quantized matmul become Projections,
+  /// their float32 matrices left empty unless `keep_float` (explain's probe reads them).
+  AttentionLayer attention_layer(int layer, bool keep_float) const;
+  /// X·Wᵀ by q8_matmul for the [rows, cols] tensor `name` when quantized matmul is on and it is
+  /// stored as Q8_0; empty otherwise.
+  Projection quantized_projection(const std::string& name, long rows, long cols) const;
+  /// X [m, cols]·Wᵀ for layer l's tensor `name` [rows, cols]: quantized_projection, or decoded.
+  Matrix linear(int l, const char* name, long rows, long cols, const Matrix& x) const;
   WideVector wide(const std::string& name, long n) const;
   WideMatrix embed(const EncoderRequest& request) const;
   AttentionBlock block_of(int layer, Scalar scale, const Tokens& tokens, AttentionResult&& result) const;
 
   EncoderConfig config_;
   std::unique_ptr<WeightSource> weights_;
+  bool quantized_matmul_ = false;
 };
 
 }  // namespace attnviz

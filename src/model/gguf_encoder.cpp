@@ -52,7 +52,7 @@ EncoderModel encoder_from_gguf(std::shared_ptr<const GgufFile> file) {
   if (c.n_token_types <= 0)
     throw InputError::inconsistent(file->path(), "metadata tokenizer.ggml.token_type_count: expected a positive count, got " +
                                                      std::to_string(c.n_token_types));
-  c.gelu = EncoderGelu::Tanh;  // ggml_gelu (a float16 table of the tanh approximation)
+  c.gelu = EncoderGelu::GgmlTable;  // ggml_gelu (a float16 table of the tanh approximation)
   const GgufTensorInfo* embedding = file->find_tensor("token_embd.weight");
   if (!embedding || embedding->dims.size() != 2)
     throw InputError(file->path() + ": tensor token_embd.weight is missing (needed by a bert model)");
@@ -61,7 +61,9 @@ EncoderModel encoder_from_gguf(std::shared_ptr<const GgufFile> file) {
   for (const auto& [key, value] : file->metadata())
     if (key.rfind(a + ".", 0) == 0 && !kKnownKeys.count(key.substr(a.size() + 1))) unknown += (unknown.empty() ? "" : ", ") + key;
   if (!unknown.empty()) c.warnings.push_back(file->path() + ": metadata attnviz does not know for architecture bert, ignored: " + unknown);
-  return EncoderModel(std::move(c), gguf_weight_source(std::move(file)));
+  EncoderModel model(std::move(c), gguf_weight_source(std::move(file)));
+  model.set_quantized_matmul(true);  // llama.cpp's numerics for its own files (issue 25)
+  return model;
 }
 
 }  // namespace attnviz
