@@ -18,7 +18,8 @@ Writes {"norms", "value_norms", "layer_norms", "alti", "head_sum"} for a layer (
 back to the input width), and {"layers": [{...}], "alti_rollout"} and with --flow "attention_flow" for a model; for a CTranslate2
 model (the forward pass of scripts/ct2_reference.py), {"blocks": [{"stack", "kind", "layer", norms…}]}
 for every block in the order the model runs them, cross-attention included. For a BERT GGUF (post-LN,
-the forward pass of scripts/bert_reference.py, GELU tanh as llama.cpp) {"layers", "alti_rollout"}:
+the forward pass of scripts/bert_reference.py, GELU as llama.cpp computes it: the tanh formula
+looked up in a float16 table) {"layers", "alti_rollout"}:
 ALTI with the attention output LayerNorm's linear part applied to every T_i(x_j), sigma of the real
 y_i, L(b_O) + beta in the output only (Ferrando et al. 2022, §3; mt-upc/transformer-contributions), and
 each layer's sum_j L(T_i(x_j)) + L(b_O) + beta checked against the LayerNorm output the forward pass feeds on.
@@ -257,7 +258,7 @@ def bert_reference(path, ids):
         m["alti_rollout"] = rollout
         del m["ln_outputs"]
         layers.append(m)
-        x = layer_norm(x + linear("ffn_down", gelu(linear("ffn_up", x), "tanh")), t[p + "layer_output_norm.weight"],
+        x = layer_norm(x + linear("ffn_down", gelu(linear("ffn_up", x), "ggml")), t[p + "layer_output_norm.weight"],
                        t[p + "layer_output_norm.bias"], eps)
     return {"layers": layers, "alti_rollout": [m["alti_rollout"] for m in layers]}
 
