@@ -56,8 +56,6 @@ void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::ve
   check_ids_in_model(decoder_input(o), vocab, ids, n_vocab);
 }
 
-double forward_bytes(const DecoderModel& model, double n, int held) { return decoder_forward_bytes(model, n, held); }
-
 // `load()`, the decoder of o.model. run_model sends encoders elsewhere; the commands that run a
 // decoder themselves (attribute, census over a corpus) land here, where a BERT file's
 // "architecture bert is not supported" would mislead: a model that fails to load as a decoder is
@@ -83,97 +81,17 @@ LoadedDecoder load_decoder(const Options& o) {
 ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, const BlockSink& sink,
                                 std::vector<std::string>& warnings, double memory_budget, const KeptBytes& kept,
                                 ModelProbe* probe = nullptr, const HeadSink* heads = nullptr) {
-  const DecoderModel& model = *loaded.model;
-  const Vocabulary* vocab = loaded.vocab.get();
-  const DecoderConfig& c = model.config();
-  if (probe && probe->check) probe->check(summary_of(c));  // before --layers, which the probe's caller chose
-  const LayerSelection layers = parse_layer_selection(o.layers, c.num_layers);
-  if (o.measure == "alti" && c.block.post_attention_norm)
-    throw UsageError::bad_option("--measure", "alti: " + o.model + " (" + c.architecture + ") normalises each attention output "
-                                 "before it joins the residual stream (a post-attention norm), so the block's update is no "
-                                 "sum of per-token terms and ALTI does not apply; use --measure norms");
-
-  ModelRunInfo info;
-  info.model = summary_of(c);
-  info.model.matmul = model.matmul();
-  info.token_ids = input_ids(o, vocab);
-  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
-  if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
-  if (info.token_ids.empty())
-    throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
-  check_ids_in_model(o, vocab, info.token_ids, c.n_vocab);
-  info.prompt_length = static_cast<int>(info.token_ids.size());
-  const long total = static_cast<long>(info.token_ids.size()) + std::max(o.generate, 0);
-  if (c.context_length > 0 && total > c.context_length)
-    throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
-                                 std::to_string(total) + " tokens" + (o.generate > 0 ? " with the continuation" : "") +
-                                     " exceed the model's context length of " + std::to_string(c.context_length));
-  const int selected = layers.all() ? c.num_layers : static_cast<int>(layers.count());
-  const double sink_bytes = kept ? kept(total, selected, c.num_heads) : 0.0;
-  // Greedy decoding holds every layer's keys and values (cache_bytes) beside one layer's
-  // weights; they are freed before the forward pass whose layers fill the sink.
-  const double cache_bytes = o.generate > 0 ? model.cache_bytes(static_cast<double>(total)) : 0.0;
-  // --measure: one layer's f^h(x_j) (h × n × d_model float32) with its float64 copies, and the
-  // norms (h·n² + n²) or ALTI's map beside the weights.
-  const double n = static_cast<double>(total);
-  const double measure_bytes =
-      measure_needs_value_vectors(o.measure)
-          ? 3.0 * 4.0 * c.num_heads * n * static_cast<double>(c.d_model) + 4.0 * (c.num_heads + 1.0) * n * n
-          : 0.0;
-  // Head by head (not with --measure, whose norms read a whole layer): only one head.
-  const HeadSink* head_sink = heads != nullptr && !measure_needs_value_vectors(o.measure) ? heads : nullptr;
-  const double needed = forward_bytes(model, n, head_sink != nullptr ? 1 : c.num_heads) + measure_bytes +
-                        std::max(sink_bytes, cache_bytes);
-  if (needed > memory_budget)
-    throw LimitError::memory("the forward pass over " + std::to_string(total) + " tokens" +
-                                 (cache_bytes > sink_bytes ? " and the continuation's key/value cache"
-                                  : sink_bytes > 0 ? " and what is kept across its layers (the dump's text, the report's values, overview maps, rollout, chosen heads)"
-                                                   : ""),
-                             needed, memory_budget, "--max-memory MIB");
-
-  info.model.end_tokens = loaded.end_tokens;
-  if (o.generate > 0) model.generate(info.token_ids, o.generate, loaded.end_tokens);
-  const Vocabulary* names = vocab ? vocab : loaded.names ? &*loaded.names : nullptr;
-  name_tokens(names, info);
-  if (vocab) {
-    const bool starts_with_bos = vocab->bos && !info.token_ids.empty() && info.token_ids.front() == *vocab->bos;
-    info.text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
-    info.generated_text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + info.prompt_length, info.token_ids.end()));
-  }
-  ForwardRequest request;
-  request.token_ids = info.token_ids;
-  // Byte-level pieces ("Ġ", "ä½") are an encoding, not text: their labels are the texts.
-  request.tokens = names && pieces_are_byte_level(*names) ? info.token_texts : info.tokens;
-  request.layers = layers;
-  // Pictures mark where the prompt ends (issue 23): each block says how long it was.
-  const BlockSink marked = [&sink, &info](AttentionBlock&& block) {
-    if (info.prompt_length < static_cast<int>(info.token_ids.size())) block.record.prompt_length = info.prompt_length;
-    sink(std::move(block));
-  };
-  request.sink = &marked;
-  AttentionBlock marked_shell;  // the block each head comes with, its prompt marked as above
-  const HeadSink marked_heads = [&](const AttentionBlock& block, int head, Matrix& weights) {
-    if (head == 0) {
-      marked_shell = block;
-      if (info.prompt_length < static_cast<int>(info.token_ids.size())) marked_shell.record.prompt_length = info.prompt_length;
-    }
-    (*head_sink)(marked_shell, head, weights);
-  };
-  if (head_sink != nullptr) request.head_sink = &marked_heads;
-  request.logits = o.logits;  // only dump --logits writes them; the output layer is skipped otherwise
-  request.wants = AttentionWants{o.scores, o.outputs, measure_needs_value_vectors(o.measure)};
-  if (probe && probe->block) request.probe = &probe->block;
-  info.last_logits = model.forward(request);
-  if (probe && probe->want_output) {
-    probe->output = model.output_weights();
-    if (names) {
-      // Byte-level pieces ("Ġthe") are an encoding: the lists show what each reads as, as labels do.
-      const bool byte_level = pieces_are_byte_level(*names);
-      for (std::size_t id = 0; id < names->pieces.size(); ++id)
-        probe->output->pieces.push_back(byte_level ? token_display_text(*names, static_cast<std::int32_t>(id)) : names->pieces[id]);
-    }
-  }
-  return info;
+  DecoderRunRequest request;
+  request.input = decoder_input(o);
+  request.layers = o.layers;
+  request.generate = o.generate;
+  request.logits = o.logits;
+  request.scores = o.scores;
+  request.outputs = o.outputs;
+  request.value_vectors = measure_needs_value_vectors(o.measure);
+  request.alti = o.measure == "alti";
+  request.memory_budget = memory_budget;
+  return run_decoder_request(loaded, request, sink, warnings, kept, probe, heads);
 }
 
 ModelRunInfo run_decoder(const Options& o, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,

@@ -30,9 +30,7 @@ void check_layer_run_options(const Options& options);
 /// True when --model names an encoder-decoder folder (CTranslate2: model.bin inside).
 bool is_encoder_decoder_model(const Options& options);
 
-/// Bytes a sink keeps across blocks (an overview's maps, a rollout's R), estimated from the
-/// run's shape before the forward pass: tokens, selected layers, heads per layer.
-using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
+// KeptBytes (what a sink keeps across blocks, for the memory estimate): model/model_session.hpp.
 
 /// Runs the model named by options.model on options.text / token_ids, handing every selected
 /// block to `sink`; returns everything else about the run. Appends user-facing warnings.

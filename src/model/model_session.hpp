@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/block_probe.hpp"
 #include "model/decoder_model.hpp"
 #include "model/model_run.hpp"
 #include "model/vocabulary.hpp"
@@ -75,5 +77,36 @@ void name_tokens(const Vocabulary* names, ModelRunInfo& info);
 /// How a decoder's pictures label token `id`: its text for byte-level vocabularies, else its
 /// piece, or the id when `names` is null or names it not.
 std::string decoder_token_label(const Vocabulary* names, std::int32_t id);
+
+
+/// What the library is asked to compute in one decoder run (what heatmaps, dump and compare ask of a
+/// --model): the input, which layers to capture (--layers syntax: "all", "2", "0,3", "1-4"), how
+/// many tokens to generate greedily first (≤ 0: none), the last logits, scores and head outputs,
+/// the value vectors that --measure norms|alti read, and the memory budget in bytes.
+struct DecoderRunRequest {
+  DecoderInput input;
+  std::string layers = "all";
+  int generate = 0;
+  bool logits = false, scores = false, outputs = false;
+  bool value_vectors = false;  ///< hand each block's f^h(x_j), residual and b_O on (analysis/value_norms, alti)
+  bool alti = false;           ///< ALTI will be computed: refused for post-attention-norm families
+  double memory_budget = 0;    ///< bytes; the run is refused (LimitError) if its estimate exceeds it
+};
+
+/// Bytes a sink keeps across blocks (an overview's maps, a rollout's R, the dump's text), estimated
+/// from the run's shape before the forward pass: tokens, selected layers, heads per layer.
+using KeptBytes = std::function<double(long tokens, int layers, int heads)>;
+
+/// One decoder run of `loaded`: the input's ids checked against the model, the memory estimate
+/// (forward pass, what `kept` says the sink keeps, the key/value cache of greedy generation, the
+/// value vectors) checked against r.memory_budget before any work (LimitError), generation, then
+/// one forward pass whose selected blocks go to `sink` (or head by head to `heads`, when given and
+/// no value vectors are asked for), each marked with the prompt's length when tokens were
+/// generated. `probe`, when given, sees the model's shape, the blocks' inputs and the output
+/// weights. Throws UsageError for input the request cannot run (empty, past the context, ALTI on
+/// a post-norm family), InputError for ids the model lacks.
+ModelRunInfo run_decoder_request(const LoadedDecoder& loaded, const DecoderRunRequest& r, const BlockSink& sink,
+                                 std::vector<std::string>& warnings, const KeptBytes& kept = {},
+                                 ModelProbe* probe = nullptr, const HeadSink* heads = nullptr);
 
 }  // namespace attnviz
