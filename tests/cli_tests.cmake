@@ -470,3 +470,14 @@ foreach(mode default exact)
            COMMAND /bin/sh -c "$<TARGET_FILE:attnviz> dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/bert-q8_0.gguf --token-ids 2,7,12,3 --layers 0 ${flag} -o ${ATTNVIZ_CLI_OUT}/q8_bert_${mode}.json >/dev/null && /usr/bin/python3 -c \"import json, sys; print('matmul:', json.load(open(sys.argv[1]))['model']['matmul'])\" ${ATTNVIZ_CLI_OUT}/q8_bert_${mode}.json")
   set_tests_properties(cli_dump_q8_matmul_bert_${mode} PROPERTIES PASS_REGULAR_EXPRESSION "^matmul: ${expected}\n$")
 endforeach()
+# attribute multiplies in float32 whatever the file holds: DLA's terms must add up to the logit, which
+# Q8_0 products (activations rounded to 8 bits) would break (it stopped with an internal error).
+attnviz_expect(cli_attribute_q8_float32 0
+  "^wrote attribution.json and attribution.png to [^\n]*\ntarget \"<0x02>\" \\(id 5\\) at position 10 \"<0x64>\": logit -1\\.419, log p -85\\.729\n"
+  attribute --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --text "hello world" --target-id 5 -o ${ATTNVIZ_CLI_OUT}/attribute_q8)
+# --exact-matmul is named where it changes nothing: refused without --model, warned on a model without Q8_0 weights.
+attnviz_bad_run(cli_exact_matmul_needs_model "attnviz: error: --exact-matmul: needs --model"
+  dump ${CMAKE_CURRENT_SOURCE_DIR}/../data/stories260k/layer0.json --exact-matmul -o ${ATTNVIZ_CLI_OUT}/never_written.json)
+attnviz_expect(cli_exact_matmul_ignored 0
+  "attnviz: warning: --exact-matmul: [^\n]*stories260K\\.gguf has no Q8_0 weights that attnviz multiplies quantised \\(only GGUF Q8_0 decoders and BERT encoders\\): ignored"
+  dump --model ${ATTNVIZ_STORIES_GGUF} --token-ids 1,5,6 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_ignored.json)

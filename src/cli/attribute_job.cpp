@@ -245,7 +245,12 @@ void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out,
   if (options.source_tokens || options.target_tokens || options.generate >= 0)
     throw UsageError::bad_option(options.source_tokens ? "--source-tokens" : options.target_tokens ? "--target-tokens" : "--generate",
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
-  const DecoderRun run = prepare_decoder_run(options, warnings, "");
+  DecoderRun run = prepare_decoder_run(options, warnings, "");
+  // DLA splits the logit into terms that must add up to it, and each ablation is a difference of
+  // two log p: Q8_0 products round every activation to 8 bits, which is not linear, so attribute
+  // always multiplies in float32 (as --exact-matmul), whatever the file's weights.
+  run.model->set_quantized_matmul(false);
+  if (!run.info.model.matmul.empty()) run.info.model.matmul = run.model->matmul();
   HeadAttributionRequest request;
   request.token_ids = run.info.token_ids;
   const bool bos = run.vocab && run.vocab->bos && request.token_ids.front() == *run.vocab->bos;

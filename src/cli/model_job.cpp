@@ -43,7 +43,7 @@ void refuse_model_options(const Options& o) {
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
                       : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
                       : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.flow ? "--flow"
-                      : o.token_types ? "--token-types" : nullptr;
+                      : o.token_types ? "--token-types" : o.exact_matmul ? "--exact-matmul" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
@@ -121,6 +121,12 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
   return run_ct2_model(request, sink, warnings);
 }
 
+// The warning for --exact-matmul on a model whose products it does not change.
+std::string exact_matmul_ignored(const std::string& model) {
+  return "--exact-matmul: " + model + " has no Q8_0 weights that attnviz multiplies quantised (only GGUF Q8_0 "
+         "decoders and BERT encoders): ignored";
+}
+
 }  // namespace
 
 bool is_model_run(const Options& options) { return !options.model.empty(); }
@@ -136,7 +142,7 @@ void check_layer_run_options(const Options& options) {
 }
 
 
-ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
+static ModelRunInfo run_model_once(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
   refuse_layer_options(options);
   // --measure: each block's norms or ALTI from what the forward pass handed on, which is then let go.
@@ -180,6 +186,15 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
   return run_decoder(options, sink, warnings, memory_budget, kept, probe, heads);
 }
 
+ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
+                       double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
+  ModelRunInfo info = run_model_once(options, plain_sink, warnings, memory_budget, kept, probe, heads);
+  // The flag changes only Q8_0 products (decoders and BERT from GGUF files): say when it did nothing.
+  if (options.exact_matmul && info.model.matmul.empty())
+    warnings.push_back(exact_matmul_ignored(options.model));
+  return info;
+}
+
 DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warnings, const std::string& encoder_decoder_refusal) {
   refuse_layer_options(o);
   if (is_encoder_decoder_model(o)) throw UsageError::bad_option("--model", o.model + " is an encoder-decoder (CTranslate2) model: " + encoder_decoder_refusal);
@@ -198,6 +213,7 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   ModelRunInfo& info = run.info;
   info.model = summary_of(c);
   info.model.matmul = run.model->matmul();
+  if (o.exact_matmul && info.model.matmul.empty()) warnings.push_back(exact_matmul_ignored(o.model));
   info.token_ids = input_ids(o, run.vocab.get());
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && run.vocab) warnings.insert(warnings.end(), run.vocab->warnings.begin(), run.vocab->warnings.end());
