@@ -59,3 +59,10 @@ attnviz_expect(cli_census_folder_without_merge 105 "^attnviz: error: census: une
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} -o ${ATTNVIZ_MERGE_OUT}/m5 ${ATTNVIZ_MERGE_OUT}/s0)
 set_tests_properties(cli_census_merge_o_first cli_census_merge_o_between cli_census_merge_o_last
                      PROPERTIES FIXTURES_REQUIRED census_merge_shards)
+# A run setting given with --merge changed nothing and was taken in silence (hostile tester): named.
+attnviz_bad_run(cli_census_merge_run_setting
+  "attnviz: error: --sink-epsilon: is a setting of the runs, not of --merge"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/s1 --sink-epsilon 0.5 -o ${ATTNVIZ_MERGE_OUT}/never_written)
+attnviz_bad_run(cli_census_merge_layers
+  "attnviz: error: --layers: is a setting of the runs, not of --merge"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/s1 --layers 1 -o ${ATTNVIZ_MERGE_OUT}/never_written)

@@ -102,6 +102,14 @@ void check_census_options(const Options& o) {
     if (!o.model.empty() || !o.corpus.empty())
       throw UsageError::bad_option("--merge", "combines finished outputs; give --merge DIR… or --model with --corpus, not both");
     if (o.resume || o.shard_count != 1) throw UsageError::bad_option(o.resume ? "--resume" : "--shard", "does not go with --merge");
+    // The outputs' own settings are what a merge combines (and checks agree); a run setting given
+    // here would change nothing, so it is named instead of ignored.
+    const char* run_setting = o.layers != "all" ? "--layers" : o.sink_epsilon != 0.3 ? "--sink-epsilon" : o.no_bos ? "--no-bos"
+                              : o.skip_bad_lines ? "--skip-bad-lines" : o.limit >= 0 ? "--limit" : o.max_tokens != 0 ? "--max-tokens"
+                              : o.no_truncate ? "--no-truncate" : !o.corpus_format.empty() ? "--corpus-format" : nullptr;
+    if (run_setting)
+      throw UsageError::bad_option(run_setting, "is a setting of the runs, not of --merge (each output records its own, and "
+                                                "a merge refuses outputs whose settings differ)");
     return;
   }
   if (o.model.empty()) throw UsageError::bad_option("--model", "required (or --merge DIR… to combine shard outputs)");
