@@ -51,13 +51,15 @@ TEST_CASE("heatmaps --model: head by head writes the whole-layer path's PNG file
   // PNG alone is drawn head by head; asking for SVG too takes the whole-layer path, whose PNGs
   // are the reference. 300 tokens under --max-size 500: the grid aggregates cells; --generate
   // marks the prompt's end.
-  for (const std::string scale : {"fixed", "log"}) {
+  // --rows generated too: its head pictures once read the mask cut twice, past its rows (ASan).
+  for (const std::string scale : {"fixed", "log", "fixed-generated"}) {
     test::TempDir dir;
     Options by_head = stories_options(Command::Heatmaps, dir.file("by_head"));
     by_head.text = "Lily saw a cat. Lily saw a cat.";
     by_head.generate = 60;
     by_head.max_size_px = 500;
-    by_head.scale = scale;
+    by_head.scale = scale == "log" ? "log" : "fixed";
+    if (scale == "fixed-generated") by_head.rows = "generated";
     REQUIRE(HeadByHeadHeatmaps::applies(by_head));
     Options whole = by_head;
     whole.output = dir.file("whole");

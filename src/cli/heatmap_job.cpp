@@ -336,7 +336,8 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   if (head == 0) {
     // As render_heatmaps lays the grid out; its panels are placeholders (a fixed or log scale
     // reads no values) and its cells come head by head, aggregated at the layout's block.
-    grid_ = base_request(record, share(record.allowed()), options_, memory_budget_, block_, "weights");
+    allowed_ = share(record.allowed());
+    grid_ = base_request(record, allowed_, options_, memory_budget_, block_, "weights");
     first_ = first_drawn_row(record, options_);
     for (int h = 0; h < record.num_heads; ++h) {
       grid_.panels.push_back(share(Matrix()));
@@ -353,7 +354,9 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   largest_ = std::max(largest_, weights.maxCoeff());
   const SharedMatrix panel = drawn_rows(weights, first_);
   grid_.drawn.push_back(std::make_shared<const DrawnCells>(grid_panel_cells(grid_, *panel, grid_.drawn_block)));
-  GridRequest single = base_request(record, grid_.allowed, options_, memory_budget_, block_, "weights");
+  // The whole mask: grid_.allowed holds only the drawn rows (--rows generated), and base_request
+  // takes them again.
+  GridRequest single = base_request(record, allowed_, options_, memory_budget_, block_, "weights");
   single.cols = 1;
   single.max_memory_bytes = grid_.max_memory_bytes;
   single.memory_note = grid_.memory_note;

@@ -74,6 +74,7 @@ class HeadByHeadHeatmaps {
   std::string block_;
   FontSet fonts_;
   GridRequest grid_;
+  SharedMask allowed_;  ///< the layer's whole mask [n_q, n_k]; base_request takes the drawn rows of it
   int first_ = 0;
   float largest_ = 0;
   std::vector<std::pair<std::string, RenderedPng>> heads_;
