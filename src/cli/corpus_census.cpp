@@ -65,23 +65,25 @@ const std::vector<std::string>& corpus_statistic_names() {
 
 std::string CensusHead::name() const { return model_head_name(stack.empty() ? "" : block_name(stack, kind), layer, head); }
 
-void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
-                          TextStatistics& text) {
+BlockStatistics::BlockStatistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids) {
   const AttentionRecord& record = block.record;
-  const MaskMatrix allowed = record.allowed();
+  allowed_ = record.allowed();
   std::vector<long> skipped = record.fully_masked_rows;  // as census_of_block: padding and fully masked rows
   for (std::size_t i = 0; i < record.query_mask.size(); ++i)
     if (record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
-  const std::vector<long> rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
+  const std::vector<long> rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed_, skipped);
+  self_ = record.mode == "self";
+  for (long i = 0, k = 0; i < static_cast<long>(record.query_tokens.size()); ++i) {
+    if (k < static_cast<long>(rows.size()) && rows[static_cast<std::size_t>(k)] == i) ++k;
+    else skipped_.push_back(i);
+  }
   if (rows.empty()) return;
-  const bool self = record.mode == "self";
-  // The one-text census's statistics (census_of_block's), all heads in one call: no copy of a
-  // head's weights per head.
-  const std::vector<HeadStats> stats = head_statistics(record.weights, allowed, rows, self);
+  rows_ = StatisticRows::of(allowed_, rows, static_cast<long>(record.key_tokens.size()));
+  if (!self_) return;
   // Blocks that carry no ids (an encoder-decoder's tokens): the tokens' own strings are their ids,
   // one per distinct piece, which a vocabulary's unique pieces make the same comparison.
   std::vector<std::int32_t> interned;
-  if (self && token_ids.size() != record.query_tokens.size()) {
+  if (token_ids.size() != record.query_tokens.size()) {
     std::vector<std::string> seen;
     for (const std::string& t : record.query_tokens) {
       const auto at = std::find(seen.begin(), seen.end(), t);
@@ -89,21 +91,34 @@ void add_block_statistics(const AttentionBlock& block, const std::vector<std::in
       if (at == seen.end()) seen.push_back(t);
     }
   }
-  const DetectionCells cells = self ? DetectionCells::of(interned.empty() ? token_ids : interned) : DetectionCells{};
-  const InductionKeys induction_keys = self ? InductionKeys::of(record.query_tokens, rows) : InductionKeys{};
-  for (int h = 0; h < record.num_heads; ++h) {
-    const Matrix& w = record.weights[static_cast<std::size_t>(h)];
-    const HeadStats& s = stats[static_cast<std::size_t>(h)];
-    const std::optional<double> induction = self ? induction_score(w, induction_keys) : std::nullopt;
-    std::vector<std::optional<double>> values = {
-        s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
-        s.previous_mass, s.first_token_mass, induction,
-        self ? sink_indicator(w, allowed, rows, sink_epsilon) : std::nullopt};
-    const std::array<std::optional<double>, 3> tl = self ? detection_scores(w, cells) : std::array<std::optional<double>, 3>{};
-    values.insert(values.end(), tl.begin(), tl.end());
-    CensusHead head{block.encoder_decoder ? block.stack : "", block.encoder_decoder ? block.kind : "", block.layer, h};
-    text.heads.push_back({std::move(head), std::move(values)});
-  }
+  cells_ = DetectionCells::of(interned.empty() ? token_ids : interned);
+  induction_keys_ = InductionKeys::of(record.query_tokens, rows);
+}
+
+void BlockStatistics::add_head(const AttentionBlock& block, int head, const Matrix& w, double sink_epsilon,
+                               TextStatistics& text) const {
+  if (rows_.rows.empty()) return;
+  const HeadStats s = head_statistics(w, rows_, self_);
+  const std::optional<double> induction = self_ ? induction_score(w, induction_keys_) : std::nullopt;
+  std::vector<std::optional<double>> values = {
+      s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
+      s.previous_mass, s.first_token_mass, induction,
+      self_ ? sink_indicator(w, allowed_, rows_.rows, sink_epsilon) : std::nullopt};
+  // TL's denominator: every row's mass, the skipped rows' (all zero from a model) added to the statistics' own.
+  double total = s.mass;
+  for (long i : skipped_) total += w.row(i).cast<double>().sum();
+  const std::array<std::optional<double>, 3> tl = self_ ? detection_scores(w, cells_, total) : std::array<std::optional<double>, 3>{};
+  values.insert(values.end(), tl.begin(), tl.end());
+  CensusHead name{block.encoder_decoder ? block.stack : "", block.encoder_decoder ? block.kind : "", block.layer, head};
+  text.heads.push_back({std::move(name), std::move(values)});
+}
+
+void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
+                          TextStatistics& text) {
+  // The one-text census's statistics (census_of_block's), over rows and cells found once for all heads.
+  const BlockStatistics shared(block, token_ids);
+  for (int h = 0; h < block.record.num_heads; ++h)
+    shared.add_head(block, h, block.record.weights[static_cast<std::size_t>(h)], sink_epsilon, text);
 }
 
 std::size_t CorpusCensus::head_slot(const CensusHead& head) {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "attention/head_detectors.hpp"
+#include "attention/head_stats.hpp"
 #include "attention/running_stat.hpp"
 #include "cli/options.hpp"
 #include "io/atomic_output.hpp"
@@ -46,6 +48,24 @@ struct TextStatistics {
 /// encoder-decoder's blocks, the query tokens' strings stand for ids).
 void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
                           TextStatistics& text);
+
+/// add_block_statistics head by head, for a block whose heads come one at a time (HeadSink):
+/// built from the block without its weights (tokens, masks), it finds the rows, their spans of
+/// allowed keys and the detector cells once; add_head then appends one head's values.
+class BlockStatistics {
+ public:
+  BlockStatistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids);
+  /// Appends head `head` of the block, weights w [n_q, n_k], to `text`.
+  void add_head(const AttentionBlock& block, int head, const Matrix& w, double sink_epsilon, TextStatistics& text) const;
+
+ private:
+  MaskMatrix allowed_;
+  StatisticRows rows_;
+  std::vector<long> skipped_;  ///< the query rows the statistics leave out
+  bool self_ = false;
+  DetectionCells cells_;
+  InductionKeys induction_keys_;
+};
 
 /// What produced a census; two censuses merge only when every part is equal.
 struct CensusProvenance {
