@@ -7,6 +7,8 @@
 
 #include "attention/head_detectors.hpp"
 #include "attention/head_stats.hpp"
+#include "cli/census_check.hpp"
+#include "cli/census_merge_check.hpp"
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 
@@ -23,16 +25,6 @@ std::string number(double x) {
 }
 
 Json optional_json(const std::optional<double>& x) { return x ? Json(*x) : Json(nullptr); }
-
-// The part of two provenances that differs, or "".
-std::string differing_part(const CensusProvenance& a, const CensusProvenance& b) {
-  if (a.attnviz_version != b.attnviz_version)
-    return "attnviz version (" + a.attnviz_version + " vs " + b.attnviz_version + ")";
-  if (a.model != b.model) return "model (" + a.model + " vs " + b.model + ")";
-  if (a.corpus != b.corpus) return "corpus (" + a.corpus + " vs " + b.corpus + ")";
-  if (a.settings != b.settings) return "settings (" + a.settings + " vs " + b.settings + ")";
-  return "";
-}
 
 const Json& member(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
   const auto found = object.find(key);
@@ -143,9 +135,9 @@ void CorpusCensus::add(const TextStatistics& text) {
 }
 
 void CorpusCensus::merge(const CorpusCensus& other, const std::string& this_source, const std::string& other_source) {
-  const std::string part = differing_part(provenance_, other.provenance_);
-  if (!part.empty())
-    throw InputError::inconsistent(other_source, "was made with another " + part + " than " + this_source + "; only outputs of "
+  const std::string differences = provenance_differences(provenance_, other.provenance_, this_source, other_source);
+  if (!differences.empty())
+    throw InputError::inconsistent(other_source, "does not match " + this_source + ": " + differences + "; only outputs of "
                                                  "the same model, corpus, settings and attnviz version merge");
   for (const auto& a : covered_) {
     for (const auto& b : other.covered_) {
@@ -239,6 +231,7 @@ CorpusCensus CorpusCensus::read_census(const std::string& path) {
   if (!root.contains("version") || root["version"] != kCensusVersion)
     throw InputError::bad_value(path, "/version", std::to_string(kCensusVersion) + " (this attnviz's census format)",
                                 root.contains("version") ? root["version"].dump() : "nothing");
+  check_census_json(root, path);
   CorpusCensus census;
   census.provenance_.attnviz_version = member(root, "attnviz_version", path, "").get<std::string>();
   census.provenance_.model = member(root, "model", path, "").dump();

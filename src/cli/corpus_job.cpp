@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/attention_job.hpp"
 #include "cli/census_journal.hpp"
+#include "cli/census_merge_check.hpp"
 #include "cli/corpus_census.hpp"
 #include "cli/corpus_model.hpp"
 #include "cli/model_job.hpp"
@@ -215,18 +217,26 @@ void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& wa
   for (const std::string& dir : o.merge)
     if (fs::exists(o.output, ec) && fs::equivalent(dir, o.output, ec))
       throw UsageError::bad_option("-o", o.output + " is one of the folders merged; write the merge to a new folder");
-  std::unique_ptr<CorpusCensus> merged;
-  std::string first;
+  // Every input is read and checked, then checked against the others, before any is merged:
+  // each message names the very files that disagree.
+  std::vector<CorpusCensus> inputs;
+  std::vector<std::string> paths;
+  std::vector<IndexRanges> covered;
   for (const std::string& dir : o.merge) {
-    const std::string path = (fs::path(dir) / "census.json").string();
-    CorpusCensus census = CorpusCensus::from_json(path);
-    if (!merged) {
-      merged = std::make_unique<CorpusCensus>(std::move(census));
-      first = path;
-    } else {
-      merged->merge(census, first, path);
-    }
+    paths.push_back((fs::path(dir) / "census.json").string());
+    inputs.push_back(CorpusCensus::from_json(paths.back()));
+    covered.push_back(inputs.back().covered());
+    const std::string differences = provenance_differences(inputs.front().provenance(), inputs.back().provenance(), paths.front(), paths.back());
+    if (!differences.empty())
+      throw InputError::inconsistent(paths.back(), "does not match " + paths.front() + ": " + differences +
+                                                       "; only outputs of the same model, corpus, settings and attnviz version merge");
   }
+  if (const std::optional<SharedText> shared = first_shared_text(covered))
+    throw InputError::inconsistent(paths[shared->second], "covers text " + std::to_string(shared->text) + ", which " +
+                                                              paths[shared->first] + " covers too: a text may be counted once "
+                                                              "(the same shard given twice?)");
+  std::unique_ptr<CorpusCensus> merged = std::make_unique<CorpusCensus>(std::move(inputs.front()));
+  for (std::size_t i = 1; i < inputs.size(); ++i) merged->merge(inputs[i], paths.front(), paths[i]);
   OutputSet files;
   merged->add_files(o.output, o, files, warnings);
   files.commit();
