@@ -41,6 +41,8 @@ EDITS = {
     "ranges_overlap": lambda d: d["covers"].update(ranges=[[0, 1], [1, 2]], texts=3),
     "ranges_unsorted": lambda d: d["covers"].update(ranges=list(reversed(d["covers"]["ranges"]))),
     "ranges_negative": lambda d: d["covers"].update(ranges=[[-1, -1]] + d["covers"]["ranges"][1:]),
+    "corpus_texts": lambda d: d["covers"].update(corpus_texts=5),
+    "model_name": lambda d: d.update(model_name="stories15M"),
     "range_beyond_corpus": lambda d: d["covers"].update(ranges=d["covers"]["ranges"][:-1] + [[4, 4]]),
     # 4. members attnviz does not know, at every level
     "unknown_top": lambda d: d.update(comment="edited"),

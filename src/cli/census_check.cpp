@@ -116,10 +116,10 @@ struct ModelShape {
 ModelShape check_provenance(const Checker& c, const Json& root) {
   c.members(root, "", {"format", "version", "attnviz_version", "model_name", "model", "corpus", "settings", "covers", "statistics", "heads"});
   c.text(root, "", "attnviz_version");
-  c.text(root, "", "model_name");
   const Json& model = root.at("model");
   c.members(model, "/model", {"name", "architecture", "layers", "heads", "d_model", "bytes"});
-  c.text(model, "/model", "name");
+  if (c.text(model, "/model", "name") != c.text(root, "", "model_name"))
+    c.fail("/model_name", shown(model.at("name")) + " (/model/name)", shown(root.at("model_name")));
   c.text(model, "/model", "architecture");
   ModelShape shape;
   shape.layers = c.integer(model, "/model", "layers", 1);
