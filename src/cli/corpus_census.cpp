@@ -139,16 +139,18 @@ void CorpusCensus::merge(const CorpusCensus& other, const std::string& this_sour
   if (!differences.empty())
     throw InputError::inconsistent(other_source, "does not match " + this_source + ": " + differences + "; only outputs of "
                                                  "the same model, corpus, settings and attnviz version merge");
-  for (const auto& a : covered_) {
-    for (const auto& b : other.covered_) {
-      const long first = std::max(a.first, b.first);
-      if (first <= std::min(a.second, b.second))
-        throw InputError::inconsistent(other_source, "covers text " + std::to_string(first) + ", which " + this_source +
-                                                     " covers too: a text may be counted once (the same shard given twice?)");
-    }
-  }
+  // One pass over both sorted lists (each disjoint): a range starting at or before the furthest
+  // end so far shares its first text with the other list. Pairwise, two shards of 200000 texts
+  // (a range each) took 29 s of CPU.
   IndexRanges merged;
   std::merge(covered_.begin(), covered_.end(), other.covered_.begin(), other.covered_.end(), std::back_inserter(merged));
+  long reach = -1;
+  for (const auto& r : merged) {
+    if (r.first <= reach)
+      throw InputError::inconsistent(other_source, "covers text " + std::to_string(r.first) + ", which " + this_source +
+                                                   " covers too: a text may be counted once (the same shard given twice?)");
+    reach = std::max(reach, r.second);
+  }
   covered_.clear();
   for (const auto& r : merged) {
     if (!covered_.empty() && r.first <= covered_.back().second + 1) covered_.back().second = std::max(covered_.back().second, r.second);
