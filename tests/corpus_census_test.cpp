@@ -134,6 +134,8 @@ TEST_CASE("corpus_census: merging refuses a text counted twice and outputs of ot
   CorpusCensus a = census_of({0, 2});
   REQUIRE_THROWS_WITH(a.merge(census_of({2, 4}), "A/census.json", "B/census.json"),
                       Contains("B/census.json: covers text 2, which A/census.json covers too"));
+  // Found under a range that reaches past it (one pass over both lists, not pairwise).
+  REQUIRE_THROWS_WITH(census_of({3, 4, 5, 6, 7}).merge(census_of({1, 6, 9}), "A", "B"), Contains("B: covers text 6, which A covers too"));
   // The member that differs, with both values (hostile tester: both settings objects were printed whole).
   REQUIRE_THROWS_WITH(a.merge(census_of({1}, provenance("{\"sink_epsilon\":0.5}")), "A", "B"),
                       Contains("B: does not match A: settings.sink_epsilon: 0.3 in A, 0.5 in B; only outputs"));
