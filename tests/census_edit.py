@@ -41,6 +41,7 @@ EDITS = {
     "ranges_overlap": lambda d: d["covers"].update(ranges=[[0, 1], [1, 2]], texts=3),
     "ranges_unsorted": lambda d: d["covers"].update(ranges=list(reversed(d["covers"]["ranges"]))),
     "ranges_negative": lambda d: d["covers"].update(ranges=[[-1, -1]] + d["covers"]["ranges"][1:]),
+    "limit_wrapped": lambda d: d["settings"].update(limit=2**64 - 1),  # read as a long long: -1
     "corpus_texts": lambda d: d["covers"].update(corpus_texts=5),
     "model_name": lambda d: d.update(model_name="stories15M"),
     "range_beyond_corpus": lambda d: d["covers"].update(ranges=d["covers"]["ranges"][:-1] + [[4, 4]]),

@@ -117,6 +117,7 @@ attnviz_merge_refused(ranges_overlap "/covers/ranges/1: expected a range after t
 attnviz_merge_refused(ranges_unsorted "/covers/ranges/1: expected a range after the one before it .*, got \\[0,0\\]$")
 attnviz_merge_refused(ranges_negative "/covers/ranges/0: expected text indices 0 <= first <= last < 4 \\(/covers/corpus_texts\\), got \\[-1,-1\\]$")
 attnviz_merge_refused(range_beyond_corpus "/covers/ranges/1: expected text indices 0 <= first <= last < 4 \\(/covers/corpus_texts\\), got \\[4,4\\]$")
+attnviz_merge_refused(limit_wrapped "/settings/limit: expected an integer from -1, got 18446744073709551615$")
 attnviz_merge_refused(corpus_texts "/covers/corpus_texts: expected 4 \\(/corpus/texts\\), got 5$")
 attnviz_merge_refused(model_name "/model_name: expected \"stories260K\" \\(/model/name\\), got \"stories15M\"$")
 # 4. A member attnviz does not write, at any level, is named, never ignored.

@@ -50,27 +50,20 @@ class Checker {
  public:
   explicit Checker(const std::string& path) : path_(path) {}
 
-  // `object` at `pointer` is an object with the `required` members and perhaps the `optional`
-  // ones; any other member is named.
-  void members(const Json& object, const std::string& pointer, const std::vector<std::string>& required,
-               const std::vector<std::string>& optional = {}) const {
+  // `object` at `pointer` is an object with exactly the `required` members; another is named.
+  void members(const Json& object, const std::string& pointer, const std::vector<std::string>& required) const {
     if (!object.is_object()) throw InputError::bad_value(path_, pointer.empty() ? "/" : pointer, "an object", shown(object));
-    for (const auto& [key, value] : object.items()) {
-      const bool known = std::find(required.begin(), required.end(), key) != required.end() ||
-                         std::find(optional.begin(), optional.end(), key) != optional.end();
-      if (!known) {
-        std::vector<std::string> all = required;
-        all.insert(all.end(), optional.begin(), optional.end());
-        throw InputError::inconsistent(path_, "unknown member " + pointer + "/" + key + " (a census.json has here: " + join(all) + ")");
-      }
-    }
+    for (const auto& item : object.items())
+      if (std::find(required.begin(), required.end(), item.key()) == required.end())
+        throw InputError::inconsistent(path_, "unknown member " + pointer + "/" + item.key() + " (a census.json has here: " + join(required) + ")");
     for (const std::string& key : required)
       if (!object.contains(key)) throw InputError::missing_field(path_, pointer + "/" + key, "a census.json member");
   }
 
   long long integer(const Json& object, const std::string& pointer, const char* key, long long low, long long high = kMaxInteger) const {
     const Json& value = object.at(key);
-    const bool whole = value.is_number_integer();
+    // An unsigned number past long long's range would read back wrapped (18446744073709551615 as -1).
+    const bool whole = value.is_number_integer() && !(value.is_number_unsigned() && value.get<unsigned long long>() > kMaxInteger);
     const long long x = whole ? value.get<long long>() : 0;
     if (!whole || x < low || x > high)
       throw InputError::bad_value(path_, pointer + "/" + key, "an integer " + bounds(low, high), shown(value));
