@@ -234,52 +234,48 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
   }
 }
 
-// The heads: read, each checked; then the set compared with what the model and settings select.
-void check_heads(const Checker& c, const Json& root, const ModelShape& shape, long long texts) {
-  const Json& heads = root.at("heads");
-  if (!heads.is_array()) c.fail("/heads", "a list of heads", shown(heads));
+using HeadKey = std::tuple<std::string, std::string, long long, long long>;  // stack, kind, layer, head
+
+std::string head_name(const HeadKey& key) {
+  return CensusHead{std::get<0>(key), std::get<1>(key), static_cast<int>(std::get<2>(key)), static_cast<int>(std::get<3>(key))}.name();
+}
+
+// One head's block, layer and head (within the model and settings.layers) and statistics.
+HeadKey check_head(const Checker& c, const Json& head, const std::string& pointer, const ModelShape& shape, bool blocks,
+                   long long texts, const Json& settings) {
   std::vector<std::string> required = {"layer", "head"};
+  if (blocks) required = {"stack", "kind", "layer", "head"};
   const std::vector<std::string>& names = corpus_statistic_names();
   required.insert(required.end(), names.begin(), names.end());
-  const bool blocks = !heads.empty() && heads[0].is_object() && heads[0].contains("stack");
-  std::vector<std::string> block_members = {"stack", "kind"};
-  if (blocks) required.insert(required.begin(), block_members.begin(), block_members.end());
-  // (stack, kind, layer, head) -> its index in /heads
-  std::map<std::tuple<std::string, std::string, long long, long long>, std::size_t> seen;
-  for (std::size_t i = 0; i < heads.size(); ++i) {
-    const std::string pointer = "/heads/" + std::to_string(i);
-    const Json& head = heads[i];
-    c.members(head, pointer, required);
-    std::string stack, kind;
-    if (blocks) {
-      stack = c.text(head, pointer, "stack");
-      kind = c.text(head, pointer, "kind");
-      if (stack != "encoder" && stack != "decoder") c.fail(pointer + "/stack", "\"encoder\" or \"decoder\"", shown(head.at("stack")));
-      if (kind != "self" && !(kind == "cross" && stack == "decoder"))
-        c.fail(pointer + "/kind", stack == "decoder" ? "\"self\" or \"cross\"" : "\"self\" (an encoder has no cross-attention)",
-               shown(head.at("kind")));
-    }
-    // An encoder-decoder records its encoder's depth; its decoder's may differ.
-    const bool depth_known = !blocks || stack == "encoder";
-    const long long layer = c.integer(head, pointer, "layer", 0, depth_known ? shape.layers - 1 : std::numeric_limits<int>::max());
-    if (!shape.selected.all() && !shape.selected.contains(static_cast<int>(layer)))
-      c.fail(pointer + "/layer", "a layer /settings/layers selects (" + root.at("settings").at("layers").get<std::string>() + ")",
-             std::to_string(layer));
-    const long long h = c.integer(head, pointer, "head", 0, shape.heads - 1);
-    const auto [at, added] = seen.insert({{stack, kind, layer, h}, i});
-    if (!added) {
-      const CensusHead named{stack, kind, static_cast<int>(layer), static_cast<int>(h)};
-      c.fail(pointer + ": head " + named.name() + " listed twice (also /heads/" + std::to_string(at->second) + ")");
-    }
-    for (const std::string& name : names) check_statistic(c, head, pointer, name, texts);
-    if (kind == "cross")  // cross-attention has the first three statistics; the rest are self-attention's
-      for (std::size_t s = 3; s < names.size(); ++s)
-        if (head.at(names[s]).at("texts") != 0)
-          c.fail(pointer + "/" + names[s] + "/texts", "0 (a statistic of self-attention; this head is cross-attention)",
-                 shown(head.at(names[s]).at("texts")));
+  c.members(head, pointer, required);
+  std::string stack, kind;
+  if (blocks) {
+    stack = c.text(head, pointer, "stack");
+    kind = c.text(head, pointer, "kind");
+    if (stack != "encoder" && stack != "decoder") c.fail(pointer + "/stack", "\"encoder\" or \"decoder\"", shown(head.at("stack")));
+    if (kind != "self" && !(kind == "cross" && stack == "decoder"))
+      c.fail(pointer + "/kind", stack == "decoder" ? "\"self\" or \"cross\"" : "\"self\" (an encoder has no cross-attention)",
+             shown(head.at("kind")));
   }
-  // Expected: every selected layer × every head of each block. The decoder's selected layers
-  // are those from 0 up to the deepest one present, in self- and cross-attention alike.
+  // An encoder-decoder records its encoder's depth; its decoder's may differ.
+  const bool depth_known = !blocks || stack == "encoder";
+  const long long layer = c.integer(head, pointer, "layer", 0, depth_known ? shape.layers - 1 : std::numeric_limits<int>::max());
+  if (!shape.selected.all() && !shape.selected.contains(static_cast<int>(layer)))
+    c.fail(pointer + "/layer", "a layer /settings/layers selects (" + settings.at("layers").get<std::string>() + ")", std::to_string(layer));
+  const long long h = c.integer(head, pointer, "head", 0, shape.heads - 1);
+  for (const std::string& name : names) check_statistic(c, head, pointer, name, texts);
+  if (kind == "cross")  // cross-attention has the first three statistics; the rest are self-attention's
+    for (std::size_t s = 3; s < names.size(); ++s)
+      if (head.at(names[s]).at("texts") != 0)
+        c.fail(pointer + "/" + names[s] + "/texts", "0 (a statistic of self-attention; this head is cross-attention)",
+               shown(head.at(names[s]).at("texts")));
+  return {stack, kind, layer, h};
+}
+
+// Every selected layer × every head of each block is in `seen`. The decoder's selected layers
+// are those from 0 up to the deepest one present, in self- and cross-attention alike.
+void check_head_set(const Checker& c, const std::map<HeadKey, std::size_t>& seen, const ModelShape& shape, bool blocks,
+                    const Json& settings) {
   long long decoder_layers = 0;
   for (const auto& [key, index] : seen)
     if (std::get<0>(key) == "decoder") decoder_layers = std::max(decoder_layers, std::get<2>(key) + 1);
@@ -287,18 +283,34 @@ void check_heads(const Checker& c, const Json& root, const ModelShape& shape, lo
       blocks ? std::vector<std::pair<std::string, std::string>>{{"encoder", "self"}, {"decoder", "self"}, {"decoder", "cross"}}
              : std::vector<std::pair<std::string, std::string>>{{"", ""}};
   for (const auto& [stack, kind] : kinds) {
-    const long long layers = stack == "decoder" ? decoder_layers : shape.layers;
+    long long layers = stack == "decoder" ? decoder_layers : shape.layers;
+    if (!shape.selected.all()) layers = std::min<long long>(layers, shape.selected.last() + 1);  // not 10^12 layers of nothing
     for (long long layer = 0; layer < layers; ++layer) {
       if (!shape.selected.all() && !shape.selected.contains(static_cast<int>(layer))) continue;
       for (long long h = 0; h < shape.heads; ++h) {
-        if (seen.count({stack, kind, layer, h})) continue;
-        const CensusHead named{stack, kind, static_cast<int>(layer), static_cast<int>(h)};
-        c.fail("/heads: head " + named.name() + " missing (the model has " + std::to_string(shape.layers) + " layers of " +
-               std::to_string(shape.heads) + " heads, /settings/layers is " + root.at("settings").at("layers").dump() +
-               "; each selected head is listed once)");
+        const HeadKey key{stack, kind, layer, h};
+        if (!seen.count(key))
+          c.fail("/heads: head " + head_name(key) + " missing (the model has " + std::to_string(shape.layers) + " layers of " +
+                 std::to_string(shape.heads) + " heads, /settings/layers is " + settings.at("layers").dump() +
+                 "; each selected head is listed once)");
       }
     }
   }
+}
+
+// The heads, each checked, none twice; then the set compared with what the model and settings select.
+void check_heads(const Checker& c, const Json& root, const ModelShape& shape, long long texts) {
+  const Json& heads = root.at("heads");
+  if (!heads.is_array()) c.fail("/heads", "a list of heads", shown(heads));
+  const bool blocks = !heads.empty() && heads[0].is_object() && heads[0].contains("stack");
+  std::map<HeadKey, std::size_t> seen;  // -> its index in /heads
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const std::string pointer = "/heads/" + std::to_string(i);
+    const HeadKey key = check_head(c, heads[i], pointer, shape, blocks, texts, root.at("settings"));
+    const auto [at, added] = seen.insert({key, i});
+    if (!added) c.fail(pointer + ": head " + head_name(key) + " listed twice (also /heads/" + std::to_string(at->second) + ")");
+  }
+  check_head_set(c, seen, shape, blocks, root.at("settings"));
 }
 
 }  // namespace
