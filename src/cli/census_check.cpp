@@ -33,9 +33,10 @@ std::string shown(const Json& value) {
   return text.size() <= 60 ? text : text.substr(0, 57) + "...";
 }
 
-std::string number_text(double x) {
+// A range's bound as messages show it: "0", "1", "inf".
+std::string bound_text(double x) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  std::snprintf(buffer, sizeof buffer, "%g", x);
   return buffer;
 }
 
@@ -107,6 +108,14 @@ struct ModelShape {
 };
 
 ModelShape check_provenance(const Checker& c, const Json& root) {
+  // The format first: another file given as a census.json is named as such, not by its members.
+  if (!root.is_object()) c.fail("/", "a census.json object", shown(root));
+  const auto file_format = root.find("format"), version = root.find("version");
+  if (file_format == root.end() || *file_format != kCensusFormat)
+    c.fail("/format", std::string("\"") + kCensusFormat + "\" (a census.json of attnviz census)",
+           file_format == root.end() ? "nothing" : shown(*file_format));
+  if (version == root.end() || *version != kCensusVersion)
+    c.fail("/version", std::to_string(kCensusVersion) + " (this attnviz's census format)", version == root.end() ? "nothing" : shown(*version));
   c.members(root, "", {"format", "version", "attnviz_version", "model_name", "model", "corpus", "settings", "covers", "statistics", "heads"});
   c.text(root, "", "attnviz_version");
   const Json& model = root.at("model");
@@ -210,7 +219,7 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
     if (stat.at("m2") != Json(0.0)) c.fail(pointer + "/m2", "0 (texts is 0)", shown(stat.at("m2")));
   } else {
     const StatisticRange& range = statistic_range(name);
-    const std::string range_text = " in [" + number_text(range.low) + ", " + (range.high == kInf ? std::string("inf") : number_text(range.high)) + "]";
+    const std::string range_text = " in [" + bound_text(range.low) + ", " + bound_text(range.high) + "]";
     r.mean = c.number(stat.at("mean"), pointer + "/mean", range_text);
     if (r.mean < range.low - kStatisticRangeSlack || r.mean > range.high + kStatisticRangeSlack)
       c.fail(pointer + "/mean", "a mean" + range_text + " (" + range.what + ")", shown(stat.at("mean")));
@@ -230,7 +239,7 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
       continue;
     }
     const bool agrees = value.is_number() && std::abs(value.get<double>() - *expected) <= kDerivedTolerance * std::max(1.0, std::abs(*expected));
-    if (!agrees) c.fail(at, number_text(*expected) + " (" + formula + ", from texts, mean and m2)", shown(value));
+    if (!agrees) c.fail(at, shown(Json(*expected)) + " (" + formula + ", from texts, mean and m2)", shown(value));
   }
 }
 

@@ -23,7 +23,7 @@ const StatisticRange& statistic_range(const std::string& statistic);
 inline constexpr double kStatisticRangeSlack = 1e-9;
 
 /// Checks `root`, the parsed census.json at `path`, member by member. A valid census.json has
-/// exactly the members CorpusCensus::to_json writes, at every level (an unknown one is named:
+/// format kCensusFormat and version kCensusVersion (checked first), exactly the members CorpusCensus::to_json writes, at every level (an unknown one is named:
 /// "unknown member /heads/3/foo"), of the right types, and:
 ///  - model: layers, heads ≥ 1; settings: layers a --layers selection within the model's
 ///    layers, sink_epsilon in [0, 1];

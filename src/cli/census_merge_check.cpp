@@ -1,8 +1,12 @@
 #include "cli/census_merge_check.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <nlohmann/json.hpp>
 #include <tuple>
+
+#include "core/error.hpp"
 
 namespace attnviz {
 
@@ -39,28 +43,44 @@ std::string provenance_differences(const CensusProvenance& a, const CensusProven
   return out;
 }
 
+void require_same_provenance(const CensusProvenance& a, const CensusProvenance& b, const std::string& a_source,
+                             const std::string& b_source) {
+  const std::string differ = provenance_differences(a, b, a_source, b_source);
+  if (!differ.empty())
+    throw InputError::inconsistent(b_source, "does not match " + a_source + ": " + differ +
+                                                 "; only outputs of the same model, corpus, settings and attnviz version merge");
+}
+
 std::optional<SharedText> first_shared_text(const std::vector<IndexRanges>& inputs) {
-  std::vector<std::tuple<long, long, std::size_t>> ranges;  // first, last, input
+  // The inputs' ranges in order of first index, by a k-way merge (a heap holds each input's next
+  // range): a range starting at or before the furthest end seen so far shares its first index
+  // with the range that reaches that end. The first such start is the lowest shared index, since
+  // a shared index is the later start of two overlapping ranges.
+  using Next = std::tuple<long, long, std::size_t, std::size_t>;  // first, last, input, position in it
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    for (const auto& [first, last] : inputs[i]) ranges.emplace_back(first, last, i);
-  std::sort(ranges.begin(), ranges.end());
-  // Sweeping by first index: a range starting at or before the furthest end seen so far shares
-  // its first index with the range that reaches that end. The first such start is the lowest
-  // shared index, since a shared index is the later start of two overlapping ranges.
-  std::optional<SharedText> found;
+    if (!inputs[i].empty()) next.emplace(inputs[i][0].first, inputs[i][0].second, i, 0);
   long reach = -1;
   std::size_t reach_input = 0;
-  for (const auto& [first, last, input] : ranges) {
-    if (first <= reach) {
-      found = SharedText{first, std::min(input, reach_input), std::max(input, reach_input)};
-      return found;
-    }
+  while (!next.empty()) {
+    const auto [first, last, input, position] = next.top();
+    next.pop();
+    if (first <= reach) return SharedText{first, std::min(input, reach_input), std::max(input, reach_input)};
     if (last > reach) {
       reach = last;
       reach_input = input;
     }
+    const IndexRanges& ranges = inputs[input];
+    if (position + 1 < ranges.size()) next.emplace(ranges[position + 1].first, ranges[position + 1].second, input, position + 1);
   }
-  return found;
+  return std::nullopt;
+}
+
+void require_disjoint(const std::vector<IndexRanges>& inputs, const std::vector<std::string>& sources) {
+  if (const std::optional<SharedText> shared = first_shared_text(inputs))
+    throw InputError::inconsistent(sources.at(shared->second), "covers text " + std::to_string(shared->text) + ", which " +
+                                                                   sources.at(shared->first) + " covers too: a text may be counted "
+                                                                   "once (the same shard given twice?)");
 }
 
 }  // namespace attnviz

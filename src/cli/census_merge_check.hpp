@@ -17,6 +17,12 @@ namespace attnviz {
 std::string provenance_differences(const CensusProvenance& a, const CensusProvenance& b, const std::string& a_source,
                                    const std::string& b_source);
 
+/// Throws InputError naming `b_source`, `a_source` and each member that differs
+/// (provenance_differences) unless `a` and `b` agree: only outputs of the same model, corpus,
+/// settings and attnviz version merge.
+void require_same_provenance(const CensusProvenance& a, const CensusProvenance& b, const std::string& a_source,
+                             const std::string& b_source);
+
 /// A text two inputs both cover: the lowest such index, and the two inputs (first < second,
 /// indices into `inputs`).
 struct SharedText {
@@ -25,7 +31,11 @@ struct SharedText {
 };
 
 /// The lowest text index covered by two of `inputs` (each sorted, disjoint ranges), naming two
-/// inputs that really both hold it; nullopt when none is. O(R log R) for R ranges in all.
+/// inputs that really both hold it; nullopt when none is. O(R log N) for R ranges in N inputs.
 std::optional<SharedText> first_shared_text(const std::vector<IndexRanges>& inputs);
+
+/// Throws InputError naming the two of `sources` (one per input) that cover first_shared_text,
+/// and the text, when there is one: a text may be counted once.
+void require_disjoint(const std::vector<IndexRanges>& inputs, const std::vector<std::string>& sources);
 
 }  // namespace attnviz

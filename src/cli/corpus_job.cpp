@@ -226,22 +226,16 @@ void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& wa
     paths.push_back((fs::path(dir) / "census.json").string());
     inputs.push_back(CorpusCensus::from_json(paths.back()));
     covered.push_back(inputs.back().covered());
-    const std::string differences = provenance_differences(inputs.front().provenance(), inputs.back().provenance(), paths.front(), paths.back());
-    if (!differences.empty())
-      throw InputError::inconsistent(paths.back(), "does not match " + paths.front() + ": " + differences +
-                                                       "; only outputs of the same model, corpus, settings and attnviz version merge");
+    require_same_provenance(inputs.front().provenance(), inputs.back().provenance(), paths.front(), paths.back());
   }
-  if (const std::optional<SharedText> shared = first_shared_text(covered))
-    throw InputError::inconsistent(paths[shared->second], "covers text " + std::to_string(shared->text) + ", which " +
-                                                              paths[shared->first] + " covers too: a text may be counted once "
-                                                              "(the same shard given twice?)");
-  std::unique_ptr<CorpusCensus> merged = std::make_unique<CorpusCensus>(std::move(inputs.front()));
-  for (std::size_t i = 1; i < inputs.size(); ++i) merged->merge(inputs[i], paths.front(), paths[i]);
+  require_disjoint(covered, paths);
+  CorpusCensus merged = std::move(inputs.front());
+  for (std::size_t i = 1; i < inputs.size(); ++i) merged.merge(inputs[i], paths.front(), paths[i]);
   OutputSet files;
-  merged->add_files(o.output, o, files, warnings);
+  merged.add_files(o.output, o, files, warnings);
   files.commit();
-  out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(merged->texts(), "text") << " of "
-      << merged->corpus_texts() << " (" << counted(merged->tokens(), "token") << ") from "
+  out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(merged.texts(), "text") << " of "
+      << merged.corpus_texts() << " (" << counted(merged.tokens(), "token") << ") from "
       << counted(static_cast<long long>(o.merge.size()), "output") << "\n";
 }
 
