@@ -3,9 +3,11 @@
 #include "cli/corpus_census.hpp"
 
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "attention/head_detectors.hpp"
+#include "cli/census_check.hpp"
 #include "cli/census_job.hpp"
 #include "cli/census_journal.hpp"
 #include "core/error.hpp"
@@ -178,6 +180,38 @@ TEST_CASE("corpus_census: census.json reads back exactly, another format version
   // The toy census of the other tests has no full provenance: checked before anything is read.
   std::ofstream(dir.file("toy.json")) << census_of({0}).to_json();
   REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("toy.json")), Contains("toy.json: /model/architecture: missing field"));
+}
+
+TEST_CASE("census_check: a census.json edited in one place is refused naming the member and the value", "[census][errors]") {
+  CorpusCensus census = census_of({0, 1, 5}, full_provenance(), 0.1);
+  census.model_name = "toy";
+  const nlohmann::ordered_json valid = nlohmann::ordered_json::parse(census.to_json());
+  CHECK_NOTHROW(check_census_json(valid, "c.json"));
+  const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
+    nlohmann::ordered_json edited = valid;
+    edit(edited);
+    try {
+      check_census_json(edited, "c.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused([](auto& j) { j["heads"][1]["sink_rate"]["p"] = 1; }) ==
+        "c.json: unknown member /heads/1/sink_rate/p (a census.json has here: texts, mean, m2, std, ci95_low, ci95_high)");
+  CHECK(refused([](auto& j) { j["heads"].erase(0); }) ==
+        "c.json: /heads: head L1H0 missing (the model has 2 layers of 2 heads, /settings/layers is \"1\"; each selected head is listed once)");
+  CHECK(refused([](auto& j) { j["heads"][0]["layer"] = 0; }) == "c.json: /heads/0/layer: expected a layer /settings/layers selects (1), got 0");
+  CHECK(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["mean"] = 1.0 + 2e-9; }) ==
+        "c.json: /heads/0/diagonal_mass/mean: expected a mean in [0, 1] (a mass of attention weights, each row summing to 1), got 1.000000002");
+  // Within the rounding slack the range holds; that mean is refused further on, where the
+  // interval no longer agrees with it.
+  CHECK_THAT(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["mean"] = 1.0 + 5e-10; }),
+             Contains("c.json: /heads/0/diagonal_mass/ci95_low: expected"));
+  CHECK(refused([](auto& j) { j["covers"]["ranges"][0] = {0, 0}; }) ==
+        "c.json: /covers/texts: expected 2 (the number of text indices in /covers/ranges), got 3");
+  CHECK(refused([](auto& j) { j["heads"][1]["entropy_mean"]["m2"] = -1e-300; }) ==
+        "c.json: /heads/1/entropy_mean/m2: expected a finite number from 0 (a sum of squares), got -1e-300");
 }
 
 TEST_CASE("census_journal: texts read back, a half-written last line cut off, another run journal refused", "[census][errors]") {
