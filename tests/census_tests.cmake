@@ -149,6 +149,16 @@ add_test(NAME cli_census_merge_refused_wrote_nothing
 set_tests_properties(cli_census_merge_refused_wrote_nothing PROPERTIES
   FIXTURES_REQUIRED census_merge_refusals PASS_REGULAR_EXPRESSION "^nothing written")
 
+# A shard folder with a journal but no census.json (an unfinished run) says how to finish it.
+add_test(NAME cli_census_merge_unfinished_setup
+         COMMAND ${CMAKE_COMMAND} -E copy ${ATTNVIZ_MERGE_OUT}/s1/texts.jsonl ${ATTNVIZ_MERGE_OUT}/unfinished/texts.jsonl)
+set_tests_properties(cli_census_merge_unfinished_setup PROPERTIES FIXTURES_REQUIRED census_merge_shards FIXTURES_SETUP census_merge_unfinished)
+attnviz_expect(cli_census_merge_unfinished 1
+  "^attnviz: error: [^ ]*/unfinished/census\\.json: cannot read: no such file, but texts\\.jsonl is there: the run that writes census\\.json has not finished. finish it with the same command and --resume$"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/unfinished -o ${ATTNVIZ_MERGE_OUT}/refused_unfinished)
+set_tests_properties(cli_census_merge_unfinished PROPERTIES
+  FIXTURES_REQUIRED "census_merge_shards;census_merge_unfinished" FIXTURES_SETUP census_merge_refusals)
+
 # A merge of merges is an input like any other: shard 0 merged alone, then with shard 1.
 attnviz_expect(cli_census_merge_single 0 "^wrote census.json, census.csv, census.png to [^ ]*/m_single/: 2 texts of 4 "
   census --merge ${ATTNVIZ_MERGE_OUT}/s0 -o ${ATTNVIZ_MERGE_OUT}/m_single)

@@ -223,6 +223,9 @@ void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& wa
   std::vector<IndexRanges> covered;
   for (const std::string& dir : o.merge) {
     paths.push_back((fs::path(dir) / "census.json").string());
+    if (!fs::exists(paths.back(), ec) && fs::exists(fs::path(dir) / kJournalName, ec))
+      throw InputError::unreadable(paths.back(), std::string("no such file, but ") + kJournalName + " is there: the run that writes "
+                                                 "census.json has not finished; finish it with the same command and --resume");
     inputs.push_back(CorpusCensus::from_json(paths.back()));
     covered.push_back(inputs.back().covered());
     require_same_provenance(inputs.front().provenance(), inputs.back().provenance(), paths.front(), paths.back());
