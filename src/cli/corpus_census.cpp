@@ -7,6 +7,8 @@
 
 #include "attention/head_detectors.hpp"
 #include "attention/head_stats.hpp"
+#include "cli/census_check.hpp"
+#include "cli/census_merge_check.hpp"
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 
@@ -23,35 +25,6 @@ std::string number(double x) {
 }
 
 Json optional_json(const std::optional<double>& x) { return x ? Json(*x) : Json(nullptr); }
-
-// The part of two provenances that differs, or "".
-std::string differing_part(const CensusProvenance& a, const CensusProvenance& b) {
-  if (a.attnviz_version != b.attnviz_version)
-    return "attnviz version (" + a.attnviz_version + " vs " + b.attnviz_version + ")";
-  if (a.model != b.model) return "model (" + a.model + " vs " + b.model + ")";
-  if (a.corpus != b.corpus) return "corpus (" + a.corpus + " vs " + b.corpus + ")";
-  if (a.settings != b.settings) return "settings (" + a.settings + " vs " + b.settings + ")";
-  return "";
-}
-
-const Json& member(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
-  const auto found = object.find(key);
-  if (found == object.end()) throw InputError::missing_field(path, pointer + "/" + key, "a census.json field");
-  return *found;
-}
-
-double read_double(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
-  const Json& value = member(object, key, path, pointer);
-  if (!value.is_number()) throw InputError::bad_value(path, pointer + "/" + key, "a number", value.type_name());
-  return value.get<double>();
-}
-
-long long read_count(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
-  const Json& value = member(object, key, path, pointer);
-  if (!value.is_number_integer() || value.get<long long>() < 0)
-    throw InputError::bad_value(path, pointer + "/" + key, "a count (an integer from 0)", value.dump());
-  return value.get<long long>();
-}
 
 }  // namespace
 
@@ -158,18 +131,8 @@ void CorpusCensus::add(const TextStatistics& text) {
 }
 
 void CorpusCensus::merge(const CorpusCensus& other, const std::string& this_source, const std::string& other_source) {
-  const std::string part = differing_part(provenance_, other.provenance_);
-  if (!part.empty())
-    throw InputError::inconsistent(other_source, "was made with another " + part + " than " + this_source + "; only outputs of "
-                                                 "the same model, corpus, settings and attnviz version merge");
-  for (const auto& a : covered_) {
-    for (const auto& b : other.covered_) {
-      const long first = std::max(a.first, b.first);
-      if (first <= std::min(a.second, b.second))
-        throw InputError::inconsistent(other_source, "covers text " + std::to_string(first) + ", which " + this_source +
-                                                     " covers too: a text may be counted once (the same shard given twice?)");
-    }
-  }
+  require_same_provenance(provenance_, other.provenance_, this_source, other_source);
+  require_disjoint({covered_, other.covered_}, {this_source, other_source});
   IndexRanges merged;
   std::merge(covered_.begin(), covered_.end(), other.covered_.begin(), other.covered_.end(), std::back_inserter(merged));
   covered_.clear();
@@ -248,40 +211,25 @@ CorpusCensus CorpusCensus::from_json(const std::string& path) {
 CorpusCensus CorpusCensus::read_census(const std::string& path) {
   const nlohmann::json plain = read_json_file(path);
   const Json root = Json::parse(plain.dump());
-  if (!root.contains("format") || root["format"] != kCensusFormat)
-    throw InputError::bad_value(path, "/format", std::string("\"") + kCensusFormat + "\" (a census.json of attnviz census)",
-                                root.contains("format") ? root["format"].dump() : "nothing");
-  if (!root.contains("version") || root["version"] != kCensusVersion)
-    throw InputError::bad_value(path, "/version", std::to_string(kCensusVersion) + " (this attnviz's census format)",
-                                root.contains("version") ? root["version"].dump() : "nothing");
+  check_census_json(root, path);  // after it, every member read below is there, of its type and range
   CorpusCensus census;
-  census.provenance_.attnviz_version = member(root, "attnviz_version", path, "").get<std::string>();
-  census.provenance_.model = member(root, "model", path, "").dump();
-  census.provenance_.corpus = member(root, "corpus", path, "").dump();
-  census.provenance_.settings = member(root, "settings", path, "").dump();
-  census.model_name = root.value("model_name", "");
-  const Json& covers = member(root, "covers", path, "");
-  census.tokens_ = read_count(covers, "tokens", path, "/covers");
-  census.corpus_texts_ = static_cast<long>(read_count(covers, "corpus_texts", path, "/covers"));
-  for (const Json& r : member(covers, "ranges", path, "/covers")) {
-    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0] > r[1])
-      throw InputError::bad_value(path, "/covers/ranges", "[first, last] index pairs", r.dump());
-    census.covered_.push_back({r[0].get<long>(), r[1].get<long>()});
-  }
-  const Json& heads = member(root, "heads", path, "");
-  for (std::size_t h = 0; h < heads.size(); ++h) {
-    const std::string pointer = "/heads/" + std::to_string(h);
-    const Json& head = heads[h];
-    CensusHead key{head.value("stack", ""), head.value("kind", ""), static_cast<int>(read_count(head, "layer", path, pointer)),
-                   static_cast<int>(read_count(head, "head", path, pointer))};
+  census.provenance_.attnviz_version = root.at("attnviz_version").get<std::string>();
+  census.provenance_.model = root.at("model").dump();
+  census.provenance_.corpus = root.at("corpus").dump();
+  census.provenance_.settings = root.at("settings").dump();
+  census.model_name = root.at("model_name").get<std::string>();
+  const Json& covers = root.at("covers");
+  census.tokens_ = covers.at("tokens").get<long long>();
+  census.corpus_texts_ = covers.at("corpus_texts").get<long>();
+  for (const Json& r : covers.at("ranges")) census.covered_.push_back({r[0].get<long>(), r[1].get<long>()});
+  for (const Json& head : root.at("heads")) {
+    const CensusHead key{head.value("stack", ""), head.value("kind", ""), head.at("layer").get<int>(), head.at("head").get<int>()};
     std::vector<RunningStat>& slot = census.stats_[census.head_slot(key)];
     for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
-      const std::string& name = corpus_statistic_names()[s];
-      const Json& stat = member(head, name.c_str(), path, pointer);
-      const std::string at = pointer + "/" + name;
-      slot[s].count = read_count(stat, "texts", path, at);
-      slot[s].mean = slot[s].count > 0 ? read_double(stat, "mean", path, at) : 0.0;
-      slot[s].m2 = read_double(stat, "m2", path, at);
+      const Json& stat = head.at(corpus_statistic_names()[s]);
+      slot[s].count = stat.at("texts").get<long long>();
+      slot[s].mean = slot[s].count > 0 ? stat.at("mean").get<double>() : 0.0;
+      slot[s].m2 = stat.at("m2").get<double>();
     }
   }
   return census;

@@ -86,8 +86,8 @@ class CorpusCensus {
   /// Adds one text's values. Requires its index not covered yet.
   void add(const TextStatistics& text);
   /// Chan et al.'s merge of `other` into this census. Throws InputError naming `other_source`
-  /// (and `this_source`) when provenance differs (naming the part: attnviz version, model,
-  /// corpus, settings) or when a text is covered by both.
+  /// and `this_source` when provenance differs (naming each member that differs, with both
+  /// values: require_same_provenance) or when a text is covered by both (require_disjoint).
   void merge(const CorpusCensus& other, const std::string& this_source, const std::string& other_source);
 
   const IndexRanges& covered() const { return covered_; }
@@ -107,8 +107,8 @@ class CorpusCensus {
   /// census.csv: [stack,kind,]layer,head, then S_texts,S_mean,S_std,S_ci95_low,S_ci95_high for
   /// every statistic S; empty fields where undefined.
   std::string to_csv() const;
-  /// Reads census.json written by to_json. Throws InputError naming `path` and the field for
-  /// another format or version, or a malformed file.
+  /// Reads census.json written by to_json, after check_census_json. Throws InputError naming
+  /// `path`, the member and the value for anything but a valid census.json (census_check.hpp).
   static CorpusCensus from_json(const std::string& path);
   /// The layer × head picture of every statistic's mean (PNG bytes), the number of texts in the title.
   std::string render_png(const Options& options, std::vector<std::string>& warnings) const;
