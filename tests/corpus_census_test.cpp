@@ -328,3 +328,10 @@ TEST_CASE("corpus_census: census.png marks cross-attention's self-only statistic
   CHECK_FALSE(requests.front().panel_allowed[3]->any());
   CHECK(warnings.empty());
 }
+
+TEST_CASE("corpus_census: texts covered in any order give the same sorted ranges", "[census]") {
+  CHECK(census_of({0, 1, 2, 3, 5}).covered() == IndexRanges{{0, 3}, {5, 5}});
+  CHECK(census_of({5, 1, 2, 0, 3}).covered() == IndexRanges{{0, 3}, {5, 5}});
+  CHECK(census_of({0, 3, 6, 9}).covered() == IndexRanges{{0, 0}, {3, 3}, {6, 6}, {9, 9}});
+  CHECK(census_of({9, 6, 3, 0, 4, 5}).covered() == IndexRanges{{0, 0}, {3, 6}, {9, 9}});
+}

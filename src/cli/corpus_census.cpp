@@ -94,7 +94,9 @@ void add_block_statistics(const AttentionBlock& block, const std::vector<std::in
     shared.add_head(block, h, block.record.weights[static_cast<std::size_t>(h)], sink_epsilon, text);
 }
 
-std::size_t CorpusCensus::head_slot(const CensusHead& head) {
+std::size_t CorpusCensus::head_slot(const CensusHead& head, std::size_t hint) {
+  const auto same = [&](const CensusHead& h) { return h.stack == head.stack && h.kind == head.kind && h.layer == head.layer && h.head == head.head; };
+  if (hint < heads_.size() && same(heads_[hint])) return hint;  // every text lists its heads in the same order
   for (std::size_t i = 0; i < heads_.size(); ++i)
     if (heads_[i].stack == head.stack && heads_[i].kind == head.kind && heads_[i].layer == head.layer && heads_[i].head == head.head)
       return i;
@@ -104,6 +106,16 @@ std::size_t CorpusCensus::head_slot(const CensusHead& head) {
 }
 
 void CorpusCensus::cover(long index) {
+  // Texts arrive in order (a shard's K, K+N, …): appending or extending the last range is O(1);
+  // the general merge below rebuilt every range for every text (O(texts²) for a strided shard).
+  if (covered_.empty() || index > covered_.back().second + 1) {
+    covered_.emplace_back(index, index);
+    return;
+  }
+  if (index == covered_.back().second + 1) {
+    covered_.back().second = index;
+    return;
+  }
   IndexRanges single = {{index, index}};
   IndexRanges merged;
   std::merge(covered_.begin(), covered_.end(), single.begin(), single.end(), std::back_inserter(merged));
@@ -123,8 +135,9 @@ long CorpusCensus::texts() const {
 void CorpusCensus::add(const TextStatistics& text) {
   cover(text.index);
   tokens_ += text.tokens;
-  for (const auto& [head, values] : text.heads) {
-    std::vector<RunningStat>& slot = stats_[head_slot(head)];
+  for (std::size_t k = 0; k < text.heads.size(); ++k) {
+    const auto& [head, values] = text.heads[k];
+    std::vector<RunningStat>& slot = stats_[head_slot(head, k)];
     for (std::size_t s = 0; s < values.size(); ++s)
       if (values[s]) slot[s].add(*values[s]);
   }
@@ -142,7 +155,7 @@ void CorpusCensus::merge(const CorpusCensus& other, const std::string& this_sour
   }
   tokens_ += other.tokens_;
   for (std::size_t h = 0; h < other.heads_.size(); ++h) {
-    std::vector<RunningStat>& slot = stats_[head_slot(other.heads_[h])];
+    std::vector<RunningStat>& slot = stats_[head_slot(other.heads_[h], h)];
     for (std::size_t s = 0; s < slot.size(); ++s) slot[s].merge(other.stats_[h][s]);
   }
 }
@@ -224,7 +237,7 @@ CorpusCensus CorpusCensus::read_census(const std::string& path) {
   for (const Json& r : covers.at("ranges")) census.covered_.push_back({r[0].get<long>(), r[1].get<long>()});
   for (const Json& head : root.at("heads")) {
     const CensusHead key{head.value("stack", ""), head.value("kind", ""), head.at("layer").get<int>(), head.at("head").get<int>()};
-    std::vector<RunningStat>& slot = census.stats_[census.head_slot(key)];
+    std::vector<RunningStat>& slot = census.stats_[census.head_slot(key, census.heads_.size())];
     for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
       const Json& stat = head.at(corpus_statistic_names()[s]);
       slot[s].count = stat.at("texts").get<long long>();

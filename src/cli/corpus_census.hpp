@@ -121,7 +121,8 @@ class CorpusCensus {
 
  private:
   static CorpusCensus read_census(const std::string& path);
-  std::size_t head_slot(const CensusHead& head);
+  /// The slot of `head` (added when new); `hint`, the slot it likely has, is tried first.
+  std::size_t head_slot(const CensusHead& head, std::size_t hint);
   void cover(long index);
 
   CensusProvenance provenance_;
