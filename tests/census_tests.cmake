@@ -177,3 +177,10 @@ endforeach()
 attnviz_expect(cli_census_merge_encdec 0 "^wrote census.json, census.csv, census.png to [^ ]*/m_encdec/: 2 texts of 2 "
   census --merge ${ATTNVIZ_MERGE_OUT}/encdec1 ${ATTNVIZ_MERGE_OUT}/encdec0 -o ${ATTNVIZ_MERGE_OUT}/m_encdec)
 set_tests_properties(cli_census_merge_encdec PROPERTIES FIXTURES_REQUIRED census_merge_encdec)
+
+# A long text's layers come head by head (issue 23's bound, issue 22's corpus): 685 tokens of
+# stories260K need ~8.1 MiB with one head's weights held; whole layers (8 heads) would need ~20.
+add_test(NAME cli_census_corpus_head_by_head
+         COMMAND attnviz census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_long_text.txt
+                 --max-memory 10 --quiet -o ${ATTNVIZ_CLI_OUT}/census_long)
+set_tests_properties(cli_census_corpus_head_by_head PROPERTIES PASS_REGULAR_EXPRESSION "1 texts? \\(685 tokens\\)")
