@@ -396,3 +396,33 @@ TEST_CASE("RoPE scaling: a weights file's linear factor is applied, recorded, an
               " /rope/scaling scales it (drop the scaling from the file, or leave --rope none out)");
   }
 }
+
+// apply_rope keeps a table of each position's cos/sin per thread: switching θ, growing the
+// positions and positions past the table must all give the angles computed on the spot.
+TEST_CASE("rope: the angle table follows θ and positions, and positions past it are computed directly", "[rope]") {
+  const auto direct = [](Matrix x, double theta, const std::vector<long long>& positions) {
+    // RoPE by its definition (Su et al. 2021, interleaved pairs), angles in double as apply_rope
+    // (within 1e-6: the compiler may fuse a·c − b·s differently here).
+    for (Eigen::Index r = 0; r < x.rows(); ++r)
+      for (long i = 0; i < 3; ++i) {
+        const double angle = static_cast<double>(positions[static_cast<std::size_t>(r)]) * std::pow(theta, -2.0 * i / 6.0);
+        const Scalar c = static_cast<Scalar>(std::cos(angle)), s = static_cast<Scalar>(std::sin(angle));
+        const Scalar a = x(r, 2 * i), b = x(r, 2 * i + 1);
+        x(r, 2 * i) = a * c - b * s;
+        x(r, 2 * i + 1) = a * s + b * c;
+      }
+    return x;
+  };
+  Matrix x(3, 6);
+  x << 1, 2, 3, 4, 5, 6, -1, 0.5f, 2, -3, 0.25f, 1, 7, -2, 0, 1, 3, -4;
+  const auto rotated = [&](double theta, const std::vector<long long>& positions) {
+    Matrix y = x;
+    apply_rope(y, 6, RopeSettings{RopeStyle::Interleaved, theta, 6, 1.0, {}}, positions);
+    return y;
+  };
+  attnviz::test::check_matrix_near(rotated(10000.0, {0, 1, 2}), direct(x, 10000.0, {0, 1, 2}), 1e-6);
+  attnviz::test::check_matrix_near(rotated(500000.0, {0, 1, 2}), direct(x, 500000.0, {0, 1, 2}), 1e-6);  // another θ: the table is rebuilt
+  attnviz::test::check_matrix_near(rotated(10000.0, {7, 300, 2}), direct(x, 10000.0, {7, 300, 2}), 1e-6);  // longer: the table grows
+  attnviz::test::check_matrix_near(rotated(10000.0, {70000, 5, 123456}), direct(x, 10000.0, {70000, 5, 123456}), 1e-6);  // past the table
+  attnviz::test::check_matrix_near(rotated(10000.0, {1, 0, 2}), direct(x, 10000.0, {1, 0, 2}), 1e-6);
+}
