@@ -1,6 +1,14 @@
 #include "support/fuzz_body.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "cli/attention_job.hpp"
+#include "cli/census_journal.hpp"
+#include "cli/corpus_census.hpp"
 #include "cli/heatmap_job.hpp"
 #include "core/error.hpp"
 #include "io/input_schema.hpp"
@@ -78,6 +86,41 @@ void run_tokenizer_json(const std::string& path) {
   (void)decode(vocab, ids);
 }
 
+// census --merge's reader and checks (census.json), and --resume's journal reader, on a mutated file.
+void read_census_files(const std::string& path) {
+  const CorpusCensus census = CorpusCensus::from_json(path);
+  (void)census.to_json();
+  (void)census.to_csv();
+}
+
+// The journal's own header stands for the run resuming it, so that the fuzzer reaches the text
+// lines behind it (a header of another run is refused at once).
+void read_census_journal(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  std::getline(in, first);
+  in.close();
+  const nlohmann::ordered_json header = nlohmann::ordered_json::parse(first, nullptr, false);
+  CensusProvenance provenance{"0.1.0", "{}", "{}", "{}"};
+  std::string shard;
+  if (header.is_object() && header.contains("model") && header.contains("corpus") && header.contains("settings") &&
+      header.value("attnviz_version", nlohmann::ordered_json()).is_string() && header.value("shard", nlohmann::ordered_json()).is_string()) {
+    provenance = {header["attnviz_version"].get<std::string>(), header["model"].dump(), header["corpus"].dump(), header["settings"].dump()};
+    shard = header["shard"].get<std::string>();
+  }
+  // read_journal cuts a half-written last line off the file itself: it reads a copy, so that
+  // replaying tests/ inputs never changes them.
+  const std::string copy = std::filesystem::temp_directory_path().string() + "/attnviz-fuzz-journal-" + std::to_string(getpid()) + ".jsonl";
+  std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+  try {
+    (void)read_journal(copy, provenance, shard);
+  } catch (...) {
+    std::filesystem::remove(copy);
+    throw;
+  }
+  std::filesystem::remove(copy);
+}
+
 template <typename Step>
 void expect_only_attnviz_errors(Step step) {
   try {
@@ -95,6 +138,8 @@ void exercise_input_file(const std::string& path) {
   expect_only_attnviz_errors([&] { draw_record(path); });
   expect_only_attnviz_errors([&] { run_gguf(path); });
   expect_only_attnviz_errors([&] { run_tokenizer_json(path); });
+  expect_only_attnviz_errors([&] { read_census_files(path); });
+  expect_only_attnviz_errors([&] { read_census_journal(path); });
 }
 
 }  // namespace attnviz::test
