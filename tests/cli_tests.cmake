@@ -481,3 +481,22 @@ attnviz_bad_run(cli_exact_matmul_needs_model "attnviz: error: --exact-matmul: ne
 attnviz_expect(cli_exact_matmul_ignored 0
   "attnviz: warning: --exact-matmul: [^\n]*stories260K\\.gguf has no Q8_0 weights that attnviz multiplies quantised \\(only GGUF Q8_0 decoders and BERT encoders\\): ignored"
   dump --model ${ATTNVIZ_STORIES_GGUF} --token-ids 1,5,6 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_ignored.json)
+
+# Stale files: a run into a folder that holds another run's outputs names the ones it did not
+# write (a reader would take them for this run's), and deletes nothing. PNG pictures of two
+# layers, then the HTML report into the same folder: the layer folders are named, counted.
+add_test(NAME cli_stale_setup COMMAND ${CMAKE_COMMAND} -E rm -rf ${ATTNVIZ_CLI_OUT}/stale_model ${ATTNVIZ_CLI_OUT}/stale_attribute)
+add_test(NAME cli_stale_model_png
+         COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --layers 0-1 -o ${ATTNVIZ_CLI_OUT}/stale_model)
+attnviz_expect(cli_stale_model_html 0
+  "^wrote 2 files \\(html\\) to [^\n]*stale_model/ [^\n]*\nattnviz: warning: [^\n]*stale_model already holds 18 files from an earlier run that this run did not write, so they are not from it: layer_0/ \\(9 files\\), layer_1/ \\(9 files\\)$"
+  heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --layers 0-1 --format html -o ${ATTNVIZ_CLI_OUT}/stale_model)
+# attribute's picture in another format: attribution.png is named.
+add_test(NAME cli_stale_attribute_png
+         COMMAND attnviz attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target "," -o ${ATTNVIZ_CLI_OUT}/stale_attribute)
+attnviz_expect(cli_stale_attribute_svg 0
+  "\nattnviz: warning: [^\n]*stale_attribute already holds 1 file from an earlier run that this run did not write, so it is not from it: attribution\\.png$"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target "," --format svg -o ${ATTNVIZ_CLI_OUT}/stale_attribute)
+set_tests_properties(cli_stale_model_png cli_stale_attribute_png PROPERTIES DEPENDS cli_stale_setup)
+set_tests_properties(cli_stale_model_html PROPERTIES DEPENDS cli_stale_model_png)
+set_tests_properties(cli_stale_attribute_svg PROPERTIES DEPENDS cli_stale_attribute_png)

@@ -1,0 +1,124 @@
+#include "cli/stale_outputs.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "core/counted.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every name an attnviz command gives a file of an output folder: heatmaps and render (grid,
+// head_<h>, index.html, the whole-model pictures), attribute, explain and census.
+bool is_output_name(const std::string& name) {
+  static const std::regex names(
+      "(grid|head_[0-9]+)\\.(png|svg)|index\\.html|(overview|rollout|flow)\\.png|attribution\\.(json|png|svg|html)|"
+      "explain\\.(json|png|svg|html)|circuits\\.(png|svg)|census\\.(json|csv|png)");
+  return std::regex_match(name, names);
+}
+
+// The folders a model run makes: layer_<l>, and encoder/, decoder/layer_<l>/{self,cross}.
+bool is_output_folder(const std::string& name) {
+  static const std::regex names("layer_[0-9]+|encoder|decoder|self|cross");
+  return std::regex_match(name, names);
+}
+
+void collect(const fs::path& root, const fs::path& folder, std::vector<std::string>& found) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
+      if (is_output_folder(name)) collect(root, entry.path(), found);
+    } else if (entry.is_regular_file(ec) && is_output_name(name)) {
+      found.push_back(entry.path().lexically_relative(root).generic_string());
+    }
+  }
+}
+
+// "head_2.png" < "head_10.png": runs of digits compare as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      const std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+}  // namespace
+
+std::vector<std::string> stale_outputs(const std::string& folder, const std::vector<std::string>& written) {
+  const fs::path root = fs::path(folder).lexically_normal();
+  std::set<std::string> ours;
+  for (const std::string& path : written) ours.insert(fs::path(path).lexically_normal().lexically_relative(root).generic_string());
+  std::vector<std::string> found;
+  collect(root, root, found);
+  std::erase_if(found, [&](const std::string& path) { return ours.count(path) > 0; });
+  std::sort(found.begin(), found.end(), natural_less);
+  return found;
+}
+
+void warn_about_stale_outputs(const std::string& folder, const std::vector<std::string>& written,
+                              std::vector<std::string>& warnings) {
+  const std::vector<std::string> stale = stale_outputs(folder, written);
+  if (stale.empty()) return;
+  // Folders holding something this run wrote: their stale files are named one by one.
+  std::set<std::string> touched;
+  const fs::path root = fs::path(folder).lexically_normal();
+  for (const std::string& path : written) {
+    fs::path relative = fs::path(path).lexically_normal().lexically_relative(root).parent_path();
+    for (; !relative.empty(); relative = relative.parent_path()) touched.insert(relative.generic_string());
+  }
+  std::vector<std::string> items;
+  std::map<std::string, long long> folder_counts;  // an untouched folder -> its stale files
+  for (const std::string& path : stale) {
+    std::string group;
+    for (fs::path prefix; const fs::path& part : fs::path(path).parent_path()) {
+      prefix /= part;
+      if (!touched.count(prefix.generic_string())) {
+        group = prefix.generic_string();
+        break;
+      }
+    }
+    if (group.empty()) {
+      items.push_back(path);
+    } else if (folder_counts[group]++ == 0) {
+      items.push_back(group + "/");
+    }
+  }
+  // Whole folders and top-level files first, then the stragglers in folders this run wrote.
+  std::stable_partition(items.begin(), items.end(),
+                        [](const std::string& item) { return item.back() == '/' || item.find('/') == std::string::npos; });
+  constexpr std::size_t kMaxNamed = 10;
+  std::string list;
+  for (std::size_t i = 0; i < items.size() && i < kMaxNamed; ++i) {
+    const auto count = folder_counts.find(items[i].substr(0, items[i].size() - 1));
+    list += (i ? ", " : "") + items[i];
+    if (items[i].back() == '/' && count != folder_counts.end()) list += " (" + counted(count->second, "file") + ")";
+  }
+  if (items.size() > kMaxNamed) list += " \u2026 and " + std::to_string(items.size() - kMaxNamed) + " more";
+  const bool one = stale.size() == 1;
+  warnings.push_back(folder + " already holds " + counted(static_cast<long long>(stale.size()), "file") +
+         " from an earlier run that this run did not write, so " + (one ? "it is" : "they are") + " not from it: " + list);
+}
+
+}  // namespace attnviz
