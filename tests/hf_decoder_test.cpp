@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "cli/run.hpp"
@@ -681,5 +682,50 @@ TEST_CASE("safetensors folder: a tokenizer.json with ids past the model's embedd
     const attnviz::test::RunResult r = attnviz::test::run_with(o);
     CHECK(r.code == 0);
     CHECK_THAT(r.err, !Contains("past"));
+  }
+}
+
+// "architectures": [] was read as /model_type ("architecture \"llama\" is not supported (supported:
+// …LlamaForCausalLM…)"), and a model_type that disagrees with the class was not looked at (the
+// GPT-2 reader then asked for wte.weight in a Llama file). Each is one line naming config.json,
+// the member and both values; the BERT encoder (whose folder is recognised by the same member)
+// the same way.
+TEST_CASE("safetensors folder: an empty /architectures, or a /model_type that disagrees with it, is refused naming both",
+          "[model][errors]") {
+  TempDir dir;
+  const std::string file = dir.file("config.json");
+  CHECK(config_error(dir, [](nlohmann::json& c) { c["architectures"] = nlohmann::json::array(); }) ==
+        file + ": /architectures: expected the model's class, e.g. [\"LlamaForCausalLM\"], got an empty list (/model_type is \"llama\")");
+  CHECK(config_error(dir, [](nlohmann::json& c) {
+          c["architectures"] = nlohmann::json::array();
+          c["model_type"] = "qwen2";
+        }) == file + ": /architectures: expected the model's class, e.g. [\"Qwen2ForCausalLM\"], got an empty list (/model_type is \"qwen2\")");
+  CHECK(config_error(dir, [](nlohmann::json& c) { c["architectures"] = {"GPT2LMHeadModel"}; }) ==
+        file + ": /model_type \"llama\" disagrees with /architectures/0 \"GPT2LMHeadModel\" (a \"gpt2\" model): one of them is "
+               "wrong; attnviz will not guess which");
+  CHECK(config_error(dir, [](nlohmann::json& c) { c["model_type"] = "gemma3"; }) ==
+        file + ": /model_type \"gemma3\" disagrees with /architectures/0 \"LlamaForCausalLM\" (a \"llama\" model): one of them is "
+               "wrong; attnviz will not guess which");
+  // A class attnviz does not read is named as unsupported, whatever model_type says.
+  CHECK_THAT(config_error(dir, [](nlohmann::json& c) { c["architectures"] = {"MambaForCausalLM"}; }),
+             Contains("architecture \"MambaForCausalLM\" is not supported"));
+  // BERT, through the whole run: no file written.
+  TempDir bert;
+  const std::string source = test_data_file("bert/hf");
+  for (const char* name : {"model.safetensors", "tokenizer.json"}) std::filesystem::copy_file(source + "/" + name, bert.file(name));
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(source + "/config.json"));
+  for (const auto& [architectures, model_type, message] :
+       std::vector<std::tuple<nlohmann::json, std::string, std::string>>{
+           {nlohmann::json::array(), "bert", ": /architectures: expected the model's class, e.g. [\"BertForMaskedLM\"] or [\"BertModel\"], got an empty list (/model_type is \"bert\")"},
+           {{"BertModel"}, "llama", ": /model_type \"llama\" disagrees with /architectures/0 \"BertModel\" (a \"bert\" model): one of them is wrong; attnviz will not guess which"}}) {
+    config["architectures"] = architectures;
+    config["model_type"] = model_type;
+    std::ofstream(bert.file("config.json")) << config.dump();
+    Options o = folder_dump(bert);
+    o.token_ids = std::vector<int>{0, 1};
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: " + bert.file("config.json") + message + "\n");
+    CHECK(!std::filesystem::exists(bert.file("dump.json")));
   }
 }
