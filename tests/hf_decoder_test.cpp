@@ -729,3 +729,50 @@ TEST_CASE("safetensors folder: an empty /architectures, or a /model_type that di
     CHECK(!std::filesystem::exists(bert.file("dump.json")));
   }
 }
+
+// tokenize printed the ids of a tokenizer.json larger than the model's embedding table without a
+// word; it now says what heatmaps --model says of the same folder and text, in the same words.
+TEST_CASE("tokenize: a tokenizer.json past the model's embeddings is named or refused as heatmaps --model does", "[model][errors]") {
+  TempDir dir;
+  const std::string source = test_data_file("stories260k/hf-safetensors");
+  std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
+  std::filesystem::copy_file(source + "/config.json", dir.file("config.json"));
+  const auto write_tokenizer = [&](const std::string& vocab) {
+    std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": )" << vocab << R"(, "merges": []},
+      "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
+      "added_tokens": [{"id": 600, "content": "<big>", "special": false}]})";
+  };
+  write_tokenizer(R"({"a": 0, "b": 1})");
+  for (const std::string text : {"a", "a<big>"}) {
+    CAPTURE(text);
+    Options heatmaps = folder_dump(dir, "pictures");
+    heatmaps.command = Command::Heatmaps;
+    heatmaps.text = text;
+    Options tokenize;
+    tokenize.command = Command::Tokenize;
+    tokenize.model = dir.path().string();
+    tokenize.text = text;
+    const attnviz::test::RunResult h = attnviz::test::run_with(heatmaps), t = attnviz::test::run_with(tokenize);
+    CHECK(t.code == h.code);
+    CHECK(t.err == h.err);
+    CHECK_THAT(t.err, Catch::Matchers::StartsWith("attnviz: warning: " + dir.file("tokenizer.json") + ": 1 added token has an id past the 512"));
+    CHECK(t.code == (text == "a" ? kExitOk : kExitInputError));
+    if (text == "a") CHECK(t.out == "{\"tokens\":[\"a\"],\"token_ids\":[0],\"token_texts\":[\"a\"]}\n");
+  }
+  // A piece of the vocabulary itself past the table: refused at load by both.
+  write_tokenizer(R"({"a": 0, "b": 1, "c": 520})");
+  Options tokenize;
+  tokenize.command = Command::Tokenize;
+  tokenize.model = dir.path().string();
+  tokenize.text = "a";
+  const attnviz::test::RunResult t = attnviz::test::run_with(tokenize);
+  CHECK(t.code == kExitInputError);
+  CHECK(t.err == "attnviz: error: " + dir.file("tokenizer.json") + ": 1 piece of its vocabulary has an id past the model's table (the "
+                 "first: \"c\" 520), but the model " + dir.path().string() + " has 512 token embeddings (0-511): its tokenizer "
+                 "and its weights disagree\n");
+  CHECK(t.out.empty());
+  Options heatmaps = folder_dump(dir, "pictures");
+  heatmaps.command = Command::Heatmaps;
+  heatmaps.text = "a";
+  CHECK(attnviz::test::run_with(heatmaps).err == t.err);
+}

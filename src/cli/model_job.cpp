@@ -13,10 +13,12 @@
 #include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
+#include "model/hf_encoder.hpp"
 #include "model/hf_end_tokens.hpp"
 #include "model/hf_tokenizer.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "model/tokenizer_fit.hpp"
 #include "model/vocabulary.hpp"
 
 namespace attnviz {
@@ -271,10 +273,23 @@ std::string json_text(const nlohmann::ordered_json& value) {
 
 }  // namespace
 
+// A Hugging Face folder's token embeddings, read as heatmaps --model reads them (config.json,
+// checked against the safetensors header; no weight is decoded).
+long hf_folder_vocab(const std::string& folder) {
+  if (is_hf_encoder_folder(folder)) return encoder_from_hf_folder(folder).config().n_vocab;
+  return decoder_from_hf_folder(folder).config().n_vocab;
+}
+
 std::string tokenize_report(const Options& options, std::vector<std::string>& warnings) {
-  const Vocabulary vocab = tokenizer_of(options.model);
+  Vocabulary vocab = tokenizer_of(options.model);
+  // A tokenizer.json with more ids than the model has embeddings: refused, or named, as
+  // heatmaps --model refuses or names it (the ids it gives are of no use to the model).
+  const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? std::optional<long>(hf_folder_vocab(options.model)) : std::nullopt;
+  if (n_vocab)
+    if (std::string past = check_tokenizer_fits(vocab, *n_vocab, options.model); !past.empty()) vocab.warnings.push_back(std::move(past));
   warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
   const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
+  if (n_vocab) check_ids_in_model(options, &vocab, ids, *n_vocab);
   Tokens pieces, texts;
   for (const std::int32_t id : ids) {
     pieces.push_back(vocab.pieces[static_cast<std::size_t>(id)]);
