@@ -500,3 +500,36 @@ attnviz_expect(cli_stale_attribute_svg 0
 set_tests_properties(cli_stale_model_png cli_stale_attribute_png PROPERTIES DEPENDS cli_stale_setup)
 set_tests_properties(cli_stale_model_html PROPERTIES DEPENDS cli_stale_model_png)
 set_tests_properties(cli_stale_attribute_svg PROPERTIES DEPENDS cli_stale_attribute_png)
+
+# One warning, said once: --exact-matmul on a model without Q8_0 weights is warned about exactly
+# once by every command that takes it (it was raised in two places: run_model and
+# prepare_decoder_run). cli_count.cmake fails on zero and on two.
+function(attnviz_expect_count name pattern count)
+  string(REPLACE ";" "@@" joined "${ARGN}")
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DATTNVIZ=$<TARGET_FILE:attnviz> "-DPATTERN=${pattern}" -DEXPECTED_COUNT=${count}
+                   "-DARGS=${joined}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_count.cmake)
+endfunction()
+set(ATTNVIZ_EXACT_IGNORED "attnviz: warning: --exact-matmul: [^\n]*: ignored")
+set(ATTNVIZ_REPEATED_TEXT "Lily saw a cat. Lily saw a cat.")
+attnviz_expect_count(cli_exact_matmul_once_dump "${ATTNVIZ_EXACT_IGNORED}" 1
+  dump --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once.json)
+attnviz_expect_count(cli_exact_matmul_once_heatmaps "${ATTNVIZ_EXACT_IGNORED}" 1
+  heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --layers 0 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once)
+attnviz_expect_count(cli_exact_matmul_once_compare "${ATTNVIZ_EXACT_IGNORED}" 1
+  compare --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --heads L0H1,L1H2 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once.png)
+attnviz_expect_count(cli_exact_matmul_once_census "${ATTNVIZ_EXACT_IGNORED}" 1
+  compare --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --census ${ATTNVIZ_CLI_OUT}/exact_once.csv --exact-matmul
+  -o ${ATTNVIZ_CLI_OUT}/exact_once_census.png)
+attnviz_expect_count(cli_exact_matmul_once_explain "${ATTNVIZ_EXACT_IGNORED}" 1
+  explain --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --head L1H2 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once_explain)
+attnviz_expect_count(cli_exact_matmul_once_bert "${ATTNVIZ_EXACT_IGNORED}" 1
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/hf --token-ids 2,7,12,3 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once_bert.json)
+# A Q8_0 file: the flag acts, nothing is said.
+attnviz_expect_count(cli_exact_matmul_acts_q8 "--exact-matmul" 0
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --token-ids 1,40,77 --layers 0 --exact-matmul
+  -o ${ATTNVIZ_CLI_OUT}/exact_once_q8.json)
+# attribute always multiplies in float32 and does not take the flag, so it has nothing to warn.
+attnviz_expect(cli_exact_matmul_not_attribute 109
+  "^attnviz: error: attribute: unknown option \"--exact-matmul\": it is an option of dump, heatmaps, compare and explain"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "a" --exact-matmul -o ${ATTNVIZ_CLI_OUT}/never_written)

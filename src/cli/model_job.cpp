@@ -192,6 +192,8 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
                        double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
   ModelRunInfo info = run_model_once(options, plain_sink, warnings, memory_budget, kept, probe, heads);
   // The flag changes only Q8_0 products (decoders and BERT from GGUF files): say when it did nothing.
+  // The one place that says it (attribute, the other user of a loaded decoder, does not take the
+  // flag: it always multiplies in float32).
   if (options.exact_matmul && info.model.matmul.empty())
     warnings.push_back(exact_matmul_ignored(options.model));
   return info;
@@ -215,7 +217,6 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   ModelRunInfo& info = run.info;
   info.model = summary_of(c);
   info.model.matmul = run.model->matmul();
-  if (o.exact_matmul && info.model.matmul.empty()) warnings.push_back(exact_matmul_ignored(o.model));
   info.token_ids = input_ids(o, run.vocab.get());
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   if (o.text && run.vocab) warnings.insert(warnings.end(), run.vocab->warnings.begin(), run.vocab->warnings.end());
