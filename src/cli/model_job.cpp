@@ -52,8 +52,6 @@ void refuse_model_options(const Options& o) {
 // The library's view of the decoder options: the model, --text / --token-ids, --no-bos.
 DecoderInput decoder_input(const Options& o) { return DecoderInput{o.model, o.text, o.token_ids, o.no_bos}; }
 
-std::vector<std::int32_t> input_ids(const Options& o, const Vocabulary* vocab) { return decoder_input_ids(decoder_input(o), vocab); }
-
 void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
   check_ids_in_model(decoder_input(o), vocab, ids, n_vocab);
 }
@@ -209,30 +207,13 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   }
   LoadedDecoder loaded = load_decoder(o);
   DecoderRun run;
+  run.info = start_decoder_run(loaded, decoder_input(o), 0, warnings);  // the checks run_model makes
   run.model = std::move(loaded.model);
   run.vocab = std::move(loaded.vocab);
   run.token_list = std::move(loaded.names);
   run.names = run.vocab ? run.vocab.get() : run.token_list ? &*run.token_list : nullptr;
-  const DecoderConfig& c = run.model->config();
-  ModelRunInfo& info = run.info;
-  info.model = summary_of(c);
-  info.model.matmul = run.model->matmul();
-  info.token_ids = input_ids(o, run.vocab.get());
-  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
-  if (o.text && run.vocab) warnings.insert(warnings.end(), run.vocab->warnings.begin(), run.vocab->warnings.end());
-  if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
-  check_ids_in_model(o, run.vocab.get(), info.token_ids, c.n_vocab);
-  info.prompt_length = static_cast<int>(info.token_ids.size());
-  if (c.context_length > 0 && static_cast<long>(info.token_ids.size()) > c.context_length)
-    throw UsageError::bad_option(o.text ? "--text" : "--token-ids", std::to_string(info.token_ids.size()) +
-                                                                        " tokens exceed the model's context length of " +
-                                                                        std::to_string(c.context_length));
-  name_tokens(run.names, info);
-  for (const std::int32_t id : info.token_ids) run.labels.push_back(decoder_token_label(run.names, id));
-  if (run.vocab) {
-    const bool starts_with_bos = run.vocab->bos && info.token_ids.front() == *run.vocab->bos;
-    info.text = decode(*run.vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
-  }
+  describe_tokens(run.names, run.vocab.get(), run.info);
+  for (const std::int32_t id : run.info.token_ids) run.labels.push_back(decoder_token_label(run.names, id));
   return run;
 }
 
