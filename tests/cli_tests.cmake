@@ -533,3 +533,13 @@ attnviz_expect_count(cli_exact_matmul_acts_q8 "--exact-matmul" 0
 attnviz_expect(cli_exact_matmul_not_attribute 109
   "^attnviz: error: attribute: unknown option \"--exact-matmul\": it is an option of dump, heatmaps, compare and explain"
   attribute --model ${ATTNVIZ_STORIES_GGUF} --text "a" --exact-matmul -o ${ATTNVIZ_CLI_OUT}/never_written)
+# compare writes one file per format beside -o: an earlier run's other formats are named.
+add_test(NAME cli_stale_compare_setup COMMAND ${CMAKE_COMMAND} -E rm -f ${ATTNVIZ_CLI_OUT}/stale_compare.png
+                                              ${ATTNVIZ_CLI_OUT}/stale_compare.svg ${ATTNVIZ_CLI_OUT}/stale_compare.html)
+add_test(NAME cli_stale_compare_all
+         COMMAND attnviz compare ${ATTNVIZ_USE_LITE} --heads 0,1 --format png,svg,html -o ${ATTNVIZ_CLI_OUT}/stale_compare.png)
+attnviz_expect(cli_stale_compare_svg 0
+  "\nwrote [^\n]*stale_compare\\.svg\nattnviz: warning: [^\n]*stale_compare\\.png and [^\n]*stale_compare\\.html are from an earlier run: this run wrote the figure as stale_compare\\.svg, so they are not from it$"
+  compare ${ATTNVIZ_USE_LITE} --heads 0,1 --format svg -o ${ATTNVIZ_CLI_OUT}/stale_compare.png)
+set_tests_properties(cli_stale_compare_all PROPERTIES DEPENDS cli_stale_compare_setup)
+set_tests_properties(cli_stale_compare_svg PROPERTIES DEPENDS cli_stale_compare_all)

@@ -690,7 +690,7 @@ TEST_CASE("safetensors folder: a tokenizer.json with ids past the model's embedd
 // GPT-2 reader then asked for wte.weight in a Llama file). Each is one line naming config.json,
 // the member and both values; the BERT encoder (whose folder is recognised by the same member)
 // the same way.
-TEST_CASE("safetensors folder: an empty /architectures, or a /model_type that disagrees with it, is refused naming both",
+TEST_CASE("safetensors folder: an empty /architectures or a /model_type that disagrees with it is refused naming both",
           "[model][errors]") {
   TempDir dir;
   const std::string file = dir.file("config.json");

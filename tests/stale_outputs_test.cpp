@@ -20,7 +20,7 @@ void touch(const test::TempDir& dir, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("stale_outputs: attnviz's names this run did not write, in natural order; the user's files are not looked at",
+TEST_CASE("stale_outputs: attnviz's names this run did not write in natural order and never the user's other files",
           "[stale]") {
   test::TempDir dir;
   for (const char* name : {"index.html", "head_10.png", "head_2.png", "grid.svg", "notes.txt", "layer_1/grid.png",
@@ -41,7 +41,7 @@ TEST_CASE("stale_outputs: an output folder given with a trailing slash or ./ mat
   CHECK(stale_outputs(dir.file("out"), {dir.file("out/grid.png"), dir.file("out/head_0.png")}).empty());
 }
 
-TEST_CASE("warn_about_stale_outputs: one warning; a folder this run did not write into is counted, not listed",
+TEST_CASE("warn_about_stale_outputs: one warning where a folder this run did not write into is counted and not listed",
           "[stale]") {
   test::TempDir dir;
   for (const char* name : {"layer_0/grid.png", "layer_0/head_0.png", "layer_0/head_1.png", "layer_1/grid.png",
@@ -71,4 +71,23 @@ TEST_CASE("warn_about_stale_outputs: past ten names the rest are counted", "[sta
                                 " already holds 12 files from an earlier run that this run did not write, so they are "
                                 "not from it: head_0.png, head_1.png, head_2.png, head_3.png, head_4.png, head_5.png, "
                                 "head_6.png, head_7.png, head_8.png, head_9.png \u2026 and 2 more");
+}
+
+TEST_CASE("warn_about_stale_formats: the figure's other formats left by an earlier run are named and other files are not",
+          "[stale]") {
+  test::TempDir dir;
+  for (const char* name : {"c.png", "c.svg", "c.html", "c.csv", "d.svg"}) touch(dir, name);
+  std::vector<std::string> warnings;
+  warn_about_stale_formats(dir.file("c.png"), {dir.file("c.png"), dir.file("c.csv")}, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings.front() == dir.file("c.svg") + " and " + dir.file("c.html") +
+                                " are from an earlier run: this run wrote the figure as c.png, so they are not from it");
+  warnings.clear();
+  warn_about_stale_formats(dir.file("c.png"), {dir.file("c.svg"), dir.file("c.html")}, warnings);
+  CHECK(warnings == std::vector<std::string>{dir.file("c.png") +
+                                             " is from an earlier run: this run wrote the figure as c.svg and c.html, so it is not from it"});
+  warnings.clear();
+  warn_about_stale_formats(dir.file("c.png"), {dir.file("c.png"), dir.file("c.svg"), dir.file("c.html")}, warnings);
+  warn_about_stale_formats("", {}, warnings);  // no figure (compare --census alone)
+  CHECK(warnings.empty());
 }

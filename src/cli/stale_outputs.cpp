@@ -121,4 +121,27 @@ void warn_about_stale_outputs(const std::string& folder, const std::vector<std::
          " from an earlier run that this run did not write, so " + (one ? "it is" : "they are") + " not from it: " + list);
 }
 
+void warn_about_stale_formats(const std::string& figure, const std::vector<std::string>& written,
+                              std::vector<std::string>& warnings) {
+  if (figure.empty()) return;
+  std::set<std::string> ours;
+  for (const std::string& path : written) ours.insert(fs::path(path).lexically_normal().string());
+  std::vector<std::string> stale, ours_here;
+  for (const char* extension : {".png", ".svg", ".html"}) {
+    const std::string sibling = fs::path(figure).replace_extension(extension).string();
+    std::error_code ec;
+    if (ours.count(fs::path(sibling).lexically_normal().string())) ours_here.push_back(fs::path(sibling).filename().string());
+    else if (fs::is_regular_file(sibling, ec)) stale.push_back(sibling);
+  }
+  if (stale.empty()) return;
+  const auto joined = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return text;
+  };
+  const bool one = stale.size() == 1;
+  warnings.push_back(joined(stale) + (one ? " is" : " are") + " from an earlier run: this run wrote the figure as " + joined(ours_here) +
+                     ", so " + (one ? "it is" : "they are") + " not from it");
+}
+
 }  // namespace attnviz

@@ -21,4 +21,10 @@ std::vector<std::string> stale_outputs(const std::string& folder, const std::vec
 void warn_about_stale_outputs(const std::string& folder, const std::vector<std::string>& written,
                               std::vector<std::string>& warnings);
 
+/// The same for a figure written as one file per format (compare's -o x.png, with x.svg and
+/// x.html beside it for --format svg,html): `figure`'s .png, .svg and .html siblings that exist
+/// but are not among `written` are named in one warning. Nothing when `figure` is "".
+void warn_about_stale_formats(const std::string& figure, const std::vector<std::string>& written,
+                              std::vector<std::string>& warnings);
+
 }  // namespace attnviz
