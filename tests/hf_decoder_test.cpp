@@ -706,6 +706,9 @@ TEST_CASE("safetensors folder: an empty /architectures or a /model_type that dis
   CHECK(config_error(dir, [](nlohmann::json& c) { c["model_type"] = "gemma3"; }) ==
         file + ": /model_type \"gemma3\" disagrees with /architectures/0 \"LlamaForCausalLM\" (a \"llama\" model): one of them is "
                "wrong; attnviz will not guess which");
+  // Absent, beside a decoder's model_type: the class is not guessed either.
+  CHECK(config_error(dir, [](nlohmann::json& c) { c.erase("architectures"); }) ==
+        file + ": /architectures: missing field (the model's class, e.g. [\"LlamaForCausalLM\"] for /model_type \"llama\")");
   // A class attnviz does not read is named as unsupported, whatever model_type says.
   CHECK_THAT(config_error(dir, [](nlohmann::json& c) { c["architectures"] = {"MambaForCausalLM"}; }),
              Contains("architecture \"MambaForCausalLM\" is not supported"));

@@ -1,5 +1,6 @@
 #include "model/hf_config_keys.hpp"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -35,6 +36,13 @@ std::string class_hint(const std::optional<std::string>& model_type) {
 HfArchitecture hf_architecture(const JsonSettings& config) {
   const nlohmann::json* list = config.find("/architectures", JsonNull::Absent);
   const std::optional<std::string> model_type = config.optional_text("/model_type", JsonNull::Absent);
+  // Without /architectures a BERT folder is known by its model_type; a decoder is read by its
+  // class, which model_type alone does not name (LlamaForCausalLM or a classifier?).
+  const auto& types = model_type_of_class();
+  const bool known_type = model_type && std::any_of(types.begin(), types.end(), [&](const auto& t) { return t.second == *model_type; });
+  if (!list && known_type && *model_type != "bert")
+    throw InputError::missing_field(config.file(), "/architectures", "the model's class, e.g. " + class_hint(model_type) +
+                                                                         " for /model_type \"" + *model_type + "\"");
   if (!list) return {model_type.value_or("unknown"), ""};
   if (!list->is_array()) throw InputError::bad_value(config.file(), "/architectures", "a list of class names", describe_json(*list));
   // An empty list names no class: reading /model_type instead would be a guess at the class.
