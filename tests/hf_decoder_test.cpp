@@ -779,3 +779,34 @@ TEST_CASE("tokenize: a tokenizer.json past the model's embeddings is named or re
   heatmaps.text = "a";
   CHECK(attnviz::test::run_with(heatmaps).err == t.err);
 }
+
+// The BERT encoder said "token id 45 (position 2) is outside the vocabulary of 40 tokens" for a
+// text's added token past the table, naming neither the tokenizer nor --token-ids: it now checks
+// the ids as a decoder does, and tokenize says the same.
+TEST_CASE("encoder folder: ids past the embeddings name --token-ids or the tokenizer as a decoder's do", "[model][errors]") {
+  TempDir dir;
+  const std::string source = test_data_file("bert/hf");
+  for (const char* name : {"model.safetensors", "config.json"}) std::filesystem::copy_file(source + "/" + name, dir.file(name));
+  nlohmann::json tokenizer = nlohmann::json::parse(attnviz::test::read_file(source + "/tokenizer.json"));
+  tokenizer["added_tokens"].push_back({{"id", 45}, {"content", "<big>"}, {"special", false}, {"single_word", false},
+                                       {"lstrip", false}, {"rstrip", false}, {"normalized", false}});
+  std::ofstream(dir.file("tokenizer.json")) << tokenizer.dump();
+  const std::string warning = "attnviz: warning: " + dir.file("tokenizer.json") + ": 1 added token has an id past the 40 token embeddings of the model " +
+                              dir.path().string() + " (0-39), so a text that spells one is refused: \"<big>\" 45\n";
+  Options heatmaps = folder_dump(dir, "pictures");
+  heatmaps.command = Command::Heatmaps;
+  heatmaps.text = "hello <big>";
+  const attnviz::test::RunResult h = attnviz::test::run_with(heatmaps);
+  CHECK(h.code == kExitInputError);
+  CHECK(h.err == warning + "attnviz: error: " + dir.file("tokenizer.json") + ": --text gives token 2 the id 45 (\"<big>\"), but the model " +
+                     dir.path().string() + " has 40 token embeddings (0-39): its tokenizer and its weights disagree\n");
+  Options tokenize;
+  tokenize.command = Command::Tokenize;
+  tokenize.model = dir.path().string();
+  tokenize.text = "hello <big>";
+  CHECK(attnviz::test::run_with(tokenize).err == h.err);
+  heatmaps.text.reset();
+  heatmaps.token_ids = std::vector<int>{2, 40};
+  CHECK(attnviz::test::run_with(heatmaps).err == "attnviz: error: --token-ids: token id 40 is outside the vocabulary (0-39)\n");
+  CHECK(!std::filesystem::exists(dir.file("pictures")));
+}
