@@ -61,16 +61,19 @@ TEST_CASE("warn_about_stale_outputs: one warning where a folder this run did not
   CHECK(warnings.empty());
 }
 
-TEST_CASE("warn_about_stale_outputs: past ten names the rest are counted", "[stale]") {
+TEST_CASE("warn_about_stale_outputs: many files of one folder are shown as first … last and past ten groups the rest are counted",
+          "[stale]") {
   test::TempDir dir;
   for (int h = 0; h < 12; ++h) touch(dir, "head_" + std::to_string(h) + ".png");
+  for (int l = 0; l < 11; ++l) touch(dir, "layer_" + std::to_string(l) + "/grid.png");
   std::vector<std::string> warnings;
   warn_about_stale_outputs(dir.path().string(), {}, warnings);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings.front() == dir.path().string() +
-                                " already holds 12 files from an earlier run that this run did not write, so they are "
-                                "not from it: head_0.png, head_1.png, head_2.png, head_3.png, head_4.png, head_5.png, "
-                                "head_6.png, head_7.png, head_8.png, head_9.png \u2026 and 2 more");
+                                " already holds 23 files from an earlier run that this run did not write, so they are "
+                                "not from it: head_0.png \u2026 head_11.png (12 files), layer_0/ (1 file), layer_1/ (1 file), "
+                                "layer_2/ (1 file), layer_3/ (1 file), layer_4/ (1 file), layer_5/ (1 file), layer_6/ (1 file), "
+                                "layer_7/ (1 file), layer_8/ (1 file) \u2026 and 2 more folders");
 }
 
 TEST_CASE("warn_about_stale_formats: the figure's other formats left by an earlier run are named and other files are not",

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <map>
 #include <regex>
 #include <set>
 
@@ -77,48 +76,64 @@ std::vector<std::string> stale_outputs(const std::string& folder, const std::vec
   return found;
 }
 
-void warn_about_stale_outputs(const std::string& folder, const std::vector<std::string>& written,
-                              std::vector<std::string>& warnings) {
-  const std::vector<std::string> stale = stale_outputs(folder, written);
-  if (stale.empty()) return;
-  // Folders holding something this run wrote: their stale files are named one by one.
-  std::set<std::string> touched;
-  const fs::path root = fs::path(folder).lexically_normal();
+namespace {
+
+// The folders (relative to `root`, "" for root itself) holding a file this run wrote.
+std::set<std::string> folders_written(const fs::path& root, const std::vector<std::string>& written) {
+  std::set<std::string> touched = {""};
   for (const std::string& path : written) {
     fs::path relative = fs::path(path).lexically_normal().lexically_relative(root).parent_path();
     for (; !relative.empty(); relative = relative.parent_path()) touched.insert(relative.generic_string());
   }
-  std::vector<std::string> items;
-  std::map<std::string, long long> folder_counts;  // an untouched folder -> its stale files
+  return touched;
+}
+
+// Where a stale file is named: the outermost folder of its path this run wrote nothing into
+// ("layer_4/"), else its own folder (where it is listed beside this run's files).
+std::string group_of(const std::string& path, const std::set<std::string>& touched) {
+  fs::path prefix;
+  for (const fs::path& part : fs::path(path).parent_path()) {
+    prefix /= part;
+    if (!touched.count(prefix.generic_string())) return prefix.generic_string() + "/";
+  }
+  return fs::path(path).parent_path().generic_string();
+}
+
+// "layer_4/ (9 files)" for a folder this run did not touch; "index.html" or "a, b" for up to
+// three files, else "first … last (n files)".
+std::string describe_group(const std::string& group, const std::vector<std::string>& files) {
+  if (!group.empty() && group.back() == '/') return group + " (" + counted(static_cast<long long>(files.size()), "file") + ")";
+  if (files.size() <= 3) {
+    std::string text;
+    for (const std::string& file : files) text += (text.empty() ? "" : ", ") + file;
+    return text;
+  }
+  return files.front() + " \u2026 " + files.back() + " (" + counted(static_cast<long long>(files.size()), "file") + ")";
+}
+
+}  // namespace
+
+void warn_about_stale_outputs(const std::string& folder, const std::vector<std::string>& written,
+                              std::vector<std::string>& warnings) {
+  const std::vector<std::string> stale = stale_outputs(folder, written);
+  if (stale.empty()) return;
+  const std::set<std::string> touched = folders_written(fs::path(folder).lexically_normal(), written);
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // in the order first met
   for (const std::string& path : stale) {
-    std::string group;
-    for (fs::path prefix; const fs::path& part : fs::path(path).parent_path()) {
-      prefix /= part;
-      if (!touched.count(prefix.generic_string())) {
-        group = prefix.generic_string();
-        break;
-      }
-    }
-    if (group.empty()) {
-      items.push_back(path);
-    } else if (folder_counts[group]++ == 0) {
-      items.push_back(group + "/");
-    }
+    const std::string group = group_of(path, touched);
+    const auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == group; });
+    (it == groups.end() ? groups.emplace_back(group, std::vector<std::string>()).second : it->second).push_back(path);
   }
-  // Whole folders and top-level files first, then the stragglers in folders this run wrote.
-  std::stable_partition(items.begin(), items.end(),
-                        [](const std::string& item) { return item.back() == '/' || item.find('/') == std::string::npos; });
-  constexpr std::size_t kMaxNamed = 10;
+  // The top folder's files and whole folders first, then the stragglers beside this run's files.
+  std::stable_partition(groups.begin(), groups.end(),
+                        [](const auto& g) { return g.first.empty() || g.first.back() == '/'; });
+  constexpr std::size_t kMaxGroups = 10;
   std::string list;
-  for (std::size_t i = 0; i < items.size() && i < kMaxNamed; ++i) {
-    const auto count = folder_counts.find(items[i].substr(0, items[i].size() - 1));
-    list += (i ? ", " : "") + items[i];
-    if (items[i].back() == '/' && count != folder_counts.end()) list += " (" + counted(count->second, "file") + ")";
-  }
-  if (items.size() > kMaxNamed) list += " \u2026 and " + std::to_string(items.size() - kMaxNamed) + " more";
+  for (std::size_t i = 0; i < groups.size() && i < kMaxGroups; ++i) list += (i ? ", " : "") + describe_group(groups[i].first, groups[i].second);
+  if (groups.size() > kMaxGroups) list += " \u2026 and " + counted(static_cast<long long>(groups.size() - kMaxGroups), "more folder", "more folders");
   const bool one = stale.size() == 1;
   warnings.push_back(folder + " already holds " + counted(static_cast<long long>(stale.size()), "file") +
-         " from an earlier run that this run did not write, so " + (one ? "it is" : "they are") + " not from it: " + list);
+                     " from an earlier run that this run did not write, so " + (one ? "it is" : "they are") + " not from it: " + list);
 }
 
 void warn_about_stale_formats(const std::string& figure, const std::vector<std::string>& written,

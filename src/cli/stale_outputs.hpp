@@ -16,8 +16,9 @@ namespace attnviz {
 std::vector<std::string> stale_outputs(const std::string& folder, const std::vector<std::string>& written);
 
 /// Adds to `warnings` one warning naming stale_outputs(folder, written), when there are any. A
-/// folder this run wrote nothing into is named once with its count ("layer_4/ (9 files)"); past
-/// ten names the rest are counted ("… and 12 more"). Called after the run's files are written.
+/// folder this run wrote nothing into is named once with its count ("layer_4/ (9 files)"); the
+/// stale files of a folder it wrote into are listed up to three, else as "first … last (n
+/// files)"; past ten such groups the rest are counted. Called after the run's files are written.
 void warn_about_stale_outputs(const std::string& folder, const std::vector<std::string>& written,
                               std::vector<std::string>& warnings);
 
