@@ -543,3 +543,17 @@ attnviz_expect(cli_stale_compare_svg 0
   compare ${ATTNVIZ_USE_LITE} --heads 0,1 --format svg -o ${ATTNVIZ_CLI_OUT}/stale_compare.png)
 set_tests_properties(cli_stale_compare_all PROPERTIES DEPENDS cli_stale_compare_setup)
 set_tests_properties(cli_stale_compare_svg PROPERTIES DEPENDS cli_stale_compare_all)
+# explain's pictures in another format, and a census into a folder of heatmaps: named the same way.
+add_test(NAME cli_stale_more_setup COMMAND ${CMAKE_COMMAND} -E rm -rf ${ATTNVIZ_CLI_OUT}/stale_explain ${ATTNVIZ_CLI_OUT}/stale_census)
+add_test(NAME cli_stale_explain_png
+         COMMAND attnviz explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head L1H2 -o ${ATTNVIZ_CLI_OUT}/stale_explain)
+attnviz_expect(cli_stale_explain_svg 0
+  "\nattnviz: warning: [^\n]*stale_explain already holds 2 files from an earlier run that this run did not write, so they are not from it: circuits\\.png, explain\\.png$"
+  explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head L1H2 --format svg -o ${ATTNVIZ_CLI_OUT}/stale_explain)
+add_test(NAME cli_stale_census_heatmaps COMMAND attnviz heatmaps ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/stale_census)
+attnviz_expect(cli_stale_census 0
+  "\nattnviz: warning: [^\n]*stale_census already holds 5 files from an earlier run that this run did not write, so they are not from it: grid\\.png ... head_3\\.png \\(5 files\\)$"
+  census --model ${ATTNVIZ_STORIES_GGUF} --corpus ${PROJECT_SOURCE_DIR}/data/corpus/stories260k_stories.txt --limit 2 -o ${ATTNVIZ_CLI_OUT}/stale_census)
+set_tests_properties(cli_stale_explain_png cli_stale_census_heatmaps PROPERTIES DEPENDS cli_stale_more_setup)
+set_tests_properties(cli_stale_explain_svg PROPERTIES DEPENDS cli_stale_explain_png)
+set_tests_properties(cli_stale_census PROPERTIES DEPENDS cli_stale_census_heatmaps)
