@@ -778,6 +778,17 @@ TEST_CASE("tokenize: a tokenizer.json past the model's embeddings is named or re
   heatmaps.command = Command::Heatmaps;
   heatmaps.text = "a";
   CHECK(attnviz::test::run_with(heatmaps).err == t.err);
+  // A model attnviz cannot run: its tokenizer still splits the text, and the unchecked ids are said.
+  write_tokenizer(R"({"a": 0, "b": 1})");
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(dir.file("config.json")));
+  config["architectures"] = {"MambaForCausalLM"};
+  std::ofstream(dir.file("config.json")) << config.dump();
+  const attnviz::test::RunResult mamba = attnviz::test::run_with(tokenize);
+  CHECK(mamba.code == kExitOk);
+  CHECK(mamba.out == "{\"tokens\":[\"a\"],\"token_ids\":[0],\"token_texts\":[\"a\"]}\n");
+  CHECK_THAT(mamba.err, Catch::Matchers::StartsWith("attnviz: warning: " + dir.path().string() +
+                                                    ": the ids are not checked against the model's token embeddings, which attnviz "
+                                                    "cannot read: " + dir.file("config.json") + ": architecture \"MambaForCausalLM\" is not supported"));
 }
 
 // The BERT encoder said "token id 45 (position 2) is outside the vocabulary of 40 tokens" for a

@@ -256,17 +256,24 @@ std::string json_text(const nlohmann::ordered_json& value) {
 }  // namespace
 
 // A Hugging Face folder's token embeddings, read as heatmaps --model reads them (config.json,
-// checked against the safetensors header; no weight is decoded).
-long hf_folder_vocab(const std::string& folder) {
-  if (is_hf_encoder_folder(folder)) return encoder_from_hf_folder(folder).config().n_vocab;
-  return decoder_from_hf_folder(folder).config().n_vocab;
+// checked against the safetensors header; no weight is decoded). A model attnviz cannot read
+// (an unsupported class) leaves the tokenizer usable: said in a warning, nullopt.
+std::optional<long> hf_folder_vocab(const std::string& folder, std::vector<std::string>& warnings) {
+  try {
+    if (is_hf_encoder_folder(folder)) return encoder_from_hf_folder(folder).config().n_vocab;
+    return decoder_from_hf_folder(folder).config().n_vocab;
+  } catch (const InputError& e) {
+    warnings.push_back(folder + ": the ids are not checked against the model's token embeddings, which attnviz cannot read: " +
+                       e.what());
+    return std::nullopt;
+  }
 }
 
 std::string tokenize_report(const Options& options, std::vector<std::string>& warnings) {
   Vocabulary vocab = tokenizer_of(options.model);
   // A tokenizer.json with more ids than the model has embeddings: refused, or named, as
   // heatmaps --model refuses or names it (the ids it gives are of no use to the model).
-  const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? std::optional<long>(hf_folder_vocab(options.model)) : std::nullopt;
+  const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? hf_folder_vocab(options.model, warnings) : std::nullopt;
   if (n_vocab)
     if (std::string past = check_tokenizer_fits(vocab, *n_vocab, options.model); !past.empty()) vocab.warnings.push_back(std::move(past));
   warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
