@@ -66,3 +66,114 @@ attnviz_bad_run(cli_census_merge_run_setting
 attnviz_bad_run(cli_census_merge_layers
   "attnviz: error: --layers: is a setting of the runs, not of --merge"
   census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/s1 --layers 1 -o ${ATTNVIZ_MERGE_OUT}/never_written)
+
+# census --merge checks every census.json in full before combining any (hostile tester): each
+# refused file is a real shard output (cli_census_merge_shard0 above) changed in one place by
+# census_edit.py, merged with the untouched shard 1. Exit 1, one line naming the file, the
+# member and the value; nothing written (cli_census_merge_refused_wrote_nothing).
+set(ATTNVIZ_MERGE_EDITED ${ATTNVIZ_MERGE_OUT}/edited)
+function(attnviz_merge_edit edit)
+  add_test(NAME cli_census_merge_edit_${edit}
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/census_edit.py ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_EDITED}/${edit} ${edit})
+  set_tests_properties(cli_census_merge_edit_${edit} PROPERTIES FIXTURES_REQUIRED census_merge_shards FIXTURES_SETUP census_merge_edit_${edit})
+endfunction()
+# attnviz_merge_refused(EDIT REGEX [FOLDER…]): `--merge FOLDER… -o …` (default: shard 1, then
+# the edited folder) exits 1 with "attnviz: error: …/edited/EDIT/census.json: " + REGEX.
+function(attnviz_merge_refused edit regex)
+  attnviz_merge_edit(${edit})
+  set(folders ${ARGN})
+  if(NOT folders)
+    set(folders ${ATTNVIZ_MERGE_OUT}/s1 ${ATTNVIZ_MERGE_EDITED}/${edit})
+  endif()
+  attnviz_expect(cli_census_merge_refuses_${edit} 1 "^attnviz: error: [^ ]*/edited/${edit}/census\\.json: ${regex}"
+    census --merge ${folders} -o ${ATTNVIZ_MERGE_OUT}/refused_${edit})
+  set_tests_properties(cli_census_merge_refuses_${edit} PROPERTIES
+    FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_${edit}" FIXTURES_SETUP census_merge_refusals)
+endfunction()
+# 1. The heads and statistics: each selected layer × head once, no other; every statistic.
+attnviz_merge_refused(head_missing "/heads: head L0H5 missing \\(the model has 5 layers of 8 heads, /settings/layers is \"all\"")
+attnviz_merge_refused(head_twice "/heads/40: head L0H3 listed twice \\(also /heads/3\\)$")
+attnviz_merge_refused(head_layer_outside "/heads/0/layer: expected an integer in \\[0, 4\\], got 5$")
+attnviz_merge_refused(head_index_outside "/heads/0/head: expected an integer in \\[0, 7\\], got 8$")
+attnviz_merge_refused(head_layer_unselected "/heads/0/layer: expected a layer /settings/layers selects \\(1-4\\), got 0$")
+attnviz_merge_refused(statistic_unknown "/statistics/12: expected a statistic attnviz knows \\(entropy_mean, .*\\), got \"attention_to_bos\"$")
+attnviz_merge_refused(statistic_missing "/heads/2/sink_rate: missing field")
+attnviz_merge_refused(statistic_unlisted "/statistics: statistic sink_rate missing")
+# 2. Counts (integers in [0, covers.texts]) and moments (finite, m2 >= 0, means in their range).
+attnviz_merge_refused(count_above_texts "/heads/1/entropy_mean/texts: expected an integer in \\[0, 2\\], got 3$")
+attnviz_merge_refused(count_negative "/heads/1/entropy_mean/texts: expected an integer in \\[0, 2\\], got -1$")
+attnviz_merge_refused(count_fraction "/heads/1/entropy_mean/texts: expected an integer in \\[0, 2\\], got 1\\.5$")
+attnviz_merge_refused(m2_negative "/heads/1/max_weight_mean/m2: expected a finite number from 0 \\(a sum of squares\\), got -0\\.25$")
+attnviz_merge_refused(mean_null "/heads/1/max_weight_mean/mean: expected a finite number in \\[0, 1\\], got null$")
+attnviz_merge_refused(mass_above_one "/heads/0/first_token_mass/mean: expected a mean in \\[0, 1\\] \\(a mass of attention weights, each row summing to 1\\), got 1\\.5$")
+attnviz_merge_refused(entropy_negative "/heads/0/entropy_mean/mean: expected a mean in \\[0, inf\\] \\(an entropy in nats\\), got -0\\.5$")
+attnviz_merge_refused(sink_rate_above_one "/heads/0/sink_rate/mean: expected a mean in \\[0, 1\\] \\(a rate of 0/1 indicators\\), got 1\\.25$")
+attnviz_merge_refused(std_edited "/heads/0/entropy_mean/std: expected [0-9.e-]+ \\(sqrt\\(m2 / \\(texts - 1\\)\\), from texts, mean and m2\\), got 0\\.5$")
+attnviz_merge_refused(m2_overflow "line [0-9]+, column [0-9]+: number overflow parsing '1e999'")
+attnviz_merge_refused(mean_overflow "line [0-9]+, column [0-9]+: number overflow parsing '-1e999'")
+# 3. covers agrees with itself and the corpus.
+attnviz_merge_refused(covers_texts "/covers/texts: expected 2 \\(the number of text indices in /covers/ranges\\), got 3$")
+attnviz_merge_refused(ranges_overlap "/covers/ranges/1: expected a range after the one before it \\(ranges sorted and disjoint. the one before ends at 1\\), got \\[1,2\\]$")
+attnviz_merge_refused(ranges_unsorted "/covers/ranges/1: expected a range after the one before it .*, got \\[0,0\\]$")
+attnviz_merge_refused(ranges_negative "/covers/ranges/0: expected text indices 0 <= first <= last < 4 \\(/covers/corpus_texts\\), got \\[-1,-1\\]$")
+attnviz_merge_refused(range_beyond_corpus "/covers/ranges/1: expected text indices 0 <= first <= last < 4 \\(/covers/corpus_texts\\), got \\[4,4\\]$")
+attnviz_merge_refused(limit_wrapped "/settings/limit: expected an integer from -1, got 18446744073709551615$")
+attnviz_merge_refused(corpus_texts "/covers/corpus_texts: expected 4 \\(/corpus/texts\\), got 5$")
+attnviz_merge_refused(model_name "/model_name: expected \"stories260K\" \\(/model/name\\), got \"stories15M\"$")
+# 4. A member attnviz does not write, at any level, is named, never ignored.
+attnviz_merge_refused(unknown_top "unknown member /comment \\(a census.json has here: format, version, ")
+attnviz_merge_refused(unknown_model "unknown member /model/revision ")
+attnviz_merge_refused(unknown_corpus "unknown member /corpus/lines ")
+attnviz_merge_refused(unknown_settings "unknown member /settings/temperature ")
+attnviz_merge_refused(unknown_covers "unknown member /covers/skipped ")
+attnviz_merge_refused(unknown_head "unknown member /heads/3/foo ")
+attnviz_merge_refused(unknown_statistic_member "unknown member /heads/3/entropy_mean/median \\(a census.json has here: texts, mean, m2, std, ci95_low, ci95_high\\)$")
+# 5. A text covered twice names the two files that hold it, wherever they stand among the inputs
+# (it once named the first input as the other holder): an unedited copy of shard 0 after shard 1
+# and shard 0, and before them.
+attnviz_merge_refused(none "covers text 0, which [^ ]*/s0/census\\.json covers too"
+  ${ATTNVIZ_MERGE_OUT}/s1 ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_EDITED}/none)
+attnviz_expect(cli_census_merge_refuses_copy_first 1
+  "^attnviz: error: [^ ]*/s0/census\\.json: covers text 0, which [^ ]*/edited/none/census\\.json covers too"
+  census --merge ${ATTNVIZ_MERGE_EDITED}/none ${ATTNVIZ_MERGE_OUT}/s1 ${ATTNVIZ_MERGE_OUT}/s0 -o ${ATTNVIZ_MERGE_OUT}/refused_copy_first)
+set_tests_properties(cli_census_merge_refuses_copy_first PROPERTIES
+  FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_none" FIXTURES_SETUP census_merge_refusals)
+# 6. Settings that differ are named member by member with both values, not printed whole.
+attnviz_merge_refused(sink_epsilon
+  "does not match [^ ]*/s1/census\\.json: settings\\.sink_epsilon: 0\\.3 in [^ ]*/s1/census\\.json, 0\\.5 in [^ ]*/edited/sink_epsilon/census\\.json. only outputs of the same")
+attnviz_merge_refused(two_settings
+  "does not match [^ ]*/s1/census\\.json: settings\\.no_bos: false in [^ ]*/s1/census\\.json, true in [^ ]*/two_settings/census\\.json. settings\\.sink_epsilon: 0\\.3 in [^ ]*, 0\\.5 in ")
+add_test(NAME cli_census_merge_refused_wrote_nothing
+         COMMAND /usr/bin/python3 -c "import glob, sys; left = glob.glob(sys.argv[1] + '/refused_*'); print('left behind: ' + ' '.join(left) if left else 'nothing written')"
+                 ${ATTNVIZ_MERGE_OUT})
+set_tests_properties(cli_census_merge_refused_wrote_nothing PROPERTIES
+  FIXTURES_REQUIRED census_merge_refusals PASS_REGULAR_EXPRESSION "^nothing written")
+
+# A shard folder with a journal but no census.json (an unfinished run) says how to finish it.
+add_test(NAME cli_census_merge_unfinished_setup
+         COMMAND ${CMAKE_COMMAND} -E copy ${ATTNVIZ_MERGE_OUT}/s1/texts.jsonl ${ATTNVIZ_MERGE_OUT}/unfinished/texts.jsonl)
+set_tests_properties(cli_census_merge_unfinished_setup PROPERTIES FIXTURES_REQUIRED census_merge_shards FIXTURES_SETUP census_merge_unfinished)
+attnviz_expect(cli_census_merge_unfinished 1
+  "^attnviz: error: [^ ]*/unfinished/census\\.json: cannot read: no such file, but texts\\.jsonl is there: the run that writes census\\.json has not finished. finish it with the same command and --resume$"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/unfinished -o ${ATTNVIZ_MERGE_OUT}/refused_unfinished)
+set_tests_properties(cli_census_merge_unfinished PROPERTIES
+  FIXTURES_REQUIRED "census_merge_shards;census_merge_unfinished" FIXTURES_SETUP census_merge_refusals)
+
+# A merge of merges is an input like any other: shard 0 merged alone, then with shard 1.
+attnviz_expect(cli_census_merge_single 0 "^wrote census.json, census.csv, census.png to [^ ]*/m_single/: 2 texts of 4 "
+  census --merge ${ATTNVIZ_MERGE_OUT}/s0 -o ${ATTNVIZ_MERGE_OUT}/m_single)
+set_tests_properties(cli_census_merge_single PROPERTIES FIXTURES_REQUIRED census_merge_shards FIXTURES_SETUP census_merge_single)
+attnviz_expect(cli_census_merge_of_merge 0 "^wrote census.json, census.csv, census.png to [^ ]*/m_of_m/: 4 texts of 4 \\([0-9]+ tokens\\) from 2 outputs$"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s1 ${ATTNVIZ_MERGE_OUT}/m_single -o ${ATTNVIZ_MERGE_OUT}/m_of_m)
+set_tests_properties(cli_census_merge_of_merge PROPERTIES FIXTURES_REQUIRED "census_merge_shards;census_merge_single")
+
+# An encoder-decoder's census (encoder self, decoder self and cross heads) passes the checks.
+foreach(k 0 1)
+  add_test(NAME cli_census_merge_encdec_shard${k}
+           COMMAND attnviz census --model ${PROJECT_SOURCE_DIR}/data/aren-translit/model --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 2
+                   --shard ${k}/2 --quiet -o ${ATTNVIZ_MERGE_OUT}/encdec${k})
+  set_tests_properties(cli_census_merge_encdec_shard${k} PROPERTIES FIXTURES_REQUIRED census_merge_clean FIXTURES_SETUP census_merge_encdec)
+endforeach()
+attnviz_expect(cli_census_merge_encdec 0 "^wrote census.json, census.csv, census.png to [^ ]*/m_encdec/: 2 texts of 2 "
+  census --merge ${ATTNVIZ_MERGE_OUT}/encdec1 ${ATTNVIZ_MERGE_OUT}/encdec0 -o ${ATTNVIZ_MERGE_OUT}/m_encdec)
+set_tests_properties(cli_census_merge_encdec PROPERTIES FIXTURES_REQUIRED census_merge_encdec)

@@ -3,9 +3,11 @@
 #include "cli/corpus_census.hpp"
 
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "attention/head_detectors.hpp"
+#include "cli/census_check.hpp"
 #include "cli/census_job.hpp"
 #include "cli/census_journal.hpp"
 #include "core/error.hpp"
@@ -23,23 +25,34 @@ CensusProvenance provenance(const std::string& settings = "{\"sink_epsilon\":0.3
   return {"0.1.0", "{\"name\":\"toy\"}", "{\"fnv1a64\":\"00\"}", settings};
 }
 
-// Text `index` with two heads, values that differ per text; statistic 7 (induction) undefined on odd texts.
-TextStatistics text(long index) {
+// A provenance as census runs write it, for a model of 2 layers × 2 heads with layer 1 selected
+// (the heads text() gives): what a census.json that reads back must hold. Members in name order,
+// the order census.json's reader keeps them in.
+CensusProvenance full_provenance() {
+  return {"0.1.0", R"({"architecture":"llama","bytes":100,"d_model":4,"heads":2,"layers":2,"name":"toy"})",
+          R"({"file":"toy.txt","fnv1a64":"0123456789abcdef","format":"text","skipped_lines":0,"texts":10})",
+          R"({"layers":"1","limit":-1,"max_tokens":16,"no_bos":false,"sink_epsilon":0.3,"skip_bad_lines":false,"truncate":true})"};
+}
+
+// Text `index` with two heads, values that differ per text (times `scale`: 0.1 keeps them in
+// [0, 1] for texts 0-5); statistic 7 (induction) undefined on odd texts.
+TextStatistics text(long index, double scale = 1) {
   TextStatistics t;
   t.index = index;
   t.tokens = 3 + index;
   for (int h = 0; h < 2; ++h) {
     std::vector<std::optional<double>> values;
-    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) values.push_back(0.1 * static_cast<double>(s) + 0.37 * index * (h + 1) + 1e-3 * index * index);
+    for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s)
+      values.push_back(scale * (0.1 * static_cast<double>(s) + 0.37 * index * (h + 1) + 1e-3 * index * index));
     if (index % 2 == 1) values[7].reset();
     t.heads.push_back({CensusHead{"", "", 1, h}, values});
   }
   return t;
 }
 
-CorpusCensus census_of(const std::vector<long>& indices, const CensusProvenance& p = provenance()) {
+CorpusCensus census_of(const std::vector<long>& indices, const CensusProvenance& p = provenance(), double scale = 1) {
   CorpusCensus c(p, 10);
-  for (long i : indices) c.add(text(i));
+  for (long i : indices) c.add(text(i, scale));
   return c;
 }
 
@@ -123,11 +136,14 @@ TEST_CASE("corpus_census: merging refuses a text counted twice and outputs of ot
   CorpusCensus a = census_of({0, 2});
   REQUIRE_THROWS_WITH(a.merge(census_of({2, 4}), "A/census.json", "B/census.json"),
                       Contains("B/census.json: covers text 2, which A/census.json covers too"));
+  // Found under a range that reaches past it (one pass over both lists, not pairwise).
+  REQUIRE_THROWS_WITH(census_of({3, 4, 5, 6, 7}).merge(census_of({1, 6, 9}), "A", "B"), Contains("B: covers text 6, which A covers too"));
+  // The member that differs, with both values (hostile tester: both settings objects were printed whole).
   REQUIRE_THROWS_WITH(a.merge(census_of({1}, provenance("{\"sink_epsilon\":0.5}")), "A", "B"),
-                      Contains("B: was made with another settings") && Contains("0.5"));
+                      Contains("B: does not match A: settings.sink_epsilon: 0.3 in A, 0.5 in B; only outputs"));
   CensusProvenance other_version = provenance();
   other_version.attnviz_version = "0.0.9";
-  REQUIRE_THROWS_WITH(a.merge(census_of({1}, other_version), "A", "B"), Contains("another attnviz version (0.1.0 vs 0.0.9)"));
+  REQUIRE_THROWS_WITH(a.merge(census_of({1}, other_version), "A", "B"), Contains("attnviz_version: \"0.1.0\" in A, \"0.0.9\" in B"));
   CHECK(a.texts() == 2);  // a refused merge leaves the census as it was
 }
 
@@ -143,7 +159,8 @@ TEST_CASE("corpus_census: census.csv has S_texts, S_mean, S_std, S_ci95_low, S_c
 
 TEST_CASE("corpus_census: census.json reads back exactly, another format version is refused", "[census][errors]") {
   test::TempDir dir;
-  const CorpusCensus original = census_of({0, 1, 5});
+  CorpusCensus original = census_of({0, 1, 5}, full_provenance(), 0.1);
+  original.model_name = "toy";
   std::ofstream(dir.file("census.json")) << original.to_json();
   const CorpusCensus back = CorpusCensus::from_json(dir.file("census.json"));
   CHECK(back.covered() == original.covered());
@@ -159,7 +176,42 @@ TEST_CASE("corpus_census: census.json reads back exactly, another format version
   edited["attnviz_version"] = 5;
   std::ofstream(dir.file("typed.json")) << edited.dump();
   REQUIRE_THROWS_AS(CorpusCensus::from_json(dir.file("typed.json")), InputError);
-  REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("typed.json")), Contains("typed.json: not a census.json of this attnviz"));
+  REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("typed.json")), Contains("typed.json: /attnviz_version: expected a string, got 5"));
+  // The toy census of the other tests has no full provenance: checked before anything is read.
+  std::ofstream(dir.file("toy.json")) << census_of({0}).to_json();
+  REQUIRE_THROWS_WITH(CorpusCensus::from_json(dir.file("toy.json")), Contains("toy.json: /model/architecture: missing field"));
+}
+
+TEST_CASE("census_check: a census.json edited in one place is refused naming the member and the value", "[census][errors]") {
+  CorpusCensus census = census_of({0, 1, 5}, full_provenance(), 0.1);
+  census.model_name = "toy";
+  const nlohmann::ordered_json valid = nlohmann::ordered_json::parse(census.to_json());
+  CHECK_NOTHROW(check_census_json(valid, "c.json"));
+  const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
+    nlohmann::ordered_json edited = valid;
+    edit(edited);
+    try {
+      check_census_json(edited, "c.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused([](auto& j) { j["heads"][1]["sink_rate"]["p"] = 1; }) ==
+        "c.json: unknown member /heads/1/sink_rate/p (a census.json has here: texts, mean, m2, std, ci95_low, ci95_high)");
+  CHECK(refused([](auto& j) { j["heads"].erase(0); }) ==
+        "c.json: /heads: head L1H0 missing (the model has 2 layers of 2 heads, /settings/layers is \"1\"; each selected head is listed once)");
+  CHECK(refused([](auto& j) { j["heads"][0]["layer"] = 0; }) == "c.json: /heads/0/layer: expected a layer /settings/layers selects (1), got 0");
+  CHECK(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["mean"] = 1.0 + 2e-9; }) ==
+        "c.json: /heads/0/diagonal_mass/mean: expected a mean in [0, 1] (a mass of attention weights, each row summing to 1), got 1.000000002");
+  // Within the rounding slack the range holds; that mean is refused further on, where the
+  // interval no longer agrees with it.
+  CHECK_THAT(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["mean"] = 1.0 + 5e-10; }),
+             Contains("c.json: /heads/0/diagonal_mass/ci95_low: expected"));
+  CHECK(refused([](auto& j) { j["covers"]["ranges"][0] = {0, 0}; }) ==
+        "c.json: /covers/texts: expected 2 (the number of text indices in /covers/ranges), got 3");
+  CHECK(refused([](auto& j) { j["heads"][1]["entropy_mean"]["m2"] = -1e-300; }) ==
+        "c.json: /heads/1/entropy_mean/m2: expected a finite number from 0 (a sum of squares), got -1e-300");
 }
 
 TEST_CASE("census_journal: texts read back, a half-written last line cut off, another run journal refused", "[census][errors]") {

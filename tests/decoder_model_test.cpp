@@ -431,3 +431,37 @@ TEST_CASE("decoder: kept decoded weights give the same attention and logits, bit
     for (std::size_t h = 0; h < kept[l].record.weights.size(); ++h)
       CHECK(kept[l].record.weights[h] == decoded_each_time[l].record.weights[h]);
 }
+
+// Issue 22 (census speed): without logits nothing reads the residual stream after the last
+// selected layer's attention, so the pass stops there. The weights it hands on are the full
+// pass's, bit for bit; the layers after it, and its own feed-forward, never run (poisoned here:
+// a full pass throws on them).
+TEST_CASE("decoder: a pass without logits stops at the last selected layer's attention, with the full pass's weights",
+          "[model][heads]") {
+  const auto run = [](const DecoderModel& model, const std::string& layers, bool logits) {
+    std::vector<AttentionBlock> blocks;
+    const BlockSink sink = [&](AttentionBlock&& block) { blocks.push_back(std::move(block)); };
+    ForwardRequest request;
+    request.token_ids = {0, 1, 2, 3, 4};
+    request.tokens.assign(5, "t");
+    request.layers = parse_layer_selection(layers, 3);
+    request.sink = &sink;
+    request.logits = logits;
+    model.forward(request);
+    return blocks;
+  };
+  const std::vector<AttentionBlock> full = run(random_biased_model(0), "all", true);
+  REQUIRE(full.size() == 3);
+  const DecoderModel poisoned = random_biased_model(0, "blk.1.ffn_down.weight", std::numeric_limits<float>::quiet_NaN());
+  CHECK_THROWS_WITH(run(poisoned, "0-1", true), Catch::Contains("layer 1: the residual stream after the feed-forward is not finite"));
+  const std::vector<AttentionBlock> cut = run(poisoned, "0-1", false);
+  REQUIRE(cut.size() == 2);
+  for (std::size_t l = 0; l < cut.size(); ++l) {
+    CAPTURE(l);
+    CHECK(cut[l].layer == full[l].layer);
+    CHECK(cut[l].record.weights == full[l].record.weights);
+  }
+  const std::vector<AttentionBlock> last_only = run(random_biased_model(0), "2", false);
+  REQUIRE(last_only.size() == 1);
+  CHECK(last_only[0].record.weights == full[2].record.weights);
+}

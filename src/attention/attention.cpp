@@ -163,8 +163,8 @@ void finish_attention(const AttentionLayer& layer, const Eigen::Ref<const Matrix
 // rows split in `threads` blocks computed at once, then handed to `per_head`. Stops at a head
 // whose scores overflow (finite[h] = 0), before handing it on.
 void attend_by_rows(const AttentionLayer& layer, const Matrix& q, const Eigen::Ref<const Matrix>& k,
-                    const Eigen::Ref<const Matrix>& v, const MaskMatrix& allowed, const AttentionWants& wants, int threads,
-                    std::vector<char>& finite, const HeadWeightsSink& per_head, AttentionResult& result) {
+                    const Eigen::Ref<const Matrix>& v, const MaskMatrix& allowed, const RowSpans& spans, const AttentionWants& wants,
+                    int threads, std::vector<char>& finite, const HeadWeightsSink& per_head, AttentionResult& result) {
   const long d_k = layer.d_k(), d_v = layer.d_v();
   const int heads_per_kv = layer.num_heads / layer.num_kv_heads;
   const long n_q = q.rows(), n_k = k.rows();
@@ -192,7 +192,7 @@ void attend_by_rows(const AttentionLayer& layer, const Matrix& q, const Eigen::R
         result.scores[h].middleRows(first, count) = scores;
         softmax_mask_scores(result.scores[h].middleRows(first, count), allowed, first);
       }
-      softmax_rows_in_place(scores, allowed, first);
+      softmax_rows_in_place(scores, allowed, first, spans);
       if (wants.outputs) result.head_outputs[h].middleRows(first, count).noalias() = scores * v.middleCols(g * d_v, d_v);
     }
     finite[h] = std::all_of(block_finite.begin(), block_finite.end(), [](char f) { return f != 0; }) ? 1 : 0;
@@ -227,12 +227,13 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
   // PyTorch's MHA does (q_scaled = q / √d_k before the bmm).
   q *= layer.logit_scale();
   std::vector<char> finite(layer.num_heads, 1);
+  const RowSpans spans = RowSpans::of(allowed, n_q, n_k);  // the same for every head
   const double head_flops = 2.0 * static_cast<double>(n_q * n_k) * static_cast<double>(d_k + (wants.outputs ? d_v : 0));
   const int threads = pool.threads_for(head_flops * layer.num_heads);
   if (per_head != nullptr) {
     // Head by head: one head's weights held whatever the thread count, its rows split over the
     // threads (each row is computed as the whole-layer loop computes it: the same bits).
-    attend_by_rows(layer, q, k, v, allowed, wants, threads, finite, *per_head, result);
+    attend_by_rows(layer, q, k, v, allowed, spans, wants, threads, finite, *per_head, result);
     return finish_attention(layer, v, wants, pool, finite, result);
   }
   allocate(result.weights, layer.num_heads, n_q, n_k);
@@ -248,7 +249,7 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
       result.scores[h] = scores;
       softmax_mask_scores(result.scores[h], allowed);
     }
-    softmax_rows_in_place(scores, allowed);  // now the weights A_h
+    softmax_rows_in_place(scores, allowed, spans);  // now the weights A_h
     if (wants.outputs) result.head_outputs[h].noalias() = scores * v.middleCols(g * d_v, d_v);  // [n_q, d_v]
   }
   finish_attention(layer, v, wants, pool, finite, result);
@@ -264,7 +265,7 @@ Scalar AttentionLayer::logit_scale() const {
 AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& x_q,
                                      const Matrix& x_kv, const MaskMatrix& allowed,
                                      const AttentionWants& wants,
-                                     const std::optional<RopeRequest>& rope) {
+                                     const std::optional<RopeRequest>& rope, const HeadWeightsSink* per_head) {
   assert(layer.num_heads > 0 && layer.num_heads % layer.num_kv_heads == 0);
   const ExplicitThreads pool;
   Matrix q = project(x_q, layer.w_q, layer.q_projection, layer.b_q, pool);    // [n_q, h·d_k]
@@ -274,7 +275,7 @@ AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& 
   prepare_queries_keys(layer, q, k, rope);
   AttentionResult result;
   if (projections_overflow(q, k, v, result)) return result;
-  attend(layer, q, k, v, allowed, wants, pool, result, nullptr);
+  attend(layer, q, k, v, allowed, wants, pool, result, per_head);
   return result;
 }
 

@@ -94,11 +94,19 @@ void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon);
 /// softmax(Q_h K_gᵀ · scale + mask) for every query head h (g = its key/value head), and,
 /// when asked, A_h·V_g, the concat [O_0 | O_1 | …] and concat·W_O + b_O (§3.2.2).
 /// x_q [n_q, d_model_q], x_kv [n_k, d_model_kv], allowed [n_q, n_k] or empty (all allowed).
+/// Receives query head `head`'s weights [n_q, n_k] as soon as they are computed (heads in order,
+/// on the calling thread); it may move them out. What cached_self_attention hands them to when
+/// the caller takes a layer head by head (memory: issue 23, 8192 tokens).
+using HeadWeightsSink = std::function<void(int head, Matrix& weights)>;
+
 /// Requires shapes consistent with `layer` (checked by io/).
+/// V is projected only when head outputs or value vectors are wanted. per_head, when given,
+/// receives each head's weights instead of result.weights, as cached_self_attention's does.
 AttentionResult multi_head_attention(const AttentionLayer& layer, const Matrix& x_q,
                                      const Matrix& x_kv, const MaskMatrix& allowed,
                                      const AttentionWants& wants,
-                                     const std::optional<RopeRequest>& rope = std::nullopt);
+                                     const std::optional<RopeRequest>& rope = std::nullopt,
+                                     const HeadWeightsSink* per_head = nullptr);
 
 /// The keys and values one self-attention layer has computed for the positions so far (the
 /// "KV cache" of incremental decoding: llama2.c's RunState key_cache/value_cache, one layer's
@@ -122,11 +130,6 @@ class KeyValueCache {
   Matrix k_, v_;  ///< [capacity, width]; rows size_ … capacity−1 unused
   long size_ = 0;
 };
-
-/// Receives query head `head`'s weights [n_q, n_k] as soon as they are computed (heads in order,
-/// on the calling thread); it may move them out. What cached_self_attention hands them to when
-/// the caller takes a layer head by head (memory: issue 23, 8192 tokens).
-using HeadWeightsSink = std::function<void(int head, Matrix& weights)>;
 
 /// Causal self-attention of m new positions x [m, d_model] over the cached positions and
 /// themselves: projects the new rows' Q, K and V, rotates Q and K, appends K and V to `cache`,

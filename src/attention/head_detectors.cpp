@@ -24,6 +24,12 @@ std::array<std::optional<double>, 3> detection_scores(const Matrix& weights, con
   // All n rows' mass, as TL's denominator, summed in double row by row (no n² copy).
   double total = 0;
   for (Eigen::Index i = 0; i < weights.rows(); ++i) total += weights.row(i).cast<double>().sum();
+  return detection_scores(weights, cells, total);
+}
+
+std::array<std::optional<double>, 3> detection_scores(const Matrix& weights, const DetectionCells& cells, double total) {
+  assert(weights.rows() == cells.n && weights.cols() == cells.n);
+  if (cells.n < 2) return {};
   if (total <= 0) return {};  // every row fully masked: TL would divide by zero
   const auto score = [&](const std::vector<std::pair<long, long>>& list) {
     double matched = 0;

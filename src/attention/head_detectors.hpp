@@ -30,6 +30,9 @@ struct DetectionCells {
 /// detection_score of every pattern at once over precomputed `cells`: {previous, duplicate,
 /// induction}; all nullopt for n < 2.
 std::array<std::optional<double>, 3> detection_scores(const Matrix& weights, const DetectionCells& cells);
+/// The same with TL's denominator, the sum of all n² weights, already known (`total`, e.g.
+/// HeadStats::mass plus any rows the statistics skipped): no pass over the whole matrix.
+std::array<std::optional<double>, 3> detection_scores(const Matrix& weights, const DetectionCells& cells, double total);
 
 /// TransformerLens's compute_head_attention_similarity_score with error_measure "mul",
 /// exclude_bos = False, exclude_current_token = False (detect_head's defaults):

@@ -8,14 +8,17 @@
 #include <unordered_map>
 
 #include "attention/mask.hpp"
+#include "attention/row_spans.hpp"
+
+// GCC 12 takes the _mm512_undefined_ps() inside _mm512_max_ps (Eigen's pmax on 16 floats) for
+// a read of an uninitialised value (GCC bug 105593), an error under -Werror.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace attnviz {
 
 namespace {
-
-long allowed_keys(const MaskMatrix& allowed, long row, long n_k) {
-  return allowed.size() == 0 ? n_k : static_cast<long>((allowed.row(row).array() != 0).count());
-}
 
 // Mean of xs, in order (as the row-by-row statistics summed them).
 double mean(const Eigen::ArrayXd& xs) {
@@ -36,54 +39,103 @@ double mean(const Eigen::ArrayXd& xs, const Eigen::Array<bool, Eigen::Dynamic, 1
   return sum / static_cast<double>(count);
 }
 
-// Rows of doubles converted at a time: 256 KiB, so that a long text's head is never copied
-// whole (8192² doubles would be 512 MiB).
-constexpr long kBlockDoubles = 32768;
-using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+// Sixteen weights at a time (one AVX-512 register): the sums run in float lanes, each lane
+// adding at most 16 terms before the lanes are added into double, so a row of any length keeps
+// float's relative precision (~1e-7) in its sums.
+using Chunk = Eigen::Array<Scalar, 16, 1>;
+constexpr long kChunk = 16;
+constexpr long kChunksPerFlush = 16;
 
-// The rows' values are computed a block of rows at a time as arrays (Eigen's vectorised log:
-// the entropy's scalar logarithms were a fifth of a corpus census), then averaged in row order.
-// keys: per row of `rows`, the keys it may see (k_i).
-HeadStats one_head(const Matrix& w, const std::vector<long>& rows, const Eigen::ArrayXd& keys, bool self_attention) {
+// One row's sums over its span x [0, L), key j of the span at distance |j − offset| from the
+// query: −Σ p ln p (0 ln 0 = 0), max p, Σ p·|j − offset|, Σ p.
+struct RowSums {
+  double entropy = 0, distance = 0, mass = 0;
+  Scalar max = 0;
+};
+
+// room: the keys readable from x (L ≤ room); keys L … room − 1 lie outside the span, where every
+// weight is 0 (a model's softmax wrote it; a file's weights were checked to be within 1e-6 of
+// it), so the last chunk reads them in place when it fits, instead of a padded copy.
+RowSums row_sums(const Scalar* x, long L, long room, long offset) {
+  Chunk e = Chunk::Zero(), d = Chunk::Zero(), s = Chunk::Zero(), top = Chunk::Zero();
+  Chunk distance = Chunk::LinSpaced(kChunk, 0, kChunk - 1) - static_cast<Scalar>(offset);
+  double entropy_sum = 0, distance_sum = 0, mass_sum = 0;
+  const auto add = [&](const Chunk& p) {
+    // ln max(p, FLT_MIN): finite for p = 0, whose term is then 0·ln FLT_MIN = 0; a subnormal
+    // weight's term (below 1e-36) is off by less than its own size.
+    e += p * p.max(std::numeric_limits<Scalar>::min()).log();
+    d += p * distance.abs();
+    s += p;
+    top = top.max(p);
+    distance += static_cast<Scalar>(kChunk);
+  };
+  const auto flush = [&] {
+    entropy_sum += e.cast<double>().sum();
+    distance_sum += d.cast<double>().sum();
+    mass_sum += s.cast<double>().sum();
+    e.setZero();
+    d.setZero();
+    s.setZero();
+  };
+  const long full = L - L % kChunk;
+  for (long c = 0; c < full; c += kChunk) {
+    add(Eigen::Map<const Chunk>(x + c));
+    if ((c / kChunk + 1) % kChunksPerFlush == 0) flush();
+  }
+  if (full < L && full + kChunk <= room) {
+    add(Eigen::Map<const Chunk>(x + full));
+  } else if (full < L) {
+    Chunk tail = Chunk::Zero();  // zeros add nothing to any sum, nor to the max of weights >= 0
+    for (long j = 0; j < L - full; ++j) tail(j) = x[full + j];
+    add(tail);
+  }
+  flush();
+  RowSums r;
+  r.entropy = 0.0 - entropy_sum;  // 0 − Σ: a one-key row's entropy is 0, never −0 in the files
+  r.distance = distance_sum;
+  r.mass = mass_sum;
+  r.max = top.maxCoeff();
+  return r;
+}
+
+// The first key of x [0, L) holding `value` (which one of them does).
+long first_key_of(const Scalar* x, long L, Scalar value) {
+  long c = 0;
+  for (; c + kChunk <= L; c += kChunk)
+    if ((Eigen::Map<const Chunk>(x + c) == value).any()) break;
+  while (x[c] != value) ++c;
+  return c;
+}
+
+// One head over the block's rows: each row read over its span of allowed keys only (outside it
+// every weight is 0), in one pass.
+HeadStats one_head(const Matrix& w, const StatisticRows& r, bool self_attention) {
   HeadStats s;
   s.argmax_keys.assign(static_cast<std::size_t>(w.rows()), -1);
-  const long r = static_cast<long>(rows.size());
-  const long n_k = w.cols();
-  const long block = std::max(1L, kBlockDoubles / std::max(1L, n_k));
-  const Eigen::ArrayXd key_index = Eigen::ArrayXd::LinSpaced(n_k, 0, static_cast<double>(n_k - 1));
-  Eigen::ArrayXd entropies(r), maxima(r), distances(r), diagonal(r), previous(r), first(r);
-  Eigen::Array<bool, Eigen::Dynamic, 1> has_previous(r);
-  RowArray p;
-  for (long b = 0; b < r; b += block) {
-    const long m = std::min(block, r - b);
-    const std::vector<long> part(rows.begin() + b, rows.begin() + b + m);
-    p = w(part, Eigen::all).cast<double>().array();  // [m, n_k]
-    // −Σ p ln p with 0 ln 0 = 0: ln max(p, DBL_MIN) is finite, and exact for every p > 0 (the
-    // weights are float32, whose least value is far above DBL_MIN), so a zero p adds 0·(−708).
-    // (Eigen 3.4 evaluates select() one coefficient at a time, with scalar logarithms.)
-    // 0 − Σ, not −Σ: a one-key row's entropy is 0, never −0 in the files.
-    entropies.segment(b, m) = 0.0 - (p * p.max(std::numeric_limits<double>::min()).log()).rowwise().sum();
-    // The maxima vectorised, then each one's first key found by a scan that stops there
-    // (maxCoeff(&index) compares one coefficient at a time; the weights hold no NaN).
-    maxima.segment(b, m) = p.rowwise().maxCoeff();
-    for (long k = 0; k < m; ++k) {
-      const long i = part[static_cast<std::size_t>(k)];
-      long best = 0;
-      while (p(k, best) != maxima(b + k)) ++best;
-      s.argmax_keys[static_cast<std::size_t>(i)] = best;
-      if (!self_attention) continue;
-      distances(b + k) = (p.row(k).transpose() * (key_index - static_cast<double>(i)).abs()).sum();
-      diagonal(b + k) = p(k, i);
-      has_previous(b + k) = i >= 1;
-      previous(b + k) = i >= 1 ? p(k, i - 1) : 0.0;
-      first(b + k) = p(k, 0);
-    }
+  const long count = static_cast<long>(r.rows.size());
+  Eigen::ArrayXd entropies(count), maxima(count), distances(count), diagonal(count), previous(count), first(count);
+  Eigen::Array<bool, Eigen::Dynamic, 1> has_previous(count);
+  for (long k = 0; k < count; ++k) {
+    const long i = r.rows[static_cast<std::size_t>(k)];
+    const auto [a, b] = r.spans[static_cast<std::size_t>(k)];
+    const Scalar* row = w.row(i).data();
+    const RowSums sums = row_sums(row + a, b - a + 1, w.cols() - a, i - a);
+    entropies(k) = sums.entropy;
+    maxima(k) = sums.max;
+    s.mass += sums.mass;
+    s.argmax_keys[static_cast<std::size_t>(i)] = a + first_key_of(row + a, b - a + 1, sums.max);
+    if (!self_attention) continue;
+    distances(k) = sums.distance;
+    diagonal(k) = row[i];
+    has_previous(k) = i >= 1;
+    previous(k) = i >= 1 ? row[i - 1] : 0.0;
+    first(k) = row[0];
   }
   s.entropy_mean = mean(entropies);
   s.entropy_min = entropies.minCoeff();
   s.entropy_max = entropies.maxCoeff();
-  const Eigen::Array<bool, Eigen::Dynamic, 1> several = keys > 1;  // k = 1: H/ln 1 = 0/0, no information
-  if (several.any()) s.entropy_normalised_mean = mean(entropies / keys.log(), several);
+  const Eigen::Array<bool, Eigen::Dynamic, 1> several = r.keys > 1;  // k = 1: H/ln 1 = 0/0, no information
+  if (several.any()) s.entropy_normalised_mean = mean(entropies / r.log_keys, several);
   s.max_weight_mean = mean(maxima);
   if (self_attention) {
     s.mean_distance = mean(distances);
@@ -106,16 +158,33 @@ std::vector<long> rows_for_statistics(long n_q, const MaskMatrix& allowed, const
   return rows;
 }
 
+StatisticRows StatisticRows::of(const MaskMatrix& allowed, const std::vector<long>& rows, long n_k) {
+  StatisticRows r;
+  r.rows = rows;
+  const RowSpans all = RowSpans::of(allowed, allowed.size() == 0 ? 0 : allowed.rows(), n_k);
+  r.keys.resize(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const long i = rows[k];
+    r.spans.push_back(allowed.size() == 0 ? std::pair<long, long>{0, n_k - 1} : all.spans[static_cast<std::size_t>(i)]);
+    const long keys = allowed.size() == 0 ? n_k : static_cast<long>((allowed.row(i).array() != 0).count());
+    r.keys(static_cast<Eigen::Index>(k)) = static_cast<double>(keys);
+  }
+  r.log_keys = r.keys.log();
+  return r;
+}
+
+HeadStats head_statistics(const Matrix& weights, const StatisticRows& rows, bool self_attention) {
+  assert(!rows.rows.empty());
+  return one_head(weights, rows, self_attention);
+}
+
 std::vector<HeadStats> head_statistics(const std::vector<Matrix>& weights, const MaskMatrix& allowed,
                                        const std::vector<long>& rows, bool self_attention) {
   assert(!weights.empty() && !rows.empty());
-  // The keys each row may see: the same for every head.
-  Eigen::ArrayXd keys(static_cast<Eigen::Index>(rows.size()));
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    keys(static_cast<Eigen::Index>(k)) = static_cast<double>(allowed_keys(allowed, rows[k], weights.front().cols()));
+  const StatisticRows shared = StatisticRows::of(allowed, rows, weights.front().cols());  // the same for every head
   std::vector<HeadStats> stats;
   stats.reserve(weights.size());
-  for (const Matrix& w : weights) stats.push_back(one_head(w, rows, keys, self_attention));
+  for (const Matrix& w : weights) stats.push_back(one_head(w, shared, self_attention));
   return stats;
 }
 
@@ -183,3 +252,5 @@ Matrix mean_over_heads(const std::vector<Matrix>& weights) {
 }
 
 }  // namespace attnviz
+
+#pragma GCC diagnostic pop

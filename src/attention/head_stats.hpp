@@ -26,7 +26,24 @@ struct HeadStats {
   std::optional<double> diagonal_mass;   ///< mean over rows of a_ii
   std::optional<double> previous_mass;   ///< mean over rows i >= 1 of a_i,i−1; nullopt when no such row (1 token)
   std::optional<double> first_token_mass;  ///< mean over rows of a_i0 (the "attention sink")
+  double mass = 0;                     ///< Σ over the rows of Σ_j a_ij (TransformerLens's detector denominator)
 };
+
+/// What the statistics of one block's heads share, found once for all of them: the query rows
+/// (rows_for_statistics), each one's span of allowed keys (RowSpans: the statistics read only
+/// it, outside it every weight is 0) and k_i, the keys it may see, with ln k_i.
+struct StatisticRows {
+  std::vector<long> rows;
+  std::vector<std::pair<long, long>> spans;  ///< per entry of rows: [first, last] allowed key
+  Eigen::ArrayXd keys, log_keys;             ///< per entry of rows: k_i and ln k_i
+  /// allowed [n_q, n_k] or empty (all n_k keys allowed).
+  static StatisticRows of(const MaskMatrix& allowed, const std::vector<long>& rows, long n_k);
+};
+
+/// One head's statistics (weights [n_q, n_k]) over a block's rows; the same numbers as
+/// head_statistics below gives for it. Sums over a row run in float lanes of at most 16 terms
+/// added in double: float's relative precision whatever the row's length. Requires rows non-empty.
+HeadStats head_statistics(const Matrix& weights, const StatisticRows& rows, bool self_attention);
 
 /// The query rows statistics are taken over: rows with at least one allowed key (allowed
 /// empty = all allowed) that are not listed in `fully_masked` (rows a file gave all zeros).

@@ -7,6 +7,8 @@
 
 #include "attention/head_detectors.hpp"
 #include "attention/head_stats.hpp"
+#include "cli/census_check.hpp"
+#include "cli/census_merge_check.hpp"
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 
@@ -24,35 +26,6 @@ std::string number(double x) {
 
 Json optional_json(const std::optional<double>& x) { return x ? Json(*x) : Json(nullptr); }
 
-// The part of two provenances that differs, or "".
-std::string differing_part(const CensusProvenance& a, const CensusProvenance& b) {
-  if (a.attnviz_version != b.attnviz_version)
-    return "attnviz version (" + a.attnviz_version + " vs " + b.attnviz_version + ")";
-  if (a.model != b.model) return "model (" + a.model + " vs " + b.model + ")";
-  if (a.corpus != b.corpus) return "corpus (" + a.corpus + " vs " + b.corpus + ")";
-  if (a.settings != b.settings) return "settings (" + a.settings + " vs " + b.settings + ")";
-  return "";
-}
-
-const Json& member(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
-  const auto found = object.find(key);
-  if (found == object.end()) throw InputError::missing_field(path, pointer + "/" + key, "a census.json field");
-  return *found;
-}
-
-double read_double(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
-  const Json& value = member(object, key, path, pointer);
-  if (!value.is_number()) throw InputError::bad_value(path, pointer + "/" + key, "a number", value.type_name());
-  return value.get<double>();
-}
-
-long long read_count(const Json& object, const char* key, const std::string& path, const std::string& pointer) {
-  const Json& value = member(object, key, path, pointer);
-  if (!value.is_number_integer() || value.get<long long>() < 0)
-    throw InputError::bad_value(path, pointer + "/" + key, "a count (an integer from 0)", value.dump());
-  return value.get<long long>();
-}
-
 }  // namespace
 
 const std::vector<std::string>& corpus_statistic_names() {
@@ -65,23 +38,25 @@ const std::vector<std::string>& corpus_statistic_names() {
 
 std::string CensusHead::name() const { return model_head_name(stack.empty() ? "" : block_name(stack, kind), layer, head); }
 
-void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
-                          TextStatistics& text) {
+BlockStatistics::BlockStatistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids) {
   const AttentionRecord& record = block.record;
-  const MaskMatrix allowed = record.allowed();
+  allowed_ = record.allowed();
   std::vector<long> skipped = record.fully_masked_rows;  // as census_of_block: padding and fully masked rows
   for (std::size_t i = 0; i < record.query_mask.size(); ++i)
     if (record.query_mask[i] == 0) skipped.push_back(static_cast<long>(i));
-  const std::vector<long> rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed, skipped);
+  const std::vector<long> rows = rows_for_statistics(static_cast<long>(record.query_tokens.size()), allowed_, skipped);
+  self_ = record.mode == "self";
+  for (long i = 0, k = 0; i < static_cast<long>(record.query_tokens.size()); ++i) {
+    if (k < static_cast<long>(rows.size()) && rows[static_cast<std::size_t>(k)] == i) ++k;
+    else skipped_.push_back(i);
+  }
   if (rows.empty()) return;
-  const bool self = record.mode == "self";
-  // The one-text census's statistics (census_of_block's), all heads in one call: no copy of a
-  // head's weights per head.
-  const std::vector<HeadStats> stats = head_statistics(record.weights, allowed, rows, self);
+  rows_ = StatisticRows::of(allowed_, rows, static_cast<long>(record.key_tokens.size()));
+  if (!self_) return;
   // Blocks that carry no ids (an encoder-decoder's tokens): the tokens' own strings are their ids,
   // one per distinct piece, which a vocabulary's unique pieces make the same comparison.
   std::vector<std::int32_t> interned;
-  if (self && token_ids.size() != record.query_tokens.size()) {
+  if (token_ids.size() != record.query_tokens.size()) {
     std::vector<std::string> seen;
     for (const std::string& t : record.query_tokens) {
       const auto at = std::find(seen.begin(), seen.end(), t);
@@ -89,21 +64,34 @@ void add_block_statistics(const AttentionBlock& block, const std::vector<std::in
       if (at == seen.end()) seen.push_back(t);
     }
   }
-  const DetectionCells cells = self ? DetectionCells::of(interned.empty() ? token_ids : interned) : DetectionCells{};
-  const InductionKeys induction_keys = self ? InductionKeys::of(record.query_tokens, rows) : InductionKeys{};
-  for (int h = 0; h < record.num_heads; ++h) {
-    const Matrix& w = record.weights[static_cast<std::size_t>(h)];
-    const HeadStats& s = stats[static_cast<std::size_t>(h)];
-    const std::optional<double> induction = self ? induction_score(w, induction_keys) : std::nullopt;
-    std::vector<std::optional<double>> values = {
-        s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
-        s.previous_mass, s.first_token_mass, induction,
-        self ? sink_indicator(w, allowed, rows, sink_epsilon) : std::nullopt};
-    const std::array<std::optional<double>, 3> tl = self ? detection_scores(w, cells) : std::array<std::optional<double>, 3>{};
-    values.insert(values.end(), tl.begin(), tl.end());
-    CensusHead head{block.encoder_decoder ? block.stack : "", block.encoder_decoder ? block.kind : "", block.layer, h};
-    text.heads.push_back({std::move(head), std::move(values)});
-  }
+  cells_ = DetectionCells::of(interned.empty() ? token_ids : interned);
+  induction_keys_ = InductionKeys::of(record.query_tokens, rows);
+}
+
+void BlockStatistics::add_head(const AttentionBlock& block, int head, const Matrix& w, double sink_epsilon,
+                               TextStatistics& text) const {
+  if (rows_.rows.empty()) return;
+  const HeadStats s = head_statistics(w, rows_, self_);
+  const std::optional<double> induction = self_ ? induction_score(w, induction_keys_) : std::nullopt;
+  std::vector<std::optional<double>> values = {
+      s.entropy_mean, s.entropy_normalised_mean, s.max_weight_mean, s.mean_distance, s.diagonal_mass,
+      s.previous_mass, s.first_token_mass, induction,
+      self_ ? sink_indicator(w, allowed_, rows_.rows, sink_epsilon) : std::nullopt};
+  // TL's denominator: every row's mass, the skipped rows' (all zero from a model) added to the statistics' own.
+  double total = s.mass;
+  for (long i : skipped_) total += w.row(i).cast<double>().sum();
+  const std::array<std::optional<double>, 3> tl = self_ ? detection_scores(w, cells_, total) : std::array<std::optional<double>, 3>{};
+  values.insert(values.end(), tl.begin(), tl.end());
+  CensusHead name{block.encoder_decoder ? block.stack : "", block.encoder_decoder ? block.kind : "", block.layer, head};
+  text.heads.push_back({std::move(name), std::move(values)});
+}
+
+void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
+                          TextStatistics& text) {
+  // The one-text census's statistics (census_of_block's), over rows and cells found once for all heads.
+  const BlockStatistics shared(block, token_ids);
+  for (int h = 0; h < block.record.num_heads; ++h)
+    shared.add_head(block, h, block.record.weights[static_cast<std::size_t>(h)], sink_epsilon, text);
 }
 
 std::size_t CorpusCensus::head_slot(const CensusHead& head) {
@@ -143,18 +131,8 @@ void CorpusCensus::add(const TextStatistics& text) {
 }
 
 void CorpusCensus::merge(const CorpusCensus& other, const std::string& this_source, const std::string& other_source) {
-  const std::string part = differing_part(provenance_, other.provenance_);
-  if (!part.empty())
-    throw InputError::inconsistent(other_source, "was made with another " + part + " than " + this_source + "; only outputs of "
-                                                 "the same model, corpus, settings and attnviz version merge");
-  for (const auto& a : covered_) {
-    for (const auto& b : other.covered_) {
-      const long first = std::max(a.first, b.first);
-      if (first <= std::min(a.second, b.second))
-        throw InputError::inconsistent(other_source, "covers text " + std::to_string(first) + ", which " + this_source +
-                                                     " covers too: a text may be counted once (the same shard given twice?)");
-    }
-  }
+  require_same_provenance(provenance_, other.provenance_, this_source, other_source);
+  require_disjoint({covered_, other.covered_}, {this_source, other_source});
   IndexRanges merged;
   std::merge(covered_.begin(), covered_.end(), other.covered_.begin(), other.covered_.end(), std::back_inserter(merged));
   covered_.clear();
@@ -233,40 +211,25 @@ CorpusCensus CorpusCensus::from_json(const std::string& path) {
 CorpusCensus CorpusCensus::read_census(const std::string& path) {
   const nlohmann::json plain = read_json_file(path);
   const Json root = Json::parse(plain.dump());
-  if (!root.contains("format") || root["format"] != kCensusFormat)
-    throw InputError::bad_value(path, "/format", std::string("\"") + kCensusFormat + "\" (a census.json of attnviz census)",
-                                root.contains("format") ? root["format"].dump() : "nothing");
-  if (!root.contains("version") || root["version"] != kCensusVersion)
-    throw InputError::bad_value(path, "/version", std::to_string(kCensusVersion) + " (this attnviz's census format)",
-                                root.contains("version") ? root["version"].dump() : "nothing");
+  check_census_json(root, path);  // after it, every member read below is there, of its type and range
   CorpusCensus census;
-  census.provenance_.attnviz_version = member(root, "attnviz_version", path, "").get<std::string>();
-  census.provenance_.model = member(root, "model", path, "").dump();
-  census.provenance_.corpus = member(root, "corpus", path, "").dump();
-  census.provenance_.settings = member(root, "settings", path, "").dump();
-  census.model_name = root.value("model_name", "");
-  const Json& covers = member(root, "covers", path, "");
-  census.tokens_ = read_count(covers, "tokens", path, "/covers");
-  census.corpus_texts_ = static_cast<long>(read_count(covers, "corpus_texts", path, "/covers"));
-  for (const Json& r : member(covers, "ranges", path, "/covers")) {
-    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0] > r[1])
-      throw InputError::bad_value(path, "/covers/ranges", "[first, last] index pairs", r.dump());
-    census.covered_.push_back({r[0].get<long>(), r[1].get<long>()});
-  }
-  const Json& heads = member(root, "heads", path, "");
-  for (std::size_t h = 0; h < heads.size(); ++h) {
-    const std::string pointer = "/heads/" + std::to_string(h);
-    const Json& head = heads[h];
-    CensusHead key{head.value("stack", ""), head.value("kind", ""), static_cast<int>(read_count(head, "layer", path, pointer)),
-                   static_cast<int>(read_count(head, "head", path, pointer))};
+  census.provenance_.attnviz_version = root.at("attnviz_version").get<std::string>();
+  census.provenance_.model = root.at("model").dump();
+  census.provenance_.corpus = root.at("corpus").dump();
+  census.provenance_.settings = root.at("settings").dump();
+  census.model_name = root.at("model_name").get<std::string>();
+  const Json& covers = root.at("covers");
+  census.tokens_ = covers.at("tokens").get<long long>();
+  census.corpus_texts_ = covers.at("corpus_texts").get<long>();
+  for (const Json& r : covers.at("ranges")) census.covered_.push_back({r[0].get<long>(), r[1].get<long>()});
+  for (const Json& head : root.at("heads")) {
+    const CensusHead key{head.value("stack", ""), head.value("kind", ""), head.at("layer").get<int>(), head.at("head").get<int>()};
     std::vector<RunningStat>& slot = census.stats_[census.head_slot(key)];
     for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s) {
-      const std::string& name = corpus_statistic_names()[s];
-      const Json& stat = member(head, name.c_str(), path, pointer);
-      const std::string at = pointer + "/" + name;
-      slot[s].count = read_count(stat, "texts", path, at);
-      slot[s].mean = slot[s].count > 0 ? read_double(stat, "mean", path, at) : 0.0;
-      slot[s].m2 = read_double(stat, "m2", path, at);
+      const Json& stat = head.at(corpus_statistic_names()[s]);
+      slot[s].count = stat.at("texts").get<long long>();
+      slot[s].mean = slot[s].count > 0 ? stat.at("mean").get<double>() : 0.0;
+      slot[s].m2 = stat.at("m2").get<double>();
     }
   }
   return census;

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "attention/head_detectors.hpp"
+#include "attention/head_stats.hpp"
 #include "attention/running_stat.hpp"
 #include "cli/options.hpp"
 #include "io/atomic_output.hpp"
@@ -47,6 +49,24 @@ struct TextStatistics {
 void add_block_statistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids, double sink_epsilon,
                           TextStatistics& text);
 
+/// add_block_statistics head by head, for a block whose heads come one at a time (HeadSink):
+/// built from the block without its weights (tokens, masks), it finds the rows, their spans of
+/// allowed keys and the detector cells once; add_head then appends one head's values.
+class BlockStatistics {
+ public:
+  BlockStatistics(const AttentionBlock& block, const std::vector<std::int32_t>& token_ids);
+  /// Appends head `head` of the block, weights w [n_q, n_k], to `text`.
+  void add_head(const AttentionBlock& block, int head, const Matrix& w, double sink_epsilon, TextStatistics& text) const;
+
+ private:
+  MaskMatrix allowed_;
+  StatisticRows rows_;
+  std::vector<long> skipped_;  ///< the query rows the statistics leave out
+  bool self_ = false;
+  DetectionCells cells_;
+  InductionKeys induction_keys_;
+};
+
 /// What produced a census; two censuses merge only when every part is equal.
 struct CensusProvenance {
   std::string attnviz_version;    ///< ATTNVIZ_VERSION
@@ -66,8 +86,8 @@ class CorpusCensus {
   /// Adds one text's values. Requires its index not covered yet.
   void add(const TextStatistics& text);
   /// Chan et al.'s merge of `other` into this census. Throws InputError naming `other_source`
-  /// (and `this_source`) when provenance differs (naming the part: attnviz version, model,
-  /// corpus, settings) or when a text is covered by both.
+  /// and `this_source` when provenance differs (naming each member that differs, with both
+  /// values: require_same_provenance) or when a text is covered by both (require_disjoint).
   void merge(const CorpusCensus& other, const std::string& this_source, const std::string& other_source);
 
   const IndexRanges& covered() const { return covered_; }
@@ -87,8 +107,8 @@ class CorpusCensus {
   /// census.csv: [stack,kind,]layer,head, then S_texts,S_mean,S_std,S_ci95_low,S_ci95_high for
   /// every statistic S; empty fields where undefined.
   std::string to_csv() const;
-  /// Reads census.json written by to_json. Throws InputError naming `path` and the field for
-  /// another format or version, or a malformed file.
+  /// Reads census.json written by to_json, after check_census_json. Throws InputError naming
+  /// `path`, the member and the value for anything but a valid census.json (census_check.hpp).
   static CorpusCensus from_json(const std::string& path);
   /// The layer × head picture of every statistic's mean (PNG bytes), the number of texts in the title.
   std::string render_png(const Options& options, std::vector<std::string>& warnings) const;

@@ -13,6 +13,7 @@
 
 #include "cli/attention_job.hpp"
 #include "cli/census_journal.hpp"
+#include "cli/census_merge_check.hpp"
 #include "cli/corpus_census.hpp"
 #include "cli/corpus_model.hpp"
 #include "cli/model_job.hpp"
@@ -217,24 +218,29 @@ void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& wa
   for (const std::string& dir : o.merge)
     if (fs::exists(o.output, ec) && fs::equivalent(dir, o.output, ec))
       throw UsageError::bad_option("-o", o.output + " is one of the folders merged; write the merge to a new folder");
-  std::unique_ptr<CorpusCensus> merged;
-  std::string first;
+  // Every input is read and checked, then checked against the others, before any is merged:
+  // each message names the very files that disagree.
+  std::vector<CorpusCensus> inputs;
+  std::vector<std::string> paths;
+  std::vector<IndexRanges> covered;
   for (const std::string& dir : o.merge) {
-    const std::string path = (fs::path(dir) / "census.json").string();
-    CorpusCensus census = CorpusCensus::from_json(path);
-    if (!merged) {
-      merged = std::make_unique<CorpusCensus>(std::move(census));
-      first = path;
-    } else {
-      merged->merge(census, first, path);
-    }
+    paths.push_back((fs::path(dir) / "census.json").string());
+    if (!fs::exists(paths.back(), ec) && fs::exists(fs::path(dir) / kJournalName, ec))
+      throw InputError::unreadable(paths.back(), std::string("no such file, but ") + kJournalName + " is there: the run that writes "
+                                                 "census.json has not finished; finish it with the same command and --resume");
+    inputs.push_back(CorpusCensus::from_json(paths.back()));
+    covered.push_back(inputs.back().covered());
+    require_same_provenance(inputs.front().provenance(), inputs.back().provenance(), paths.front(), paths.back());
   }
+  require_disjoint(covered, paths);
+  CorpusCensus merged = std::move(inputs.front());
+  for (std::size_t i = 1; i < inputs.size(); ++i) merged.merge(inputs[i], paths.front(), paths[i]);
   OutputSet files;
-  merged->add_files(o.output, o, files, warnings);
+  merged.add_files(o.output, o, files, warnings);
   files.commit();
   warn_about_stale_outputs(o.output, files.paths(), warnings);
-  out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(merged->texts(), "text") << " of "
-      << merged->corpus_texts() << " (" << counted(merged->tokens(), "token") << ") from "
+  out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(merged.texts(), "text") << " of "
+      << merged.corpus_texts() << " (" << counted(merged.tokens(), "token") << ") from "
       << counted(static_cast<long long>(o.merge.size()), "output") << "\n";
 }
 

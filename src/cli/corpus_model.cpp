@@ -1,6 +1,7 @@
 #include "cli/corpus_model.hpp"
 
 #include <filesystem>
+#include <optional>
 
 #include "core/error.hpp"
 #include "model/ct2_model.hpp"
@@ -61,9 +62,18 @@ long CorpusModel::context() const { return session_ ? summary_.context_length : 
 
 long CorpusModel::run(const CorpusText& t, const std::vector<std::int32_t>& ids, TextStatistics& text,
                       std::vector<std::string>& warnings) const {
-  const BlockSink sink = [&](AttentionBlock&& block) { add_block_statistics(block, ids, options_.sink_epsilon, text); };
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    if (!block.record.weights.empty()) add_block_statistics(block, ids, options_.sink_epsilon, text);  // else its heads came one by one
+  };
   if (session_) {
-    session_->run(ids, sink, warnings, budget_);
+    // Head by head: one head's n × n weights held at a time (issue 23's bound for long texts), its
+    // block's rows and detector cells found at its first head.
+    std::optional<BlockStatistics> shared;
+    const HeadSink heads = [&](const AttentionBlock& block, int head, Matrix& weights) {
+      if (head == 0) shared.emplace(block, ids);
+      shared->add_head(block, head, weights, options_.sink_epsilon, text);
+    };
+    session_->run(ids, sink, warnings, budget_, &heads);
     return static_cast<long>(ids.size());
   }
   // run_ct2_model reads the folder again for every text: the CTranslate2 models attnviz reads are small.

@@ -338,12 +338,12 @@ std::vector<std::int32_t> DecoderSession::tokenize(const std::string& text) cons
 }
 
 ModelRunInfo DecoderSession::run(const std::vector<std::int32_t>& ids, const BlockSink& sink, std::vector<std::string>& warnings,
-                                 double memory_budget) const {
+                                 double memory_budget, const HeadSink* heads) const {
   Options o = options_;
   o.text.reset();
   o.no_bos = false;
   o.token_ids = std::vector<int>(ids.begin(), ids.end());
-  return run_loaded_decoder(loaded_->decoder, o, sink, warnings, memory_budget, {});
+  return run_loaded_decoder(loaded_->decoder, o, sink, warnings, memory_budget, {}, nullptr, heads);
 }
 
 }  // namespace attnviz

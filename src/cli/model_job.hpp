@@ -97,9 +97,10 @@ class DecoderSession {
   /// The ids of `text` as the model's tokenizer gives them, BOS added as it says (unless
   /// options.no_bos). Throws InputError when the model has no tokenizer.
   std::vector<std::int32_t> tokenize(const std::string& text) const;
-  /// As run_model with --token-ids `ids` (options.layers and the rest as given at loading).
+  /// As run_model with --token-ids `ids` (options.layers and the rest as given at loading);
+  /// `heads`, when given, takes each layer's weights head by head (run_model's HeadSink).
   ModelRunInfo run(const std::vector<std::int32_t>& ids, const BlockSink& sink, std::vector<std::string>& warnings,
-                   double memory_budget) const;
+                   double memory_budget, const HeadSink* heads = nullptr) const;
 
  private:
   struct Loaded;

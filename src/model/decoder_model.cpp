@@ -149,6 +149,10 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
 
 Matrix DecoderModel::linear_weight(const std::string& name, long rows, long cols) const {
   if (!keep_decoded_) return weights_->matrix(name, rows, cols).transpose();
+  return kept_linear_weight(name, rows, cols);
+}
+
+const Matrix& DecoderModel::kept_linear_weight(const std::string& name, long rows, long cols) const {
   const auto found = decoded_.find(name);
   if (found != decoded_.end()) return found->second;
   return decoded_.emplace(name, weights_->matrix(name, rows, cols).transpose()).first->second;
@@ -175,6 +179,7 @@ Projection DecoderModel::quantized_projection(const std::string& name, long rows
 Matrix DecoderModel::linear(int l, const char* name, long rows, long cols, const Matrix& x) const {
   // Eigen's thread count here is run_layer's ProductThreads choice for the feed-forward.
   if (const Projection p = quantized_projection(block_name(l, name), rows, cols)) return p(x, Eigen::nbThreads());
+  if (keep_decoded_) return x * kept_linear_weight(block_name(l, name), rows, cols);  // no copy of the kept matrix
   return x * linear_weight(block_name(l, name), rows, cols);  // [in, out]
 }
 
@@ -351,7 +356,7 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
 
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                                         const MaskMatrix& allowed, const AttentionWants& wants, const BlockProbe* probe,
-                                        const HeadWeightsSink* per_head) const {
+                                        const HeadWeightsSink* per_head, bool attention_only) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   const std::optional<RopeRequest> rope = layer_rope(l, first, m);
@@ -363,13 +368,17 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
     (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap},
                          weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
   }
-  AttentionResult result = cached_self_attention(layer, attention_input, cache, allowed,
-                                                 AttentionWants{wants.scores, true, wants.value_vectors}, rope, per_head);
+  // The pass's last layer on its own rows: the same projections and scores as through an
+  // empty cache, without what only the next layer would read.
+  AttentionResult result = attention_only && cache.size() == 0
+                               ? multi_head_attention(layer, attention_input, attention_input, allowed, wants, rope, per_head)
+                               : cached_self_attention(layer, attention_input, cache, allowed,
+                                                       AttentionWants{wants.scores, true, wants.value_vectors}, rope, per_head);
   if (!result.overflow.empty())
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
                      " or the layer's input holds NaN or too large values");
-  finish_layer(l, x, result.output);
+  if (!attention_only) finish_layer(l, x, result.output);
   return result;
 }
 
@@ -471,7 +480,11 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
   if (request.trace) trace_embedding(x, *request.trace);
   // What reads the layer's float32 W (the trace's W_O, the value vectors, explain's circuits).
   const bool keep_float = request.trace || request.probe || request.wants.value_vectors;
-  for (int l = request.start_residual ? request.start_layer : 0; l < config_.num_layers; ++l) {
+  // Without logits or a trace nothing reads the residual stream after the last selected layer's
+  // attention: the layers after it, and its own feed-forward, are not run (a census over a
+  // corpus of short texts spent a fifth of its products there).
+  const int last = request.logits || request.trace || !request.sink ? config_.num_layers - 1 : (request.layers.all() ? config_.num_layers - 1 : std::min(config_.num_layers - 1, request.layers.last()));
+  for (int l = request.start_residual ? request.start_layer : 0; l <= last; ++l) {
     AttentionLayer layer = attention_layer(l, keep_float);
     if (request.ablation && request.ablation->layer == l) zero_head_outputs(layer, request.ablation->heads);
     if (request.trace) request.trace->enter_layer(x);
@@ -488,7 +501,8 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
     const AttentionBlock shell = by_head ? block_of(l, layer.logit_scale(), request.tokens, AttentionResult()) : AttentionBlock();
     const HeadWeightsSink per_head = [&](int h, Matrix& weights) { (*request.head_sink)(shell, h, weights); };
     AttentionResult result = run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal,
-                                       request.wants, selected ? request.probe : nullptr, by_head ? &per_head : nullptr);
+                                       request.wants, selected ? request.probe : nullptr, by_head ? &per_head : nullptr,
+                                       l == last && !request.logits && !request.trace);
     if (request.trace) trace_layer(l, layer, result, x, *request.trace);
     if (request.sink && request.layers.contains(l))
       (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering, layer.b_o));

@@ -236,9 +236,13 @@ class DecoderModel {
   /// float32 overflow.
   /// `probe`, when given, sees the attention's inputs (BlockInputs) before it runs; `per_head`,
   /// when given, receives the weights head by head (cached_self_attention) instead of the result.
+  /// `attention_only`: the last layer a pass needs, read for its attention alone: x and the
+  /// cache are left as they are, V, the head outputs and W_O are computed only when `wants`
+  /// asks for them, and the feed-forward is skipped (its result would feed nothing).
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed, const AttentionWants& wants = {false, true},
-                            const BlockProbe* probe = nullptr, const HeadWeightsSink* per_head = nullptr) const;
+                            const BlockProbe* probe = nullptr, const HeadWeightsSink* per_head = nullptr,
+                            bool attention_only = false) const;
   /// run_layer for the last row of x [n, d_model] alone: its attention over every row (the
   /// rows' own K and V), then its feed-forward; x becomes that row [1, d_model].
   void run_last_row(int l, const AttentionLayer& layer, Matrix& x) const;
@@ -287,6 +291,8 @@ class DecoderModel {
   /// Linear weight `name` stored [rows, cols] ([out, in]), as [cols, rows] for X·W; from
   /// decoded_ when keep_decoded_weights is on.
   Matrix linear_weight(const std::string& name, long rows, long cols) const;
+  /// linear_weight's decoded_ entry itself (decoding it on first use); keep_decoded_weights on.
+  const Matrix& kept_linear_weight(const std::string& name, long rows, long cols) const;
 
   DecoderConfig config_;
   std::unique_ptr<WeightSource> weights_;

@@ -1,0 +1,353 @@
+#include "cli/census_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "attention/running_stat.hpp"
+#include "cli/corpus_census.hpp"
+#include "core/error.hpp"
+#include "model/model_run.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// std and the interval are written with 17 digits from the same double arithmetic; 1e-9 leaves
+// room for another libm's sqrt or t quantile, and none for an edited value.
+constexpr double kDerivedTolerance = 1e-9;
+
+// A value as messages show it: its JSON text, cut when long (a whole object given for a number).
+std::string shown(const Json& value) {
+  const std::string text = value.dump();
+  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
+}
+
+// A range's bound as messages show it: "0", "1", "inf".
+std::string bound_text(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+// The walk over one file: the path for messages and the member checks every level shares.
+class Checker {
+ public:
+  explicit Checker(const std::string& path) : path_(path) {}
+
+  // `object` at `pointer` is an object with exactly the `required` members; another is named.
+  void members(const Json& object, const std::string& pointer, const std::vector<std::string>& required) const {
+    if (!object.is_object()) throw InputError::bad_value(path_, pointer.empty() ? "/" : pointer, "an object", shown(object));
+    for (const auto& item : object.items())
+      if (std::find(required.begin(), required.end(), item.key()) == required.end())
+        throw InputError::inconsistent(path_, "unknown member " + pointer + "/" + item.key() + " (a census.json has here: " + join(required) + ")");
+    for (const std::string& key : required)
+      if (!object.contains(key)) throw InputError::missing_field(path_, pointer + "/" + key, "a census.json member");
+  }
+
+  long long integer(const Json& object, const std::string& pointer, const char* key, long long low, long long high = kMaxInteger) const {
+    const Json& value = object.at(key);
+    // An unsigned number past long long's range would read back wrapped (18446744073709551615 as -1).
+    const bool whole = value.is_number_integer() && !(value.is_number_unsigned() && value.get<unsigned long long>() > kMaxInteger);
+    const long long x = whole ? value.get<long long>() : 0;
+    if (!whole || x < low || x > high)
+      throw InputError::bad_value(path_, pointer + "/" + key, "an integer " + bounds(low, high), shown(value));
+    return x;
+  }
+
+  double number(const Json& value, const std::string& pointer, const std::string& expected) const {
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      throw InputError::bad_value(path_, pointer, "a finite number" + expected, shown(value));
+    return value.get<double>();
+  }
+
+  std::string text(const Json& object, const std::string& pointer, const char* key) const {
+    const Json& value = object.at(key);
+    if (!value.is_string()) throw InputError::bad_value(path_, pointer + "/" + key, "a string", shown(value));
+    return value.get<std::string>();
+  }
+
+  void boolean(const Json& object, const std::string& pointer, const char* key) const {
+    if (!object.at(key).is_boolean()) throw InputError::bad_value(path_, pointer + "/" + key, "true or false", shown(object.at(key)));
+  }
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& expected, const std::string& found) const {
+    throw InputError::bad_value(path_, pointer, expected, found);
+  }
+  [[noreturn]] void fail(const std::string& detail) const { throw InputError::inconsistent(path_, detail); }
+
+ private:
+  static constexpr long long kMaxInteger = std::numeric_limits<long long>::max();
+  static std::string bounds(long long low, long long high) {
+    if (high == kMaxInteger) return "from " + std::to_string(low);
+    return "in [" + std::to_string(low) + ", " + std::to_string(high) + "]";
+  }
+  const std::string& path_;
+};
+
+// What the provenance says the heads are.
+struct ModelShape {
+  long long layers = 0, heads = 0;
+  LayerSelection selected;
+};
+
+ModelShape check_provenance(const Checker& c, const Json& root) {
+  // The format first: another file given as a census.json is named as such, not by its members.
+  if (!root.is_object()) c.fail("/", "a census.json object", shown(root));
+  const auto file_format = root.find("format"), version = root.find("version");
+  if (file_format == root.end() || *file_format != kCensusFormat)
+    c.fail("/format", std::string("\"") + kCensusFormat + "\" (a census.json of attnviz census)",
+           file_format == root.end() ? "nothing" : shown(*file_format));
+  if (version == root.end() || *version != kCensusVersion)
+    c.fail("/version", std::to_string(kCensusVersion) + " (this attnviz's census format)", version == root.end() ? "nothing" : shown(*version));
+  c.members(root, "", {"format", "version", "attnviz_version", "model_name", "model", "corpus", "settings", "covers", "statistics", "heads"});
+  c.text(root, "", "attnviz_version");
+  const Json& model = root.at("model");
+  c.members(model, "/model", {"name", "architecture", "layers", "heads", "d_model", "bytes"});
+  if (c.text(model, "/model", "name") != c.text(root, "", "model_name"))
+    c.fail("/model_name", shown(model.at("name")) + " (/model/name)", shown(root.at("model_name")));
+  c.text(model, "/model", "architecture");
+  ModelShape shape;
+  shape.layers = c.integer(model, "/model", "layers", 1);
+  shape.heads = c.integer(model, "/model", "heads", 1);
+  c.integer(model, "/model", "d_model", 1);
+  c.integer(model, "/model", "bytes", 0);
+
+  const Json& corpus = root.at("corpus");
+  c.members(corpus, "/corpus", {"file", "format", "fnv1a64", "texts", "skipped_lines"});
+  c.text(corpus, "/corpus", "file");
+  const std::string format = c.text(corpus, "/corpus", "format");
+  if (format != "text" && format != "jsonl") c.fail("/corpus/format", "\"text\" or \"jsonl\"", shown(corpus.at("format")));
+  const std::string hash = c.text(corpus, "/corpus", "fnv1a64");
+  if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+    c.fail("/corpus/fnv1a64", "16 lower-case hex digits", shown(corpus.at("fnv1a64")));
+  c.integer(corpus, "/corpus", "texts", 1);
+  c.integer(corpus, "/corpus", "skipped_lines", 0);
+
+  const Json& settings = root.at("settings");
+  c.members(settings, "/settings", {"layers", "max_tokens", "truncate", "limit", "skip_bad_lines", "no_bos", "sink_epsilon"});
+  const std::string layers = c.text(settings, "/settings", "layers");
+  try {
+    shape.selected = parse_layer_selection(layers, static_cast<int>(std::min<long long>(shape.layers, 1 << 30)));
+  } catch (const UsageError&) {
+    c.fail("/settings/layers", "all, a layer, a list or a range of the model's layers 0-" + std::to_string(shape.layers - 1),
+           shown(settings.at("layers")));
+  }
+  c.integer(settings, "/settings", "max_tokens", 0);
+  c.boolean(settings, "/settings", "truncate");
+  c.integer(settings, "/settings", "limit", -1);
+  c.boolean(settings, "/settings", "skip_bad_lines");
+  c.boolean(settings, "/settings", "no_bos");
+  const double epsilon = c.number(settings.at("sink_epsilon"), "/settings/sink_epsilon", " in [0, 1]");
+  if (epsilon < 0 || epsilon > 1) c.fail("/settings/sink_epsilon", "a number in [0, 1]", shown(settings.at("sink_epsilon")));
+  return shape;
+}
+
+// covers: returns covers.texts once the ranges agree with it.
+long long check_covers(const Checker& c, const Json& root) {
+  const Json& covers = root.at("covers");
+  c.members(covers, "/covers", {"texts", "tokens", "corpus_texts", "ranges"});
+  const long long corpus_texts = c.integer(covers, "/covers", "corpus_texts", 1);
+  const long long recorded = root.at("corpus").at("texts").get<long long>();
+  if (corpus_texts != recorded)
+    c.fail("/covers/corpus_texts", std::to_string(recorded) + " (/corpus/texts)", std::to_string(corpus_texts));
+  const long long texts = c.integer(covers, "/covers", "texts", 0, corpus_texts);
+  c.integer(covers, "/covers", "tokens", 0);
+  const Json& ranges = covers.at("ranges");
+  if (!ranges.is_array()) c.fail("/covers/ranges", "a list of [first, last] pairs", shown(ranges));
+  long long counted = 0, previous_last = -1;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const std::string pointer = "/covers/ranges/" + std::to_string(i);
+    const Json& r = ranges[i];
+    const bool pair = r.is_array() && r.size() == 2 && r[0].is_number_integer() && r[1].is_number_integer();
+    if (!pair) c.fail(pointer, "[first, last], two integers", shown(r));
+    const long long first = r[0].get<long long>(), last = r[1].get<long long>();
+    if (first < 0 || last < first || last >= corpus_texts)
+      c.fail(pointer, "text indices 0 <= first <= last < " + std::to_string(corpus_texts) + " (/covers/corpus_texts)", shown(r));
+    if (first <= previous_last)
+      c.fail(pointer, "a range after the one before it (ranges sorted and disjoint; the one before ends at " +
+                          std::to_string(previous_last) + ")", shown(r));
+    previous_last = last;
+    counted += last - first + 1;
+  }
+  if (counted != texts)
+    c.fail("/covers/texts", std::to_string(counted) + " (the number of text indices in /covers/ranges)", std::to_string(texts));
+  return texts;
+}
+
+void check_statistic_names(const Checker& c, const Json& root) {
+  const Json& names = root.at("statistics");
+  const std::vector<std::string>& known = corpus_statistic_names();
+  if (!names.is_array()) c.fail("/statistics", "the list of statistic names", shown(names));
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string pointer = "/statistics/" + std::to_string(i);
+    if (!names[i].is_string() || std::find(known.begin(), known.end(), names[i].get<std::string>()) == known.end())
+      c.fail(pointer, "a statistic attnviz knows (" + join(known) + ")", shown(names[i]));
+    if (!seen.insert(names[i].get<std::string>()).second) c.fail(pointer, "each statistic once", shown(names[i]) + " again");
+  }
+  for (const std::string& name : known)
+    if (!seen.count(name)) c.fail("/statistics: statistic " + name + " missing (a census.json lists all of: " + join(known) + ")");
+  if (names != Json(known)) c.fail("/statistics", "the statistics in attnviz's order (" + join(known) + ")", shown(names));
+}
+
+// One statistic of one head.
+void check_statistic(const Checker& c, const Json& head, const std::string& head_pointer, const std::string& name, long long texts) {
+  const std::string pointer = head_pointer + "/" + name;
+  const Json& stat = head.at(name);
+  c.members(stat, pointer, {"texts", "mean", "m2", "std", "ci95_low", "ci95_high"});
+  RunningStat r;
+  r.count = c.integer(stat, pointer, "texts", 0, texts);
+  if (r.count == 0) {
+    if (!stat.at("mean").is_null()) c.fail(pointer + "/mean", "null (no text defines it: texts is 0)", shown(stat.at("mean")));
+    if (stat.at("m2") != Json(0.0)) c.fail(pointer + "/m2", "0 (texts is 0)", shown(stat.at("m2")));
+  } else {
+    const StatisticRange& range = statistic_range(name);
+    const std::string range_text = " in [" + bound_text(range.low) + ", " + bound_text(range.high) + "]";
+    r.mean = c.number(stat.at("mean"), pointer + "/mean", range_text);
+    if (r.mean < range.low - kStatisticRangeSlack || r.mean > range.high + kStatisticRangeSlack)
+      c.fail(pointer + "/mean", "a mean" + range_text + " (" + range.what + ")", shown(stat.at("mean")));
+    r.m2 = c.number(stat.at("m2"), pointer + "/m2", " from 0");
+    if (r.m2 < 0) c.fail(pointer + "/m2", "a finite number from 0 (a sum of squares)", shown(stat.at("m2")));
+    if (r.count == 1 && r.m2 != 0) c.fail(pointer + "/m2", "0 (one text has no spread)", shown(stat.at("m2")));
+  }
+  const std::tuple<const char*, std::optional<double>, const char*> derived[] = {
+      {"std", r.sample_std(), "sqrt(m2 / (texts - 1))"},
+      {"ci95_low", r.ci95_low(), "mean - t * std / sqrt(texts)"},
+      {"ci95_high", r.ci95_high(), "mean + t * std / sqrt(texts)"}};
+  for (const auto& [key, expected, formula] : derived) {
+    const Json& value = stat.at(key);
+    const std::string at = pointer + "/" + key;
+    if (!expected) {
+      if (!value.is_null()) c.fail(at, "null (fewer than 2 texts)", shown(value));
+      continue;
+    }
+    const bool agrees = value.is_number() && std::abs(value.get<double>() - *expected) <= kDerivedTolerance * std::max(1.0, std::abs(*expected));
+    if (!agrees) c.fail(at, shown(Json(*expected)) + " (" + formula + ", from texts, mean and m2)", shown(value));
+  }
+}
+
+using HeadKey = std::tuple<std::string, std::string, long long, long long>;  // stack, kind, layer, head
+
+std::string head_name(const HeadKey& key) {
+  return CensusHead{std::get<0>(key), std::get<1>(key), static_cast<int>(std::get<2>(key)), static_cast<int>(std::get<3>(key))}.name();
+}
+
+// One head's block, layer and head (within the model and settings.layers) and statistics.
+HeadKey check_head(const Checker& c, const Json& head, const std::string& pointer, const ModelShape& shape, bool blocks,
+                   long long texts, const Json& settings) {
+  std::vector<std::string> required = {"layer", "head"};
+  if (blocks) required = {"stack", "kind", "layer", "head"};
+  const std::vector<std::string>& names = corpus_statistic_names();
+  required.insert(required.end(), names.begin(), names.end());
+  c.members(head, pointer, required);
+  std::string stack, kind;
+  if (blocks) {
+    stack = c.text(head, pointer, "stack");
+    kind = c.text(head, pointer, "kind");
+    if (stack != "encoder" && stack != "decoder") c.fail(pointer + "/stack", "\"encoder\" or \"decoder\"", shown(head.at("stack")));
+    if (kind != "self" && !(kind == "cross" && stack == "decoder"))
+      c.fail(pointer + "/kind", stack == "decoder" ? "\"self\" or \"cross\"" : "\"self\" (an encoder has no cross-attention)",
+             shown(head.at("kind")));
+  }
+  // An encoder-decoder records its encoder's depth; its decoder's may differ.
+  const bool depth_known = !blocks || stack == "encoder";
+  const long long layer = c.integer(head, pointer, "layer", 0, depth_known ? shape.layers - 1 : std::numeric_limits<int>::max());
+  if (!shape.selected.all() && !shape.selected.contains(static_cast<int>(layer)))
+    c.fail(pointer + "/layer", "a layer /settings/layers selects (" + settings.at("layers").get<std::string>() + ")", std::to_string(layer));
+  const long long h = c.integer(head, pointer, "head", 0, shape.heads - 1);
+  for (const std::string& name : names) check_statistic(c, head, pointer, name, texts);
+  if (kind == "cross")  // cross-attention has the first three statistics; the rest are self-attention's
+    for (std::size_t s = 3; s < names.size(); ++s)
+      if (head.at(names[s]).at("texts") != 0)
+        c.fail(pointer + "/" + names[s] + "/texts", "0 (a statistic of self-attention; this head is cross-attention)",
+               shown(head.at(names[s]).at("texts")));
+  return {stack, kind, layer, h};
+}
+
+// Every selected layer × every head of each block is in `seen`. The decoder's selected layers
+// are those from 0 up to the deepest one present, in self- and cross-attention alike.
+void check_head_set(const Checker& c, const std::map<HeadKey, std::size_t>& seen, const ModelShape& shape, bool blocks,
+                    const Json& settings) {
+  long long decoder_layers = 0;
+  for (const auto& [key, index] : seen)
+    if (std::get<0>(key) == "decoder") decoder_layers = std::max(decoder_layers, std::get<2>(key) + 1);
+  const std::vector<std::pair<std::string, std::string>> kinds =
+      blocks ? std::vector<std::pair<std::string, std::string>>{{"encoder", "self"}, {"decoder", "self"}, {"decoder", "cross"}}
+             : std::vector<std::pair<std::string, std::string>>{{"", ""}};
+  for (const auto& [stack, kind] : kinds) {
+    long long layers = stack == "decoder" ? decoder_layers : shape.layers;
+    if (!shape.selected.all()) layers = std::min<long long>(layers, shape.selected.last() + 1);  // not 10^12 layers of nothing
+    for (long long layer = 0; layer < layers; ++layer) {
+      if (!shape.selected.all() && !shape.selected.contains(static_cast<int>(layer))) continue;
+      for (long long h = 0; h < shape.heads; ++h) {
+        const HeadKey key{stack, kind, layer, h};
+        if (!seen.count(key))
+          c.fail("/heads: head " + head_name(key) + " missing (the model has " + std::to_string(shape.layers) + " layers of " +
+                 std::to_string(shape.heads) + " heads, /settings/layers is " + settings.at("layers").dump() +
+                 "; each selected head is listed once)");
+      }
+    }
+  }
+}
+
+// The heads, each checked, none twice; then the set compared with what the model and settings select.
+void check_heads(const Checker& c, const Json& root, const ModelShape& shape, long long texts) {
+  const Json& heads = root.at("heads");
+  if (!heads.is_array()) c.fail("/heads", "a list of heads", shown(heads));
+  const bool blocks = !heads.empty() && heads[0].is_object() && heads[0].contains("stack");
+  std::map<HeadKey, std::size_t> seen;  // -> its index in /heads
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const std::string pointer = "/heads/" + std::to_string(i);
+    const HeadKey key = check_head(c, heads[i], pointer, shape, blocks, texts, root.at("settings"));
+    const auto [at, added] = seen.insert({key, i});
+    if (!added) c.fail(pointer + ": head " + head_name(key) + " listed twice (also /heads/" + std::to_string(at->second) + ")");
+  }
+  check_head_set(c, seen, shape, blocks, root.at("settings"));
+}
+
+}  // namespace
+
+const StatisticRange& statistic_range(const std::string& statistic) {
+  static const StatisticRange kMass{0, 1, "a mass of attention weights, each row summing to 1"};
+  static const std::map<std::string, StatisticRange> ranges = {
+      {"entropy_mean", {0, kInf, "an entropy in nats"}},
+      {"entropy_normalised_mean", {0, 1, "an entropy over its maximum ln k"}},
+      {"max_weight_mean", kMass},
+      {"mean_distance", {0, kInf, "a distance in tokens"}},
+      {"diagonal_mass", kMass},
+      {"previous_token_mass", kMass},
+      {"first_token_mass", kMass},
+      {"induction_score", kMass},
+      {"sink_rate", {0, 1, "a rate of 0/1 indicators"}},
+      {"previous_token_score", {0, 1, "a share of attention weights"}},
+      {"duplicate_token_score", {0, 1, "a share of attention weights"}},
+      {"induction_score_tl", {0, 1, "a share of attention weights"}}};
+  return ranges.at(statistic);
+}
+
+void check_census_json(const Json& root, const std::string& path) {
+  const Checker c(path);
+  const ModelShape shape = check_provenance(c, root);
+  const long long texts = check_covers(c, root);
+  check_statistic_names(c, root);
+  check_heads(c, root, shape, texts);
+}
+
+}  // namespace attnviz
