@@ -481,3 +481,79 @@ attnviz_bad_run(cli_exact_matmul_needs_model "attnviz: error: --exact-matmul: ne
 attnviz_expect(cli_exact_matmul_ignored 0
   "attnviz: warning: --exact-matmul: [^\n]*stories260K\\.gguf has no Q8_0 weights that attnviz multiplies quantised \\(only GGUF Q8_0 decoders and BERT encoders\\): ignored"
   dump --model ${ATTNVIZ_STORIES_GGUF} --token-ids 1,5,6 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_ignored.json)
+
+# Stale files: a run into a folder that holds another run's outputs names the ones it did not
+# write (a reader would take them for this run's), and deletes nothing. PNG pictures of two
+# layers, then the HTML report into the same folder: the layer folders are named, counted.
+add_test(NAME cli_stale_setup COMMAND ${CMAKE_COMMAND} -E rm -rf ${ATTNVIZ_CLI_OUT}/stale_model ${ATTNVIZ_CLI_OUT}/stale_attribute)
+add_test(NAME cli_stale_model_png
+         COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --layers 0-1 -o ${ATTNVIZ_CLI_OUT}/stale_model)
+attnviz_expect(cli_stale_model_html 0
+  "^wrote 2 files \\(html\\) to [^\n]*stale_model/ [^\n]*\nattnviz: warning: [^\n]*stale_model already holds 18 files from an earlier run that this run did not write, so they are not from it: layer_0/ \\(9 files\\), layer_1/ \\(9 files\\)$"
+  heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --layers 0-1 --format html -o ${ATTNVIZ_CLI_OUT}/stale_model)
+# attribute's picture in another format: attribution.png is named.
+add_test(NAME cli_stale_attribute_png
+         COMMAND attnviz attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target "," -o ${ATTNVIZ_CLI_OUT}/stale_attribute)
+attnviz_expect(cli_stale_attribute_svg 0
+  "\nattnviz: warning: [^\n]*stale_attribute already holds 1 file from an earlier run that this run did not write, so it is not from it: attribution\\.png$"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target "," --format svg -o ${ATTNVIZ_CLI_OUT}/stale_attribute)
+set_tests_properties(cli_stale_model_png cli_stale_attribute_png PROPERTIES DEPENDS cli_stale_setup)
+set_tests_properties(cli_stale_model_html PROPERTIES DEPENDS cli_stale_model_png)
+set_tests_properties(cli_stale_attribute_svg PROPERTIES DEPENDS cli_stale_attribute_png)
+
+# One warning, said once: --exact-matmul on a model without Q8_0 weights is warned about exactly
+# once by every command that takes it (it was raised in two places: run_model and
+# prepare_decoder_run). cli_count.cmake fails on zero and on two.
+function(attnviz_expect_count name pattern count)
+  string(REPLACE ";" "@@" joined "${ARGN}")
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DATTNVIZ=$<TARGET_FILE:attnviz> "-DPATTERN=${pattern}" -DEXPECTED_COUNT=${count}
+                   "-DARGS=${joined}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_count.cmake)
+endfunction()
+set(ATTNVIZ_EXACT_IGNORED "attnviz: warning: --exact-matmul: [^\n]*: ignored")
+set(ATTNVIZ_REPEATED_TEXT "Lily saw a cat. Lily saw a cat.")
+attnviz_expect_count(cli_exact_matmul_once_dump "${ATTNVIZ_EXACT_IGNORED}" 1
+  dump --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once.json)
+attnviz_expect_count(cli_exact_matmul_once_heatmaps "${ATTNVIZ_EXACT_IGNORED}" 1
+  heatmaps --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --layers 0 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once)
+attnviz_expect_count(cli_exact_matmul_once_compare "${ATTNVIZ_EXACT_IGNORED}" 1
+  compare --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --heads L0H1,L1H2 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once.png)
+attnviz_expect_count(cli_exact_matmul_once_census "${ATTNVIZ_EXACT_IGNORED}" 1
+  compare --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --census ${ATTNVIZ_CLI_OUT}/exact_once.csv --exact-matmul
+  -o ${ATTNVIZ_CLI_OUT}/exact_once_census.png)
+attnviz_expect_count(cli_exact_matmul_once_explain "${ATTNVIZ_EXACT_IGNORED}" 1
+  explain --model ${ATTNVIZ_STORIES_GGUF} --text ${ATTNVIZ_REPEATED_TEXT} --head L1H2 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once_explain)
+attnviz_expect_count(cli_exact_matmul_once_bert "${ATTNVIZ_EXACT_IGNORED}" 1
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/bert/hf --token-ids 2,7,12,3 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_once_bert.json)
+# A Q8_0 file: the flag acts, nothing is said.
+attnviz_expect_count(cli_exact_matmul_acts_q8 "--exact-matmul" 0
+  dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --token-ids 1,40,77 --layers 0 --exact-matmul
+  -o ${ATTNVIZ_CLI_OUT}/exact_once_q8.json)
+# attribute always multiplies in float32 and does not take the flag, so it has nothing to warn.
+attnviz_expect(cli_exact_matmul_not_attribute 109
+  "^attnviz: error: attribute: unknown option \"--exact-matmul\": it is an option of dump, heatmaps, compare and explain"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "a" --exact-matmul -o ${ATTNVIZ_CLI_OUT}/never_written)
+# compare writes one file per format beside -o: an earlier run's other formats are named.
+add_test(NAME cli_stale_compare_setup COMMAND ${CMAKE_COMMAND} -E rm -f ${ATTNVIZ_CLI_OUT}/stale_compare.png
+                                              ${ATTNVIZ_CLI_OUT}/stale_compare.svg ${ATTNVIZ_CLI_OUT}/stale_compare.html)
+add_test(NAME cli_stale_compare_all
+         COMMAND attnviz compare ${ATTNVIZ_USE_LITE} --heads 0,1 --format png,svg,html -o ${ATTNVIZ_CLI_OUT}/stale_compare.png)
+attnviz_expect(cli_stale_compare_svg 0
+  "\nwrote [^\n]*stale_compare\\.svg\nattnviz: warning: [^\n]*stale_compare\\.png and [^\n]*stale_compare\\.html are from an earlier run: this run wrote the figure as stale_compare\\.svg, so they are not from it$"
+  compare ${ATTNVIZ_USE_LITE} --heads 0,1 --format svg -o ${ATTNVIZ_CLI_OUT}/stale_compare.png)
+set_tests_properties(cli_stale_compare_all PROPERTIES DEPENDS cli_stale_compare_setup)
+set_tests_properties(cli_stale_compare_svg PROPERTIES DEPENDS cli_stale_compare_all)
+# explain's pictures in another format, and a census into a folder of heatmaps: named the same way.
+add_test(NAME cli_stale_more_setup COMMAND ${CMAKE_COMMAND} -E rm -rf ${ATTNVIZ_CLI_OUT}/stale_explain ${ATTNVIZ_CLI_OUT}/stale_census)
+add_test(NAME cli_stale_explain_png
+         COMMAND attnviz explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head L1H2 -o ${ATTNVIZ_CLI_OUT}/stale_explain)
+attnviz_expect(cli_stale_explain_svg 0
+  "\nattnviz: warning: [^\n]*stale_explain already holds 2 files from an earlier run that this run did not write, so they are not from it: circuits\\.png, explain\\.png$"
+  explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head L1H2 --format svg -o ${ATTNVIZ_CLI_OUT}/stale_explain)
+add_test(NAME cli_stale_census_heatmaps COMMAND attnviz heatmaps ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/stale_census)
+attnviz_expect(cli_stale_census 0
+  "\nattnviz: warning: [^\n]*stale_census already holds 5 files from an earlier run that this run did not write, so they are not from it: grid\\.png ... head_3\\.png \\(5 files\\)$"
+  census --model ${ATTNVIZ_STORIES_GGUF} --corpus ${PROJECT_SOURCE_DIR}/data/corpus/stories260k_stories.txt --limit 2 -o ${ATTNVIZ_CLI_OUT}/stale_census)
+set_tests_properties(cli_stale_explain_png cli_stale_census_heatmaps PROPERTIES DEPENDS cli_stale_more_setup)
+set_tests_properties(cli_stale_explain_svg PROPERTIES DEPENDS cli_stale_explain_png)
+set_tests_properties(cli_stale_census PROPERTIES DEPENDS cli_stale_census_heatmaps)

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "cli/run.hpp"
@@ -682,4 +683,141 @@ TEST_CASE("safetensors folder: a tokenizer.json with ids past the model's embedd
     CHECK(r.code == 0);
     CHECK_THAT(r.err, !Contains("past"));
   }
+}
+
+// "architectures": [] was read as /model_type ("architecture \"llama\" is not supported (supported:
+// …LlamaForCausalLM…)"), and a model_type that disagrees with the class was not looked at (the
+// GPT-2 reader then asked for wte.weight in a Llama file). Each is one line naming config.json,
+// the member and both values; the BERT encoder (whose folder is recognised by the same member)
+// the same way.
+TEST_CASE("safetensors folder: an empty /architectures or a /model_type that disagrees with it is refused naming both",
+          "[model][errors]") {
+  TempDir dir;
+  const std::string file = dir.file("config.json");
+  CHECK(config_error(dir, [](nlohmann::json& c) { c["architectures"] = nlohmann::json::array(); }) ==
+        file + ": /architectures: expected the model's class, e.g. [\"LlamaForCausalLM\"], got an empty list (/model_type is \"llama\")");
+  CHECK(config_error(dir, [](nlohmann::json& c) {
+          c["architectures"] = nlohmann::json::array();
+          c["model_type"] = "qwen2";
+        }) == file + ": /architectures: expected the model's class, e.g. [\"Qwen2ForCausalLM\"], got an empty list (/model_type is \"qwen2\")");
+  CHECK(config_error(dir, [](nlohmann::json& c) { c["architectures"] = {"GPT2LMHeadModel"}; }) ==
+        file + ": /model_type \"llama\" disagrees with /architectures/0 \"GPT2LMHeadModel\" (a \"gpt2\" model): one of them is "
+               "wrong; attnviz will not guess which");
+  CHECK(config_error(dir, [](nlohmann::json& c) { c["model_type"] = "gemma3"; }) ==
+        file + ": /model_type \"gemma3\" disagrees with /architectures/0 \"LlamaForCausalLM\" (a \"llama\" model): one of them is "
+               "wrong; attnviz will not guess which");
+  // Absent, beside a decoder's model_type: the class is not guessed either.
+  CHECK(config_error(dir, [](nlohmann::json& c) { c.erase("architectures"); }) ==
+        file + ": /architectures: missing field (the model's class, e.g. [\"LlamaForCausalLM\"] for /model_type \"llama\")");
+  // A class attnviz does not read is named as unsupported, whatever model_type says.
+  CHECK_THAT(config_error(dir, [](nlohmann::json& c) { c["architectures"] = {"MambaForCausalLM"}; }),
+             Contains("architecture \"MambaForCausalLM\" is not supported"));
+  // BERT, through the whole run: no file written.
+  TempDir bert;
+  const std::string source = test_data_file("bert/hf");
+  for (const char* name : {"model.safetensors", "tokenizer.json"}) std::filesystem::copy_file(source + "/" + name, bert.file(name));
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(source + "/config.json"));
+  for (const auto& [architectures, model_type, message] :
+       std::vector<std::tuple<nlohmann::json, std::string, std::string>>{
+           {nlohmann::json::array(), "bert", ": /architectures: expected the model's class, e.g. [\"BertForMaskedLM\"] or [\"BertModel\"], got an empty list (/model_type is \"bert\")"},
+           {{"BertModel"}, "llama", ": /model_type \"llama\" disagrees with /architectures/0 \"BertModel\" (a \"bert\" model): one of them is wrong; attnviz will not guess which"}}) {
+    config["architectures"] = architectures;
+    config["model_type"] = model_type;
+    std::ofstream(bert.file("config.json")) << config.dump();
+    Options o = folder_dump(bert);
+    o.token_ids = std::vector<int>{0, 1};
+    const attnviz::test::RunResult r = attnviz::test::run_with(o);
+    CHECK(r.code == kExitInputError);
+    CHECK(r.err == "attnviz: error: " + bert.file("config.json") + message + "\n");
+    CHECK(!std::filesystem::exists(bert.file("dump.json")));
+  }
+}
+
+// tokenize printed the ids of a tokenizer.json larger than the model's embedding table without a
+// word; it now says what heatmaps --model says of the same folder and text, in the same words.
+TEST_CASE("tokenize: a tokenizer.json past the model's embeddings is named or refused as heatmaps --model does", "[model][errors]") {
+  TempDir dir;
+  const std::string source = test_data_file("stories260k/hf-safetensors");
+  std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
+  std::filesystem::copy_file(source + "/config.json", dir.file("config.json"));
+  const auto write_tokenizer = [&](const std::string& vocab) {
+    std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": )" << vocab << R"(, "merges": []},
+      "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
+      "added_tokens": [{"id": 600, "content": "<big>", "special": false}]})";
+  };
+  write_tokenizer(R"({"a": 0, "b": 1})");
+  for (const std::string text : {"a", "a<big>"}) {
+    CAPTURE(text);
+    Options heatmaps = folder_dump(dir, "pictures");
+    heatmaps.command = Command::Heatmaps;
+    heatmaps.text = text;
+    Options tokenize;
+    tokenize.command = Command::Tokenize;
+    tokenize.model = dir.path().string();
+    tokenize.text = text;
+    const attnviz::test::RunResult h = attnviz::test::run_with(heatmaps), t = attnviz::test::run_with(tokenize);
+    CHECK(t.code == h.code);
+    CHECK(t.err == h.err);
+    CHECK_THAT(t.err, Catch::Matchers::StartsWith("attnviz: warning: " + dir.file("tokenizer.json") + ": 1 added token has an id past the 512"));
+    CHECK(t.code == (text == "a" ? kExitOk : kExitInputError));
+    if (text == "a") CHECK(t.out == "{\"tokens\":[\"a\"],\"token_ids\":[0],\"token_texts\":[\"a\"]}\n");
+  }
+  // A piece of the vocabulary itself past the table: refused at load by both.
+  write_tokenizer(R"({"a": 0, "b": 1, "c": 520})");
+  Options tokenize;
+  tokenize.command = Command::Tokenize;
+  tokenize.model = dir.path().string();
+  tokenize.text = "a";
+  const attnviz::test::RunResult t = attnviz::test::run_with(tokenize);
+  CHECK(t.code == kExitInputError);
+  CHECK(t.err == "attnviz: error: " + dir.file("tokenizer.json") + ": 1 piece of its vocabulary has an id past the model's table (the "
+                 "first: \"c\" 520), but the model " + dir.path().string() + " has 512 token embeddings (0-511): its tokenizer "
+                 "and its weights disagree\n");
+  CHECK(t.out.empty());
+  Options heatmaps = folder_dump(dir, "pictures");
+  heatmaps.command = Command::Heatmaps;
+  heatmaps.text = "a";
+  CHECK(attnviz::test::run_with(heatmaps).err == t.err);
+  // A model attnviz cannot run: its tokenizer still splits the text, and the unchecked ids are said.
+  write_tokenizer(R"({"a": 0, "b": 1})");
+  nlohmann::json config = nlohmann::json::parse(attnviz::test::read_file(dir.file("config.json")));
+  config["architectures"] = {"MambaForCausalLM"};
+  std::ofstream(dir.file("config.json")) << config.dump();
+  const attnviz::test::RunResult mamba = attnviz::test::run_with(tokenize);
+  CHECK(mamba.code == kExitOk);
+  CHECK(mamba.out == "{\"tokens\":[\"a\"],\"token_ids\":[0],\"token_texts\":[\"a\"]}\n");
+  CHECK_THAT(mamba.err, Catch::Matchers::StartsWith("attnviz: warning: " + dir.path().string() +
+                                                    ": the ids are not checked against the model's token embeddings, which attnviz "
+                                                    "cannot read: " + dir.file("config.json") + ": architecture \"MambaForCausalLM\" is not supported"));
+}
+
+// The BERT encoder said "token id 45 (position 2) is outside the vocabulary of 40 tokens" for a
+// text's added token past the table, naming neither the tokenizer nor --token-ids: it now checks
+// the ids as a decoder does, and tokenize says the same.
+TEST_CASE("encoder folder: ids past the embeddings name --token-ids or the tokenizer as a decoder's do", "[model][errors]") {
+  TempDir dir;
+  const std::string source = test_data_file("bert/hf");
+  for (const char* name : {"model.safetensors", "config.json"}) std::filesystem::copy_file(source + "/" + name, dir.file(name));
+  nlohmann::json tokenizer = nlohmann::json::parse(attnviz::test::read_file(source + "/tokenizer.json"));
+  tokenizer["added_tokens"].push_back({{"id", 45}, {"content", "<big>"}, {"special", false}, {"single_word", false},
+                                       {"lstrip", false}, {"rstrip", false}, {"normalized", false}});
+  std::ofstream(dir.file("tokenizer.json")) << tokenizer.dump();
+  const std::string warning = "attnviz: warning: " + dir.file("tokenizer.json") + ": 1 added token has an id past the 40 token embeddings of the model " +
+                              dir.path().string() + " (0-39), so a text that spells one is refused: \"<big>\" 45\n";
+  Options heatmaps = folder_dump(dir, "pictures");
+  heatmaps.command = Command::Heatmaps;
+  heatmaps.text = "hello <big>";
+  const attnviz::test::RunResult h = attnviz::test::run_with(heatmaps);
+  CHECK(h.code == kExitInputError);
+  CHECK(h.err == warning + "attnviz: error: " + dir.file("tokenizer.json") + ": --text gives token 2 the id 45 (\"<big>\"), but the model " +
+                     dir.path().string() + " has 40 token embeddings (0-39): its tokenizer and its weights disagree\n");
+  Options tokenize;
+  tokenize.command = Command::Tokenize;
+  tokenize.model = dir.path().string();
+  tokenize.text = "hello <big>";
+  CHECK(attnviz::test::run_with(tokenize).err == h.err);
+  heatmaps.text.reset();
+  heatmaps.token_ids = std::vector<int>{2, 40};
+  CHECK(attnviz::test::run_with(heatmaps).err == "attnviz: error: --token-ids: token id 40 is outside the vocabulary (0-39)\n");
+  CHECK(!std::filesystem::exists(dir.file("pictures")));
 }

@@ -259,8 +259,8 @@ TEST_CASE("run: heatmaps into a folder with more head files from an earlier run 
   const RunResult r = run_with(options);
   CHECK(r.code == kExitOk);
   CHECK(r.err == "attnviz: warning: " + dir.file("pictures") +
-                     " already holds head_2.png … head_3.png from an earlier run; this run has 2 heads, so those "
-                     "files are not from it\n");
+                     " already holds 2 files from an earlier run that this run did not write, so they are not from "
+                     "it: head_2.png, head_3.png\n");
 }
 
 TEST_CASE("run: compare of two heads writes the statistics it prints, with hand-checked values (BH-19)",
@@ -331,8 +331,8 @@ TEST_CASE("run: render of one head counts it in the singular and notes a divergi
                  "red); attention weights are never negative, so only its white-to-red half is used; a sequential map "
                  "(viridis, magma, greys, blues) shows them better\n"
                  "attnviz: warning: " + dir.file("pictures") +
-                     " already holds head_1.png from an earlier run; this run has 1 head, so those files are not from "
-                     "it\n");
+                     " already holds 1 file from an earlier run that this run did not write, so it is not from it: "
+                     "head_1.png\n");
 }
 
 

@@ -15,6 +15,7 @@
 #include "cli/attention_job.hpp"
 #include "cli/attribution_figure.hpp"
 #include "cli/run.hpp"
+#include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/attribution_json.hpp"
@@ -168,6 +169,7 @@ void write_attribution(const Options& options, const HeadAttribution& a, const A
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
+  warn_about_stale_outputs(options.output, files.paths(), warnings);
   timer.lap("write");
   std::vector<NamedTable> dla = {{"", &a.dla.heads}}, ablation = {{"", &a.ablation}};
   if (a.encoder_decoder) {

@@ -10,6 +10,7 @@
 #include "cli/picture_fonts.hpp"
 #include "cli/picture_formats.hpp"
 #include "cli/run.hpp"
+#include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/stats_output.hpp"
@@ -90,6 +91,7 @@ void compare_runs(const std::vector<CompareRun>& runs, const std::vector<int>& h
                                                                                             : stats_to_json(report));
   timer.lap("render");
   files.commit();
+  warn_about_stale_formats(options.output, files.paths(), warnings);
   timer.lap("write");
   print_stats(report, out);
   std::string written;

@@ -18,6 +18,7 @@
 #include "cli/corpus_model.hpp"
 #include "cli/model_job.hpp"
 #include "cli/progress.hpp"
+#include "cli/stale_outputs.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -205,6 +206,7 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   census.add_files(o.output, o, files, warnings);
   files.protect({o.model, o.corpus});
   files.commit();
+  warn_about_stale_outputs(o.output, files.paths(), warnings);
   out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(census.texts(), "text") << " ("
       << counted(census.tokens(), "token") << (o.shard_count > 1 ? ", shard " + shard_text(o) + " of " + std::to_string(scan.texts) + " texts" : "")
       << (resumed > 0 ? ", " + std::to_string(resumed) + " from the journal" : "") << ") of " << census.model_name << ", "
@@ -236,6 +238,7 @@ void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& wa
   OutputSet files;
   merged.add_files(o.output, o, files, warnings);
   files.commit();
+  warn_about_stale_outputs(o.output, files.paths(), warnings);
   out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(merged.texts(), "text") << " of "
       << merged.corpus_texts() << " (" << counted(merged.tokens(), "token") << ") from "
       << counted(static_cast<long long>(o.merge.size()), "output") << "\n";

@@ -8,6 +8,7 @@
 #include "model/gguf_encoder.hpp"
 #include "model/hf_encoder.hpp"
 #include "model/hf_tokenizer.hpp"
+#include "model/model_session.hpp"
 #include "model/tokenizer_fit.hpp"
 #include "model/vocabulary.hpp"
 
@@ -81,6 +82,8 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   info.model.matmul = model.matmul();
   info.token_ids = encoder_input_ids(o, vocab.get());
   if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
+  // As a decoder's: --token-ids named for the user's ids, the tokenizer for the ids of a text.
+  check_ids_in_model(DecoderInput{o.model, o.text, o.token_ids, o.no_bos}, vocab.get(), info.token_ids, c.n_vocab);
   info.prompt_length = static_cast<int>(info.token_ids.size());
   EncoderRequest request;
   request.token_ids = info.token_ids;

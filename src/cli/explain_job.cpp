@@ -11,6 +11,7 @@
 #include "cli/model_job.hpp"
 #include "cli/picture_formats.hpp"
 #include "cli/run.hpp"
+#include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/explain_json.hpp"
@@ -109,7 +110,7 @@ std::vector<std::optional<NeuronView>> every_query(const LayerInputs& in, int he
 }
 
 void write_outputs(const Options& options, const Explanation& e, const std::vector<std::optional<NeuronView>>& all_views,
-                   PhaseTimer& timer, std::ostream& out) {
+                   PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   OutputSet files;
   files.create_directory(options.output);
   files.add((std::filesystem::path(options.output) / "explain.json").string(), explanation_to_json(e));
@@ -117,6 +118,7 @@ void write_outputs(const Options& options, const Explanation& e, const std::vect
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
+  warn_about_stale_outputs(options.output, files.paths(), warnings);
   timer.lap("write");
   std::string names = "explain.json";
   for (const std::string& path : files.paths()) {
@@ -254,7 +256,7 @@ void run_explain(const Options& options, PhaseTimer& timer, std::ostream& out, s
   if (model) timer.lap("load");  // a model is read layer by layer inside its forward pass: counted as compute
   const ExplainRun r = model ? explain_model(options, warnings) : explain_layer(options, warnings, timer);
   timer.lap("compute");
-  write_outputs(options, r.e, r.all_views, timer, out);
+  write_outputs(options, r.e, r.all_views, timer, out, warnings);
 }
 
 }  // namespace attnviz

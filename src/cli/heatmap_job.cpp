@@ -196,22 +196,6 @@ void warn_if_flat(float largest, const Options& options, std::vector<std::string
   }
 }
 
-// head_<h>.png files of an earlier run with more heads would sit beside this run's pictures
-// as if they belonged to it; attnviz does not delete files it did not write, so it says so.
-void warn_about_stale_heads(const AttentionRecord& record, const std::filesystem::path& folder,
-                            std::vector<std::string>& warnings) {
-  std::error_code ec;
-  std::vector<std::string> stale;
-  for (int h = record.num_heads; std::filesystem::exists(folder / ("head_" + std::to_string(h) + ".png"), ec); ++h) {
-    stale.push_back("head_" + std::to_string(h) + ".png");
-  }
-  if (stale.empty()) return;
-  warnings.push_back(folder.string() + " already holds " + stale.front() +
-                     (stale.size() > 1 ? " … " + stale.back() : std::string()) +
-                     " from an earlier run; this run has " + counted(record.num_heads, "head") +
-                     ", so those files are not from it");
-}
-
 // What the budget leaves for each picture drawn at once, after the record; the note says so in
 // a limit message. Throws LimitError when nothing is left.
 double picture_budget(const AttentionRecord& record, double memory_budget, int workers, std::string& note) {
@@ -268,7 +252,6 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
     for (const Matrix& w : record.weights) largest = std::max(largest, w.maxCoeff());
     warn_if_flat(largest, options, warnings);
   }
-  warn_about_stale_heads(record, options.output, warnings);
   const FontSet fonts = picture_fonts(options);
   const std::filesystem::path folder(options.output);
   OutputSet files;
@@ -367,9 +350,8 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   heads_.emplace_back(path, std::move(picture.front()));
 }
 
-OutputSet HeadByHeadHeatmaps::finish(const AttentionRecord& record, std::vector<std::string>& warnings) {
+OutputSet HeadByHeadHeatmaps::finish(std::vector<std::string>& warnings) {
   warn_if_flat(largest_, options_, warnings);
-  warn_about_stale_heads(record, options_.output, warnings);
   OutputSet files;
   files.create_directory(options_.output);
   const std::string path = (std::filesystem::path(options_.output) / "grid.png").string();

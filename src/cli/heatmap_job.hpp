@@ -66,7 +66,7 @@ class HeadByHeadHeatmaps {
   /// render_heatmaps.
   void add_head(const AttentionRecord& record, int head, const Matrix& weights);
   /// grid.png, then every head's picture: the files render_heatmaps would give, and its warnings.
-  OutputSet finish(const AttentionRecord& record, std::vector<std::string>& warnings);
+  OutputSet finish(std::vector<std::string>& warnings);
 
  private:
   Options options_;

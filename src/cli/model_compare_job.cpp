@@ -14,6 +14,7 @@
 #include "cli/head_stream.hpp"
 #include "cli/model_job.hpp"
 #include "cli/run.hpp"
+#include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 
@@ -189,6 +190,7 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   timer.lap("render");
   census_files.protect(input_files(options));
   census_files.commit();
+  warn_about_stale_formats(options.output, census_files.paths(), warnings);
   timer.lap("write");
   print_top(census.rows(), "previous-token mass", [](const CensusRow& r) { return r.stats.previous_mass; }, out);
   print_top(census.rows(), "first-token mass", [](const CensusRow& r) { return r.stats.first_token_mass; }, out);

@@ -13,10 +13,12 @@
 #include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
+#include "model/hf_encoder.hpp"
 #include "model/hf_end_tokens.hpp"
 #include "model/hf_tokenizer.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "model/tokenizer_fit.hpp"
 #include "model/vocabulary.hpp"
 
 namespace attnviz {
@@ -49,8 +51,6 @@ void refuse_model_options(const Options& o) {
 
 // The library's view of the decoder options: the model, --text / --token-ids, --no-bos.
 DecoderInput decoder_input(const Options& o) { return DecoderInput{o.model, o.text, o.token_ids, o.no_bos}; }
-
-std::vector<std::int32_t> input_ids(const Options& o, const Vocabulary* vocab) { return decoder_input_ids(decoder_input(o), vocab); }
 
 void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
   check_ids_in_model(decoder_input(o), vocab, ids, n_vocab);
@@ -190,6 +190,8 @@ ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std:
                        double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
   ModelRunInfo info = run_model_once(options, plain_sink, warnings, memory_budget, kept, probe, heads);
   // The flag changes only Q8_0 products (decoders and BERT from GGUF files): say when it did nothing.
+  // The one place that says it (attribute, the other user of a loaded decoder, does not take the
+  // flag: it always multiplies in float32).
   if (options.exact_matmul && info.model.matmul.empty())
     warnings.push_back(exact_matmul_ignored(options.model));
   return info;
@@ -205,31 +207,13 @@ DecoderRun prepare_decoder_run(const Options& o, std::vector<std::string>& warni
   }
   LoadedDecoder loaded = load_decoder(o);
   DecoderRun run;
+  run.info = start_decoder_run(loaded, decoder_input(o), 0, warnings);  // the checks run_model makes
   run.model = std::move(loaded.model);
   run.vocab = std::move(loaded.vocab);
   run.token_list = std::move(loaded.names);
   run.names = run.vocab ? run.vocab.get() : run.token_list ? &*run.token_list : nullptr;
-  const DecoderConfig& c = run.model->config();
-  ModelRunInfo& info = run.info;
-  info.model = summary_of(c);
-  info.model.matmul = run.model->matmul();
-  if (o.exact_matmul && info.model.matmul.empty()) warnings.push_back(exact_matmul_ignored(o.model));
-  info.token_ids = input_ids(o, run.vocab.get());
-  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
-  if (o.text && run.vocab) warnings.insert(warnings.end(), run.vocab->warnings.begin(), run.vocab->warnings.end());
-  if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
-  check_ids_in_model(o, run.vocab.get(), info.token_ids, c.n_vocab);
-  info.prompt_length = static_cast<int>(info.token_ids.size());
-  if (c.context_length > 0 && static_cast<long>(info.token_ids.size()) > c.context_length)
-    throw UsageError::bad_option(o.text ? "--text" : "--token-ids", std::to_string(info.token_ids.size()) +
-                                                                        " tokens exceed the model's context length of " +
-                                                                        std::to_string(c.context_length));
-  name_tokens(run.names, info);
-  for (const std::int32_t id : info.token_ids) run.labels.push_back(decoder_token_label(run.names, id));
-  if (run.vocab) {
-    const bool starts_with_bos = run.vocab->bos && info.token_ids.front() == *run.vocab->bos;
-    info.text = decode(*run.vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
-  }
+  describe_tokens(run.names, run.vocab.get(), run.info);
+  for (const std::int32_t id : run.info.token_ids) run.labels.push_back(decoder_token_label(run.names, id));
   return run;
 }
 
@@ -271,10 +255,30 @@ std::string json_text(const nlohmann::ordered_json& value) {
 
 }  // namespace
 
+// A Hugging Face folder's token embeddings, read as heatmaps --model reads them (config.json,
+// checked against the safetensors header; no weight is decoded). A model attnviz cannot read
+// (an unsupported class) leaves the tokenizer usable: said in a warning, nullopt.
+std::optional<long> hf_folder_vocab(const std::string& folder, std::vector<std::string>& warnings) {
+  try {
+    if (is_hf_encoder_folder(folder)) return encoder_from_hf_folder(folder).config().n_vocab;
+    return decoder_from_hf_folder(folder).config().n_vocab;
+  } catch (const InputError& e) {
+    warnings.push_back(folder + ": the ids are not checked against the model's token embeddings, which attnviz cannot read: " +
+                       e.what());
+    return std::nullopt;
+  }
+}
+
 std::string tokenize_report(const Options& options, std::vector<std::string>& warnings) {
-  const Vocabulary vocab = tokenizer_of(options.model);
+  Vocabulary vocab = tokenizer_of(options.model);
+  // A tokenizer.json with more ids than the model has embeddings: refused, or named, as
+  // heatmaps --model refuses or names it (the ids it gives are of no use to the model).
+  const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? hf_folder_vocab(options.model, warnings) : std::nullopt;
+  if (n_vocab)
+    if (std::string past = check_tokenizer_fits(vocab, *n_vocab, options.model); !past.empty()) vocab.warnings.push_back(std::move(past));
   warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
   const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
+  if (n_vocab) check_ids_in_model(options, &vocab, ids, *n_vocab);
   Tokens pieces, texts;
   for (const std::int32_t id : ids) {
     pieces.push_back(vocab.pieces[static_cast<std::size_t>(id)]);

@@ -23,6 +23,7 @@
 #include "cli/measure_collector.hpp"
 #include "cli/model_pictures.hpp"
 #include "cli/rollout_job.hpp"
+#include "cli/stale_outputs.hpp"
 #include "cli/picture_formats.hpp"
 #include "cli/profile.hpp"
 #include "cli/report_heads.hpp"
@@ -275,7 +276,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   };
   const BlockSink closed = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
-    if (heatmaps) files.append(heatmaps->finish(block.record, warnings));
+    if (heatmaps) files.append(heatmaps->finish(warnings));
     heatmaps.reset();
     if (html)
       for (ReportView& view : report.finish(block.record, options, view_name(block_folder(block, encoder_decoder)),
@@ -309,6 +310,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   timer.lap("render");
   files.protect(input_files(options));
   files.commit();
+  warn_about_stale_outputs(options.output, files.paths(), warnings);
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << counted(static_cast<long long>(blocks), "attention block")
@@ -337,6 +339,7 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
+  warn_about_stale_outputs(options.output, files.paths(), warnings);
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << counted(static_cast<long long>(dump.blocks.size()), "attention block") << ", one folder each; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
@@ -468,6 +471,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();
+  warn_about_stale_outputs(options.output, files.paths(), warnings);
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << pictures_written(options) << ")\n";

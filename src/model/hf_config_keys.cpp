@@ -1,17 +1,60 @@
 #include "model/hf_config_keys.hpp"
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 
 namespace attnviz {
 
+namespace {
+
+// The model_type transformers' config class writes for each class attnviz reads
+// (LlamaConfig.model_type = "llama", Gemma3TextConfig's is "gemma3_text", …).
+const std::map<std::string, std::string>& model_type_of_class() {
+  static const std::map<std::string, std::string> types = {
+      {"LlamaForCausalLM", "llama"},   {"MistralForCausalLM", "mistral"}, {"Qwen2ForCausalLM", "qwen2"},
+      {"Qwen3ForCausalLM", "qwen3"},   {"Gemma2ForCausalLM", "gemma2"},   {"Gemma3ForCausalLM", "gemma3_text"},
+      {"Phi3ForCausalLM", "phi3"},     {"GPT2LMHeadModel", "gpt2"},       {"BertModel", "bert"},
+      {"BertForMaskedLM", "bert"}};
+  return types;
+}
+
+// ["LlamaForCausalLM"] for model_type "llama": what /architectures would hold, as a hint.
+std::string class_hint(const std::optional<std::string>& model_type) {
+  std::string classes;
+  for (const auto& [name, type] : model_type_of_class())
+    if (model_type && type == *model_type) classes += (classes.empty() ? "[\"" : " or [\"") + name + "\"]";
+  return classes.empty() ? "[\"LlamaForCausalLM\"]" : classes;
+}
+
+}  // namespace
+
 HfArchitecture hf_architecture(const JsonSettings& config) {
   const nlohmann::json* list = config.find("/architectures", JsonNull::Absent);
-  if (!list || (list->is_array() && list->empty())) return {config.text("/model_type", "unknown"), ""};
+  const std::optional<std::string> model_type = config.optional_text("/model_type", JsonNull::Absent);
+  // Without /architectures a BERT folder is known by its model_type; a decoder is read by its
+  // class, which model_type alone does not name (LlamaForCausalLM or a classifier?).
+  const auto& types = model_type_of_class();
+  const bool known_type = model_type && std::any_of(types.begin(), types.end(), [&](const auto& t) { return t.second == *model_type; });
+  if (!list && known_type && *model_type != "bert")
+    throw InputError::missing_field(config.file(), "/architectures", "the model's class, e.g. " + class_hint(model_type) +
+                                                                         " for /model_type \"" + *model_type + "\"");
+  if (!list) return {model_type.value_or("unknown"), ""};
   if (!list->is_array()) throw InputError::bad_value(config.file(), "/architectures", "a list of class names", describe_json(*list));
+  // An empty list names no class: reading /model_type instead would be a guess at the class.
+  if (list->empty())
+    throw InputError::bad_value(config.file(), "/architectures", "the model's class, e.g. " + class_hint(model_type),
+                                "an empty list" + (model_type ? " (/model_type is \"" + *model_type + "\")" : std::string()));
   HfArchitecture taken{read_string(list->front(), config.file(), "/architectures/0"), ""};
+  const auto known = model_type_of_class().find(taken.name);
+  if (model_type && known != model_type_of_class().end() && known->second != *model_type)
+    throw InputError::inconsistent(config.file(), "/model_type \"" + *model_type + "\" disagrees with /architectures/0 \"" +
+                                                      taken.name + "\" (a \"" + known->second +
+                                                      "\" model): one of them is wrong; attnviz will not guess which");
   std::string all = taken.name, others;
   for (std::size_t i = 1; i < list->size(); ++i) {
     const std::string name = read_string((*list)[i], config.file(), "/architectures/" + std::to_string(i));

@@ -17,8 +17,11 @@ struct HfArchitecture {
 };
 
 /// The first entry of /architectures (transformers' pipelines and save_pretrained put the
-/// model's own class first), else /model_type. Throws InputError naming the file and member for
-/// an /architectures that is not a list of strings.
+/// model's own class first), else /model_type when /architectures is absent (a BERT folder, or a
+/// model_type attnviz does not know). Throws InputError naming the file and member for an
+/// /architectures that is absent beside a decoder's model_type, not a list of strings, or empty,
+/// and for a /model_type that is not the one transformers gives the class (model_type "llama"
+/// beside GPT2LMHeadModel, whose model_type is "gpt2").
 HfArchitecture hf_architecture(const JsonSettings& config);
 
 /// config.json members that carry no semantics for the forward pass in float32 inference:

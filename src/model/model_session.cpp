@@ -144,6 +144,36 @@ std::string decoder_token_label(const Vocabulary* names, std::int32_t id) {
   return pieces_are_byte_level(*names) ? token_display_text(*names, id) : names->pieces[index];
 }
 
+ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& o, int generate,
+                               std::vector<std::string>& warnings) {
+  const Vocabulary* vocab = loaded.vocab.get();
+  const DecoderConfig& c = loaded.model->config();
+  ModelRunInfo info;
+  info.model = summary_of(c);
+  info.model.matmul = loaded.model->matmul();
+  info.token_ids = decoder_input_ids(o, vocab);
+  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
+  if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
+  if (info.token_ids.empty())
+    throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
+  check_ids_in_model(o, vocab, info.token_ids, c.n_vocab);
+  info.prompt_length = static_cast<int>(info.token_ids.size());
+  const long total = static_cast<long>(info.token_ids.size()) + std::max(generate, 0);
+  if (c.context_length > 0 && total > c.context_length)
+    throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
+                                 std::to_string(total) + " tokens" + (generate > 0 ? " with the continuation" : "") +
+                                     " exceed the model's context length of " + std::to_string(c.context_length));
+  return info;
+}
+
+void describe_tokens(const Vocabulary* names, const Vocabulary* vocab, ModelRunInfo& info) {
+  name_tokens(names, info);
+  if (!vocab) return;
+  const bool starts_with_bos = vocab->bos && !info.token_ids.empty() && info.token_ids.front() == *vocab->bos;
+  info.text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
+  info.generated_text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + info.prompt_length, info.token_ids.end()));
+}
+
 ModelRunInfo run_decoder_request(const LoadedDecoder& loaded, const DecoderRunRequest& r, const BlockSink& sink,
                                  std::vector<std::string>& warnings, const KeptBytes& kept, ModelProbe* probe,
                                  const HeadSink* heads) {
@@ -158,21 +188,8 @@ ModelRunInfo run_decoder_request(const LoadedDecoder& loaded, const DecoderRunRe
                                  "before it joins the residual stream (a post-attention norm), so the block's update is no "
                                  "sum of per-token terms and ALTI does not apply; use --measure norms");
 
-  ModelRunInfo info;
-  info.model = summary_of(c);
-  info.model.matmul = model.matmul();
-  info.token_ids = decoder_input_ids(o, vocab);
-  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
-  if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
-  if (info.token_ids.empty())
-    throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
-  check_ids_in_model(o, vocab, info.token_ids, c.n_vocab);
-  info.prompt_length = static_cast<int>(info.token_ids.size());
+  ModelRunInfo info = start_decoder_run(loaded, o, r.generate, warnings);
   const long total = static_cast<long>(info.token_ids.size()) + std::max(r.generate, 0);
-  if (c.context_length > 0 && total > c.context_length)
-    throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
-                                 std::to_string(total) + " tokens" + (r.generate > 0 ? " with the continuation" : "") +
-                                     " exceed the model's context length of " + std::to_string(c.context_length));
   const int selected = layers.all() ? c.num_layers : static_cast<int>(layers.count());
   const double sink_bytes = kept ? kept(total, selected, c.num_heads) : 0.0;
   // Greedy decoding holds every layer's keys and values (cache_bytes) beside one layer's
@@ -199,12 +216,7 @@ ModelRunInfo run_decoder_request(const LoadedDecoder& loaded, const DecoderRunRe
   info.model.end_tokens = loaded.end_tokens;
   if (r.generate > 0) model.generate(info.token_ids, r.generate, loaded.end_tokens);
   const Vocabulary* names = vocab ? vocab : loaded.names ? &*loaded.names : nullptr;
-  name_tokens(names, info);
-  if (vocab) {
-    const bool starts_with_bos = vocab->bos && !info.token_ids.empty() && info.token_ids.front() == *vocab->bos;
-    info.text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + (starts_with_bos ? 1 : 0), info.token_ids.end()));
-    info.generated_text = decode(*vocab, std::vector<std::int32_t>(info.token_ids.begin() + info.prompt_length, info.token_ids.end()));
-  }
+  describe_tokens(names, vocab, info);
   ForwardRequest request;
   request.token_ids = info.token_ids;
   // Byte-level pieces ("Ġ", "ä½") are an encoding, not text: their labels are the texts.

@@ -52,6 +52,19 @@ std::vector<std::int32_t> decoder_input_ids(const DecoderInput& input, const Voc
 /// tokenizer and its weights disagree).
 void check_ids_in_model(const DecoderInput& input, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab);
 
+/// The start every decoder run shares (run_decoder_request, and the commands that run a loaded
+/// decoder themselves): info.model from the model (summary and matmul), info.token_ids from
+/// `input` (decoder_input_ids), the model's and, for a text, the tokenizer's warnings appended to
+/// `warnings`, and info.prompt_length. Throws UsageError for no tokens and for more than the
+/// context length with `generate` tokens to come (≤ 0: none), check_ids_in_model's errors for
+/// ids the model lacks.
+ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& input, int generate,
+                               std::vector<std::string>& warnings);
+
+/// info.tokens and info.token_texts (name_tokens), and with a tokenizer the decoded info.text
+/// (without a leading BOS) and info.generated_text (the tokens past info.prompt_length).
+void describe_tokens(const Vocabulary* names, const Vocabulary* vocab, ModelRunInfo& info);
+
 /// The model dump's `model` block of a decoder's settings.
 ModelSummary summary_of(const DecoderConfig& c);
 
