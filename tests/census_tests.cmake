@@ -183,3 +183,13 @@ set_tests_properties(cli_census_merge_encdec PROPERTIES FIXTURES_REQUIRED census
 add_test(NAME cli_census_corpus_head_by_head
          COMMAND sh -c "rm -rf '${ATTNVIZ_CLI_OUT}/census_long' && '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_long_text.txt' --max-memory 10 --quiet -o '${ATTNVIZ_CLI_OUT}/census_long'")
 set_tests_properties(cli_census_corpus_head_by_head PROPERTIES PASS_REGULAR_EXPRESSION "1 texts? \\(685 tokens\\)")
+
+# The numbers do not depend on --threads (shards run with --threads 1 merge into what one
+# process with the default threads writes): a 1000-token text, where the attention's row blocks
+# spread over the threads, with 1 and 2 threads.
+add_test(NAME cli_census_threads_same_numbers
+         COMMAND sh -c "set -e; out='${ATTNVIZ_CLI_OUT}/census_threads'; rm -rf \"$out\"; mkdir -p \"$out\"
+/usr/bin/python3 -c 'import json, random; random.seed(3); print(json.dumps({\"token_ids\": [1] + [random.randrange(2, 512) for _ in range(999)]}))' > \"$out/n1000.jsonl\"
+for t in 1 2; do '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus \"$out/n1000.jsonl\" --threads $t --quiet -o \"$out/t$t\"; done
+cmp \"$out/t1/census.csv\" \"$out/t2/census.csv\" && echo same numbers")
+set_tests_properties(cli_census_threads_same_numbers PROPERTIES PASS_REGULAR_EXPRESSION "same numbers")
