@@ -7,6 +7,12 @@ add_test(NAME census_shards
 set_tests_properties(census_shards PROPERTIES
   SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
 
+# A corpus edited, cut short or rewritten while a run reads it: exit 1, one line naming the file
+# and the change, the journal kept with what to do (census_corpus_change_test.py).
+add_test(NAME census_corpus_change
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/census_corpus_change_test.py $<TARGET_FILE:attnviz> ${PROJECT_SOURCE_DIR})
+set_tests_properties(census_corpus_change PROPERTIES PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
+
 add_test(NAME census_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/census_reference_test.py $<TARGET_FILE:attnviz> ${PROJECT_SOURCE_DIR})
 set_tests_properties(census_reference PROPERTIES PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
@@ -30,6 +36,16 @@ attnviz_bad_run(cli_census_bad_id "attnviz: error: .*corpus_bad_id\\.jsonl: line
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_id.jsonl -o ${ATTNVIZ_CLI_OUT}/census_bad)
 attnviz_bad_run(cli_census_no_truncate "attnviz: error: .*stories260k_stories\\.txt: line 1: [0-9]+ tokens, over --max-tokens"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 8 --no-truncate -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# --max-tokens past the model's context once failed at the first long text, mid-run, naming
+# --token-ids (not an option of census) and leaving a journal --resume refused: now refused first.
+attnviz_bad_run(cli_census_max_tokens_over_context "attnviz: error: --max-tokens: 100000 is over stories260K's context length of 2048 tokens"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 100000 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# --sink-epsilon outside [0, 1], nan included (CLI11's Range let nan through), refused at parsing.
+foreach(epsilon nan inf -0.1 1.5)
+  string(MAKE_C_IDENTIFIER "${epsilon}" epsilon_name)
+  attnviz_bad_run(cli_census_sink_epsilon_${epsilon_name} "--sink-epsilon: expected a number from 0 to 1, got \"${epsilon}\""
+    census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --sink-epsilon=${epsilon} -o ${ATTNVIZ_CLI_OUT}/census_bad)
+endforeach()
 add_test(NAME cli_census_skip_bad_lines
          COMMAND attnviz census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl
                  --skip-bad-lines --quiet --resume -o ${ATTNVIZ_CLI_OUT}/census_skip)

@@ -140,8 +140,20 @@ CorpusScan read_corpus(const std::string& path, const CorpusSettings& settings,
   while (std::getline(in, line)) {
     ++line_number;
     scan.fingerprint = fnv1a(scan.fingerprint, line + "\n");
-    if (settings.limit >= 0 && scan.texts >= settings.limit) continue;  // hash the whole file all the same
+    const bool past_limit = settings.limit >= 0 && scan.texts >= settings.limit;
+    if (past_limit && scan.cut_by_limit) continue;  // hash the whole file all the same
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (past_limit) {
+      // Whether --limit cut anything: a text after the last taken (a bad line there is not one).
+      if (is_blank(line)) continue;
+      try {
+        std::set<std::string> ignored;
+        (void)(scan.format == "jsonl" ? jsonl_line(line, ignored) : text_line(line));
+        scan.cut_by_limit = true;
+      } catch (const BadLine&) {
+      }
+      continue;
+    }
     if (is_blank(line)) {
       ++blank;
       continue;
