@@ -28,6 +28,12 @@ attnviz_bad_run(cli_census_bad_line "attnviz: error: .*corpus_bad_line\\.jsonl: 
 # A shard past the corpus's texts (more array tasks than texts) says so, not "nothing to draw".
 attnviz_bad_run(cli_census_empty_shard "attnviz: error: --shard: 5/10 holds no text: the corpus has 3 texts after skipped lines and --limit"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 3 --shard 5/10 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# N at most the texts, as docs/corpus.md says: 0/41 over 40 texts was accepted (its shard held text 0).
+attnviz_bad_run(cli_census_more_shards_than_texts "attnviz: error: --shard: 0/41 splits fewer texts than shards: the corpus has 40 texts after skipped lines and --limit \\(give N of at most 40\\)"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 40 --shard 0/41 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# A directory is named as one (it was described as "a pipe, /dev/stdin or a device").
+attnviz_bad_run(cli_census_directory "attnviz: error: [^ ]*corpus: is a directory: --corpus takes a file of texts"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${PROJECT_SOURCE_DIR}/data/corpus -o ${ATTNVIZ_CLI_OUT}/census_bad)
 # A pipe cannot be read twice: refused naming the file (the corpus is numbered, then run).
 attnviz_bad_run(cli_census_pipe "attnviz: error: /dev/null: is not a regular file"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus /dev/null -o ${ATTNVIZ_CLI_OUT}/census_bad)

@@ -189,6 +189,12 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   const CorpusScan scan = watched_pass(watch, before_any, nullptr, before_any, [&] {
     return read_corpus(o.corpus, settings, [&](const CorpusText& t) { with_text += t.text ? 1 : 0; });
   });
+  // N at most the texts, as the docs say: then every shard K < N holds text K (a Slurm array
+  // larger than the corpus is refused whole, not in the tasks past the end only).
+  if (o.shard_count > scan.texts)
+    throw UsageError::bad_option("--shard", shard_text(o) + (o.shard_index >= scan.texts ? " holds no text" : " splits fewer texts than shards") +
+                                                ": the corpus has " + counted(scan.texts, "text") +
+                                                " after skipped lines and --limit (give N of at most " + std::to_string(scan.texts) + ")");
   const std::string journal_path = (fs::path(o.output) / kJournalName).string();
   std::error_code ec;
   if (!o.resume && fs::exists(journal_path, ec))
@@ -219,10 +225,6 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
     });
   });
 
-  if (shard_texts == 0)
-    throw UsageError::bad_option("--shard", shard_text(o) + " holds no text: the corpus has " + std::to_string(scan.texts) +
-                                                " text" + (scan.texts == 1 ? "" : "s") + " after skipped lines and --limit (give N of at most " +
-                                                std::to_string(scan.texts) + ")");
   CorpusCensus census(provenance, scan.texts);
   census.model_name = model.summary().name;
   std::vector<bool> done;
