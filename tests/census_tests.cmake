@@ -46,6 +46,9 @@ attnviz_bad_run(cli_census_no_truncate "attnviz: error: .*stories260k_stories\\.
 # --token-ids (not an option of census) and leaving a journal --resume refused: now refused first.
 attnviz_bad_run(cli_census_max_tokens_over_context "attnviz: error: --max-tokens: 100000 is over stories260K's context length of 2048 tokens"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 100000 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# An error about one text names the corpus file and line (it named neither: which of thousands?).
+attnviz_bad_run(cli_census_text_over_memory "attnviz: error: [^ ]*corpus_long_text\\.txt: line 1 \\(text 0\\): the forward pass over 685 tokens needs about"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_long_text.txt --max-memory 4 -o ${ATTNVIZ_CLI_OUT}/census_bad)
 # --sink-epsilon outside [0, 1], nan included (CLI11's Range let nan through), refused at parsing.
 foreach(epsilon nan inf -0.1 1.5)
   string(MAKE_C_IDENTIFIER "${epsilon}" epsilon_name)

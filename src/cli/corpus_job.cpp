@@ -142,17 +142,21 @@ void print_skipped(const CorpusScan& scan, const Options& o, std::vector<std::st
   warnings.push_back(o.corpus + ": skipped " + counted(static_cast<long long>(scan.skipped.size()), "bad line") + " (" + list + ")");
 }
 
-// Runs one text; an error the model run reports as a --text or --token-ids option (options
-// this command does not have: the text came from the corpus) names the corpus file and line.
+// Runs one text; an error about it names the corpus file and line (which text of thousands), and
+// one the model run words as a --text or --token-ids option (options census does not have: the
+// text came from the corpus) loses that name.
 long run_text(const CorpusModel& model, const CorpusText& t, const std::vector<std::int32_t>& ids, TextStatistics& text,
               std::vector<std::string>& warnings, const std::string& corpus) {
+  const std::string where = "line " + std::to_string(t.line) + " (text " + std::to_string(t.index) + "): ";
   try {
     return model.run(t, ids, text, warnings);
   } catch (const UsageError& e) {
     std::string what = e.what();
     for (const std::string option : {"--token-ids: ", "--text: "})
       if (what.rfind(option, 0) == 0) what.erase(0, option.size());
-    throw InputError::inconsistent(corpus, "line " + std::to_string(t.line) + " (text " + std::to_string(t.index) + "): " + what);
+    throw InputError::inconsistent(corpus, where + what);
+  } catch (const LimitError& e) {
+    throw LimitError(corpus + ": " + where + e.what());
   }
 }
 
