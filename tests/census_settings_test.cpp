@@ -3,6 +3,7 @@
 #include "cli/census_settings.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -20,7 +21,7 @@ std::string layers(const std::string& text, int num_layers) {
 
 // census.json's settings after a run of the bundled stories260K (5 layers) over `corpus`.
 nlohmann::json settings_after(const test::TempDir& dir, const std::string& corpus, const std::string& name,
-                              const std::string& layer_text, long limit) {
+                              const std::string& layer_text, long limit, const std::function<void(Options&)>& also = {}) {
   Options o;
   o.command = Command::Census;
   o.model = test::data_file("stories260k/stories260K.gguf");
@@ -30,6 +31,7 @@ nlohmann::json settings_after(const test::TempDir& dir, const std::string& corpu
   o.max_tokens = 8;
   o.layers = layer_text;
   o.limit = limit;
+  if (also) also(o);
   const test::RunResult result = test::run_with(o);
   REQUIRE(result.code == 0);
   return nlohmann::json::parse(test::read_file(dir.file(name + "/census.json")))["settings"];
@@ -72,4 +74,18 @@ TEST_CASE("census_settings: equivalent runs record the same settings", "[census]
   CHECK(settings_after(dir, corpus, "limit_cuts", "all", 2)["limit"] == 2);
   CHECK(settings_after(dir, corpus, "a", "3,1", -1)["layers"] == "1,3");
   CHECK(settings_after(dir, corpus, "b", "1-1,3,1", -1)["layers"] == "1,3");
+}
+
+TEST_CASE("census_settings: --no-truncate that finishes, and --no-bos over token_ids, record what the run did", "[census][cli]") {
+  test::TempDir dir;
+  const std::string corpus = dir.file("c.txt");
+  std::ofstream(corpus) << "Lily saw a cat.\nThe dog ran.\n";
+  const nlohmann::json plain = settings_after(dir, corpus, "plain", "all", -1);
+  CHECK(plain["truncate"] == true);
+  // Every text fits in 8 tokens or the run is refused: a finished --no-truncate run cut nothing.
+  CHECK(settings_after(dir, corpus, "fits", "all", -1, [](Options& o) { o.max_tokens = 0; o.no_truncate = true; })["truncate"] == true);
+  CHECK(settings_after(dir, corpus, "no_bos_text", "all", -1, [](Options& o) { o.no_bos = true; })["no_bos"] == true);
+  const std::string ids = dir.file("ids.jsonl");
+  std::ofstream(ids) << "{\"token_ids\": [1, 403, 407]}\n{\"token_ids\": [1, 9]}\n";
+  CHECK(settings_after(dir, ids, "ids", "all", -1, [](Options& o) { o.no_bos = true; }) == settings_after(dir, ids, "ids_bos", "all", -1));
 }

@@ -89,11 +89,13 @@ std::string hex64(std::uint64_t x) {
   return buffer;
 }
 
-// Settings are recorded canonically (census_settings.hpp): --layers as the selection it makes,
-// --limit only when it cut, --skip-bad-lines only when it skipped a line; --merge and --resume
-// compare them as text.
+// Settings are recorded canonically (census_settings.hpp), as what the run did: --layers as the
+// selection it makes, --limit only when it cut, --skip-bad-lines only when it skipped a line,
+// --no-bos only when a line is a text (token_ids are used as given), and truncate always true (a
+// --no-truncate run that finishes cut no text: it ran what a cutting run runs). --merge and
+// --resume compare them as text.
 CensusProvenance provenance_of(const Options& o, const ModelSummary& model, const CorpusScan& scan, long max_tokens,
-                               bool encoder_decoder) {
+                               bool encoder_decoder, bool has_text) {
   CensusProvenance p;
   p.attnviz_version = ATTNVIZ_VERSION;
   p.model = Json{{"name", model.name}, {"architecture", model.architecture}, {"layers", model.num_layers},
@@ -104,8 +106,9 @@ CensusProvenance provenance_of(const Options& o, const ModelSummary& model, cons
   // only "all" itself is "all" there.
   const std::string layers = canonical_layers(parse_layer_selection(o.layers, encoder_decoder ? 0 : model.num_layers),
                                               encoder_decoder ? 0 : model.num_layers);
-  p.settings = Json{{"layers", layers}, {"max_tokens", max_tokens}, {"truncate", !o.no_truncate},
-                    {"limit", canonical_limit(o.limit, scan.cut_by_limit)}, {"skip_bad_lines", o.skip_bad_lines && !scan.skipped.empty()}, {"no_bos", o.no_bos}, {"sink_epsilon", o.sink_epsilon}}.dump();
+  p.settings = Json{{"layers", layers}, {"max_tokens", max_tokens}, {"truncate", true},
+                    {"limit", canonical_limit(o.limit, scan.cut_by_limit)}, {"skip_bad_lines", o.skip_bad_lines && !scan.skipped.empty()},
+                    {"no_bos", o.no_bos && has_text}, {"sink_epsilon", o.sink_epsilon}}.dump();
   return p;
 }
 
@@ -217,7 +220,7 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
                                                      "'s context length of " + std::to_string(model.context()) +
                                                      " tokens (leave it out to cut each text to the context)");
   const long max_tokens = o.max_tokens > 0 ? o.max_tokens : model.context();
-  const CensusProvenance provenance = provenance_of(o, model.summary(), scan, max_tokens, model.encoder_decoder());
+  const CensusProvenance provenance = provenance_of(o, model.summary(), scan, max_tokens, model.encoder_decoder(), with_text > 0);
   // Every text of the shard is checked before any work (tokenized for --no-truncate; an
   // encoder-decoder's lines must be texts), so that such a text is refused with nothing written.
   long shard_texts = 0;
