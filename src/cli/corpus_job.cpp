@@ -107,7 +107,8 @@ CensusProvenance provenance_of(const Options& o, const ModelSummary& model, cons
   const std::string layers = canonical_layers(parse_layer_selection(o.layers, encoder_decoder ? 0 : model.num_layers),
                                               encoder_decoder ? 0 : model.num_layers);
   p.settings = Json{{"layers", layers}, {"max_tokens", max_tokens}, {"truncate", true},
-                    {"limit", canonical_limit(o.limit, scan.cut_by_limit)}, {"skip_bad_lines", o.skip_bad_lines && !scan.skipped.empty()},
+                    {"limit", canonical_limit(o.limit, scan.cut_by_limit)},
+                    {"skip_bad_lines", o.skip_bad_lines && !scan.skipped.empty()},
                     {"no_bos", o.no_bos && has_text}, {"sink_epsilon", o.sink_epsilon}}.dump();
   return p;
 }
@@ -199,9 +200,11 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   // N at most the texts, as the docs say: then every shard K < N holds text K (a Slurm array
   // larger than the corpus is refused whole, not in the tasks past the end only).
   if (o.shard_count > scan.texts)
-    throw UsageError::bad_option("--shard", shard_text(o) + (o.shard_index >= scan.texts ? " holds no text" : " splits fewer texts than shards") +
+    throw UsageError::bad_option("--shard", shard_text(o) +
+                                                (o.shard_index >= scan.texts ? " holds no text" : " splits fewer texts than shards") +
                                                 ": the corpus has " + counted(scan.texts, "text") +
-                                                " after skipped lines and --limit (give N of at most " + std::to_string(scan.texts) + ")");
+                                                " after skipped lines and --limit (give N of at most " +
+                                                std::to_string(scan.texts) + ")");
   const std::string journal_path = (fs::path(o.output) / kJournalName).string();
   std::error_code ec;
   if (!o.resume && fs::exists(journal_path, ec))
@@ -220,7 +223,8 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
                                                      "'s context length of " + std::to_string(model.context()) +
                                                      " tokens (leave it out to cut each text to the context)");
   const long max_tokens = o.max_tokens > 0 ? o.max_tokens : model.context();
-  const CensusProvenance provenance = provenance_of(o, model.summary(), scan, max_tokens, model.encoder_decoder(), with_text > 0);
+  const CensusProvenance provenance =
+      provenance_of(o, model.summary(), scan, max_tokens, model.encoder_decoder(), with_text > 0);
   // Every text of the shard is checked before any work (tokenized for --no-truncate; an
   // encoder-decoder's lines must be texts), so that such a text is refused with nothing written.
   long shard_texts = 0;
