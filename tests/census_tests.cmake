@@ -218,3 +218,15 @@ add_test(NAME cli_census_threads_same_numbers
 for t in 1 2; do '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus \"$out/n1000.jsonl\" --threads $t --quiet -o \"$out/t$t\"; done
 cmp \"$out/t1/census.csv\" \"$out/t2/census.csv\" && echo same numbers")
 set_tests_properties(cli_census_threads_same_numbers PROPERTIES PASS_REGULAR_EXPRESSION "same numbers")
+
+# A text's own warnings name its corpus line; past 20 the rest are counted, and words that texts
+# repeat are said once with the count (30 Arabic texts of aren-translit, each with spaces that
+# are not in its source vocabulary).
+add_test(NAME cli_census_text_warnings
+         COMMAND sh -c "set -e; out='${ATTNVIZ_CLI_OUT}/census_warnings'; rm -rf \"$out\"; mkdir -p \"$out\"
+/usr/bin/python3 -c 'for i in range(30): print(\"\\u0643\\u062a\\u0627\\u0628 \\u062c\\u062f\\u064a\\u062f %d\" % i)' > \"$out/unk30.txt\"
+/usr/bin/python3 -c 'for i in range(30): print(\"\\u0645\\u0631\\u062d\\u0628\\u0627 \\u0628\\u0643\\u0645\" if i % 2 == 0 else \"\\u0643\\u062a\\u0627\\u0628 %d\" % i)' > \"$out/unk_even.txt\"
+'$<TARGET_FILE:attnviz>' census --model '${PROJECT_SOURCE_DIR}/data/aren-translit/model' --corpus \"$out/unk30.txt\" --quiet -o \"$out/a\" 2>&1
+'$<TARGET_FILE:attnviz>' census --model '${PROJECT_SOURCE_DIR}/data/aren-translit/model' --corpus \"$out/unk_even.txt\" --quiet -o \"$out/b\" 2>&1")
+set_tests_properties(cli_census_text_warnings PROPERTIES PASS_REGULAR_EXPRESSION
+  "unk30\\.txt: line 20 \\(text 19\\): source tokens not in [^\n]*\nattnviz: warning: [^\n]*unk30\\.txt: 10 more warnings about single texts, not shown \\(the first 20 are above\\).*unk_even\\.txt: line 1 \\(text 0\\) and 14 more texts: source tokens")

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <csignal>
 #include <cstring>
 #include <cstdio>
@@ -251,6 +252,20 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   Progress progress(err, o.progress, shard_texts - resumed);
   long done_now = 0;
   long long tokens_now = 0;
+  // A text's own warnings (unknown source tokens, …) name its line; past kShownTextWarnings of
+  // them the rest are counted, not printed (a corpus of thousands would bury the summary). A
+  // warning every text gives (the model's own) is said once, without a line: the first text's
+  // warnings are held until the end to tell the two apart.
+  constexpr std::size_t kShownTextWarnings = 20;
+  std::vector<std::string> text_lines;
+  long text_warnings_more = 0;
+  std::vector<std::string> first_text_warnings;
+  std::map<std::string, long> first_text_counts;
+  std::string first_text_prefix;
+  const auto add_text_warning = [&](const std::string& prefix, const std::string& w) {
+    if (text_lines.size() < kShownTextWarnings) text_lines.push_back(prefix + w);
+    else ++text_warnings_more;
+  };
   // What to do after a change mid-run: the journal's texts were read before the change (each
   // text is checked before it runs), so they hold for the corpus as it was.
   const std::function<std::string()> after_change = [&] {
@@ -277,8 +292,18 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
         }
         journal->append(journal_line(text));
         census.add(text);
-        for (std::string& w : text_warnings)
-          if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+        const std::string prefix = o.corpus + ": line " + std::to_string(t.line) + " (text " + std::to_string(t.index) + "): ";
+        if (done_now == 0) {
+          first_text_prefix = prefix;
+          for (const std::string& w : text_warnings)
+            if (first_text_counts.emplace(w, 1).second) first_text_warnings.push_back(w);
+        } else {
+          for (const std::string& w : text_warnings) {
+            const auto seen = first_text_counts.find(w);
+            if (seen != first_text_counts.end()) ++seen->second;
+            else add_text_warning(prefix, w);
+          }
+        }
         ++done_now;
         tokens_now += text.tokens;
         progress.update(done_now, tokens_now);
@@ -293,6 +318,28 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
     watched_pass(watch, after_change, &scan.fingerprint, hash_changed, run_pass);
   }
   progress.finish();
+  {
+    std::vector<std::string> own;  // the first text's own, then the others'
+    for (const std::string& w : first_text_warnings) {
+      if (first_text_counts[w] == done_now) {
+        if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+      } else {
+        const long others = first_text_counts[w] - 1;  // later texts that gave the same words
+        own.push_back(others == 0 ? first_text_prefix + w
+                                  : first_text_prefix.substr(0, first_text_prefix.size() - 2) + " and " + std::to_string(others) +
+                                        " more text" + (others == 1 ? "" : "s") + ": " + w);
+      }
+    }
+    own.insert(own.end(), text_lines.begin(), text_lines.end());
+    if (own.size() > kShownTextWarnings) {
+      text_warnings_more += static_cast<long>(own.size() - kShownTextWarnings);
+      own.resize(kShownTextWarnings);
+    }
+    warnings.insert(warnings.end(), own.begin(), own.end());
+    if (text_warnings_more > 0)
+      warnings.push_back(o.corpus + ": " + std::to_string(text_warnings_more) + " more warnings about single texts, not shown (the first " +
+                         std::to_string(kShownTextWarnings) + " are above)");
+  }
   print_skipped(scan, o, warnings);
   OutputSet files;
   census.add_files(o.output, o, files, warnings);
