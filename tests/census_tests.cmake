@@ -230,3 +230,14 @@ add_test(NAME cli_census_text_warnings
 '$<TARGET_FILE:attnviz>' census --model '${PROJECT_SOURCE_DIR}/data/aren-translit/model' --corpus \"$out/unk_even.txt\" --quiet -o \"$out/b\" 2>&1")
 set_tests_properties(cli_census_text_warnings PROPERTIES PASS_REGULAR_EXPRESSION
   "unk30\\.txt: line 20 \\(text 19\\): source tokens not in [^\n]*\nattnviz: warning: [^\n]*unk30\\.txt: 10 more warnings about single texts, not shown \\(the first 20 are above\\).*unk_even\\.txt: line 1 \\(text 0\\) and 14 more texts: source tokens")
+
+# One run per output folder: a --resume while another run still writes the journal is refused
+# (before the lock, both appended and the journal held texts twice).
+add_test(NAME cli_census_journal_locked
+         COMMAND sh -c "out='${ATTNVIZ_CLI_OUT}/census_locked'; rm -rf \"$out\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --threads 1 --quiet -o \"$out\" & first=$!
+while [ ! -s \"$out/texts.jsonl\" ]; do sleep 0.02; done
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --threads 1 --quiet --resume -o \"$out\" 2>&1
+echo \"second exit $?\"; kill -INT $first; wait $first; echo \"first exit $?\"")
+set_tests_properties(cli_census_journal_locked PROPERTIES PASS_REGULAR_EXPRESSION
+  "texts\\.jsonl: [^\n]*another attnviz census is writing this journal now[^\n]*\nsecond exit 2\n.*first exit 130")

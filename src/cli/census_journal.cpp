@@ -1,6 +1,8 @@
 #include "cli/census_journal.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -127,11 +129,21 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
 }
 
 JournalWriter::JournalWriter(const std::string& path, const std::string& header) : path_(path) {
-  std::error_code ec;
-  const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw OutputError::cannot_write(path, std::strerror(errno));
-  if (fresh) append(header);
+  // One writer per journal: a second run into the same folder would interleave its texts with
+  // this one's (and a later --resume would find each text twice). The lock goes with the
+  // process, so a killed run leaves none behind.
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (error == EWOULDBLOCK)
+      throw OutputError::cannot_write(path, "another attnviz census is writing this journal now (one run per output folder)");
+    throw OutputError::cannot_write(path, std::strerror(error));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && st.st_size == 0) append(header);  // new: looked at under the lock
 }
 
 JournalWriter::~JournalWriter() {

@@ -51,8 +51,9 @@ extern "C" void exit_interrupted(int signal_number) {
 // how to go on; restores the previous handlers after.
 class InterruptExit {
  public:
-  explicit InterruptExit(const std::string& journal) : int_(nullptr), term_(nullptr) {
-    const std::string note = "\nattnviz: interrupted: the texts done so far are kept in " + journal +
+  /// bar: a progress bar may be on the terminal's last line (the note starts on a line of its own).
+  InterruptExit(const std::string& journal, bool bar) : int_(nullptr), term_(nullptr) {
+    const std::string note = std::string(bar ? "\n" : "") + "attnviz: interrupted: the texts done so far are kept in " + journal +
                              "; run the same command with --resume to go on\n";
     interrupt_note_size = std::min(note.size(), sizeof interrupt_note);
     std::memcpy(interrupt_note, note.data(), interrupt_note_size);
@@ -275,7 +276,7 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
            journal_path + " to start over on the corpus as it now is";
   };
   {
-    const InterruptExit interrupt_exit(journal_path);
+    const InterruptExit interrupt_exit(journal_path, o.progress == "bar");
     const auto run_pass = [&] {
       return read_corpus(o.corpus, settings, [&](const CorpusText& t) {
         if (!in_shard(o, t.index)) return;
