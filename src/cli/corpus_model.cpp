@@ -46,7 +46,8 @@ CorpusModel::CorpusModel(const Options& o, bool needs_tokenizer, double budget) 
     throw UsageError::bad_option(o.max_tokens > 0 ? "--max-tokens" : "--no-truncate",
                                  "is for decoder-only models; an encoder-decoder's texts are sources, run whole");
   if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
-  const Ct2Model model = load_ct2_model(o.model, budget);
+  ct2_ = std::make_shared<const Ct2Model>(load_ct2_model(o.model, budget));
+  const Ct2Model& model = *ct2_;
   // Named as the one-text pictures name it: the folder, or its parent when it is just "model".
   fs::path folder = fs::path(o.model).lexically_normal();
   if (folder.filename().empty()) folder = folder.parent_path();
@@ -76,13 +77,12 @@ long CorpusModel::run(const CorpusText& t, const std::vector<std::int32_t>& ids,
     session_->run(ids, sink, warnings, budget_, &heads);
     return static_cast<long>(ids.size());
   }
-  // run_ct2_model reads the folder again for every text: the CTranslate2 models attnviz reads are small.
   Ct2Request request;
   request.model_dir = options_.model;
   request.text = *t.text;
   request.layers = parse_layer_selection(options_.layers, 0);
   request.memory_budget_bytes = budget_;
-  const ModelRunInfo info = run_ct2_model(request, sink, warnings);
+  const ModelRunInfo info = run_ct2_model(*ct2_, request, sink, warnings);
   return static_cast<long>(info.source_tokens.size() + info.target_tokens.size());
 }
 

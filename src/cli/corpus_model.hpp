@@ -15,6 +15,8 @@
 
 namespace attnviz {
 
+struct Ct2Model;
+
 class CorpusModel {
  public:
   /// Loads options.model (the tokenizer too when `needs_tokenizer`). Throws UsageError for
@@ -38,6 +40,7 @@ class CorpusModel {
   const Options& options_;
   double budget_;
   std::unique_ptr<DecoderSession> session_;
+  std::shared_ptr<const Ct2Model> ct2_;  ///< an encoder-decoder, loaded once for every text
   ModelSummary summary_;
 };
 

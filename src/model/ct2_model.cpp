@@ -232,7 +232,10 @@ Ct2Model load_ct2_model(const std::string& dir, double memory_budget_bytes) {
 }
 
 ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std::vector<std::string>& warnings) {
-  const Ct2Model model = load_ct2_model(request.model_dir, request.memory_budget_bytes);
+  return run_ct2_model(load_ct2_model(request.model_dir, request.memory_budget_bytes), request, sink, warnings);
+}
+
+ModelRunInfo run_ct2_model(const Ct2Model& model, const Ct2Request& request, const BlockSink& sink, std::vector<std::string>& warnings) {
   const Ct2Transformer& t = model.transformer;
   const int layers = static_cast<int>(std::max(t.encoder.size(), t.decoder.size()));
   ModelProbe* probe = request.probe;

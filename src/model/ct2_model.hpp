@@ -77,5 +77,8 @@ Ct2Model load_ct2_model(const std::string& dir, double memory_budget_bytes = 0);
 /// for --text on a vocabulary that is not character-level, or for an empty source; InputError
 /// as load_ct2_model.
 ModelRunInfo run_ct2_model(const Ct2Request& request, const BlockSink& sink, std::vector<std::string>& warnings);
+/// run_ct2_model on a model already loaded (request.model_dir is then only its name in
+/// messages): a census runs every text of a corpus on one load.
+ModelRunInfo run_ct2_model(const Ct2Model& model, const Ct2Request& request, const BlockSink& sink, std::vector<std::string>& warnings);
 
 }  // namespace attnviz
