@@ -105,6 +105,7 @@ class Checker {
 struct ModelShape {
   long long layers = 0, heads = 0;
   LayerSelection selected;
+  long long max_tokens = 0;  // settings.max_tokens: 0 for no bound
 };
 
 ModelShape check_provenance(const Checker& c, const Json& root) {
@@ -137,8 +138,8 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
   const std::string hash = c.text(corpus, "/corpus", "fnv1a64");
   if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
     c.fail("/corpus/fnv1a64", "16 lower-case hex digits", shown(corpus.at("fnv1a64")));
-  c.integer(corpus, "/corpus", "texts", 1);
-  c.integer(corpus, "/corpus", "skipped_lines", 0);
+  const long long corpus_texts = c.integer(corpus, "/corpus", "texts", 1);
+  const long long skipped = c.integer(corpus, "/corpus", "skipped_lines", 0);
 
   const Json& settings = root.at("settings");
   c.members(settings, "/settings", {"layers", "max_tokens", "truncate", "limit", "skip_bad_lines", "no_bos", "sink_epsilon"});
@@ -149,10 +150,15 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
     c.fail("/settings/layers", "all, a layer, a list or a range of the model's layers 0-" + std::to_string(shape.layers - 1),
            shown(settings.at("layers")));
   }
-  c.integer(settings, "/settings", "max_tokens", 0);
+  shape.max_tokens = c.integer(settings, "/settings", "max_tokens", 0);
   c.boolean(settings, "/settings", "truncate");
-  c.integer(settings, "/settings", "limit", -1);
+  const long long limit = c.integer(settings, "/settings", "limit", -1);
   c.boolean(settings, "/settings", "skip_bad_lines");
+  // --limit N numbers at most N texts; a bad line stops a run unless --skip-bad-lines skips it.
+  if (limit >= 0 && corpus_texts > limit)
+    c.fail("/corpus/texts", "at most " + std::to_string(limit) + " (/settings/limit: --limit takes the first texts)", std::to_string(corpus_texts));
+  if (skipped > 0 && settings.at("skip_bad_lines") != true)
+    c.fail("/corpus/skipped_lines", "0 (/settings/skip_bad_lines is false: a bad line stops such a run)", std::to_string(skipped));
   c.boolean(settings, "/settings", "no_bos");
   const double epsilon = c.number(settings.at("sink_epsilon"), "/settings/sink_epsilon", " in [0, 1]");
   if (epsilon < 0 || epsilon > 1) c.fail("/settings/sink_epsilon", "a number in [0, 1]", shown(settings.at("sink_epsilon")));
@@ -160,15 +166,20 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
 }
 
 // covers: returns covers.texts once the ranges agree with it.
-long long check_covers(const Checker& c, const Json& root) {
+long long check_covers(const Checker& c, const Json& root, const ModelShape& shape) {
   const Json& covers = root.at("covers");
   c.members(covers, "/covers", {"texts", "tokens", "corpus_texts", "ranges"});
   const long long corpus_texts = c.integer(covers, "/covers", "corpus_texts", 1);
   const long long recorded = root.at("corpus").at("texts").get<long long>();
   if (corpus_texts != recorded)
     c.fail("/covers/corpus_texts", std::to_string(recorded) + " (/corpus/texts)", std::to_string(corpus_texts));
-  const long long texts = c.integer(covers, "/covers", "texts", 0, corpus_texts);
-  c.integer(covers, "/covers", "tokens", 0);
+  // A run holds at least one text (an empty shard is refused), and every text has a token.
+  const long long texts = c.integer(covers, "/covers", "texts", 1, corpus_texts);
+  const long long tokens = c.integer(covers, "/covers", "tokens", 0);
+  if (tokens < texts) c.fail("/covers/tokens", "at least " + std::to_string(texts) + " (/covers/texts: every text has a token)", std::to_string(tokens));
+  if (shape.max_tokens > 0 && tokens / shape.max_tokens + (tokens % shape.max_tokens > 0) > texts)
+    c.fail("/covers/tokens", "at most " + std::to_string(texts) + " texts * " + std::to_string(shape.max_tokens) +
+                                 " (/settings/max_tokens)", std::to_string(tokens));
   const Json& ranges = covers.at("ranges");
   if (!ranges.is_array()) c.fail("/covers/ranges", "a list of [first, last] pairs", shown(ranges));
   long long counted = 0, previous_last = -1;
@@ -207,25 +218,55 @@ void check_statistic_names(const Checker& c, const Json& root) {
   if (names != Json(known)) c.fail("/statistics", "the statistics in attnviz's order (" + join(known) + ")", shown(names));
 }
 
+// What n values in [range.low, range.high] allow of m2 = Σ (x − mean)²: at most
+// n·(mean − low)·(high − mean) (Bhatia and Davis 2000, "A better bound on the variance"), so at
+// most n·(high − low)²/4; sink_rate's 0/1 values give mean k/n and m2 exactly k(n − k)/n.
+void check_spread(const Checker& c, const std::string& pointer, const std::string& name, const RunningStat& r, const StatisticRange& range) {
+  const double n = static_cast<double>(r.count);
+  if (name == "sink_rate") {
+    const double k = std::round(r.mean * n);
+    if (std::abs(r.mean - k / n) > kStatisticRangeSlack)
+      c.fail(pointer + "/mean", "k/" + std::to_string(r.count) + " for a whole number k of texts (a rate of 0/1 indicators over " +
+                                    std::to_string(r.count) + " texts)", shown(Json(r.mean)));
+    const double m2 = k * (n - k) / n;
+    if (std::abs(r.m2 - m2) > kDerivedTolerance * std::max(1.0, m2))
+      c.fail(pointer + "/m2", shown(Json(m2)) + " (k(n - k)/n: " + std::to_string(static_cast<long long>(k)) + " of " + std::to_string(r.count) +
+                                  " texts are 1, the rest 0)", shown(Json(r.m2)));
+    return;
+  }
+  if (!(range.high < kInf)) return;
+  const double most = n * std::max(0.0, r.mean - range.low) * std::max(0.0, range.high - r.mean);
+  const double width = range.high - range.low;
+  if (r.m2 > most + kDerivedTolerance * std::max(1.0, n * width * width / 4))
+    c.fail(pointer + "/m2", "at most " + shown(Json(most)) + " (n * (mean - low) * (high - mean) for " + std::to_string(r.count) +
+                                " texts of values in [" + bound_text(range.low) + ", " + bound_text(range.high) + "])",
+           shown(Json(r.m2)));
+}
+
 // One statistic of one head.
-void check_statistic(const Checker& c, const Json& head, const std::string& head_pointer, const std::string& name, long long texts) {
+void check_statistic(const Checker& c, const Json& head, const std::string& head_pointer, const std::string& name, long long texts,
+                     const std::string& kind, long long max_tokens) {
   const std::string pointer = head_pointer + "/" + name;
   const Json& stat = head.at(name);
   c.members(stat, pointer, {"texts", "mean", "m2", "std", "ci95_low", "ci95_high"});
   RunningStat r;
   r.count = c.integer(stat, pointer, "texts", 0, texts);
+  if (statistic_always_defined(name, kind) && r.count != texts)
+    c.fail(pointer + "/texts", std::to_string(texts) + " (/covers/texts: " + name + " is defined on every text)", std::to_string(r.count));
   if (r.count == 0) {
     if (!stat.at("mean").is_null()) c.fail(pointer + "/mean", "null (no text defines it: texts is 0)", shown(stat.at("mean")));
     if (stat.at("m2") != Json(0.0)) c.fail(pointer + "/m2", "0 (texts is 0)", shown(stat.at("m2")));
   } else {
-    const StatisticRange& range = statistic_range(name);
+    const StatisticRange range = statistic_range_for(name, max_tokens);
     const std::string range_text = " in [" + bound_text(range.low) + ", " + bound_text(range.high) + "]";
+    const double slack = kStatisticRangeSlack + (range.high < kInf && max_tokens > 0 ? kTokenBoundSlack * range.high : 0.0);
     r.mean = c.number(stat.at("mean"), pointer + "/mean", range_text);
-    if (r.mean < range.low - kStatisticRangeSlack || r.mean > range.high + kStatisticRangeSlack)
+    if (r.mean < range.low - slack || r.mean > range.high + slack)
       c.fail(pointer + "/mean", "a mean" + range_text + " (" + range.what + ")", shown(stat.at("mean")));
     r.m2 = c.number(stat.at("m2"), pointer + "/m2", " from 0");
-    if (r.m2 < 0) c.fail(pointer + "/m2", "a finite number from 0 (a sum of squares)", shown(stat.at("m2")));
+    if (r.m2 < 0 || std::signbit(r.m2)) c.fail(pointer + "/m2", "a finite number from 0 (a sum of squares)", shown(stat.at("m2")));
     if (r.count == 1 && r.m2 != 0) c.fail(pointer + "/m2", "0 (one text has no spread)", shown(stat.at("m2")));
+    check_spread(c, pointer, name, r, range);
   }
   const std::tuple<const char*, std::optional<double>, const char*> derived[] = {
       {"std", r.sample_std(), "sqrt(m2 / (texts - 1))"},
@@ -272,7 +313,7 @@ HeadKey check_head(const Checker& c, const Json& head, const std::string& pointe
   if (!shape.selected.all() && !shape.selected.contains(static_cast<int>(layer)))
     c.fail(pointer + "/layer", "a layer /settings/layers selects (" + settings.at("layers").get<std::string>() + ")", std::to_string(layer));
   const long long h = c.integer(head, pointer, "head", 0, shape.heads - 1);
-  for (const std::string& name : names) check_statistic(c, head, pointer, name, texts);
+  for (const std::string& name : names) check_statistic(c, head, pointer, name, texts, kind, shape.max_tokens);
   if (kind == "cross")  // cross-attention has the first three statistics; the rest are self-attention's
     for (std::size_t s = 3; s < names.size(); ++s)
       if (head.at(names[s]).at("texts") != 0)
@@ -342,10 +383,31 @@ const StatisticRange& statistic_range(const std::string& statistic) {
   return ranges.at(statistic);
 }
 
+StatisticRange statistic_range_for(const std::string& statistic, long long max_tokens) {
+  StatisticRange range = statistic_range(statistic);
+  if (max_tokens <= 0) return range;
+  const double n = static_cast<double>(max_tokens);
+  if (statistic == "entropy_mean") range = {0, std::log(n), "an entropy in nats, at most ln k for k <= /settings/max_tokens keys"};
+  if (statistic == "mean_distance") range = {0, n - 1, "a distance in tokens, at most /settings/max_tokens - 1"};
+  if (statistic == "max_weight_mean") range = {1 / n, 1, "the largest of k <= /settings/max_tokens weights summing to 1"};
+  return range;
+}
+
+bool statistic_applies(const std::string& statistic, const std::string& kind) {
+  const std::vector<std::string>& names = corpus_statistic_names();
+  return kind != "cross" || std::find(names.begin(), names.begin() + 3, statistic) != names.begin() + 3;
+}
+
+bool statistic_always_defined(const std::string& statistic, const std::string& kind) {
+  if (statistic == "entropy_mean" || statistic == "max_weight_mean") return true;
+  const bool positional = statistic == "mean_distance" || statistic == "diagonal_mass" || statistic == "first_token_mass";
+  return positional && kind != "cross";
+}
+
 void check_census_json(const Json& root, const std::string& path) {
   const Checker c(path);
   const ModelShape shape = check_provenance(c, root);
-  const long long texts = check_covers(c, root);
+  const long long texts = check_covers(c, root, shape);
   check_statistic_names(c, root);
   check_heads(c, root, shape, texts);
 }

@@ -1,0 +1,149 @@
+#include "cli/census_journal_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "cli/census_check.hpp"
+#include "core/error.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string shown(const Json& value) {
+  const std::string text = value.dump();
+  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
+}
+
+// A range's bound as messages show it: "0", "1", "inf".
+std::string bound_text(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
+
+std::string head_name(const std::string& stack, const std::string& kind, long long layer, long long head) {
+  return CensusHead{stack, kind, static_cast<int>(layer), static_cast<int>(head)}.name();
+}
+
+// An integer member as a long long, or nullopt for another value (a fraction, a string, 2^64 − 1).
+std::optional<long long> whole(const Json& value) {
+  if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<unsigned long long>() > 1ULL << 62)) return std::nullopt;
+  return value.get<long long>();
+}
+
+}  // namespace
+
+JournalLineChecker::JournalLineChecker(const std::string& path, const CensusProvenance& provenance) : path_(path) {
+  // The header equals this run's, so these members are the run's own.
+  const Json model = Json::parse(provenance.model), settings = Json::parse(provenance.settings);
+  layers_ = model.at("layers").get<long long>();
+  heads_ = model.at("heads").get<long long>();
+  max_tokens_ = settings.at("max_tokens").get<long long>();
+  layers_text_ = settings.at("layers").get<std::string>();
+  selected_ = parse_layer_selection(layers_text_, static_cast<int>(layers_));
+}
+
+void JournalLineChecker::fail(long line_number, const std::string& detail) const {
+  throw InputError::inconsistent(path_, "line " + std::to_string(line_number) + ": " + detail + " (a damaged journal; remove it to start afresh)");
+}
+
+void JournalLineChecker::expect_heads(bool blocks, int decoder_layers) {
+  const auto add = [&](const std::string& stack, const std::string& kind, long long layers) {
+    for (long long layer = 0; layer < layers; ++layer)
+      if (selected_.all() || selected_.contains(static_cast<int>(layer)))
+        for (long long h = 0; h < heads_; ++h) expected_.insert({stack, kind, static_cast<int>(layer), static_cast<int>(h)});
+  };
+  if (!blocks) return add("", "", layers_);
+  add("encoder", "self", layers_);
+  add("decoder", "self", decoder_layers);
+  add("decoder", "cross", decoder_layers);
+}
+
+TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
+  if (!line.is_object()) fail(line_number, "expected an object {index, tokens, heads}, got " + shown(line));
+  for (const auto& item : line.items())
+    if (item.key() != "index" && item.key() != "tokens" && item.key() != "heads")
+      fail(line_number, "unknown member /" + item.key() + " (a journal line has index, tokens, heads)");
+  for (const char* key : {"index", "tokens", "heads"})
+    if (!line.contains(key)) fail(line_number, std::string("/") + key + " missing (a journal line has index, tokens, heads)");
+  TextStatistics text;
+  const std::optional<long long> index = whole(line.at("index")), tokens = whole(line.at("tokens"));
+  if (!index || *index < 0) fail(line_number, "/index: expected a text index from 0, got " + shown(line.at("index")));
+  const std::string most = max_tokens_ > 0 ? ", at most " + std::to_string(max_tokens_) + " (settings.max_tokens)" : "";
+  if (!tokens || *tokens < 1 || (max_tokens_ > 0 && *tokens > max_tokens_))
+    fail(line_number, "/tokens: expected a number of tokens from 1" + most + ", got " + shown(line.at("tokens")));
+  text.index = static_cast<long>(*index);
+  text.tokens = static_cast<long>(*tokens);
+  const Json& heads = line.at("heads");
+  if (!heads.is_array()) fail(line_number, "/heads: expected a list of [stack, kind, layer, head, values], got " + shown(heads));
+  // The head set: a decoder-only model's from the header; an encoder-decoder's decoder depth is
+  // not in it, so the first text line sets it and every later line must agree.
+  if (!heads_known_) {
+    const bool blocks = !heads.empty() && heads[0].is_array() && !heads[0].empty() && heads[0][0] != "";
+    int decoder_layers = 0;
+    for (const Json& h : heads)
+      if (h.is_array() && h.size() == 5 && h[0] == "decoder" && h[2].is_number_integer())
+        decoder_layers = std::clamp(h[2].get<int>() + 1, decoder_layers, 1 << 16);
+    expect_heads(blocks, decoder_layers);
+    heads_known_ = true;
+  }
+  std::set<HeadKey> seen;
+  const std::vector<std::string>& names = corpus_statistic_names();
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const std::string at = "/heads/" + std::to_string(i);
+    const Json& h = heads[i];
+    const bool shaped = h.is_array() && h.size() == 5 && h[0].is_string() && h[1].is_string() && whole(h[2]) && whole(h[3]) && h[4].is_array();
+    if (!shaped) fail(line_number, at + ": expected [stack, kind, layer, head, values], got " + shown(h));
+    const HeadKey key{h[0].get<std::string>(), h[1].get<std::string>(), static_cast<int>(std::clamp<long long>(*whole(h[2]), -1, 1 << 30)),
+                      static_cast<int>(std::clamp<long long>(*whole(h[3]), -1, 1 << 30))};
+    const auto& [stack, kind, layer, head] = key;
+    const std::string name = head_name(stack, kind, layer, head);
+    if (!expected_.count(key))
+      fail(line_number, at + ": " + shown(Json{h[0], h[1], h[2], h[3]}) + " is not a head of this run (" + std::to_string(layers_) +
+                            " layers of " + std::to_string(heads_) + " heads, settings.layers " + layers_text_ + ")");
+    if (!seen.insert(key).second) fail(line_number, at + ": head " + name + " twice");
+    const Json& values = h[4];
+    if (values.size() != names.size())
+      fail(line_number, at + ": " + std::to_string(values.size()) + " values for head " + name + ", expected " + std::to_string(names.size()) +
+                            " (one per statistic)");
+    std::vector<std::optional<double>> row;
+    for (std::size_t s = 0; s < names.size(); ++s) {
+      const Json& v = values[s];
+      const std::string what = at + "/4/" + std::to_string(s) + ": " + name + " " + names[s];
+      if (!statistic_applies(names[s], kind)) {
+        if (!v.is_null()) fail(line_number, what + ": expected null (a statistic of self-attention; this head is cross-attention), got " + shown(v));
+        row.push_back(std::nullopt);
+        continue;
+      }
+      if (v.is_null()) {
+        if (statistic_always_defined(names[s], kind)) fail(line_number, what + ": expected a number (defined on every text), got null");
+        row.push_back(std::nullopt);
+        continue;
+      }
+      // A row sees at most the text's tokens as keys: max_tokens narrowed to this text's.
+      const StatisticRange range = statistic_range_for(names[s], max_tokens_ > 0 ? text.tokens : 0);
+      const double slack = kStatisticRangeSlack + (std::isfinite(range.high) && max_tokens_ > 0 ? kTokenBoundSlack * range.high : 0.0);
+      const double x = v.is_number() ? v.get<double>() : std::nan("");
+      if (names[s] == "sink_rate" ? !(x == 0 || x == 1) : !(x >= range.low - slack && x <= range.high + slack))
+        fail(line_number, what + ": expected " + (names[s] == "sink_rate" ? std::string("0 or 1 (the text's sink indicator)")
+                                                                          : "a number in [" + bound_text(range.low) + ", " +
+                                                                                bound_text(range.high) + "] (" + range.what +
+                                                                                (max_tokens_ > 0 ? "; this text has " + std::to_string(text.tokens) + " tokens" : "") + ")") +
+                              ", got " + shown(v));
+      row.push_back(x);
+    }
+    text.heads.push_back({CensusHead{stack, kind, layer, head}, std::move(row)});
+  }
+  for (const HeadKey& key : expected_)
+    if (!seen.count(key))
+      fail(line_number, "head " + head_name(std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key)) + " missing (every head of the run is on every line)");
+  return text;
+}
+
+}  // namespace attnviz
