@@ -17,6 +17,12 @@ def head(d, i):
     return d["heads"][i]
 
 
+def shift_mean(stat, mean):
+    """Moves a statistic's mean and its interval together, so only the new mean is at fault."""
+    delta = mean - stat["mean"]
+    stat.update(mean=mean, ci95_low=stat["ci95_low"] + delta, ci95_high=stat["ci95_high"] + delta)
+
+
 EDITS = {
     "none": lambda d: None,
     # 1. the set of heads and statistics
@@ -50,6 +56,9 @@ EDITS = {
     "covers_nothing": lambda d: d["covers"].update(texts=0, tokens=0, ranges=[]),
     "texts_above_limit": lambda d: d["settings"].update(limit=3),
     "skipped_without_skip": lambda d: d["corpus"].update(skipped_lines=1),
+    "one_token_texts_differ": lambda d: head(d, 0)["previous_token_score"].update(texts=1, m2=0.0, std=None, ci95_low=None,
+                                                                               ci95_high=None),
+    "first_token_mass_above_sinks": lambda d: shift_mean(head(d, 0)["first_token_mass"], 0.5),
     # 3. covers
     "covers_texts": lambda d: d["covers"].update(texts=3),
     "ranges_overlap": lambda d: d["covers"].update(ranges=[[0, 1], [1, 2]], texts=3),

@@ -284,6 +284,34 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
   }
 }
 
+// Across one self-attention head's statistics: those undefined only on a one-token text count the
+// same texts, and the induction score (which needs a repeated token, so n >= 3) no more; the
+// first-token mass is at most α_1 on every text (rows that cannot see key 0 put 0 on it), and
+// α_1 <= ε on a text that is no sink, so its sum is at most k + (n - k)·ε for k sinks.
+void check_self_attention_counts(const Checker& c, const Json& head, const std::string& pointer, double epsilon) {
+  const char* const kOneToken[] = {"entropy_normalised_mean", "previous_token_mass", "previous_token_score", "duplicate_token_score",
+                                   "induction_score_tl"};
+  const Json& texts = head.at(kOneToken[0]).at("texts");
+  for (const char* name : kOneToken)
+    if (head.at(name).at("texts") != texts)
+      c.fail(pointer + "/" + name + "/texts", shown(texts) + " (" + pointer + "/" + kOneToken[0] + "/texts: both are undefined " +
+                                                  "only on a one-token text)", shown(head.at(name).at("texts")));
+  if (head.at("induction_score").at("texts").get<long long>() > texts.get<long long>())
+    c.fail(pointer + "/induction_score/texts", "at most " + shown(texts) + " (the texts of more than one token: a repeat needs three)",
+           shown(head.at("induction_score").at("texts")));
+  const Json& mass = head.at("first_token_mass");
+  const Json& sink = head.at("sink_rate");
+  const double n = mass.at("texts").get<double>();
+  if (n == 0 || sink.at("texts") == 0) return;
+  const double sinks = std::round(sink.at("mean").get<double>() * sink.at("texts").get<double>());
+  const double most = (sinks + (n - sinks) * epsilon) / n;
+  if (mass.at("mean").get<double>() > most + kTokenBoundSlack)
+    c.fail(pointer + "/first_token_mass/mean",
+           "at most " + shown(Json(most)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
+               shown(mass.at("texts")) + "; on the others the first key's weight is at most sink_epsilon " + shown(Json(epsilon)) + ")",
+           shown(mass.at("mean")));
+}
+
 using HeadKey = std::tuple<std::string, std::string, long long, long long>;  // stack, kind, layer, head
 
 std::string head_name(const HeadKey& key) {
@@ -319,6 +347,7 @@ HeadKey check_head(const Checker& c, const Json& head, const std::string& pointe
       if (head.at(names[s]).at("texts") != 0)
         c.fail(pointer + "/" + names[s] + "/texts", "0 (a statistic of self-attention; this head is cross-attention)",
                shown(head.at(names[s]).at("texts")));
+  if (kind != "cross") check_self_attention_counts(c, head, pointer, settings.at("sink_epsilon").get<double>());
   return {stack, kind, layer, h};
 }
 
