@@ -100,6 +100,8 @@ JOURNAL = {  # --resume: the first text line of SRC/texts.jsonl changed
     "journal_tokens_zero": lambda t: t.update(tokens=0),
     "journal_tokens_above": lambda t: t.update(tokens=17),
     "journal_unknown_member": lambda t: t.update(note="edited"),
+    "journal_one_token_null": lambda t: t["heads"][0][4].__setitem__(9, None),
+    "journal_mass_without_sink": lambda t: t["heads"][0][4].__setitem__(6, 0.5),
 }
 
 MIXED = {  # --merge: SRC's census.json beside the journal of another run

@@ -222,6 +222,8 @@ attnviz_resume_refused(journal_null_never "/heads/0/4/0: L0H0 entropy_mean: expe
 attnviz_resume_refused(journal_string_value "/heads/0/4/1: L0H0 entropy_normalised_mean: expected a number in \\[0, 1\\] .*, got \"0\\.5\"")
 attnviz_resume_refused(journal_tokens_zero "/tokens: expected a number of tokens from 1, at most 16 \\(settings\\.max_tokens\\), got 0")
 attnviz_resume_refused(journal_tokens_above "/tokens: expected a number of tokens from 1, at most 16 \\(settings\\.max_tokens\\), got 17")
+attnviz_resume_refused(journal_one_token_null "/heads/0: L0H0: previous_token_score is null and entropy_normalised_mean a number \\(both are undefined only on a one-token text\\)")
+attnviz_resume_refused(journal_mass_without_sink "/heads/0: L0H0: first_token_mass 0\\.500000 above sink_epsilon 0\\.300000 while sink_rate is 0")
 attnviz_resume_refused(journal_unknown_member "unknown member /note \\(a journal line has index, tokens, heads\\)")
 
 # A merge of merges is an input like any other: shard 0 merged alone, then with shard 1.

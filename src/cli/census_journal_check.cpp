@@ -45,12 +45,32 @@ JournalLineChecker::JournalLineChecker(const std::string& path, const CensusProv
   layers_ = model.at("layers").get<long long>();
   heads_ = model.at("heads").get<long long>();
   max_tokens_ = settings.at("max_tokens").get<long long>();
+  sink_epsilon_ = settings.at("sink_epsilon").get<double>();
   layers_text_ = settings.at("layers").get<std::string>();
   selected_ = parse_layer_selection(layers_text_, static_cast<int>(layers_));
 }
 
 void JournalLineChecker::fail(long line_number, const std::string& detail) const {
   throw InputError::inconsistent(path_, "line " + std::to_string(line_number) + ": " + detail + " (a damaged journal; remove it to start afresh)");
+}
+
+void JournalLineChecker::check_self_attention(const std::vector<std::optional<double>>& row, long line_number, const std::string& where) const {
+  const std::vector<std::string>& names = corpus_statistic_names();
+  const auto at = [&](const char* name) { return row[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())]; };
+  // Undefined only on a one-token text: all of them, or none; a repeat (induction) needs n >= 3.
+  const char* const kOneToken[] = {"entropy_normalised_mean", "previous_token_mass", "previous_token_score", "duplicate_token_score",
+                                   "induction_score_tl"};
+  for (const char* name : kOneToken)
+    if (at(name).has_value() != at(kOneToken[0]).has_value())
+      fail(line_number, where + ": " + name + " is " + (at(name) ? "a number" : "null") + " and " + kOneToken[0] + " " +
+                            (at(kOneToken[0]) ? "a number" : "null") + " (both are undefined only on a one-token text)");
+  if (at("induction_score") && !at(kOneToken[0]))
+    fail(line_number, where + ": induction_score is a number on a text where " + kOneToken[0] + " is null (a one-token text has no repeat)");
+  // No sink: α_1 <= ε, and the first-token mass is at most α_1.
+  const std::optional<double> sink = at("sink_rate"), mass = at("first_token_mass");
+  if (sink && *sink == 0 && mass && *mass > sink_epsilon_ + kTokenBoundSlack)
+    fail(line_number, where + ": first_token_mass " + std::to_string(*mass) + " above sink_epsilon " + std::to_string(sink_epsilon_) +
+                          " while sink_rate is 0 (the first-token mass is at most the first key's importance α_1)");
 }
 
 void JournalLineChecker::expect_heads(bool blocks, int decoder_layers) {
@@ -138,6 +158,7 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
                               ", got " + shown(v));
       row.push_back(x);
     }
+    if (kind != "cross") check_self_attention(row, line_number, at + ": " + name);
     text.heads.push_back({CensusHead{stack, kind, layer, head}, std::move(row)});
   }
   for (const HeadKey& key : expected_)

@@ -6,7 +6,9 @@
 #include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
+#include <optional>
 #include <tuple>
+#include <vector>
 
 #include "cli/corpus_census.hpp"
 #include "model/model_run.hpp"
@@ -27,7 +29,9 @@ class JournalLineChecker {
   /// and decoder self- and cross-attention, the decoder as deep as on the first text line),
   /// values one per corpus statistic: a number in statistic_range_for (max_tokens narrowed to
   /// the text's tokens), sink_rate exactly 0 or 1, null only where the statistic may be
-  /// undefined (never for statistic_always_defined; always where statistic_applies is false).
+  /// undefined (never for statistic_always_defined; always where statistic_applies is false);
+  /// for self-attention, the statistics undefined only on a one-token text null together,
+  /// induction_score null where they are, and first_token_mass ≤ sink_epsilon where sink_rate is 0.
   /// Throws InputError "FILE: line L: …" naming the member, head and statistic, and the value.
   TextStatistics check(const nlohmann::ordered_json& line, long line_number);
 
@@ -35,8 +39,11 @@ class JournalLineChecker {
   using HeadKey = std::tuple<std::string, std::string, int, int>;  // stack, kind, layer, head
   [[noreturn]] void fail(long line_number, const std::string& detail) const;
   void expect_heads(bool blocks, int decoder_layers);
+  // A self-attention head's values against each other (as census_check's across one head).
+  void check_self_attention(const std::vector<std::optional<double>>& row, long line_number, const std::string& where) const;
   std::string path_;
   long long layers_ = 0, heads_ = 0, max_tokens_ = 0;
+  double sink_epsilon_ = 0;
   std::string layers_text_;
   LayerSelection selected_;
   bool heads_known_ = false;
