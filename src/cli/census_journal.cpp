@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -56,7 +57,7 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
   long line_number = 0;
   const std::string expected = journal_header(provenance, shard);
   std::set<long> seen;
-  JournalLineChecker lines(path, provenance);
+  std::optional<JournalLineChecker> lines;  // made once the header is known to be this run's
   long corpus_texts = -1, shard_index = 0, shard_count = 0;
   if (const Json corpus = Json::parse(provenance.corpus, nullptr, false); corpus.is_object() && corpus.contains("texts") &&
                                                                           corpus["texts"].is_number_integer())
@@ -98,7 +99,8 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
       continue;
     }
     try {
-      TextStatistics text = lines.check(value, line_number);
+      if (!lines) lines.emplace(path, provenance);
+      TextStatistics text = lines->check(value, line_number);
       // A damaged journal must not be counted: a text twice, or one this run's shard of the
       // corpus does not hold, would shift every mean without a word.
       const std::string where = "line " + std::to_string(line_number) + ": text " + std::to_string(text.index);

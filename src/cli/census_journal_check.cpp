@@ -37,17 +37,34 @@ std::optional<long long> whole(const Json& value) {
   return value.get<long long>();
 }
 
+// More heads than any model has (a run's line holds each): a header claiming more is refused
+// before a set of that size is built.
+constexpr long long kMaxHeads = 1 << 20;
+
 }  // namespace
 
 JournalLineChecker::JournalLineChecker(const std::string& path, const CensusProvenance& provenance) : path_(path) {
-  // The header equals this run's, so these members are the run's own.
-  const Json model = Json::parse(provenance.model), settings = Json::parse(provenance.settings);
-  layers_ = model.at("layers").get<long long>();
-  heads_ = model.at("heads").get<long long>();
-  max_tokens_ = settings.at("max_tokens").get<long long>();
-  sink_epsilon_ = settings.at("sink_epsilon").get<double>();
-  layers_text_ = settings.at("layers").get<std::string>();
-  selected_ = parse_layer_selection(layers_text_, static_cast<int>(layers_));
+  // The header equals this run's, so these members are the run's own; read warily all the same
+  // (the fuzzer hands it a header's).
+  const Json model = Json::parse(provenance.model, nullptr, false), settings = Json::parse(provenance.settings, nullptr, false);
+  const auto member = [](const Json& part, const char* key) { return part.is_object() && part.contains(key) ? part[key] : Json(); };
+  const std::optional<long long> layers = whole(member(model, "layers")), heads = whole(member(model, "heads")),
+                                 max_tokens = whole(member(settings, "max_tokens"));
+  const Json selection = member(settings, "layers"), epsilon = member(settings, "sink_epsilon");
+  if (!layers || !heads || *layers < 1 || *heads < 1 || *heads > kMaxHeads / *layers || !max_tokens || *max_tokens < 0 ||
+      !selection.is_string() || !epsilon.is_number())
+    throw InputError::inconsistent(path, "line 1: not the header of a census run (model.layers, model.heads, settings.layers, "
+                                         "settings.max_tokens and settings.sink_epsilon as a run writes them)");
+  layers_ = *layers;
+  heads_ = *heads;
+  max_tokens_ = *max_tokens;
+  sink_epsilon_ = epsilon.get<double>();
+  layers_text_ = selection.get<std::string>();
+  try {
+    selected_ = parse_layer_selection(layers_text_, static_cast<int>(layers_));
+  } catch (const UsageError&) {
+    throw InputError::inconsistent(path, "line 1: settings.layers " + shown(selection) + " selects no layer of " + std::to_string(layers_));
+  }
 }
 
 void JournalLineChecker::fail(long line_number, const std::string& detail) const {
@@ -73,7 +90,8 @@ void JournalLineChecker::check_self_attention(const std::vector<std::optional<do
                           " while sink_rate is 0 (the first-token mass is at most the first key's importance α_1)");
 }
 
-void JournalLineChecker::expect_heads(bool blocks, int decoder_layers) {
+void JournalLineChecker::expect_heads(bool blocks, int decoder_layers, long line_number) {
+  if ((layers_ + 2LL * decoder_layers) * heads_ > kMaxHeads) fail(line_number, "a decoder of " + std::to_string(decoder_layers) + " layers");
   const auto add = [&](const std::string& stack, const std::string& kind, long long layers) {
     for (long long layer = 0; layer < layers; ++layer)
       if (selected_.all() || selected_.contains(static_cast<int>(layer)))
@@ -108,9 +126,9 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
     const bool blocks = !heads.empty() && heads[0].is_array() && !heads[0].empty() && heads[0][0] != "";
     int decoder_layers = 0;
     for (const Json& h : heads)
-      if (h.is_array() && h.size() == 5 && h[0] == "decoder" && h[2].is_number_integer())
-        decoder_layers = std::clamp(h[2].get<int>() + 1, decoder_layers, 1 << 16);
-    expect_heads(blocks, decoder_layers);
+      if (h.is_array() && h.size() == 5 && h[0] == "decoder" && whole(h[2]))
+        decoder_layers = static_cast<int>(std::clamp<long long>(*whole(h[2]) + 1, decoder_layers, 1 << 16));
+    expect_heads(blocks, decoder_layers, line_number);
     heads_known_ = true;
   }
   std::set<HeadKey> seen;

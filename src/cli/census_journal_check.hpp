@@ -19,7 +19,8 @@ namespace attnviz {
 class JournalLineChecker {
  public:
   /// `path` for messages; the heads and bounds come from `provenance` (model layers and heads,
-  /// settings.layers and max_tokens), which the header was checked to equal.
+  /// settings.layers, max_tokens and sink_epsilon), which the header was checked to equal.
+  /// Throws InputError "FILE: line 1: …" when those members are not a run's.
   JournalLineChecker(const std::string& path, const CensusProvenance& provenance);
 
   /// The text of `line` (line `line_number` of the file). A valid line has exactly the members
@@ -38,7 +39,7 @@ class JournalLineChecker {
  private:
   using HeadKey = std::tuple<std::string, std::string, int, int>;  // stack, kind, layer, head
   [[noreturn]] void fail(long line_number, const std::string& detail) const;
-  void expect_heads(bool blocks, int decoder_layers);
+  void expect_heads(bool blocks, int decoder_layers, long line_number);
   // A self-attention head's values against each other (as census_check's across one head).
   void check_self_attention(const std::vector<std::optional<double>>& row, long line_number, const std::string& where) const;
   std::string path_;
