@@ -259,7 +259,7 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
   } else {
     const StatisticRange range = statistic_range_for(name, max_tokens);
     const std::string range_text = " in [" + bound_text(range.low) + ", " + bound_text(range.high) + "]";
-    const double slack = kStatisticRangeSlack + (range.high < kInf && max_tokens > 0 ? kTokenBoundSlack * range.high : 0.0);
+    const double slack = statistic_range_slack(name, max_tokens);
     r.mean = c.number(stat.at("mean"), pointer + "/mean", range_text);
     if (r.mean < range.low - slack || r.mean > range.high + slack)
       c.fail(pointer + "/mean", "a mean" + range_text + " (" + range.what + ")", shown(stat.at("mean")));
@@ -420,6 +420,11 @@ StatisticRange statistic_range_for(const std::string& statistic, long long max_t
   if (statistic == "mean_distance") range = {0, n - 1, "a distance in tokens, at most /settings/max_tokens - 1"};
   if (statistic == "max_weight_mean") range = {1 / n, 1, "the largest of k <= /settings/max_tokens weights summing to 1"};
   return range;
+}
+
+double statistic_range_slack(const std::string& statistic, long long max_tokens) {
+  const bool narrowed = max_tokens > 0 && (statistic == "entropy_mean" || statistic == "mean_distance" || statistic == "max_weight_mean");
+  return kStatisticRangeSlack + (narrowed ? kTokenBoundSlack * statistic_range_for(statistic, max_tokens).high : 0.0);
 }
 
 bool statistic_applies(const std::string& statistic, const std::string& kind) {

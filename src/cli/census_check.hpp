@@ -28,6 +28,10 @@ StatisticRange statistic_range_for(const std::string& statistic, long long max_t
 /// weights summing to 1 ± 1e-7 shift an entropy or a distance by about that much, relatively.
 inline constexpr double kTokenBoundSlack = 1e-6;
 
+/// The slack for statistic_range_for(statistic, max_tokens): kStatisticRangeSlack, plus
+/// kTokenBoundSlack × the bound where max_tokens narrowed it.
+double statistic_range_slack(const std::string& statistic, long long max_tokens);
+
 /// Whether a head of `kind` ("cross": cross-attention; anything else: self-attention) has
 /// `statistic` at all: cross-attention has the first three (docs/corpus.md).
 bool statistic_applies(const std::string& statistic, const std::string& kind);

@@ -166,7 +166,7 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
       }
       // A row sees at most the text's tokens as keys: max_tokens narrowed to this text's.
       const StatisticRange range = statistic_range_for(names[s], max_tokens_ > 0 ? text.tokens : 0);
-      const double slack = kStatisticRangeSlack + (std::isfinite(range.high) && max_tokens_ > 0 ? kTokenBoundSlack * range.high : 0.0);
+      const double slack = statistic_range_slack(names[s], max_tokens_ > 0 ? text.tokens : 0);
       const double x = v.is_number() ? v.get<double>() : std::nan("");
       if (names[s] == "sink_rate" ? !(x == 0 || x == 1) : !(x >= range.low - slack && x <= range.high + slack))
         fail(line_number, what + ": expected " + (names[s] == "sink_rate" ? std::string("0 or 1 (the text's sink indicator)")
