@@ -1,6 +1,7 @@
 // The maths against the hand-checked cases of tests/attention-cases.md (float64
 // NumPy and PyTorch references there; tolerance 1e-6 on weights unless a case says otherwise).
 #include "attention/attention.hpp"
+#include "core/split_product.hpp"
 
 #include "attention/mask.hpp"
 #include "io/input_schema.hpp"
@@ -355,4 +356,36 @@ TEST_CASE("cached_self_attention: head by head hands on the same weights and out
   for (int h = 0; h < 4; ++h) CHECK(handed[static_cast<std::size_t>(h)] == whole.weights[static_cast<std::size_t>(h)]);
   CHECK(by_head.output == whole.output);
   CHECK(by_head.fully_masked_rows == whole.fully_masked_rows);
+}
+
+// Issue 22: a census's shards (--threads 1) must merge into what one process with the default
+// threads writes, so no number may depend on the thread count. Eigen's own split put a row
+// block's edge rows through kernels that sum in another order (1e-6 apart on 1000 tokens).
+TEST_CASE("attention: weights and outputs are the same bits for 1 2 and 3 threads", "[attention][heads]") {
+  const long n = 1800, d_model = 12;  // long enough that each head's row blocks spread over the threads
+  const AttentionLayer layer = random_gqa_layer(d_model);
+  const Matrix x = Matrix::Random(n, d_model);
+  const MaskMatrix causal = build_mask(n, n, true, {});
+  const int budget = Eigen::nbThreads();
+  std::vector<AttentionResult> by_threads;
+  for (int threads : {1, 2, 3}) {
+    Eigen::setNbThreads(threads);
+    KeyValueCache cache;
+    by_threads.push_back(cached_self_attention(layer, x, cache, causal, AttentionWants{false, true}, rope_at(0, n)));
+  }
+  Eigen::setNbThreads(budget);
+  for (std::size_t t = 1; t < by_threads.size(); ++t) {
+    CAPTURE(t + 1);
+    REQUIRE(by_threads[t].weights.size() == by_threads[0].weights.size());
+    for (std::size_t h = 0; h < by_threads[0].weights.size(); ++h) CHECK(by_threads[t].weights[h] == by_threads[0].weights[h]);
+    CHECK(by_threads[t].output == by_threads[0].output);
+  }
+}
+
+TEST_CASE("split_product: x·w in fixed column blocks, the same bits for any thread count", "[attention]") {
+  const Matrix x = Matrix::Random(700, 300);
+  const Matrix w = Matrix::Random(300, 1100);  // five blocks of 256 columns, the last one short
+  const Matrix one = split_product(x, w, 1);
+  CHECK((one - Matrix(x * w)).cwiseAbs().maxCoeff() < 1e-4);
+  for (int threads : {2, 3, 8}) CHECK(split_product(x, w, threads) == one);
 }

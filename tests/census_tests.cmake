@@ -7,6 +7,12 @@ add_test(NAME census_shards
 set_tests_properties(census_shards PROPERTIES
   SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
 
+# A corpus edited, cut short or rewritten while a run reads it: exit 1, one line naming the file
+# and the change, the journal kept with what to do (census_corpus_change_test.py).
+add_test(NAME census_corpus_change
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/census_corpus_change_test.py $<TARGET_FILE:attnviz> ${PROJECT_SOURCE_DIR})
+set_tests_properties(census_corpus_change PROPERTIES PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
+
 add_test(NAME census_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/census_reference_test.py $<TARGET_FILE:attnviz> ${PROJECT_SOURCE_DIR})
 set_tests_properties(census_reference PROPERTIES PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed" FAIL_REGULAR_EXPRESSION "FAIL")
@@ -22,6 +28,12 @@ attnviz_bad_run(cli_census_bad_line "attnviz: error: .*corpus_bad_line\\.jsonl: 
 # A shard past the corpus's texts (more array tasks than texts) says so, not "nothing to draw".
 attnviz_bad_run(cli_census_empty_shard "attnviz: error: --shard: 5/10 holds no text: the corpus has 3 texts after skipped lines and --limit"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 3 --shard 5/10 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# N at most the texts, as docs/corpus.md says: 0/41 over 40 texts was accepted (its shard held text 0).
+attnviz_bad_run(cli_census_more_shards_than_texts "attnviz: error: --shard: 0/41 splits fewer texts than shards: the corpus has 40 texts after skipped lines and --limit \\(give N of at most 40\\)"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 40 --shard 0/41 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# A directory is named as one (it was described as "a pipe, /dev/stdin or a device").
+attnviz_bad_run(cli_census_directory "attnviz: error: [^ ]*corpus: is a directory: --corpus takes a file of texts"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${PROJECT_SOURCE_DIR}/data/corpus -o ${ATTNVIZ_CLI_OUT}/census_bad)
 # A pipe cannot be read twice: refused naming the file (the corpus is numbered, then run).
 attnviz_bad_run(cli_census_pipe "attnviz: error: /dev/null: is not a regular file"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus /dev/null -o ${ATTNVIZ_CLI_OUT}/census_bad)
@@ -30,6 +42,19 @@ attnviz_bad_run(cli_census_bad_id "attnviz: error: .*corpus_bad_id\\.jsonl: line
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_id.jsonl -o ${ATTNVIZ_CLI_OUT}/census_bad)
 attnviz_bad_run(cli_census_no_truncate "attnviz: error: .*stories260k_stories\\.txt: line 1: [0-9]+ tokens, over --max-tokens"
   census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 8 --no-truncate -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# --max-tokens past the model's context once failed at the first long text, mid-run, naming
+# --token-ids (not an option of census) and leaving a journal --resume refused: now refused first.
+attnviz_bad_run(cli_census_max_tokens_over_context "attnviz: error: --max-tokens: 100000 is over stories260K's context length of 2048 tokens"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --max-tokens 100000 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# An error about one text names the corpus file and line (it named neither: which of thousands?).
+attnviz_bad_run(cli_census_text_over_memory "attnviz: error: [^ ]*corpus_long_text\\.txt: line 1 \\(text 0\\): the forward pass over 685 tokens needs about"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_long_text.txt --max-memory 4 -o ${ATTNVIZ_CLI_OUT}/census_bad)
+# --sink-epsilon outside [0, 1], nan included (CLI11's Range let nan through), refused at parsing.
+foreach(epsilon nan inf -0.1 1.5)
+  string(MAKE_C_IDENTIFIER "${epsilon}" epsilon_name)
+  attnviz_bad_run(cli_census_sink_epsilon_${epsilon_name} "--sink-epsilon: expected a number from 0 to 1, got \"${epsilon}\""
+    census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --sink-epsilon=${epsilon} -o ${ATTNVIZ_CLI_OUT}/census_bad)
+endforeach()
 add_test(NAME cli_census_skip_bad_lines
          COMMAND attnviz census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl
                  --skip-bad-lines --quiet --resume -o ${ATTNVIZ_CLI_OUT}/census_skip)
@@ -250,3 +275,13 @@ set_tests_properties(cli_census_merge_encdec PROPERTIES FIXTURES_REQUIRED census
 add_test(NAME cli_census_corpus_head_by_head
          COMMAND sh -c "rm -rf '${ATTNVIZ_CLI_OUT}/census_long' && '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_long_text.txt' --max-memory 10 --quiet -o '${ATTNVIZ_CLI_OUT}/census_long'")
 set_tests_properties(cli_census_corpus_head_by_head PROPERTIES PASS_REGULAR_EXPRESSION "1 texts? \\(685 tokens\\)")
+
+# The numbers do not depend on --threads (shards run with --threads 1 merge into what one
+# process with the default threads writes): a 1000-token text, where the attention's row blocks
+# spread over the threads, with 1 and 2 threads.
+add_test(NAME cli_census_threads_same_numbers
+         COMMAND sh -c "set -e; out='${ATTNVIZ_CLI_OUT}/census_threads'; rm -rf \"$out\"; mkdir -p \"$out\"
+/usr/bin/python3 -c 'import json, random; random.seed(3); print(json.dumps({\"token_ids\": [1] + [random.randrange(2, 512) for _ in range(999)]}))' > \"$out/n1000.jsonl\"
+for t in 1 2; do '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus \"$out/n1000.jsonl\" --threads $t --quiet -o \"$out/t$t\"; done
+cmp \"$out/t1/census.csv\" \"$out/t2/census.csv\" && echo same numbers")
+set_tests_properties(cli_census_threads_same_numbers PROPERTIES PASS_REGULAR_EXPRESSION "same numbers")

@@ -554,6 +554,10 @@ add_test(NAME cli_stale_census_heatmaps COMMAND attnviz heatmaps ${ATTNVIZ_USE_L
 attnviz_expect(cli_stale_census 0
   "\nattnviz: warning: [^\n]*stale_census already holds 5 files from an earlier run that this run did not write, so they are not from it: grid\\.png ... head_3\\.png \\(5 files\\)$"
   census --model ${ATTNVIZ_STORIES_GGUF} --corpus ${PROJECT_SOURCE_DIR}/data/corpus/stories260k_stories.txt --limit 2 -o ${ATTNVIZ_CLI_OUT}/stale_census)
-set_tests_properties(cli_stale_explain_png cli_stale_census_heatmaps PROPERTIES DEPENDS cli_stale_more_setup)
+# A fixture, not only an order: `ctest -R stale_census` alone also starts from an empty folder
+# (a census refuses a folder holding an earlier run's journal).
+set_tests_properties(cli_stale_more_setup PROPERTIES FIXTURES_SETUP stale_more)
+set_tests_properties(cli_stale_explain_png cli_stale_census_heatmaps cli_stale_explain_svg cli_stale_census PROPERTIES
+  DEPENDS cli_stale_more_setup FIXTURES_REQUIRED stale_more)
 set_tests_properties(cli_stale_explain_svg PROPERTIES DEPENDS cli_stale_explain_png)
 set_tests_properties(cli_stale_census PROPERTIES DEPENDS cli_stale_census_heatmaps)

@@ -66,6 +66,9 @@ TEST_CASE("corpus_file: each kind of bad JSONL line is named with its line numbe
   bad("{\"token_ids\": [1, -2]}", "/token_ids/1: expected a token id");
   bad("{\"text\": \"a\", \"token_ids\": [1]}", "both");
   bad("{\"text\": \"\\udcff\"}", "not valid JSON");  // a lone surrogate: nlohmann refuses it
+  // nlohmann keeps the last of a repeated key: the line would have run "b" in silence.
+  bad("{\"text\": \"a\", \"text\": \"b\"}", "the key \"text\" appears twice in one object");
+  bad("{\"text\": \"a\", \"meta\": {\"x\": 1, \"x\": 2}}", "the key \"x\" appears twice");
 }
 
 TEST_CASE("corpus_file: --skip-bad-lines skips and counts them, --limit counts after skipping", "[census][io]") {
@@ -85,7 +88,7 @@ TEST_CASE("corpus_file: --skip-bad-lines skips and counts them, --limit counts a
 TEST_CASE("corpus_file: an empty corpus, or one of bad lines only, is refused", "[census][io][errors]") {
   test::TempDir dir;
   REQUIRE_THROWS_WITH(texts_of(write(dir, "empty.txt", "\n \n")), Contains("empty.txt: no texts to run (2 lines: 2 blank, 0 bad)"));
-  REQUIRE_THROWS_WITH(read_corpus(write(dir, "bad.jsonl", "x\n"), {"", true, -1}, {}), Contains("no texts to run (1 lines: 0 blank, 1 bad)"));
+  REQUIRE_THROWS_WITH(read_corpus(write(dir, "bad.jsonl", "x\n"), {"", true, -1}, {}), Contains("no texts to run (1 line: 0 blank, 1 bad)"));
   REQUIRE_THROWS_WITH(texts_of(dir.file("missing.txt")), Contains("missing.txt: cannot read"));
 }
 
@@ -102,4 +105,30 @@ TEST_CASE("corpus_file: the fingerprint is the file's bytes", "[census][io]") {
 TEST_CASE("corpus_file: a text line that is not UTF-8 is a bad line", "[census][io][errors]") {
   test::TempDir dir;
   REQUIRE_THROWS_WITH(texts_of(write(dir, "latin1.txt", "fine\ncaf\xe9\n")), Contains("latin1.txt: line 2: the line is not UTF-8 (byte offset 3)"));
+}
+
+TEST_CASE("corpus_file: a UTF-8 byte order mark is no part of text 0, in either format", "[census][io]") {
+  test::TempDir dir;
+  const std::vector<CorpusText> plain = texts_of(write(dir, "bom.txt", "\xEF\xBB\xBFone\ntwo\n"));
+  REQUIRE(plain.size() == 2);
+  CHECK(*plain[0].text == "one");
+  const std::vector<CorpusText> jsonl = texts_of(write(dir, "bom.jsonl", "\xEF\xBB\xBF{\"text\": \"one\"}\n"));
+  REQUIRE(jsonl.size() == 1);
+  CHECK(*jsonl[0].text == "one");
+  // Only at the start of the file: elsewhere it is the text's own character (U+FEFF).
+  CHECK(*texts_of(write(dir, "mid.txt", "one\n\xEF\xBB\xBFtwo\n"))[1].text == "\xEF\xBB\xBFtwo");
+}
+
+TEST_CASE("corpus_file: a directory is named as one, not as a pipe or device", "[census][io][errors]") {
+  test::TempDir dir;
+  REQUIRE_THROWS_WITH(texts_of(dir.path().string()), Contains(": is a directory: --corpus takes a file of texts"));
+}
+
+TEST_CASE("corpus_file: --limit says whether it cut (a bad line or blank after it is no text)", "[census][io]") {
+  test::TempDir dir;
+  const std::string path = write(dir, "c.jsonl", "{\"text\": \"a\"}\n{\"text\": \"b\"}\n\nnot json\n");
+  CHECK_FALSE(read_corpus(path, {"", false, 2}, {}).cut_by_limit);
+  CHECK_FALSE(read_corpus(path, {"", true, 5}, {}).cut_by_limit);
+  CHECK(read_corpus(path, {"", false, 1}, {}).cut_by_limit);
+  CHECK_FALSE(read_corpus(path, {"", true, -1}, {}).cut_by_limit);
 }

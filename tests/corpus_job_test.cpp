@@ -2,6 +2,7 @@
 // summary, and every bad input refused in one line, exit 1, nothing written.
 #include "cli/corpus_job.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -80,6 +81,18 @@ TEST_CASE("corpus_job: bad input is refused in one line, exit 1, nothing written
     o.max_tokens = 12;
     o.no_truncate = true;
     check_refused(o, "good.txt: line 1: 16 tokens, over --max-tokens / the model's context of 12");
+  }
+  SECTION("--max-tokens over the model's context (it failed mid-run naming --token-ids)") {
+    Options o = census_options(good, dir.file("out"));
+    o.max_tokens = 100000;
+    check_refused(o, "--max-tokens: 100000 is over stories260K's context length of 2048 tokens");
+  }
+  SECTION("--sink-epsilon nan, inf, negative or over 1") {
+    for (const double epsilon : {std::nan(""), HUGE_VAL, -0.1, 1.5}) {
+      Options o = census_options(good, dir.file("out"));
+      o.sink_epsilon = epsilon;
+      check_refused(o, "--sink-epsilon: must be in [0, 1]");
+    }
   }
   SECTION("--shard 3/2") {
     Options o = census_options(good, dir.file("out"));

@@ -11,6 +11,7 @@
 #include "attention/mask.hpp"
 #include "attention/softmax.hpp"
 #include "attention/value_vectors.hpp"
+#include "core/split_product.hpp"
 
 namespace attnviz {
 
@@ -53,19 +54,10 @@ class ExplicitThreads {
   int budget_;
 };
 
-// X·W + b for all heads at once: one GEMM instead of one per head. With several threads each
-// computes a block of columns (no synchronisation inside the product; Eigen runs one-threaded
-// inside an OpenMP region).
+// X·W + b for all heads at once: one GEMM instead of one per head, in split_product's fixed
+// column blocks spread over the threads (the same bits for every thread count).
 Matrix project(const Matrix& x, const Matrix& w, const Vector& b, const ExplicitThreads& pool) {
-  Matrix y(x.rows(), w.cols());  // [n, width]
-  const int threads = pool.threads_for(2.0 * static_cast<double>(x.rows() * x.cols() * w.cols()));
-  const Eigen::Index block = (w.cols() + threads - 1) / threads;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    const Eigen::Index first = t * block;
-    const Eigen::Index width = std::min(block, w.cols() - first);
-    if (width > 0) y.middleCols(first, width).noalias() = x * w.middleCols(first, width);
-  }
+  Matrix y = split_product(x, w, pool.threads_for(2.0 * static_cast<double>(x.rows() * x.cols() * w.cols())));  // [n, width]
   if (b.size() != 0) y.rowwise() += b.transpose();
   return y;
 }
@@ -117,11 +109,6 @@ void prepare_queries_keys(const AttentionLayer& layer, Matrix& q, Matrix& k, con
   }
 }
 
-// Logit soft-capping of scaled scores in place: s -> c·tanh(s/c) (Gemma 2; bounded by ±c).
-void soft_cap(Matrix& scores, Scalar cap) {
-  if (cap > 0) scores = (scores.array() / cap).tanh() * cap;
-}
-
 // attend's end, after the heads: an overflowing head named, else the concat, W_O and the value
 // vectors.
 void finish_attention(const AttentionLayer& layer, const Eigen::Ref<const Matrix>& v, const AttentionWants& wants,
@@ -159,41 +146,46 @@ void finish_attention(const AttentionLayer& layer, const Eigen::Ref<const Matrix
   }
 }
 
+// Eq. (1) for query rows [first, first + count) of head h (key/value head g), in place in
+// `scores` (those rows of the head's [n_q, n_k] matrix): (Q/√d_k)Kᵀ, soft-capping, the masked
+// scores when wanted, the softmax, and A·V into the head's outputs. False when a score overflows.
+// Both attention paths compute every head in the same fixed blocks of kAttentionBlockRows rows,
+// so a row's numbers depend neither on the path nor on the thread count.
+bool attend_rows(const AttentionLayer& layer, const Matrix& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
+                 const MaskMatrix& allowed, const RowSpans& spans, const AttentionWants& wants, int h, long first, long count,
+                 Eigen::Ref<Matrix> scores, AttentionResult& result) {
+  const long d_k = layer.d_k(), d_v = layer.d_v();
+  const int g = h / (layer.num_heads / layer.num_kv_heads);
+  scores.noalias() = q.middleRows(first, count).middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
+  if (!scores.allFinite()) return false;
+  if (layer.logit_softcap > 0) scores = (scores.array() / layer.logit_softcap).tanh() * layer.logit_softcap;
+  if (wants.scores) {
+    result.scores[h].middleRows(first, count) = scores;
+    softmax_mask_scores(result.scores[h].middleRows(first, count), allowed, first);
+  }
+  softmax_rows_in_place(scores, allowed, first, spans);
+  if (wants.outputs) result.head_outputs[h].middleRows(first, count).noalias() = scores * v.middleCols(g * d_v, d_v);
+  return true;
+}
+
 // attend for a caller that takes the weights head by head: one head [n_q, n_k] at a time, its
-// rows split in `threads` blocks computed at once, then handed to `per_head`. Stops at a head
-// whose scores overflow (finite[h] = 0), before handing it on.
+// row blocks spread over `threads` threads, then handed to `per_head`. Stops at a head whose
+// scores overflow (finite[h] = 0), before handing it on.
 void attend_by_rows(const AttentionLayer& layer, const Matrix& q, const Eigen::Ref<const Matrix>& k,
                     const Eigen::Ref<const Matrix>& v, const MaskMatrix& allowed, const RowSpans& spans, const AttentionWants& wants,
                     int threads, std::vector<char>& finite, const HeadWeightsSink& per_head, AttentionResult& result) {
-  const long d_k = layer.d_k(), d_v = layer.d_v();
-  const int heads_per_kv = layer.num_heads / layer.num_kv_heads;
   const long n_q = q.rows(), n_k = k.rows();
-  // Soft-capped scores (Gemma 2) stay in one block: tanh over other blocks could round another way.
-  if (layer.logit_softcap > 0) threads = 1;
-  const long rows_per_block = (n_q + threads - 1) / threads;
+  const long blocks = (n_q + kAttentionBlockRows - 1) / kAttentionBlockRows;
+  threads = std::max(1, std::min(threads, static_cast<int>(blocks)));
   Matrix weights;
-  std::vector<char> block_finite(static_cast<std::size_t>(threads), 1);
+  std::vector<char> block_finite(static_cast<std::size_t>(blocks), 1);
   for (int h = 0; h < layer.num_heads; ++h) {
-    const int g = h / heads_per_kv;
     weights.resize(n_q, n_k);  // again after the sink moved the last head out
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int t = 0; t < threads; ++t) {
-      const long first = t * rows_per_block, count = std::min(rows_per_block, n_q - first);
-      block_finite[static_cast<std::size_t>(t)] = 1;
-      if (count <= 0) continue;
-      auto scores = weights.middleRows(first, count);  // Eq. (1) on these query rows, as attend does
-      scores.noalias() = q.middleRows(first, count).middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
-      if (!scores.allFinite()) {
-        block_finite[static_cast<std::size_t>(t)] = 0;
-        continue;
-      }
-      if (layer.logit_softcap > 0) scores = (scores.array() / layer.logit_softcap).tanh() * layer.logit_softcap;
-      if (wants.scores) {
-        result.scores[h].middleRows(first, count) = scores;
-        softmax_mask_scores(result.scores[h].middleRows(first, count), allowed, first);
-      }
-      softmax_rows_in_place(scores, allowed, first, spans);
-      if (wants.outputs) result.head_outputs[h].middleRows(first, count).noalias() = scores * v.middleCols(g * d_v, d_v);
+    for (long b = 0; b < blocks; ++b) {
+      const long first = b * kAttentionBlockRows, count = std::min(kAttentionBlockRows, n_q - first);
+      block_finite[static_cast<std::size_t>(b)] =
+          attend_rows(layer, q, k, v, allowed, spans, wants, h, first, count, weights.middleRows(first, count), result) ? 1 : 0;
     }
     finite[h] = std::all_of(block_finite.begin(), block_finite.end(), [](char f) { return f != 0; }) ? 1 : 0;
     if (!finite[h]) return;
@@ -210,7 +202,6 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
             const HeadWeightsSink* per_head) {
   const long d_k = layer.d_k();
   const long d_v = layer.d_v();
-  const int heads_per_kv = layer.num_heads / layer.num_kv_heads;
   result.fully_masked_rows = fully_masked_rows(allowed);
   const long n_q = q.rows();
   const long n_k = k.rows();
@@ -239,18 +230,12 @@ void attend(const AttentionLayer& layer, Matrix& q, const Eigen::Ref<const Matri
   allocate(result.weights, layer.num_heads, n_q, n_k);
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
   for (int h = 0; h < layer.num_heads; ++h) {
-    const int g = h / heads_per_kv;  // this query head's key/value head
-    Matrix& scores = result.weights[h];  // [n_q, n_k], Eq. (1): (Q/√d_k)Kᵀ, then softmax in place
-    scores.noalias() = q.middleCols(h * d_k, d_k) * k.middleCols(g * d_k, d_k).transpose();
-    finite[h] = scores.allFinite() ? 1 : 0;
-    if (!finite[h]) continue;
-    soft_cap(scores, layer.logit_softcap);
-    if (wants.scores) {
-      result.scores[h] = scores;
-      softmax_mask_scores(result.scores[h], allowed);
+    // [n_q, n_k], Eq. (1): (Q/√d_k)Kᵀ, then softmax in place: the weights A_h, a block of rows at a time.
+    Matrix& scores = result.weights[h];
+    for (long first = 0; first < n_q && finite[h]; first += kAttentionBlockRows) {
+      const long count = std::min(kAttentionBlockRows, n_q - first);
+      finite[h] = attend_rows(layer, q, k, v, allowed, spans, wants, h, first, count, scores.middleRows(first, count), result) ? 1 : 0;
     }
-    softmax_rows_in_place(scores, allowed, spans);  // now the weights A_h
-    if (wants.outputs) result.head_outputs[h].noalias() = scores * v.middleCols(g * d_v, d_v);  // [n_q, d_v]
   }
   finish_attention(layer, v, wants, pool, finite, result);
 }

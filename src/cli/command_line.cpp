@@ -590,7 +590,7 @@ void add_census_command(CLI::App& app, Options& o) {
   census->add_option("--sink-epsilon", o.sink_epsilon,
                      "sink_rate's threshold: a head is a sink on a text when its first key's mean weight exceeds it "
                      "(default 0.3, Gu et al. 2025).")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(kUnitInterval);  // CLI11's Range lets nan through
   census->add_option_function<std::string>(
       "--shard", [&o](const std::string& text) { std::tie(o.shard_index, o.shard_count) = parse_shard(text); },
       "Run texts K, K+N, K+2N, ... only (K from 0), e.g. --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT.");

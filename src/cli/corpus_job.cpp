@@ -8,12 +8,14 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/attention_job.hpp"
 #include "cli/census_journal.hpp"
 #include "cli/census_merge_check.hpp"
+#include "cli/census_settings.hpp"
 #include "cli/corpus_census.hpp"
 #include "cli/corpus_model.hpp"
 #include "cli/model_job.hpp"
@@ -23,6 +25,7 @@
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/corpus_file.hpp"
+#include "io/corpus_watch.hpp"
 
 namespace attnviz {
 
@@ -86,15 +89,27 @@ std::string hex64(std::uint64_t x) {
   return buffer;
 }
 
-CensusProvenance provenance_of(const Options& o, const ModelSummary& model, const CorpusScan& scan, long max_tokens) {
+// Settings are recorded canonically (census_settings.hpp), as what the run did: --layers as the
+// selection it makes, --limit only when it cut, --skip-bad-lines only when it skipped a line,
+// --no-bos only when a line is a text (token_ids are used as given), and truncate always true (a
+// --no-truncate run that finishes cut no text: it ran what a cutting run runs). --merge and
+// --resume compare them as text.
+CensusProvenance provenance_of(const Options& o, const ModelSummary& model, const CorpusScan& scan, long max_tokens,
+                               bool encoder_decoder, bool has_text) {
   CensusProvenance p;
   p.attnviz_version = ATTNVIZ_VERSION;
   p.model = Json{{"name", model.name}, {"architecture", model.architecture}, {"layers", model.num_layers},
                  {"heads", model.num_heads}, {"d_model", model.d_model}, {"bytes", model_bytes(o.model)}}.dump();
   p.corpus = Json{{"file", fs::path(o.corpus).filename().string()}, {"format", scan.format}, {"fnv1a64", hex64(scan.fingerprint)},
                   {"texts", scan.texts}, {"skipped_lines", scan.skipped.size()}}.dump();
-  p.settings = Json{{"layers", o.layers}, {"max_tokens", max_tokens}, {"truncate", !o.no_truncate}, {"limit", o.limit},
-                    {"skip_bad_lines", o.skip_bad_lines}, {"no_bos", o.no_bos}, {"sink_epsilon", o.sink_epsilon}}.dump();
+  // An encoder-decoder's --layers is parsed without a layer count (its stacks may differ), so
+  // only "all" itself is "all" there.
+  const std::string layers = canonical_layers(parse_layer_selection(o.layers, encoder_decoder ? 0 : model.num_layers),
+                                              encoder_decoder ? 0 : model.num_layers);
+  p.settings = Json{{"layers", layers}, {"max_tokens", max_tokens}, {"truncate", true},
+                    {"limit", canonical_limit(o.limit, scan.cut_by_limit)},
+                    {"skip_bad_lines", o.skip_bad_lines && !scan.skipped.empty()},
+                    {"no_bos", o.no_bos && has_text}, {"sink_epsilon", o.sink_epsilon}}.dump();
   return p;
 }
 
@@ -118,7 +133,7 @@ void check_census_options(const Options& o) {
   if (o.corpus.empty()) throw UsageError::bad_option("--corpus", "required: the texts, one per line (text or JSONL)");
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw UsageError::bad_option("--shard", "K/N needs 0 <= K < N (K counts from 0), got " + shard_text(o));
-  if (o.sink_epsilon < 0 || o.sink_epsilon > 1)
+  if (!(o.sink_epsilon >= 0 && o.sink_epsilon <= 1))  // nan too
     throw UsageError::bad_option("--sink-epsilon", "must be in [0, 1], got " + std::to_string(o.sink_epsilon));
 }
 
@@ -131,10 +146,65 @@ void print_skipped(const CorpusScan& scan, const Options& o, std::vector<std::st
   warnings.push_back(o.corpus + ": skipped " + counted(static_cast<long long>(scan.skipped.size()), "bad line") + " (" + list + ")");
 }
 
+// Runs one text; an error about it names the corpus file and line (which text of thousands), and
+// one the model run words as a --text or --token-ids option (options census does not have: the
+// text came from the corpus) loses that name.
+long run_text(const CorpusModel& model, const CorpusText& t, const std::vector<std::int32_t>& ids, TextStatistics& text,
+              std::vector<std::string>& warnings, const std::string& corpus) {
+  const std::string where = "line " + std::to_string(t.line) + " (text " + std::to_string(t.index) + "): ";
+  try {
+    return model.run(t, ids, text, warnings);
+  } catch (const UsageError& e) {
+    std::string what = e.what();
+    for (const std::string option : {"--token-ids: ", "--text: "})
+      if (what.rfind(option, 0) == 0) what.erase(0, option.size());
+    throw InputError::inconsistent(corpus, where + what);
+  } catch (const LimitError& e) {
+    throw LimitError(corpus + ": " + where + e.what());
+  }
+}
+
+// Runs one pass over the corpus (`pass`) and checks the file did not change during it: an error
+// the pass threw while the file changed (a line cut short reads as "not valid JSON") is reported
+// as the change. With `expected` (the first pass's hash), a pass that hashed other bytes is a
+// change too (one that kept size and time), told with `hash_advice`.
+template <typename Pass>
+CorpusScan watched_pass(const CorpusWatch& watch, const std::function<std::string()>& advice, const std::uint64_t* expected,
+                        const std::function<std::string()>& hash_advice, Pass&& pass) {
+  CorpusScan scan;
+  try {
+    scan = pass();
+  } catch (const InputError&) {
+    if (watch.changed()) watch.require_unchanged(advice());
+    throw;
+  }
+  if (watch.changed()) watch.require_unchanged(advice());
+  if (expected && scan.fingerprint != *expected)
+    watch.fail("its bytes hash to " + hex64(scan.fingerprint) + ", not " + hex64(*expected) +
+                   " as at the start, though its size and time are the same",
+               hash_advice());
+  return scan;
+}
+
 void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings) {
   const CorpusSettings settings{o.corpus_format, o.skip_bad_lines, o.limit};
   long with_text = 0;
-  const CorpusScan scan = read_corpus(o.corpus, settings, [&](const CorpusText& t) { with_text += t.text ? 1 : 0; });
+  // Stamped before the first read: each later pass, and each text, is checked against it.
+  const CorpusWatch watch(o.corpus);
+  const std::function<std::string()> before_any = [] {
+    return std::string("nothing was written; run again on the corpus as it now is");
+  };
+  const CorpusScan scan = watched_pass(watch, before_any, nullptr, before_any, [&] {
+    return read_corpus(o.corpus, settings, [&](const CorpusText& t) { with_text += t.text ? 1 : 0; });
+  });
+  // N at most the texts, as the docs say: then every shard K < N holds text K (a Slurm array
+  // larger than the corpus is refused whole, not in the tasks past the end only).
+  if (o.shard_count > scan.texts)
+    throw UsageError::bad_option("--shard", shard_text(o) +
+                                                (o.shard_index >= scan.texts ? " holds no text" : " splits fewer texts than shards") +
+                                                ": the corpus has " + counted(scan.texts, "text") +
+                                                " after skipped lines and --limit (give N of at most " +
+                                                std::to_string(scan.texts) + ")");
   const std::string journal_path = (fs::path(o.output) / kJournalName).string();
   std::error_code ec;
   if (!o.resume && fs::exists(journal_path, ec))
@@ -147,21 +217,25 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   const double budget = memory_budget_bytes(o);
   const CorpusModel model(o, with_text > 0, budget);
+  // A longer --max-tokens would fail at the first long text, mid-run, naming the model's limit.
+  if (o.max_tokens > 0 && model.context() > 0 && o.max_tokens > model.context())
+    throw UsageError::bad_option("--max-tokens", std::to_string(o.max_tokens) + " is over " + model.summary().name +
+                                                     "'s context length of " + std::to_string(model.context()) +
+                                                     " tokens (leave it out to cut each text to the context)");
   const long max_tokens = o.max_tokens > 0 ? o.max_tokens : model.context();
-  const CensusProvenance provenance = provenance_of(o, model.summary(), scan, max_tokens);
+  const CensusProvenance provenance =
+      provenance_of(o, model.summary(), scan, max_tokens, model.encoder_decoder(), with_text > 0);
   // Every text of the shard is checked before any work (tokenized for --no-truncate; an
   // encoder-decoder's lines must be texts), so that such a text is refused with nothing written.
   long shard_texts = 0;
-  read_corpus(o.corpus, settings, [&](const CorpusText& t) {
-    if (!in_shard(o, t.index)) return;
-    ++shard_texts;
-    if (o.no_truncate || model.encoder_decoder() || t.token_ids) model.ids(t, max_tokens, o.no_truncate, o.corpus);
+  watched_pass(watch, before_any, &scan.fingerprint, before_any, [&] {
+    return read_corpus(o.corpus, settings, [&](const CorpusText& t) {
+      if (!in_shard(o, t.index)) return;
+      ++shard_texts;
+      if (o.no_truncate || model.encoder_decoder() || t.token_ids) model.ids(t, max_tokens, o.no_truncate, o.corpus);
+    });
   });
 
-  if (shard_texts == 0)
-    throw UsageError::bad_option("--shard", shard_text(o) + " holds no text: the corpus has " + std::to_string(scan.texts) +
-                                                " text" + (scan.texts == 1 ? "" : "s") + " after skipped lines and --limit (give N of at most " +
-                                                std::to_string(scan.texts) + ")");
   CorpusCensus census(provenance, scan.texts);
   census.model_name = model.summary().name;
   std::vector<bool> done;
@@ -177,28 +251,46 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   Progress progress(err, o.progress, shard_texts - resumed);
   long done_now = 0;
   long long tokens_now = 0;
+  // What to do after a change mid-run: the journal's texts were read before the change (each
+  // text is checked before it runs), so they hold for the corpus as it was.
+  const std::function<std::string()> after_change = [&] {
+    if (census.texts() == 0) return before_any();
+    return "the " + counted(census.texts(), "text") + " done are kept in " + journal_path +
+           " and belong to the corpus as it was: put that back and run the same command with --resume, or remove " +
+           journal_path + " to start over on the corpus as it now is";
+  };
   {
     const InterruptExit interrupt_exit(journal_path);
-    read_corpus(o.corpus, settings, [&](const CorpusText& t) {
-      if (!in_shard(o, t.index)) return;
-      if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return;
-      const std::vector<std::int32_t> ids = model.ids(t, max_tokens, o.no_truncate, o.corpus);
-      TextStatistics text;
-      text.index = t.index;
-      std::vector<std::string> text_warnings;
-      text.tokens = model.run(t, ids, text, text_warnings);
-      if (!journal) {
-        fs::create_directories(o.output, ec);
-        journal = std::make_unique<JournalWriter>(journal_path, journal_header(provenance, shard_text(o)));
-      }
-      journal->append(journal_line(text));
-      census.add(text);
-      for (std::string& w : text_warnings)
-        if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
-      ++done_now;
-      tokens_now += text.tokens;
-      progress.update(done_now, tokens_now);
-    });
+    const auto run_pass = [&] {
+      return read_corpus(o.corpus, settings, [&](const CorpusText& t) {
+        if (!in_shard(o, t.index)) return;
+        if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return;
+        if (watch.changed()) watch.require_unchanged(after_change());
+        const std::vector<std::int32_t> ids = model.ids(t, max_tokens, o.no_truncate, o.corpus);
+        TextStatistics text;
+        text.index = t.index;
+        std::vector<std::string> text_warnings;
+        text.tokens = run_text(model, t, ids, text, text_warnings, o.corpus);
+        if (!journal) {
+          fs::create_directories(o.output, ec);
+          journal = std::make_unique<JournalWriter>(journal_path, journal_header(provenance, shard_text(o)));
+        }
+        journal->append(journal_line(text));
+        census.add(text);
+        for (std::string& w : text_warnings)
+          if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+        ++done_now;
+        tokens_now += text.tokens;
+        progress.update(done_now, tokens_now);
+      });
+    };
+    // A change that kept size and time is found only by the hash at the end: the texts may have
+    // been read from the new bytes, so the journal holds for neither corpus.
+    const std::function<std::string()> hash_changed = [&] {
+      if (census.texts() == 0) return before_any();
+      return "the texts done may have been read from the new bytes: remove " + journal_path + " and run again";
+    };
+    watched_pass(watch, after_change, &scan.fingerprint, hash_changed, run_pass);
   }
   progress.finish();
   print_skipped(scan, o, warnings);

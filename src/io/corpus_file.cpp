@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/counted.hpp"
 #include "core/error.hpp"
 
 namespace attnviz {
@@ -66,8 +67,19 @@ CorpusText text_line(const std::string& line) {
 
 CorpusText jsonl_line(const std::string& line, std::set<std::string>& other_fields) {
   nlohmann::json value;
+  // nlohmann keeps the last of a repeated key in silence: {"text": "a", "text": "b"} would run
+  // "b". A stack of the keys seen, one set per open object, names it instead.
+  std::vector<std::set<std::string>> keys;
+  const auto no_duplicate_keys = [&keys](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+      throw BadLine{"the key " + parsed.dump() + " appears twice in one object; give it once"};
+    return true;
+  };
   try {
-    value = nlohmann::json::parse(line);
+    value = nlohmann::json::parse(line, no_duplicate_keys);
   } catch (const nlohmann::json::parse_error& e) {
     const char* detail = std::strstr(e.what(), "syntax error");
     throw BadLine{std::string("not valid JSON: ") + (detail ? detail : e.what())};
@@ -130,6 +142,8 @@ CorpusScan read_corpus(const std::string& path, const CorpusSettings& settings,
   // A census reads its corpus twice (to number the texts, then to run them) and a resumed or
   // sharded run reads it again: a pipe would be empty the second time.
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError::inconsistent(path, "is a directory: --corpus takes a file of texts, one per line (text or JSONL)");
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError::inconsistent(path, "is not a regular file (a pipe, /dev/stdin or a device): the corpus is read more than "
                                          "once, to number its texts and then to run them; write it to a file first");
@@ -140,8 +154,22 @@ CorpusScan read_corpus(const std::string& path, const CorpusSettings& settings,
   while (std::getline(in, line)) {
     ++line_number;
     scan.fingerprint = fnv1a(scan.fingerprint, line + "\n");
-    if (settings.limit >= 0 && scan.texts >= settings.limit) continue;  // hash the whole file all the same
+    const bool past_limit = settings.limit >= 0 && scan.texts >= settings.limit;
+    if (past_limit && scan.cut_by_limit) continue;  // hash the whole file all the same
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // A UTF-8 byte order mark (an editor's) is no part of text 0, in either format.
+    if (line_number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+    if (past_limit) {
+      // Whether --limit cut anything: a text after the last taken (a bad line there is not one).
+      if (is_blank(line)) continue;
+      try {
+        std::set<std::string> ignored;
+        (void)(scan.format == "jsonl" ? jsonl_line(line, ignored) : text_line(line));
+        scan.cut_by_limit = true;
+      } catch (const BadLine&) {
+      }
+      continue;
+    }
     if (is_blank(line)) {
       ++blank;
       continue;
@@ -161,7 +189,7 @@ CorpusScan read_corpus(const std::string& path, const CorpusSettings& settings,
   }
   if (in.bad()) throw InputError::unreadable(path, "read error");
   if (scan.texts == 0) {
-    throw InputError::inconsistent(path, "no texts to run (" + std::to_string(line_number) + " lines: " + std::to_string(blank) +
+    throw InputError::inconsistent(path, "no texts to run (" + counted(line_number, "line") + ": " + std::to_string(blank) +
                                              " blank, " + std::to_string(scan.skipped.size()) + " bad)");
   }
   if (!other_fields.empty()) {

@@ -30,6 +30,7 @@ struct CorpusText {
 struct CorpusScan {
   std::string format;                     ///< "text" or "jsonl"
   long texts = 0;                         ///< texts taken (≤ limit)
+  bool cut_by_limit = false;              ///< a text came after the limit's last (the limit changed the run)
   std::vector<std::string> skipped;       ///< "line L: why" for each bad line skipped (--skip-bad-lines)
   std::vector<std::string> warnings;      ///< e.g. JSONL fields other than text/token_ids, named once
   std::uint64_t fingerprint = 0;          ///< FNV-1a 64 of the file's bytes (which corpus it is)

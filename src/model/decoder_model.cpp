@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "model/block_pieces.hpp"
 #include "core/product_threads.hpp"
+#include "core/split_product.hpp"
 
 namespace attnviz {
 
@@ -179,8 +180,9 @@ Projection DecoderModel::quantized_projection(const std::string& name, long rows
 Matrix DecoderModel::linear(int l, const char* name, long rows, long cols, const Matrix& x) const {
   // Eigen's thread count here is run_layer's ProductThreads choice for the feed-forward.
   if (const Projection p = quantized_projection(block_name(l, name), rows, cols)) return p(x, Eigen::nbThreads());
-  if (keep_decoded_) return x * kept_linear_weight(block_name(l, name), rows, cols);  // no copy of the kept matrix
-  return x * linear_weight(block_name(l, name), rows, cols);  // [in, out]
+  // In fixed column blocks (split_product): the same bits whatever --threads is.
+  if (keep_decoded_) return split_product(x, kept_linear_weight(block_name(l, name), rows, cols), Eigen::nbThreads());  // no copy of the kept matrix
+  return split_product(x, linear_weight(block_name(l, name), rows, cols), Eigen::nbThreads());  // [in, out]
 }
 
 Projection DecoderModel::output_projection() const {
