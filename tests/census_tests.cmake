@@ -152,12 +152,15 @@ attnviz_merge_refused(distance_above_max_tokens "/heads/0/mean_distance/mean: ex
 attnviz_merge_refused(tokens_below_texts "/covers/tokens: expected at least 2 \\(/covers/texts: every text has a token\\), got 1$")
 attnviz_merge_refused(tokens_above_max_tokens "/covers/tokens: expected at most 2 texts \\* 16 \\(/settings/max_tokens\\), got 33$")
 attnviz_merge_refused(covers_nothing "/covers/texts: expected an integer in \\[1, 4\\], got 0$")
-attnviz_merge_refused(texts_above_limit "/corpus/texts: expected at most 3 \\(/settings/limit: --limit takes the first texts\\), got 4$")
+attnviz_merge_refused(texts_above_limit "/corpus/texts: expected 3 \\(/settings/limit: a limit is recorded only when it left texts out, so it took that many\\), got 4$")
+attnviz_merge_refused(layers_not_canonical "/settings/layers: expected \"all\" \\(the form a run records this selection in\\), got \"0-4\"$")
+attnviz_merge_refused(truncate_false "/settings/truncate: expected true \\(a run that finishes cut every text it had to\\), got false$")
+attnviz_merge_refused(skip_without_skipped "/corpus/skipped_lines: expected from 1 \\(/settings/skip_bad_lines is true: true exactly when a bad line was skipped\\), got 0$")
 # Across one head: the statistics undefined only on a one-token text count the same texts; the
 # first-token mass is at most what sink_rate's k sinks allow (k + (n - k) * sink_epsilon) / n.
 attnviz_merge_refused(one_token_texts_differ "/heads/0/previous_token_score/texts: expected 2 \\(/heads/0/entropy_normalised_mean/texts: both are undefined only on a one-token text\\), got 1$")
 attnviz_merge_refused(first_token_mass_above_sinks "/heads/0/first_token_mass/mean: expected at most 0\\.3 \\(sink_rate counts 0 sink texts of 2. on the others the first key's weight is at most sink_epsilon 0\\.3\\), got 0\\.5$")
-attnviz_merge_refused(skipped_without_skip "/corpus/skipped_lines: expected 0 \\(/settings/skip_bad_lines is false: a bad line stops such a run\\), got 1$")
+attnviz_merge_refused(skipped_without_skip "/corpus/skipped_lines: expected 0 \\(/settings/skip_bad_lines is false: true exactly when a bad line was skipped\\), got 1$")
 # 3. covers agrees with itself and the corpus.
 attnviz_merge_refused(covers_texts "/covers/texts: expected 2 \\(the number of text indices in /covers/ranges\\), got 3$")
 attnviz_merge_refused(ranges_overlap "/covers/ranges/1: expected a range after the one before it \\(ranges sorted and disjoint. the one before ends at 1\\), got \\[1,2\\]$")

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attention/running_stat.hpp"
+#include "cli/census_settings.hpp"
 #include "cli/corpus_census.hpp"
 #include "core/error.hpp"
 #include "model/model_run.hpp"
@@ -154,11 +155,20 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
   c.boolean(settings, "/settings", "truncate");
   const long long limit = c.integer(settings, "/settings", "limit", -1);
   c.boolean(settings, "/settings", "skip_bad_lines");
-  // --limit N numbers at most N texts; a bad line stops a run unless --skip-bad-lines skips it.
-  if (limit >= 0 && corpus_texts > limit)
-    c.fail("/corpus/texts", "at most " + std::to_string(limit) + " (/settings/limit: --limit takes the first texts)", std::to_string(corpus_texts));
-  if (skipped > 0 && settings.at("skip_bad_lines") != true)
-    c.fail("/corpus/skipped_lines", "0 (/settings/skip_bad_lines is false: a bad line stops such a run)", std::to_string(skipped));
+  // A run records its settings in one form (census_settings): the layers canonical, truncate
+  // true, a limit only when it left texts out (so it took exactly that many), skip_bad_lines
+  // exactly when a line was skipped (a bad line stops a run without it).
+  const bool blocks = root.at("heads").is_array() && !root.at("heads").empty() && root.at("heads")[0].is_object() &&
+                      root.at("heads")[0].contains("stack");  // an encoder-decoder's --layers knows no layer count
+  const std::string canonical = canonical_layers(shape.selected, blocks ? 0 : static_cast<int>(std::min<long long>(shape.layers, 1 << 30)));
+  if (layers != canonical) c.fail("/settings/layers", shown(Json(canonical)) + " (the form a run records this selection in)", shown(settings.at("layers")));
+  if (settings.at("truncate") != true) c.fail("/settings/truncate", "true (a run that finishes cut every text it had to)", shown(settings.at("truncate")));
+  if (limit >= 0 && corpus_texts != limit)
+    c.fail("/corpus/texts", std::to_string(limit) + " (/settings/limit: a limit is recorded only when it left texts out, so it took that many)",
+           std::to_string(corpus_texts));
+  if ((skipped > 0) != (settings.at("skip_bad_lines") == true))
+    c.fail("/corpus/skipped_lines", std::string(skipped > 0 ? "0" : "from 1") + " (/settings/skip_bad_lines is " + settings.at("skip_bad_lines").dump() +
+                                        ": true exactly when a bad line was skipped)", std::to_string(skipped));
   c.boolean(settings, "/settings", "no_bos");
   const double epsilon = c.number(settings.at("sink_epsilon"), "/settings/sink_epsilon", " in [0, 1]");
   if (epsilon < 0 || epsilon > 1) c.fail("/settings/sink_epsilon", "a number in [0, 1]", shown(settings.at("sink_epsilon")));

@@ -15,8 +15,9 @@ namespace attnviz {
 /// "unknown member /heads/3/foo"), of the right types, and:
 ///  - model: layers, heads ≥ 1; settings: layers a --layers selection within the model's
 ///    layers, sink_epsilon in [0, 1];
-///  - corpus: texts ≤ settings.limit when one is set (≥ 0); skipped_lines 0 unless
-///    settings.skip_bad_lines;
+///  - settings as a run records them (census_settings): layers canonical_layers's form, truncate
+///    true; corpus: texts = settings.limit when one is set (≥ 0: it left texts out);
+///    skipped_lines above 0 exactly when settings.skip_bad_lines;
 ///  - covers: ranges sorted, disjoint, 0 ≤ first ≤ last < corpus_texts = corpus.texts, and
 ///    texts ≥ 1 the number of indices in them; texts ≤ tokens (a text has a token) ≤ texts ×
 ///    settings.max_tokens when that is > 0;
