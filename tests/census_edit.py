@@ -104,6 +104,7 @@ JOURNAL = {  # --resume: the first text line of SRC/texts.jsonl changed
     "journal_tokens_above": lambda t: t.update(tokens=17),
     "journal_unknown_member": lambda t: t.update(note="edited"),
     "journal_one_token_null": lambda t: t["heads"][0][4].__setitem__(9, None),
+    "journal_one_token_all_null": lambda t: [t["heads"][0][4].__setitem__(s, None) for s in (1, 5, 7, 9, 10, 11)],
     "journal_mass_without_sink": lambda t: t["heads"][0][4].__setitem__(6, 0.5),
 }
 

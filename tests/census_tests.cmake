@@ -251,6 +251,7 @@ attnviz_resume_refused(journal_string_value "/heads/0/4/1: L0H0 entropy_normalis
 attnviz_resume_refused(journal_tokens_zero "/tokens: expected a number of tokens from 1, at most 16 \\(settings\\.max_tokens\\), got 0")
 attnviz_resume_refused(journal_tokens_above "/tokens: expected a number of tokens from 1, at most 16 \\(settings\\.max_tokens\\), got 17")
 attnviz_resume_refused(journal_one_token_null "/heads/0: L0H0: previous_token_score is null and entropy_normalised_mean a number \\(both are undefined only on a one-token text\\)")
+attnviz_resume_refused(journal_one_token_all_null "/heads/0: L0H0: entropy_normalised_mean is null on a text of 16 tokens \\(undefined exactly on a one-token text\\)")
 attnviz_resume_refused(journal_mass_without_sink "/heads/0: L0H0: first_token_mass 0\\.500000 above sink_epsilon 0\\.300000 while sink_rate is 0")
 attnviz_resume_refused(journal_unknown_member "unknown member /note \\(a journal line has index, tokens, heads\\)")
 

@@ -71,7 +71,8 @@ void JournalLineChecker::fail(long line_number, const std::string& detail) const
   throw InputError::inconsistent(path_, "line " + std::to_string(line_number) + ": " + detail + " (a damaged journal; remove it to start afresh)");
 }
 
-void JournalLineChecker::check_self_attention(const std::vector<std::optional<double>>& row, long line_number, const std::string& where) const {
+void JournalLineChecker::check_self_attention(const std::vector<std::optional<double>>& row, long tokens, long line_number,
+                                              const std::string& where) const {
   const std::vector<std::string>& names = corpus_statistic_names();
   const auto at = [&](const char* name) { return row[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())]; };
   // Undefined only on a one-token text: all of them, or none; a repeat (induction) needs n >= 3.
@@ -81,6 +82,10 @@ void JournalLineChecker::check_self_attention(const std::vector<std::optional<do
     if (at(name).has_value() != at(kOneToken[0]).has_value())
       fail(line_number, where + ": " + name + " is " + (at(name) ? "a number" : "null") + " and " + kOneToken[0] + " " +
                             (at(kOneToken[0]) ? "a number" : "null") + " (both are undefined only on a one-token text)");
+  // A decoder-only model's text is its tokens (an encoder-decoder's tokens add source and target).
+  if (max_tokens_ > 0 && at(kOneToken[0]).has_value() != (tokens > 1))
+    fail(line_number, where + ": " + kOneToken[0] + " is " + (at(kOneToken[0]) ? "a number" : "null") + " on a text of " +
+                          std::to_string(tokens) + (tokens == 1 ? " token" : " tokens") + " (undefined exactly on a one-token text)");
   if (at("induction_score") && !at(kOneToken[0]))
     fail(line_number, where + ": induction_score is a number on a text where " + kOneToken[0] + " is null (a one-token text has no repeat)");
   // No sink: α_1 <= ε, and the first-token mass is at most α_1.
@@ -176,7 +181,7 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
                               ", got " + shown(v));
       row.push_back(x);
     }
-    if (kind != "cross") check_self_attention(row, line_number, at + ": " + name);
+    if (kind != "cross") check_self_attention(row, text.tokens, line_number, at + ": " + name);
     text.heads.push_back({CensusHead{stack, kind, layer, head}, std::move(row)});
   }
   for (const HeadKey& key : expected_)
