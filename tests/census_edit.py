@@ -1,6 +1,8 @@
 """Makes a hostile census.json for the `census --merge` input checks (tests/census_tests.cmake):
 copies SRC/census.json to DST/census.json with one named edit applied, so each refused input is
-a real shard output changed in one place (no hand-made copies are committed).
+a real shard output changed in one place (no hand-made copies are committed). A journal_* edit
+writes DST/texts.jsonl only, SRC's journal with its first text line changed (for --resume); a
+mixed_* edit writes SRC's census.json beside a journal of another run (for --merge).
 
 Usage: census_edit.py SRC DST EDIT
 """
@@ -13,6 +15,12 @@ import sys
 
 def head(d, i):
     return d["heads"][i]
+
+
+def shift_mean(stat, mean):
+    """Moves a statistic's mean and its interval together, so only the new mean is at fault."""
+    delta = mean - stat["mean"]
+    stat.update(mean=mean, ci95_low=stat["ci95_low"] + delta, ci95_high=stat["ci95_high"] + delta)
 
 
 EDITS = {
@@ -36,6 +44,24 @@ EDITS = {
     "entropy_negative": lambda d: head(d, 0)["entropy_mean"].update(mean=-0.5),
     "sink_rate_above_one": lambda d: head(d, 0)["sink_rate"].update(mean=1.25),
     "std_edited": lambda d: head(d, 0)["entropy_mean"].update(std=0.5),
+    # 2b. what n texts of a bounded statistic allow (the shard holds 2 texts of <= 16 tokens)
+    "m2_above_bound": lambda d: head(d, 0)["max_weight_mean"].update(m2=0.6),
+    "always_defined_texts": lambda d: head(d, 1)["entropy_mean"].update(texts=1),
+    "sink_rate_fraction": lambda d: head(d, 0)["sink_rate"].update(mean=0.25),
+    "sink_rate_m2": lambda d: head(d, 0)["sink_rate"].update(mean=0.5, m2=0.125),
+    "entropy_above_max_tokens": lambda d: head(d, 0)["entropy_mean"].update(mean=3.0),
+    "distance_above_max_tokens": lambda d: head(d, 0)["mean_distance"].update(mean=15.5),
+    "tokens_below_texts": lambda d: d["covers"].update(tokens=1),
+    "tokens_above_max_tokens": lambda d: d["covers"].update(tokens=33),
+    "covers_nothing": lambda d: d["covers"].update(texts=0, tokens=0, ranges=[]),
+    "texts_above_limit": lambda d: d["settings"].update(limit=3),
+    "skipped_without_skip": lambda d: d["corpus"].update(skipped_lines=1),
+    "skip_without_skipped": lambda d: d["settings"].update(skip_bad_lines=True),
+    "layers_not_canonical": lambda d: d["settings"].update(layers="0-4"),
+    "truncate_false": lambda d: d["settings"].update(truncate=False),
+    "one_token_texts_differ": lambda d: head(d, 0)["previous_token_score"].update(texts=1, m2=0.0, std=None, ci95_low=None,
+                                                                               ci95_high=None),
+    "first_token_mass_above_sinks": lambda d: shift_mean(head(d, 0)["first_token_mass"], 0.5),
     # 3. covers
     "covers_texts": lambda d: d["covers"].update(texts=3),
     "ranges_overlap": lambda d: d["covers"].update(ranges=[[0, 1], [1, 2]], texts=3),
@@ -61,13 +87,54 @@ EDITS = {
 RAW = {  # 2. non-finite numbers: JSON has none, and an overflowing one must not become inf
     "m2_overflow": (r'"m2": [^,\n]+', '"m2": 1e999'),
     "mean_overflow": (r'"mean": [^,\n]+', '"mean": -1e999'),
+    "m2_negative_zero": (r'"m2": [^,\n]+', '"m2": -0.0'),
 }
 
 
+JOURNAL = {  # --resume: the first text line of SRC/texts.jsonl changed
+    "journal_head_missing": lambda t: t["heads"].pop(5),
+    "journal_head_twice": lambda t: t["heads"].append(copy.deepcopy(t["heads"][3])),
+    "journal_head_unknown": lambda t: t["heads"][0].__setitem__(3, 8),
+    "journal_value_range": lambda t: t["heads"][0][4].__setitem__(2, 1.5),
+    "journal_entropy_above_tokens": lambda t: t["heads"][0][4].__setitem__(0, 9.0),
+    "journal_sink_half": lambda t: t["heads"][0][4].__setitem__(8, 0.5),
+    "journal_null_never": lambda t: t["heads"][0][4].__setitem__(0, None),
+    "journal_string_value": lambda t: t["heads"][0][4].__setitem__(1, "0.5"),
+    "journal_tokens_zero": lambda t: t.update(tokens=0),
+    "journal_tokens_above": lambda t: t.update(tokens=17),
+    "journal_unknown_member": lambda t: t.update(note="edited"),
+    "journal_one_token_null": lambda t: t["heads"][0][4].__setitem__(9, None),
+    "journal_one_token_all_null": lambda t: [t["heads"][0][4].__setitem__(s, None) for s in (1, 5, 7, 9, 10, 11)],
+    "journal_mass_without_sink": lambda t: t["heads"][0][4].__setitem__(6, 0.5),
+}
+
+MIXED = {  # --merge: SRC's census.json beside the journal of another run
+    "mixed_settings": lambda h: h["settings"].update(sink_epsilon=0.5),
+    "mixed_shard": lambda h: h.update(shard="1/2"),
+}
+
+
+def edit_journal(src, dst, edit):
+    with open(os.path.join(src, "texts.jsonl")) as f:
+        lines = [json.loads(line) for line in f]
+    if edit in JOURNAL:
+        JOURNAL[edit](lines[1])
+    else:
+        MIXED[edit](lines[0])
+        with open(os.path.join(src, "census.json")) as f, open(os.path.join(dst, "census.json"), "w") as g:
+            g.write(f.read())
+    with open(os.path.join(dst, "texts.jsonl"), "w") as f:
+        f.writelines(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+
+
 def main():
-    if len(sys.argv) != 4 or (sys.argv[3] not in EDITS and sys.argv[3] not in RAW):
-        sys.exit(__doc__ + "\nEDIT: " + ", ".join(list(EDITS) + list(RAW)))
+    known = list(EDITS) + list(RAW) + list(JOURNAL) + list(MIXED)
+    if len(sys.argv) != 4 or sys.argv[3] not in known:
+        sys.exit(__doc__ + "\nEDIT: " + ", ".join(known))
     src, dst, edit = sys.argv[1:]
+    if edit in JOURNAL or edit in MIXED:
+        os.makedirs(dst, exist_ok=True)
+        return edit_journal(src, dst, edit)
     with open(os.path.join(src, "census.json")) as f:
         text = f.read()
     if edit in RAW:

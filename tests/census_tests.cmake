@@ -129,13 +129,38 @@ attnviz_merge_refused(count_above_texts "/heads/1/entropy_mean/texts: expected a
 attnviz_merge_refused(count_negative "/heads/1/entropy_mean/texts: expected an integer in \\[0, 2\\], got -1$")
 attnviz_merge_refused(count_fraction "/heads/1/entropy_mean/texts: expected an integer in \\[0, 2\\], got 1\\.5$")
 attnviz_merge_refused(m2_negative "/heads/1/max_weight_mean/m2: expected a finite number from 0 \\(a sum of squares\\), got -0\\.25$")
-attnviz_merge_refused(mean_null "/heads/1/max_weight_mean/mean: expected a finite number in \\[0, 1\\], got null$")
+attnviz_merge_refused(mean_null "/heads/1/max_weight_mean/mean: expected a finite number in \\[0\\.0625, 1\\], got null$")
 attnviz_merge_refused(mass_above_one "/heads/0/first_token_mass/mean: expected a mean in \\[0, 1\\] \\(a mass of attention weights, each row summing to 1\\), got 1\\.5$")
-attnviz_merge_refused(entropy_negative "/heads/0/entropy_mean/mean: expected a mean in \\[0, inf\\] \\(an entropy in nats\\), got -0\\.5$")
+attnviz_merge_refused(entropy_negative "/heads/0/entropy_mean/mean: expected a mean in \\[0, 2\\.77259\\] \\(an entropy in nats, at most ln k for k <= /settings/max_tokens keys\\), got -0\\.5$")
 attnviz_merge_refused(sink_rate_above_one "/heads/0/sink_rate/mean: expected a mean in \\[0, 1\\] \\(a rate of 0/1 indicators\\), got 1\\.25$")
 attnviz_merge_refused(std_edited "/heads/0/entropy_mean/std: expected [0-9.e-]+ \\(sqrt\\(m2 / \\(texts - 1\\)\\), from texts, mean and m2\\), got 0\\.5$")
-attnviz_merge_refused(m2_overflow "line [0-9]+, column [0-9]+: number overflow parsing '1e999'")
-attnviz_merge_refused(mean_overflow "line [0-9]+, column [0-9]+: number overflow parsing '-1e999'")
+attnviz_merge_refused(m2_overflow "line [0-9]+, column [0-9]+: number overflow parsing '1e999' \\(not a finite double: every number in a census\\.json is one\\)$")
+attnviz_merge_refused(mean_overflow "line [0-9]+, column [0-9]+: number overflow parsing '-1e999' \\(not a finite double")
+# -0.0 is no sum of squares (it once passed, and std was then "expected -0.0").
+attnviz_merge_refused(m2_negative_zero "/heads/0/entropy_mean/m2: expected a finite number from 0 \\(a sum of squares\\), got -0\\.0$")
+# 2b. What a real run allows (hostile tester, second round): the shard holds 2 texts of at most
+# 16 tokens (--max-tokens 16, --limit 4). m2 within Bhatia-Davis's bound n(mean - low)(high - mean);
+# a statistic defined on every text counted on every text; sink_rate k/n with m2 k(n - k)/n;
+# entropy and distance within what 16 tokens allow; covers.tokens between texts and texts × 16;
+# corpus.texts within --limit; skipped lines only with --skip-bad-lines; at least one text.
+attnviz_merge_refused(m2_above_bound "/heads/0/max_weight_mean/m2: expected at most 0\\.39[0-9]+ \\(n \\* \\(mean - low\\) \\* \\(high - mean\\) for 2 texts of values in \\[0\\.0625, 1\\]\\), got 0\\.6$")
+attnviz_merge_refused(always_defined_texts "/heads/1/entropy_mean/texts: expected 2 \\(/covers/texts: entropy_mean is defined on every text\\), got 1$")
+attnviz_merge_refused(sink_rate_fraction "/heads/0/sink_rate/mean: expected k/2 for a whole number k of texts \\(a rate of 0/1 indicators over 2 texts\\), got 0\\.25$")
+attnviz_merge_refused(sink_rate_m2 "/heads/0/sink_rate/m2: expected 0\\.5 \\(k\\(n - k\\)/n: 1 of 2 texts are 1, the rest 0\\), got 0\\.125$")
+attnviz_merge_refused(entropy_above_max_tokens "/heads/0/entropy_mean/mean: expected a mean in \\[0, 2\\.77259\\] \\(an entropy in nats, at most ln k for k <= /settings/max_tokens keys\\), got 3\\.0$")
+attnviz_merge_refused(distance_above_max_tokens "/heads/0/mean_distance/mean: expected a mean in \\[0, 15\\] \\(a distance in tokens, at most /settings/max_tokens - 1\\), got 15\\.5$")
+attnviz_merge_refused(tokens_below_texts "/covers/tokens: expected at least 2 \\(/covers/texts: every text has a token\\), got 1$")
+attnviz_merge_refused(tokens_above_max_tokens "/covers/tokens: expected at most 2 texts \\* 16 \\(/settings/max_tokens\\), got 33$")
+attnviz_merge_refused(covers_nothing "/covers/texts: expected an integer in \\[1, 4\\], got 0$")
+attnviz_merge_refused(texts_above_limit "/corpus/texts: expected 3 \\(/settings/limit: a limit is recorded only when it left texts out, so it took that many\\), got 4$")
+attnviz_merge_refused(layers_not_canonical "/settings/layers: expected \"all\" \\(the form a run records this selection in\\), got \"0-4\"$")
+attnviz_merge_refused(truncate_false "/settings/truncate: expected true \\(a run that finishes cut every text it had to\\), got false$")
+attnviz_merge_refused(skip_without_skipped "/corpus/skipped_lines: expected from 1 \\(/settings/skip_bad_lines is true: true exactly when a bad line was skipped\\), got 0$")
+# Across one head: the statistics undefined only on a one-token text count the same texts; the
+# first-token mass is at most what sink_rate's k sinks allow (k + (n - k) * sink_epsilon) / n.
+attnviz_merge_refused(one_token_texts_differ "/heads/0/previous_token_score/texts: expected 2 \\(/heads/0/entropy_normalised_mean/texts: both are undefined only on a one-token text\\), got 1$")
+attnviz_merge_refused(first_token_mass_above_sinks "/heads/0/first_token_mass/mean: expected at most 0\\.3 \\(sink_rate counts 0 sink texts of 2. on the others the first key's weight is at most sink_epsilon 0\\.3\\), got 0\\.5$")
+attnviz_merge_refused(skipped_without_skip "/corpus/skipped_lines: expected 0 \\(/settings/skip_bad_lines is false: true exactly when a bad line was skipped\\), got 1$")
 # 3. covers agrees with itself and the corpus.
 attnviz_merge_refused(covers_texts "/covers/texts: expected 2 \\(the number of text indices in /covers/ranges\\), got 3$")
 attnviz_merge_refused(ranges_overlap "/covers/ranges/1: expected a range after the one before it \\(ranges sorted and disjoint. the one before ends at 1\\), got \\[1,2\\]$")
@@ -183,6 +208,52 @@ attnviz_expect(cli_census_merge_unfinished 1
   census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/unfinished -o ${ATTNVIZ_MERGE_OUT}/refused_unfinished)
 set_tests_properties(cli_census_merge_unfinished PROPERTIES
   FIXTURES_REQUIRED "census_merge_shards;census_merge_unfinished" FIXTURES_SETUP census_merge_refusals)
+
+# A folder whose journal is another run's beside its census.json is unfinished or mixed: named.
+# And -o into a folder holding a journal is refused (the next --resume would take the merge for
+# that run's).
+foreach(edit mixed_settings mixed_shard)
+  attnviz_merge_edit(${edit})
+endforeach()
+attnviz_expect(cli_census_merge_refuses_mixed_settings 1
+  "^attnviz: error: [^ ]*/edited/mixed_settings: holds a census.json and a census journal of another run \\(settings\\.sink_epsilon: 0\\.3 in [^ ]*/census\\.json, 0\\.5 in [^ ]*/texts\\.jsonl\\): an unfinished or mixed folder"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s1 ${ATTNVIZ_MERGE_EDITED}/mixed_settings -o ${ATTNVIZ_MERGE_OUT}/refused_mixed_settings)
+attnviz_expect(cli_census_merge_refuses_mixed_shard 1
+  "^attnviz: error: [^ ]*/edited/mixed_shard: holds a census.json and a census journal of another run \\([^ ]*/census\\.json covers text 0, which the journal's shard 1/2 does not hold\\)"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s1 ${ATTNVIZ_MERGE_EDITED}/mixed_shard -o ${ATTNVIZ_MERGE_OUT}/refused_mixed_shard)
+set_tests_properties(cli_census_merge_refuses_mixed_settings PROPERTIES
+  FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_mixed_settings" FIXTURES_SETUP census_merge_refusals)
+set_tests_properties(cli_census_merge_refuses_mixed_shard PROPERTIES
+  FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_mixed_shard" FIXTURES_SETUP census_merge_refusals)
+attnviz_expect(cli_census_merge_into_journal 1
+  "^attnviz: error: -o: [^ ]*/unfinished holds a census journal \\(texts\\.jsonl\\) of a run: write the merge to another folder"
+  census --merge ${ATTNVIZ_MERGE_OUT}/s0 ${ATTNVIZ_MERGE_OUT}/s1 -o ${ATTNVIZ_MERGE_OUT}/unfinished)
+set_tests_properties(cli_census_merge_into_journal PROPERTIES FIXTURES_REQUIRED "census_merge_shards;census_merge_unfinished")
+
+# --resume checks each journal line as strictly as --merge checks a census.json (hostile
+# tester): shard 0's journal with its first text line edited in one place (census_edit.py),
+# resumed by the same command; exit 1, naming the file, the line, the head and the value.
+function(attnviz_resume_refused edit regex)
+  attnviz_merge_edit(${edit})
+  attnviz_expect(cli_census_resume_refuses_${edit} 1 "^attnviz: error: [^ ]*/edited/${edit}/texts\\.jsonl: line 2: ${regex}"
+    census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 4 --shard 0/2 --max-tokens 16 --quiet --resume
+           -o ${ATTNVIZ_MERGE_EDITED}/${edit})
+  set_tests_properties(cli_census_resume_refuses_${edit} PROPERTIES FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_${edit}")
+endfunction()
+attnviz_resume_refused(journal_head_missing "head L0H5 missing \\(every head of the run is on every line\\)")
+attnviz_resume_refused(journal_head_twice "/heads/40: head L0H3 twice")
+attnviz_resume_refused(journal_head_unknown "/heads/0: \\[\"\",\"\",0,8\\] is not a head of this run \\(5 layers of 8 heads, settings\\.layers all\\)")
+attnviz_resume_refused(journal_value_range "/heads/0/4/2: L0H0 max_weight_mean: expected a number in \\[0\\.0625, 1\\] .*this text has 16 tokens\\), got 1\\.5")
+attnviz_resume_refused(journal_entropy_above_tokens "/heads/0/4/0: L0H0 entropy_mean: expected a number in \\[0, 2\\.77259\\] .*, got 9\\.0")
+attnviz_resume_refused(journal_sink_half "/heads/0/4/8: L0H0 sink_rate: expected 0 or 1 \\(the text's sink indicator\\), got 0\\.5")
+attnviz_resume_refused(journal_null_never "/heads/0/4/0: L0H0 entropy_mean: expected a number \\(defined on every text\\), got null")
+attnviz_resume_refused(journal_string_value "/heads/0/4/1: L0H0 entropy_normalised_mean: expected a number in \\[0, 1\\] .*, got \"0\\.5\"")
+attnviz_resume_refused(journal_tokens_zero "/tokens: expected a number of tokens from 1, at most 16 \\(settings\\.max_tokens\\), got 0")
+attnviz_resume_refused(journal_tokens_above "/tokens: expected a number of tokens from 1, at most 16 \\(settings\\.max_tokens\\), got 17")
+attnviz_resume_refused(journal_one_token_null "/heads/0: L0H0: previous_token_score is null and entropy_normalised_mean a number \\(both are undefined only on a one-token text\\)")
+attnviz_resume_refused(journal_one_token_all_null "/heads/0: L0H0: entropy_normalised_mean is null on a text of 16 tokens \\(undefined exactly on a one-token text\\)")
+attnviz_resume_refused(journal_mass_without_sink "/heads/0: L0H0: first_token_mass 0\\.500000 above sink_epsilon 0\\.300000 while sink_rate is 0")
+attnviz_resume_refused(journal_unknown_member "unknown member /note \\(a journal line has index, tokens, heads\\)")
 
 # A merge of merges is an input like any other: shard 0 merged alone, then with shard 1.
 attnviz_expect(cli_census_merge_single 0 "^wrote census.json, census.csv, census.png to [^ ]*/m_single/: 2 texts of 4 "

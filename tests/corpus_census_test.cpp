@@ -10,6 +10,7 @@
 #include "cli/census_check.hpp"
 #include "cli/census_job.hpp"
 #include "cli/census_journal.hpp"
+#include "cli/census_journal_check.hpp"
 #include "core/error.hpp"
 #include "support/test_support.hpp"
 
@@ -34,8 +35,21 @@ CensusProvenance full_provenance() {
           R"({"layers":"1","limit":-1,"max_tokens":16,"no_bos":false,"sink_epsilon":0.3,"skip_bad_lines":false,"truncate":true})"};
 }
 
+// As full_provenance, with another sink_epsilon and number of texts (a journal's header).
+CensusProvenance journal_provenance(double sink_epsilon = 0.3, long texts = 10) {
+  CensusProvenance p = full_provenance();
+  nlohmann::ordered_json settings = nlohmann::ordered_json::parse(p.settings), corpus = nlohmann::ordered_json::parse(p.corpus);
+  settings["sink_epsilon"] = sink_epsilon;
+  corpus["texts"] = texts;
+  p.settings = settings.dump();
+  p.corpus = corpus.dump();
+  return p;
+}
+
 // Text `index` with two heads, values that differ per text (times `scale`: 0.1 keeps them in
-// [0, 1] for texts 0-5); statistic 7 (induction) undefined on odd texts.
+// [0, 1] for texts 0-5); statistic 7 (induction) undefined on odd texts. As a run's would be:
+// the max weight (2) in [0.5, 1), above 1/k; the sink (8) 1 exactly where the first-token mass
+// (6) is above 0.3.
 TextStatistics text(long index, double scale = 1) {
   TextStatistics t;
   t.index = index;
@@ -45,6 +59,8 @@ TextStatistics text(long index, double scale = 1) {
     for (std::size_t s = 0; s < corpus_statistic_names().size(); ++s)
       values.push_back(scale * (0.1 * static_cast<double>(s) + 0.37 * index * (h + 1) + 1e-3 * index * index));
     if (index % 2 == 1) values[7].reset();
+    values[2] = 0.5 + 0.5 * *values[2] / (1 + *values[2]);
+    values[8] = *values[6] > 0.3 ? 1.0 : 0.0;
     t.heads.push_back({CensusHead{"", "", 1, h}, values});
   }
   return t;
@@ -204,44 +220,76 @@ TEST_CASE("census_check: a census.json edited in one place is refused naming the
   CHECK(refused([](auto& j) { j["heads"][0]["layer"] = 0; }) == "c.json: /heads/0/layer: expected a layer /settings/layers selects (1), got 0");
   CHECK(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["mean"] = 1.0 + 2e-9; }) ==
         "c.json: /heads/0/diagonal_mass/mean: expected a mean in [0, 1] (a mass of attention weights, each row summing to 1), got 1.000000002");
-  // Within the rounding slack the range holds; that mean is refused further on, where the
-  // interval no longer agrees with it.
+  // Within the rounding slack the range holds; that mean is refused further on: values of mean
+  // 1 in [0, 1] are all 1 and have no spread (Bhatia-Davis), and this m2 is not 0.
   CHECK_THAT(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["mean"] = 1.0 + 5e-10; }),
-             Contains("c.json: /heads/0/diagonal_mass/ci95_low: expected"));
+             Contains("c.json: /heads/0/diagonal_mass/m2: expected at most 0.0 (n * (mean - low) * (high - mean) for 3 texts"));
   CHECK(refused([](auto& j) { j["covers"]["ranges"][0] = {0, 0}; }) ==
         "c.json: /covers/texts: expected 2 (the number of text indices in /covers/ranges), got 3");
   CHECK(refused([](auto& j) { j["heads"][1]["entropy_mean"]["m2"] = -1e-300; }) ==
         "c.json: /heads/1/entropy_mean/m2: expected a finite number from 0 (a sum of squares), got -1e-300");
+  // What a real run allows (issue 22, hostile tester): sink_rate k/n; m2 within Bhatia-Davis;
+  // statistics defined on every text counted on every text; tokens within texts × max_tokens.
+  CHECK(refused([](auto& j) { j["heads"][0]["sink_rate"]["mean"] = 0.5; }) ==
+        "c.json: /heads/0/sink_rate/mean: expected k/3 for a whole number k of texts (a rate of 0/1 indicators over 3 texts), got 0.5");
+  CHECK_THAT(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["m2"] = 3 * 0.25 + 0.01; }),
+             Contains("c.json: /heads/0/diagonal_mass/m2: expected at most "));
+  CHECK(refused([](auto& j) { j["heads"][0]["first_token_mass"]["texts"] = 2; }) ==
+        "c.json: /heads/0/first_token_mass/texts: expected 3 (/covers/texts: first_token_mass is defined on every text), got 2");
+  CHECK(refused([](auto& j) { j["covers"]["tokens"] = 3 * 16 + 1; }) ==
+        "c.json: /covers/tokens: expected at most 3 texts * 16 (/settings/max_tokens), got 49");
+  CHECK(refused([](auto& j) { j["heads"][1]["entropy_mean"]["m2"] = -0.0; }) ==
+        "c.json: /heads/1/entropy_mean/m2: expected a finite number from 0 (a sum of squares), got -0.0");
+}
+
+TEST_CASE("census_journal_check: a journal line is checked as strictly as a census.json", "[census][errors]") {
+  JournalLineChecker lines("t.jsonl", journal_provenance());
+  const nlohmann::ordered_json valid = nlohmann::ordered_json::parse(journal_line(text(0, 0.1)));
+  CHECK(lines.check(valid, 2).heads.size() == 2);
+  const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
+    nlohmann::ordered_json edited = valid;
+    edit(edited);
+    try {
+      lines.check(edited, 2);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(refused([](auto& j) { j["heads"].erase(1); }), Contains("t.jsonl: line 2: head L1H1 missing"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][1][2] = 0; }), Contains("t.jsonl: line 2: /heads/1: [\"\",\"\",0,1] is not a head of this run"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][0][4][8] = 0.5; }), Contains("/heads/0/4/8: L1H0 sink_rate: expected 0 or 1"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][0][4][3] = 2.5; }), Contains("/heads/0/4/3: L1H0 mean_distance: expected a number in [0, 2]"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][0][4][4] = nullptr; }), Contains("L1H0 diagonal_mass: expected a number (defined on every text), got null"));
+  CHECK_THAT(refused([](auto& j) { j["tokens"] = 17; }), Contains("/tokens: expected a number of tokens from 1, at most 16 (settings.max_tokens), got 17"));
+  CHECK_THAT(refused([](auto& j) { j["extra"] = 1; }), Contains("t.jsonl: line 2: unknown member /extra"));
 }
 
 TEST_CASE("census_journal: texts read back, a half-written last line cut off, another run journal refused", "[census][errors]") {
   test::TempDir dir;
   const std::string path = dir.file("texts.jsonl");
   {
-    JournalWriter journal(path, journal_header(provenance(), "0/1"));
-    journal.append(journal_line(text(0)));
-    journal.append(journal_line(text(1)));
+    JournalWriter journal(path, journal_header(journal_provenance(), "0/1"));
+    journal.append(journal_line(text(0, 0.1)));
+    journal.append(journal_line(text(1, 0.1)));
   }
   const std::string whole = test::read_file(path);
   std::ofstream(path, std::ios::app) << "{\"index\": 2, \"tok";
-  const std::vector<TextStatistics> texts = read_journal(path, provenance(), "0/1");
+  const std::vector<TextStatistics> texts = read_journal(path, journal_provenance(), "0/1");
   REQUIRE(texts.size() == 2);
   CHECK(texts[1].index == 1);
-  CHECK(texts[1].heads[1].second[4] == text(1).heads[1].second[4]);  // doubles round-trip exactly
+  CHECK(texts[1].heads[1].second[4] == text(1, 0.1).heads[1].second[4]);  // doubles round-trip exactly
   CHECK_FALSE(texts[1].heads[0].second[7]);
   CHECK(test::read_file(path) == whole);  // the half line is gone
   // The member that differs is named, with both values.
-  REQUIRE_THROWS_WITH(read_journal(path, provenance("{\"sink_epsilon\":0.5}"), "0/1"),
+  REQUIRE_THROWS_WITH(read_journal(path, journal_provenance(0.5), "0/1"),
                       Contains("texts.jsonl: is the journal of a run with another settings.sink_epsilon (0.3, this run: 0.5)"));
-  REQUIRE_THROWS_WITH(read_journal(path, provenance(), "1/2"), Contains("is the journal of a run with another shard"));
-  CensusProvenance fewer = provenance();
-  fewer.corpus = "{\"fnv1a64\":\"00\",\"texts\":50}";
-  CensusProvenance all = provenance();
-  all.corpus = "{\"fnv1a64\":\"00\",\"texts\":520}";
+  REQUIRE_THROWS_WITH(read_journal(path, journal_provenance(), "1/2"), Contains("is the journal of a run with another shard"));
+  const CensusProvenance fewer = journal_provenance(0.3, 50), all = journal_provenance(0.3, 520);
   const std::string other = dir.file("other.jsonl");
   {
     JournalWriter journal(other, journal_header(all, "0/1"));
-    journal.append(journal_line(text(0)));
+    journal.append(journal_line(text(0, 0.1)));
   }
   REQUIRE_THROWS_WITH(read_journal(other, fewer, "0/1"),
                       Contains("another corpus.texts (520, this run: 50: --limit or the corpus changed)"));
@@ -249,20 +297,22 @@ TEST_CASE("census_journal: texts read back, a half-written last line cut off, an
   const std::string twice = dir.file("twice.jsonl");
   {
     JournalWriter journal(twice, journal_header(all, "0/1"));
-    journal.append(journal_line(text(0)));
-    journal.append(journal_line(text(0)));
+    journal.append(journal_line(text(0, 0.1)));
+    journal.append(journal_line(text(0, 0.1)));
   }
   REQUIRE_THROWS_WITH(read_journal(twice, all, "0/1"), Contains("twice.jsonl: line 3: text 0 is in the journal twice"));
   const std::string past = dir.file("past.jsonl");
   {
     JournalWriter journal(past, journal_header(fewer, "0/1"));
-    journal.append(journal_line(text(4000)));
+    TextStatistics far = text(0, 0.1);
+    far.index = 4000;
+    journal.append(journal_line(far));
   }
   REQUIRE_THROWS_WITH(read_journal(past, fewer, "0/1"), Contains("line 2: text 4000 is not a text of this run (the corpus has 50"));
   const std::string other_shard = dir.file("shard.jsonl");
   {
     JournalWriter journal(other_shard, journal_header(all, "1/2"));
-    journal.append(journal_line(text(2)));
+    journal.append(journal_line(text(2, 0.1)));
   }
   REQUIRE_THROWS_WITH(read_journal(other_shard, all, "1/2"), Contains("text 2 is not a text of this run"));
 }

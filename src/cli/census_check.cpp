@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attention/running_stat.hpp"
+#include "cli/census_settings.hpp"
 #include "cli/corpus_census.hpp"
 #include "core/error.hpp"
 #include "model/model_run.hpp"
@@ -105,6 +106,7 @@ class Checker {
 struct ModelShape {
   long long layers = 0, heads = 0;
   LayerSelection selected;
+  long long max_tokens = 0;  // settings.max_tokens: 0 for no bound
 };
 
 ModelShape check_provenance(const Checker& c, const Json& root) {
@@ -137,8 +139,8 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
   const std::string hash = c.text(corpus, "/corpus", "fnv1a64");
   if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
     c.fail("/corpus/fnv1a64", "16 lower-case hex digits", shown(corpus.at("fnv1a64")));
-  c.integer(corpus, "/corpus", "texts", 1);
-  c.integer(corpus, "/corpus", "skipped_lines", 0);
+  const long long corpus_texts = c.integer(corpus, "/corpus", "texts", 1);
+  const long long skipped = c.integer(corpus, "/corpus", "skipped_lines", 0);
 
   const Json& settings = root.at("settings");
   c.members(settings, "/settings", {"layers", "max_tokens", "truncate", "limit", "skip_bad_lines", "no_bos", "sink_epsilon"});
@@ -149,10 +151,24 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
     c.fail("/settings/layers", "all, a layer, a list or a range of the model's layers 0-" + std::to_string(shape.layers - 1),
            shown(settings.at("layers")));
   }
-  c.integer(settings, "/settings", "max_tokens", 0);
+  shape.max_tokens = c.integer(settings, "/settings", "max_tokens", 0);
   c.boolean(settings, "/settings", "truncate");
-  c.integer(settings, "/settings", "limit", -1);
+  const long long limit = c.integer(settings, "/settings", "limit", -1);
   c.boolean(settings, "/settings", "skip_bad_lines");
+  // A run records its settings in one form (census_settings): the layers canonical, truncate
+  // true, a limit only when it left texts out (so it took exactly that many), skip_bad_lines
+  // exactly when a line was skipped (a bad line stops a run without it).
+  const bool blocks = root.at("heads").is_array() && !root.at("heads").empty() && root.at("heads")[0].is_object() &&
+                      root.at("heads")[0].contains("stack");  // an encoder-decoder's --layers knows no layer count
+  const std::string canonical = canonical_layers(shape.selected, blocks ? 0 : static_cast<int>(std::min<long long>(shape.layers, 1 << 30)));
+  if (layers != canonical) c.fail("/settings/layers", shown(Json(canonical)) + " (the form a run records this selection in)", shown(settings.at("layers")));
+  if (settings.at("truncate") != true) c.fail("/settings/truncate", "true (a run that finishes cut every text it had to)", shown(settings.at("truncate")));
+  if (limit >= 0 && corpus_texts != limit)
+    c.fail("/corpus/texts", std::to_string(limit) + " (/settings/limit: a limit is recorded only when it left texts out, so it took that many)",
+           std::to_string(corpus_texts));
+  if ((skipped > 0) != (settings.at("skip_bad_lines") == true))
+    c.fail("/corpus/skipped_lines", std::string(skipped > 0 ? "0" : "from 1") + " (/settings/skip_bad_lines is " + settings.at("skip_bad_lines").dump() +
+                                        ": true exactly when a bad line was skipped)", std::to_string(skipped));
   c.boolean(settings, "/settings", "no_bos");
   const double epsilon = c.number(settings.at("sink_epsilon"), "/settings/sink_epsilon", " in [0, 1]");
   if (epsilon < 0 || epsilon > 1) c.fail("/settings/sink_epsilon", "a number in [0, 1]", shown(settings.at("sink_epsilon")));
@@ -160,15 +176,20 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
 }
 
 // covers: returns covers.texts once the ranges agree with it.
-long long check_covers(const Checker& c, const Json& root) {
+long long check_covers(const Checker& c, const Json& root, const ModelShape& shape) {
   const Json& covers = root.at("covers");
   c.members(covers, "/covers", {"texts", "tokens", "corpus_texts", "ranges"});
   const long long corpus_texts = c.integer(covers, "/covers", "corpus_texts", 1);
   const long long recorded = root.at("corpus").at("texts").get<long long>();
   if (corpus_texts != recorded)
     c.fail("/covers/corpus_texts", std::to_string(recorded) + " (/corpus/texts)", std::to_string(corpus_texts));
-  const long long texts = c.integer(covers, "/covers", "texts", 0, corpus_texts);
-  c.integer(covers, "/covers", "tokens", 0);
+  // A run holds at least one text (an empty shard is refused), and every text has a token.
+  const long long texts = c.integer(covers, "/covers", "texts", 1, corpus_texts);
+  const long long tokens = c.integer(covers, "/covers", "tokens", 0);
+  if (tokens < texts) c.fail("/covers/tokens", "at least " + std::to_string(texts) + " (/covers/texts: every text has a token)", std::to_string(tokens));
+  if (shape.max_tokens > 0 && tokens / shape.max_tokens + (tokens % shape.max_tokens > 0) > texts)
+    c.fail("/covers/tokens", "at most " + std::to_string(texts) + " texts * " + std::to_string(shape.max_tokens) +
+                                 " (/settings/max_tokens)", std::to_string(tokens));
   const Json& ranges = covers.at("ranges");
   if (!ranges.is_array()) c.fail("/covers/ranges", "a list of [first, last] pairs", shown(ranges));
   long long counted = 0, previous_last = -1;
@@ -207,25 +228,55 @@ void check_statistic_names(const Checker& c, const Json& root) {
   if (names != Json(known)) c.fail("/statistics", "the statistics in attnviz's order (" + join(known) + ")", shown(names));
 }
 
+// What n values in [range.low, range.high] allow of m2 = Σ (x − mean)²: at most
+// n·(mean − low)·(high − mean) (Bhatia and Davis 2000, "A better bound on the variance"), so at
+// most n·(high − low)²/4; sink_rate's 0/1 values give mean k/n and m2 exactly k(n − k)/n.
+void check_spread(const Checker& c, const std::string& pointer, const std::string& name, const RunningStat& r, const StatisticRange& range) {
+  const double n = static_cast<double>(r.count);
+  if (name == "sink_rate") {
+    const double k = std::round(r.mean * n);
+    if (std::abs(r.mean - k / n) > kStatisticRangeSlack)
+      c.fail(pointer + "/mean", "k/" + std::to_string(r.count) + " for a whole number k of texts (a rate of 0/1 indicators over " +
+                                    std::to_string(r.count) + " texts)", shown(Json(r.mean)));
+    const double m2 = k * (n - k) / n;
+    if (std::abs(r.m2 - m2) > kDerivedTolerance * std::max(1.0, m2))
+      c.fail(pointer + "/m2", shown(Json(m2)) + " (k(n - k)/n: " + std::to_string(static_cast<long long>(k)) + " of " + std::to_string(r.count) +
+                                  " texts are 1, the rest 0)", shown(Json(r.m2)));
+    return;
+  }
+  if (!(range.high < kInf)) return;
+  const double most = n * std::max(0.0, r.mean - range.low) * std::max(0.0, range.high - r.mean);
+  const double width = range.high - range.low;
+  if (r.m2 > most + kDerivedTolerance * std::max(1.0, n * width * width / 4))
+    c.fail(pointer + "/m2", "at most " + shown(Json(most)) + " (n * (mean - low) * (high - mean) for " + std::to_string(r.count) +
+                                " texts of values in [" + bound_text(range.low) + ", " + bound_text(range.high) + "])",
+           shown(Json(r.m2)));
+}
+
 // One statistic of one head.
-void check_statistic(const Checker& c, const Json& head, const std::string& head_pointer, const std::string& name, long long texts) {
+void check_statistic(const Checker& c, const Json& head, const std::string& head_pointer, const std::string& name, long long texts,
+                     const std::string& kind, long long max_tokens) {
   const std::string pointer = head_pointer + "/" + name;
   const Json& stat = head.at(name);
   c.members(stat, pointer, {"texts", "mean", "m2", "std", "ci95_low", "ci95_high"});
   RunningStat r;
   r.count = c.integer(stat, pointer, "texts", 0, texts);
+  if (statistic_always_defined(name, kind) && r.count != texts)
+    c.fail(pointer + "/texts", std::to_string(texts) + " (/covers/texts: " + name + " is defined on every text)", std::to_string(r.count));
   if (r.count == 0) {
     if (!stat.at("mean").is_null()) c.fail(pointer + "/mean", "null (no text defines it: texts is 0)", shown(stat.at("mean")));
     if (stat.at("m2") != Json(0.0)) c.fail(pointer + "/m2", "0 (texts is 0)", shown(stat.at("m2")));
   } else {
-    const StatisticRange& range = statistic_range(name);
+    const StatisticRange range = statistic_range_for(name, max_tokens);
     const std::string range_text = " in [" + bound_text(range.low) + ", " + bound_text(range.high) + "]";
+    const double slack = statistic_range_slack(name, max_tokens);
     r.mean = c.number(stat.at("mean"), pointer + "/mean", range_text);
-    if (r.mean < range.low - kStatisticRangeSlack || r.mean > range.high + kStatisticRangeSlack)
+    if (r.mean < range.low - slack || r.mean > range.high + slack)
       c.fail(pointer + "/mean", "a mean" + range_text + " (" + range.what + ")", shown(stat.at("mean")));
     r.m2 = c.number(stat.at("m2"), pointer + "/m2", " from 0");
-    if (r.m2 < 0) c.fail(pointer + "/m2", "a finite number from 0 (a sum of squares)", shown(stat.at("m2")));
+    if (r.m2 < 0 || std::signbit(r.m2)) c.fail(pointer + "/m2", "a finite number from 0 (a sum of squares)", shown(stat.at("m2")));
     if (r.count == 1 && r.m2 != 0) c.fail(pointer + "/m2", "0 (one text has no spread)", shown(stat.at("m2")));
+    check_spread(c, pointer, name, r, range);
   }
   const std::tuple<const char*, std::optional<double>, const char*> derived[] = {
       {"std", r.sample_std(), "sqrt(m2 / (texts - 1))"},
@@ -241,6 +292,34 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
     const bool agrees = value.is_number() && std::abs(value.get<double>() - *expected) <= kDerivedTolerance * std::max(1.0, std::abs(*expected));
     if (!agrees) c.fail(at, shown(Json(*expected)) + " (" + formula + ", from texts, mean and m2)", shown(value));
   }
+}
+
+// Across one self-attention head's statistics: those undefined only on a one-token text count the
+// same texts, and the induction score (which needs a repeated token, so n >= 3) no more; the
+// first-token mass is at most α_1 on every text (rows that cannot see key 0 put 0 on it), and
+// α_1 <= ε on a text that is no sink, so its sum is at most k + (n - k)·ε for k sinks.
+void check_self_attention_counts(const Checker& c, const Json& head, const std::string& pointer, double epsilon) {
+  const char* const kOneToken[] = {"entropy_normalised_mean", "previous_token_mass", "previous_token_score", "duplicate_token_score",
+                                   "induction_score_tl"};
+  const Json& texts = head.at(kOneToken[0]).at("texts");
+  for (const char* name : kOneToken)
+    if (head.at(name).at("texts") != texts)
+      c.fail(pointer + "/" + name + "/texts", shown(texts) + " (" + pointer + "/" + kOneToken[0] + "/texts: both are undefined " +
+                                                  "only on a one-token text)", shown(head.at(name).at("texts")));
+  if (head.at("induction_score").at("texts").get<long long>() > texts.get<long long>())
+    c.fail(pointer + "/induction_score/texts", "at most " + shown(texts) + " (the texts of more than one token: a repeat needs three)",
+           shown(head.at("induction_score").at("texts")));
+  const Json& mass = head.at("first_token_mass");
+  const Json& sink = head.at("sink_rate");
+  const double n = mass.at("texts").get<double>();
+  if (n == 0 || sink.at("texts") == 0) return;
+  const double sinks = std::round(sink.at("mean").get<double>() * sink.at("texts").get<double>());
+  const double most = (sinks + (n - sinks) * epsilon) / n;
+  if (mass.at("mean").get<double>() > most + kTokenBoundSlack)
+    c.fail(pointer + "/first_token_mass/mean",
+           "at most " + shown(Json(most)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
+               shown(mass.at("texts")) + "; on the others the first key's weight is at most sink_epsilon " + shown(Json(epsilon)) + ")",
+           shown(mass.at("mean")));
 }
 
 using HeadKey = std::tuple<std::string, std::string, long long, long long>;  // stack, kind, layer, head
@@ -272,12 +351,13 @@ HeadKey check_head(const Checker& c, const Json& head, const std::string& pointe
   if (!shape.selected.all() && !shape.selected.contains(static_cast<int>(layer)))
     c.fail(pointer + "/layer", "a layer /settings/layers selects (" + settings.at("layers").get<std::string>() + ")", std::to_string(layer));
   const long long h = c.integer(head, pointer, "head", 0, shape.heads - 1);
-  for (const std::string& name : names) check_statistic(c, head, pointer, name, texts);
+  for (const std::string& name : names) check_statistic(c, head, pointer, name, texts, kind, shape.max_tokens);
   if (kind == "cross")  // cross-attention has the first three statistics; the rest are self-attention's
     for (std::size_t s = 3; s < names.size(); ++s)
       if (head.at(names[s]).at("texts") != 0)
         c.fail(pointer + "/" + names[s] + "/texts", "0 (a statistic of self-attention; this head is cross-attention)",
                shown(head.at(names[s]).at("texts")));
+  if (kind != "cross") check_self_attention_counts(c, head, pointer, settings.at("sink_epsilon").get<double>());
   return {stack, kind, layer, h};
 }
 
@@ -324,28 +404,10 @@ void check_heads(const Checker& c, const Json& root, const ModelShape& shape, lo
 
 }  // namespace
 
-const StatisticRange& statistic_range(const std::string& statistic) {
-  static const StatisticRange kMass{0, 1, "a mass of attention weights, each row summing to 1"};
-  static const std::map<std::string, StatisticRange> ranges = {
-      {"entropy_mean", {0, kInf, "an entropy in nats"}},
-      {"entropy_normalised_mean", {0, 1, "an entropy over its maximum ln k"}},
-      {"max_weight_mean", kMass},
-      {"mean_distance", {0, kInf, "a distance in tokens"}},
-      {"diagonal_mass", kMass},
-      {"previous_token_mass", kMass},
-      {"first_token_mass", kMass},
-      {"induction_score", kMass},
-      {"sink_rate", {0, 1, "a rate of 0/1 indicators"}},
-      {"previous_token_score", {0, 1, "a share of attention weights"}},
-      {"duplicate_token_score", {0, 1, "a share of attention weights"}},
-      {"induction_score_tl", {0, 1, "a share of attention weights"}}};
-  return ranges.at(statistic);
-}
-
 void check_census_json(const Json& root, const std::string& path) {
   const Checker c(path);
   const ModelShape shape = check_provenance(c, root);
-  const long long texts = check_covers(c, root);
+  const long long texts = check_covers(c, root, shape);
   check_statistic_names(c, root);
   check_heads(c, root, shape, texts);
 }

@@ -9,9 +9,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "cli/census_journal_check.hpp"
 #include "core/error.hpp"
 
 namespace attnviz {
@@ -57,6 +59,7 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
   long line_number = 0;
   const std::string expected = journal_header(provenance, shard);
   std::set<long> seen;
+  std::optional<JournalLineChecker> lines;  // made once the header is known to be this run's
   long corpus_texts = -1, shard_index = 0, shard_count = 0;
   if (const Json corpus = Json::parse(provenance.corpus, nullptr, false); corpus.is_object() && corpus.contains("texts") &&
                                                                           corpus["texts"].is_number_integer())
@@ -98,18 +101,8 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
       continue;
     }
     try {
-      TextStatistics text;
-      text.index = value.at("index").get<long>();
-      text.tokens = value.at("tokens").get<long>();
-      for (const Json& h : value.at("heads")) {
-        CensusHead head{h.at(0).get<std::string>(), h.at(1).get<std::string>(), h.at(2).get<int>(), h.at(3).get<int>()};
-        std::vector<std::optional<double>> values;
-        for (const Json& v : h.at(4)) values.push_back(v.is_null() ? std::nullopt : std::optional<double>(v.get<double>()));
-        if (values.size() != corpus_statistic_names().size())
-          throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": " + std::to_string(values.size()) +
-                                                   " values for a head, expected " + std::to_string(corpus_statistic_names().size()));
-        text.heads.push_back({std::move(head), std::move(values)});
-      }
+      if (!lines) lines.emplace(path, provenance);
+      TextStatistics text = lines->check(value, line_number);
       // A damaged journal must not be counted: a text twice, or one this run's shard of the
       // corpus does not hold, would shift every mean without a word.
       const std::string where = "line " + std::to_string(line_number) + ": text " + std::to_string(text.index);

@@ -1,6 +1,8 @@
 #include "cli/census_merge_check.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <queue>
 #include <nlohmann/json.hpp>
@@ -31,6 +33,20 @@ void differences(const std::string& prefix, const Json& a, const Json& b, const 
     if (!a.contains(key)) add(prefix + "." + key, "nothing", value.dump());
 }
 
+// "" when the journal's shard "K/N" holds every text of `covered`, else what differs.
+std::string shard_difference(const Json& shard, const IndexRanges& covered, const std::string& census_path) {
+  long k = -1, n = 0;
+  if (shard.is_string() && std::sscanf(shard.get<std::string>().c_str(), "%ld/%ld", &k, &n) == 2 && n >= 1 && k >= 0 && k < n) {
+    for (const auto& [first, last] : covered)
+      for (long text = first; text <= last && text < first + n; ++text)  // n indices meet every residue
+        if (text % n != k)
+          return census_path + " covers text " + std::to_string(text) + ", which the journal's shard " + shard.get<std::string>() +
+                 " does not hold";
+    return "";
+  }
+  return "shard: " + shard.dump() + " in the journal, not K/N";
+}
+
 }  // namespace
 
 std::string provenance_differences(const CensusProvenance& a, const CensusProvenance& b, const std::string& a_source,
@@ -49,6 +65,33 @@ void require_same_provenance(const CensusProvenance& a, const CensusProvenance& 
   if (!differ.empty())
     throw InputError::inconsistent(b_source, "does not match " + a_source + ": " + differ +
                                                  "; only outputs of the same model, corpus, settings and attnviz version merge");
+}
+
+void require_journal_of_census(const std::string& folder, const std::string& journal_path, const CensusProvenance& census_provenance,
+                               const IndexRanges& covered, const std::string& census_path) {
+  std::ifstream in(journal_path, std::ios::binary);
+  std::string first_line;
+  std::getline(in, first_line);
+  const Json header = Json::parse(first_line, nullptr, false);
+  const auto part = [&](const char* key) { return header.is_object() && header.contains(key) ? header[key] : Json(); };
+  std::string differ;
+  if (part("format") != "attnviz.census.texts") {
+    differ = journal_path + ": its first line is not a census journal's header";
+  } else if (part("version") != kCensusVersion) {
+    differ = "version: " + std::to_string(kCensusVersion) + " in " + census_path + ", " + part("version").dump() + " in " + journal_path;
+  } else {
+    CensusProvenance journal;
+    journal.attnviz_version = part("attnviz_version").is_string() ? part("attnviz_version").get<std::string>() : part("attnviz_version").dump();
+    journal.model = part("model").dump();
+    journal.corpus = part("corpus").dump();
+    journal.settings = part("settings").dump();
+    differ = provenance_differences(census_provenance, journal, census_path, journal_path);
+    if (differ.empty()) differ = shard_difference(part("shard"), covered, census_path);
+  }
+  if (!differ.empty())
+    throw InputError::inconsistent(folder, "holds a census.json and a census journal of another run (" + differ +
+                                               "): an unfinished or mixed folder; finish its run with --resume, or merge a folder "
+                                               "that holds one run's output");
 }
 
 std::optional<SharedText> first_shared_text(const std::vector<IndexRanges>& inputs) {

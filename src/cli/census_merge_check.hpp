@@ -23,6 +23,15 @@ std::string provenance_differences(const CensusProvenance& a, const CensusProven
 void require_same_provenance(const CensusProvenance& a, const CensusProvenance& b, const std::string& a_source,
                              const std::string& b_source);
 
+/// Throws InputError naming `folder` when the census journal at `journal_path` (its texts.jsonl)
+/// was written by another run than `census_provenance` (its census.json's, read from
+/// `census_path`): a folder where one run's census.json sits beside another run's journal is
+/// unfinished or mixed, and its census.json is not the run the journal records. A journal that
+/// cannot be read, or whose header is not JSON, counts as another run's; so does one of a shard
+/// K/N that does not hold every text in `covered` (the census.json's ranges).
+void require_journal_of_census(const std::string& folder, const std::string& journal_path, const CensusProvenance& census_provenance,
+                               const IndexRanges& covered, const std::string& census_path);
+
 /// A text two inputs both cover: the lowest such index, and the two inputs (first < second,
 /// indices into `inputs`).
 struct SharedText {

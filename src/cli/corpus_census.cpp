@@ -222,7 +222,7 @@ CorpusCensus CorpusCensus::from_json(const std::string& path) {
 }
 
 CorpusCensus CorpusCensus::read_census(const std::string& path) {
-  const nlohmann::json plain = read_json_file(path);
+  const nlohmann::json plain = read_json_file(path, 0, JsonRoot::Object, "not a finite double: every number in a census.json is one");
   const Json root = Json::parse(plain.dump());
   check_census_json(root, path);  // after it, every member read below is there, of its type and range
   CorpusCensus census;

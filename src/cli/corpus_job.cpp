@@ -358,6 +358,10 @@ void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& wa
   for (const std::string& dir : o.merge)
     if (fs::exists(o.output, ec) && fs::equivalent(dir, o.output, ec))
       throw UsageError::bad_option("-o", o.output + " is one of the folders merged; write the merge to a new folder");
+  // A merged census.json beside a shard's journal would be taken for that shard's by --resume.
+  if (fs::exists(fs::path(o.output) / kJournalName, ec))
+    throw UsageError::bad_option("-o", o.output + " holds a census journal (" + kJournalName + ") of a run: write the merge to "
+                                                  "another folder");
   // Every input is read and checked, then checked against the others, before any is merged:
   // each message names the very files that disagree.
   std::vector<CorpusCensus> inputs;
@@ -369,6 +373,9 @@ void run_merge(const Options& o, std::ostream& out, std::vector<std::string>& wa
       throw InputError::unreadable(paths.back(), std::string("no such file, but ") + kJournalName + " is there: the run that writes "
                                                  "census.json has not finished; finish it with the same command and --resume");
     inputs.push_back(CorpusCensus::from_json(paths.back()));
+    if (fs::exists(fs::path(dir) / kJournalName, ec))
+      require_journal_of_census(dir, (fs::path(dir) / kJournalName).string(), inputs.back().provenance(), inputs.back().covered(),
+                                paths.back());
     covered.push_back(inputs.back().covered());
     require_same_provenance(inputs.front().provenance(), inputs.back().provenance(), paths.front(), paths.back());
   }

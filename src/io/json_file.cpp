@@ -58,7 +58,7 @@ namespace {
 
 // The document `text` holds (`readable` bytes readable from its start, see fast_json.hpp);
 // `file` names it in errors.
-nlohmann::json parse_text(std::string_view text, std::size_t readable, const std::string& file) {
+nlohmann::json parse_text(std::string_view text, std::size_t readable, const std::string& file, const char* number_rule) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError::unreadable(file, "the file is empty (expected a JSON object)");
   }
@@ -113,9 +113,9 @@ nlohmann::json parse_text(std::string_view text, std::size_t readable, const std
       }
     }
     if (what.size() > kMaxEchoBytes) what = what.substr(0, kMaxEchoBytes) + "…'";
-    if (at == std::string_view::npos) throw InputError::unreadable(file, what + " (numbers must fit in float32)");
+    if (at == std::string_view::npos) throw InputError::unreadable(file, what + " (" + number_rule + ")");
     const auto [line, column] = line_and_column(text, at + 1);
-    throw InputError::parse(file, line, column, what + " (numbers must fit in float32)");
+    throw InputError::parse(file, line, column, what + " (" + number_rule + ")");
   }
 }
 
@@ -224,8 +224,8 @@ const FileText& input_text(InputTexts& texts, const std::string& path, double me
   return it->second;
 }
 
-nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes, JsonRoot root) {
-  return parse_json_file(read_input_text(path, memory_budget_bytes, root), path);
+nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes, JsonRoot root, const char* number_rule) {
+  return std::move(parse_json_document(read_input_text(path, memory_budget_bytes, root), path, {}, number_rule).root);
 }
 
 nlohmann::json parse_json_file(const FileText& text, const std::string& path) {
@@ -233,10 +233,10 @@ nlohmann::json parse_json_file(const FileText& text, const std::string& path) {
 }
 
 FastDocument parse_json_document(const FileText& text, const std::string& path,
-                                 const std::set<std::string>& matrix_members) {
+                                 const std::set<std::string>& matrix_members, const char* number_rule) {
   std::optional<FastDocument> document = fast_parse_json(text.view(), text.readable(), matrix_members);
   try {
-    if (!document) document = FastDocument{parse_text(text.view(), text.readable(), path), {}};
+    if (!document) document = FastDocument{parse_text(text.view(), text.readable(), path, number_rule), {}};
   } catch (const InputError&) {
     require_unchanged(text, path);  // a syntax error from a half-rewritten file says so
     throw;

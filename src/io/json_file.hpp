@@ -26,11 +26,17 @@ inline constexpr double kParseBytesPerFileByte = 20.0;
 /// read in full; a CTranslate2 vocabulary.json is a list, of any size.
 enum class JsonRoot { Object, Any };
 
+/// What a number beyond double's range (1e999) is told after "number overflow parsing '1e999'":
+/// the model inputs hold float32 (kFloat32Numbers); a format of doubles passes its own rule.
+inline constexpr const char* kFloat32Numbers = "numbers must fit in float32";
+
 /// Parses `path` as JSON. Throws InputError::unreadable (cannot open, a directory, empty),
 /// InputError::parse (syntax, duplicate key, nesting deeper than kMaxJsonDepth; with line and
 /// column where known) naming `path`, or LimitError::memory when parsing would need more than
-/// `memory_budget_bytes` (estimated from the file size before reading it).
-nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0, JsonRoot root = JsonRoot::Object);
+/// `memory_budget_bytes` (estimated from the file size before reading it). A number too large
+/// for a double is refused with `number_rule` in parentheses.
+nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0, JsonRoot root = JsonRoot::Object,
+                              const char* number_rule = kFloat32Numbers);
 
 /// The text of `path` (mapped when it is a regular file, read when it is a pipe or device)
 /// after the directory, memory-budget, object-start (JsonRoot::Object) and NUL checks. Throws
@@ -51,6 +57,6 @@ nlohmann::json parse_json_file(const FileText& text, const std::string& path);
 /// when the fast path takes the file (see fast_json.hpp); otherwise `matrices` is empty and
 /// every member is in `root`. Throws as read_json_file.
 FastDocument parse_json_document(const FileText& text, const std::string& path,
-                                 const std::set<std::string>& matrix_members);
+                                 const std::set<std::string>& matrix_members, const char* number_rule = kFloat32Numbers);
 
 }  // namespace attnviz
