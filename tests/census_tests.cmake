@@ -312,3 +312,16 @@ while [ ! -s \"$out/texts.jsonl\" ]; do sleep 0.02; done
 echo \"second exit $?\"; kill -INT $first; wait $first; echo \"first exit $?\"")
 set_tests_properties(cli_census_journal_locked PROPERTIES PASS_REGULAR_EXPRESSION
   "texts\\.jsonl: [^\n]*another attnviz census is writing this journal now[^\n]*\nsecond exit 2\n.*first exit 130")
+
+# A number beyond double's range (1e999) in a corpus line is a bad line naming it, not an
+# internal error (the fuzzer found the same in a journal, tests/fuzz/regressions).
+attnviz_bad_run(cli_census_number_overflow "attnviz: error: .*corpus_number_overflow\\.jsonl: line 2: not valid JSON here: number overflow parsing '1e999'"
+  census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_number_overflow.jsonl -o ${ATTNVIZ_CLI_OUT}/census_bad)
+add_test(NAME cli_census_journal_number_overflow
+         COMMAND sh -c "out='${ATTNVIZ_CLI_OUT}/census_journal_overflow'; rm -rf \"$out\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 2 --quiet -o \"$out\" >/dev/null 2>&1
+rm -f \"$out/census.json\" \"$out/census.csv\" \"$out/census.png\"
+echo '{\"index\": 1e999}' >> \"$out/texts.jsonl\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 2 --quiet --resume -o \"$out\" 2>&1; echo \"exit $?\"")
+set_tests_properties(cli_census_journal_number_overflow PROPERTIES PASS_REGULAR_EXPRESSION
+  "texts\\.jsonl: line 4: not valid JSON \\(a damaged journal\\)\nexit 1")

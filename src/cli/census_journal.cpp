@@ -76,7 +76,7 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
     Json value;
     try {
       value = Json::parse(line);
-    } catch (const Json::parse_error&) {
+    } catch (const Json::exception&) {  // a syntax error, or a number beyond double's range (1e999)
       throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": not valid JSON (a damaged journal)");
     }
     if (line_number == 1) {

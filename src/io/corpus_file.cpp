@@ -83,6 +83,10 @@ CorpusText jsonl_line(const std::string& line, std::set<std::string>& other_fiel
   } catch (const nlohmann::json::parse_error& e) {
     const char* detail = std::strstr(e.what(), "syntax error");
     throw BadLine{std::string("not valid JSON: ") + (detail ? detail : e.what())};
+  } catch (const nlohmann::json::out_of_range& e) {
+    // 406: a number beyond double's range (1e999): a bad line like any other, not an internal error.
+    const char* detail = std::strstr(e.what(), "number overflow");
+    throw BadLine{std::string("not valid JSON here: ") + (detail ? detail : e.what()) + " (beyond a double's range)"};
   }
   if (!value.is_object()) throw BadLine{"expected a JSON object {\"text\": \"...\"}, got " + std::string(value.type_name())};
   const bool has_text = value.contains("text"), has_ids = value.contains("token_ids");
