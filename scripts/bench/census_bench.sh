@@ -169,13 +169,13 @@ Where the time goes now (\`perf record\`, share of the run): statistics ~17%, so
 Eigen's GEMM ~25% (packing included), the heads' small Q·Kᵀ and A·V products ~5%, allocation
 and copies ~6%, the journal's JSON ~3%, norms and SwiGLU ~3%.
 
-Why ≥ 30× is out of reach on this machine: 30× the numpy route is about 0.28 s for the 1000
+Why ≥ 30× is out of reach on this machine: 30× the numpy route is $(/usr/bin/python3 -c "print(f'{$peer_cpu / 30:.2f}')") s for the 1000
 texts. The forward pass the census needs is 24.8 Gflop (per token 4 × 45 312 multiply-adds of
 projections and SwiGLU in layers 0–3 plus Q and K of layer 4, and 8 heads' n × n × d_k products
-per layer), and one core runs these products at 100–150 GFLOP/s (the GEMM row above): 0.17–0.25 s
+per layer), and one core runs these products at 100–160 GFLOP/s (the GEMM row above): 0.16–0.25 s
 before a single weight is normalised, a logarithm taken or a line written. The rest (softmax,
-statistics, norms, RoPE, the journal, start-up ~0.03 s) would have to fit in the remaining
-0.03–0.1 s, a tenth of what it takes now. Batching texts does not change the products' speed
+statistics, norms, RoPE, the journal, start-up ~0.03 s) would have to fit in what is left,
+at most 0.07 s, a tenth of what it takes now. Batching texts does not change the products' speed
 (the GEMM row above: 56 rows run within 5–20% of 512). The peer is not weakened to close the gap:
 it is the vectorised numpy a user writes (per text, heads and rows vectorised, one BLAS thread).
 SECTION
