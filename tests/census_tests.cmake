@@ -56,8 +56,7 @@ foreach(epsilon nan inf -0.1 1.5)
     census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --sink-epsilon=${epsilon} -o ${ATTNVIZ_CLI_OUT}/census_bad)
 endforeach()
 add_test(NAME cli_census_skip_bad_lines
-         COMMAND attnviz census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl
-                 --skip-bad-lines --quiet --resume -o ${ATTNVIZ_CLI_OUT}/census_skip)
+         COMMAND sh -c "rm -rf '${ATTNVIZ_CLI_OUT}/census_skip' && '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/corpus_bad_line.jsonl' --skip-bad-lines --quiet -o '${ATTNVIZ_CLI_OUT}/census_skip' 2>&1")
 set_tests_properties(cli_census_skip_bad_lines PROPERTIES
   PASS_REGULAR_EXPRESSION "skipped 1 bad line \\(line 3: not valid JSON")
 
@@ -325,3 +324,17 @@ echo '{\"index\": 1e999}' >> \"$out/texts.jsonl\"
 '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 2 --quiet --resume -o \"$out\" 2>&1; echo \"exit $?\"")
 set_tests_properties(cli_census_journal_number_overflow PROPERTIES PASS_REGULAR_EXPRESSION
   "texts\\.jsonl: line 4: not valid JSON \\(a damaged journal\\)\nexit 1")
+
+# Two models with the same name, shape and size (one float changed) are different models: their
+# shards do not merge and a journal of one does not resume with the other (hostile tester).
+add_test(NAME cli_census_model_fingerprint
+         COMMAND sh -c "out='${ATTNVIZ_CLI_OUT}/census_fingerprint'; rm -rf \"$out\"; mkdir -p \"$out\"
+/usr/bin/python3 -c 'import sys; b = bytearray(open(sys.argv[1], \"rb\").read()); b[-4000] ^= 0x20; open(sys.argv[2], \"wb\").write(b)' '${ATTNVIZ_CENSUS_MODEL}' \"$out/stories260K.gguf\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 4 --shard 0/2 --quiet -o \"$out/s0\" >/dev/null 2>&1
+'$<TARGET_FILE:attnviz>' census --model \"$out/stories260K.gguf\" --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 4 --shard 1/2 --quiet -o \"$out/s1\" >/dev/null 2>&1
+'$<TARGET_FILE:attnviz>' census --merge \"$out/s0\" \"$out/s1\" -o \"$out/m\" 2>&1; echo \"merge exit $?\"
+'$<TARGET_FILE:attnviz>' census --model \"$out/stories260K.gguf\" --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 4 --shard 0/2 --quiet --resume -o \"$out/s0\" 2>&1; echo \"resume exit $?\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 2 --sink-epsilon -0 --quiet -o \"$out/z\" >/dev/null 2>&1
+grep -o '\"sink_epsilon\": *[^,}]*' \"$out/z/census.json\"")
+set_tests_properties(cli_census_model_fingerprint PROPERTIES PASS_REGULAR_EXPRESSION
+  "model\\.fnv1a64[^\n]*\nmerge exit 1\n[^\n]*model\\.fnv1a64[^\n]*\nresume exit 1\n\"sink_epsilon\": 0\\.0\n")

@@ -30,7 +30,7 @@ CensusProvenance provenance(const std::string& settings = "{\"sink_epsilon\":0.3
 // (the heads text() gives): what a census.json that reads back must hold. Members in name order,
 // the order census.json's reader keeps them in.
 CensusProvenance full_provenance() {
-  return {"0.1.0", R"({"architecture":"llama","bytes":100,"d_model":4,"heads":2,"layers":2,"name":"toy"})",
+  return {"0.1.0", R"({"architecture":"llama","bytes":100,"d_model":4,"fnv1a64":"0123456789abcdef","heads":2,"layers":2,"name":"toy"})",
           R"({"file":"toy.txt","fnv1a64":"0123456789abcdef","format":"text","skipped_lines":0,"texts":10})",
           R"({"layers":"1","limit":-1,"max_tokens":16,"no_bos":false,"sink_epsilon":0.3,"skip_bad_lines":false,"truncate":true})"};
 }

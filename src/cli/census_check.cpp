@@ -121,7 +121,7 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
   c.members(root, "", {"format", "version", "attnviz_version", "model_name", "model", "corpus", "settings", "covers", "statistics", "heads"});
   c.text(root, "", "attnviz_version");
   const Json& model = root.at("model");
-  c.members(model, "/model", {"name", "architecture", "layers", "heads", "d_model", "bytes"});
+  c.members(model, "/model", {"name", "architecture", "layers", "heads", "d_model", "bytes", "fnv1a64"});
   if (c.text(model, "/model", "name") != c.text(root, "", "model_name"))
     c.fail("/model_name", shown(model.at("name")) + " (/model/name)", shown(root.at("model_name")));
   c.text(model, "/model", "architecture");
@@ -130,6 +130,9 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
   shape.heads = c.integer(model, "/model", "heads", 1);
   c.integer(model, "/model", "d_model", 1);
   c.integer(model, "/model", "bytes", 0);
+  const std::string model_hash = c.text(model, "/model", "fnv1a64");
+  if (model_hash.size() != 16 || model_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+    c.fail("/model/fnv1a64", "16 lowercase hex digits (FNV-1a 64 of the model's bytes)", shown(model.at("fnv1a64")));
 
   const Json& corpus = root.at("corpus");
   c.members(corpus, "/corpus", {"file", "format", "fnv1a64", "texts", "skipped_lines"});

@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
+#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -85,6 +87,33 @@ std::uintmax_t model_bytes(const std::string& model) {
   return total;
 }
 
+// FNV-1a 64 of the model's bytes: the file, or a folder's regular files in name order (each name,
+// then its bytes). Name, shape and size alone let two checkpoints of one training run (or a
+// fine-tune and its base) merge into numbers of neither (hostile tester).
+std::uint64_t model_fingerprint(const std::string& model) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  if (fs::is_directory(model, ec)) {
+    for (const auto& entry : fs::directory_iterator(model, ec))
+      if (entry.is_regular_file(ec)) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(model);
+  }
+  std::uint64_t hash = kFnvOffset;
+  std::string chunk(1 << 20, '\0');
+  for (const fs::path& file : files) {
+    if (files.size() > 1) hash = fnv1a(hash, file.filename().string() + '\0');
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError::unreadable(file.string(), std::strerror(errno));
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      hash = fnv1a(hash, chunk.substr(0, static_cast<std::size_t>(in.gcount())));
+    }
+  }
+  return hash;
+}
+
 std::string hex64(std::uint64_t x) {
   char buffer[20];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(x));
@@ -101,7 +130,8 @@ CensusProvenance provenance_of(const Options& o, const ModelSummary& model, cons
   CensusProvenance p;
   p.attnviz_version = ATTNVIZ_VERSION;
   p.model = Json{{"name", model.name}, {"architecture", model.architecture}, {"layers", model.num_layers},
-                 {"heads", model.num_heads}, {"d_model", model.d_model}, {"bytes", model_bytes(o.model)}}.dump();
+                 {"heads", model.num_heads}, {"d_model", model.d_model}, {"bytes", model_bytes(o.model)},
+                 {"fnv1a64", hex64(model_fingerprint(o.model))}}.dump();
   p.corpus = Json{{"file", fs::path(o.corpus).filename().string()}, {"format", scan.format}, {"fnv1a64", hex64(scan.fingerprint)},
                   {"texts", scan.texts}, {"skipped_lines", scan.skipped.size()}}.dump();
   // An encoder-decoder's --layers is parsed without a layer count (its stacks may differ), so
@@ -111,7 +141,7 @@ CensusProvenance provenance_of(const Options& o, const ModelSummary& model, cons
   p.settings = Json{{"layers", layers}, {"max_tokens", max_tokens}, {"truncate", true},
                     {"limit", canonical_limit(o.limit, scan.cut_by_limit)},
                     {"skip_bad_lines", o.skip_bad_lines && !scan.skipped.empty()},
-                    {"no_bos", o.no_bos && has_text}, {"sink_epsilon", o.sink_epsilon}}.dump();
+                    {"no_bos", o.no_bos && has_text}, {"sink_epsilon", o.sink_epsilon == 0 ? 0.0 : o.sink_epsilon}}.dump();  // -0 is 0
   return p;
 }
 
