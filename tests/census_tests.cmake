@@ -338,3 +338,25 @@ add_test(NAME cli_census_model_fingerprint
 grep -o '\"sink_epsilon\": *[^,}]*' \"$out/z/census.json\"")
 set_tests_properties(cli_census_model_fingerprint PROPERTIES PASS_REGULAR_EXPRESSION
   "model\\.fnv1a64[^\n]*\nmerge exit 1\n[^\n]*model\\.fnv1a64[^\n]*\nresume exit 1\n\"sink_epsilon\": 0\\.0\n")
+
+# What the end would refuse is refused before any work: census.png existing as a folder, and
+# census.csv being the corpus itself (hostile tester: both ran the whole census first).
+add_test(NAME cli_census_outputs_checked_first
+         COMMAND sh -c "out='${ATTNVIZ_CLI_OUT}/census_outputs_first'; rm -rf \"$out\"; mkdir -p \"$out/a/census.png\" \"$out/b\"
+cp '${ATTNVIZ_CENSUS_CORPUS}' \"$out/b/census.csv\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 3 --quiet -o \"$out/a\" 2>&1; echo \"exit $?\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus \"$out/b/census.csv\" --limit 3 --quiet -o \"$out/b\" 2>&1; echo \"exit $?\"
+ls \"$out/a\" \"$out/b\"")
+set_tests_properties(cli_census_outputs_checked_first PROPERTIES PASS_REGULAR_EXPRESSION
+  "census\\.png: cannot write: exists and is not a file[^\n]*\nexit 2\n[^\n]*census\\.csv: cannot write: is an input of this run[^\n]*\nexit 2\n[^\n]*/a:\ncensus\\.png\n\n[^\n]*/b:\ncensus\\.csv\n")
+
+# --resume checks each journal line's text against the corpus: a token count the text does not
+# have (an edited line, or another text's values under its index) is a damaged journal.
+add_test(NAME cli_census_resume_tokens_checked
+         COMMAND sh -c "out='${ATTNVIZ_CLI_OUT}/census_resume_tokens'; rm -rf \"$out\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 3 --quiet -o \"$out\" >/dev/null 2>&1
+rm -f \"$out/census.json\" \"$out/census.csv\" \"$out/census.png\"
+/usr/bin/python3 -c 'import json, sys; p = sys.argv[1]; lines = open(p).read().splitlines(); t = json.loads(lines[2]); t[\"tokens\"] += 1; lines[2] = json.dumps(t); open(p, \"w\").write(\"\\n\".join(lines) + \"\\n\")' \"$out/texts.jsonl\"
+'$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus '${ATTNVIZ_CENSUS_CORPUS}' --limit 3 --quiet --resume -o \"$out\" 2>&1; echo \"exit $?\"")
+set_tests_properties(cli_census_resume_tokens_checked PROPERTIES PASS_REGULAR_EXPRESSION
+  "texts\\.jsonl: text 1 ran [0-9]+ tokens, but [^\n]*stories260k_stories\\.txt line 2 gives [0-9]+: a damaged journal[^\n]*\nexit 1")

@@ -218,7 +218,22 @@ CorpusScan watched_pass(const CorpusWatch& watch, const std::function<std::strin
   return scan;
 }
 
+// What commit() would refuse at the end, refused before any work (the run may take hours): the
+// folder cannot be made, or census.json/.csv/.png is one of the inputs or exists as a folder.
+void require_writable_outputs(const Options& o) {
+  require_creatable_folder(o.output, o.output);
+  for (const char* name : {"census.json", "census.csv", "census.png", "texts.jsonl"}) {
+    const std::string path = (fs::path(o.output) / name).string();
+    refuse_input_as_output(path, {o.model, o.corpus});
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(path, ec);  // a link is refused at commit, as a folder is
+    if (fs::exists(status) && !fs::is_regular_file(status))
+      throw OutputError::cannot_write(path, "exists and is not a file (a folder, link or device); nothing was run");
+  }
+}
+
 void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings) {
+  require_writable_outputs(o);
   const CorpusSettings settings{o.corpus_format, o.skip_bad_lines, o.limit};
   long with_text = 0;
   // Stamped before the first read: each later pass, and each text, is checked against it.
@@ -257,6 +272,32 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
   const long max_tokens = o.max_tokens > 0 ? o.max_tokens : model.context();
   const CensusProvenance provenance =
       provenance_of(o, model.summary(), scan, max_tokens, model.encoder_decoder(), with_text > 0);
+  CorpusCensus census(provenance, scan.texts);
+  census.model_name = model.summary().name;
+  std::vector<bool> done;
+  std::vector<long> journal_tokens;  // per text index: the tokens the journal says it ran
+  if (o.resume && fs::exists(journal_path, ec)) {
+    for (const TextStatistics& text : read_journal(journal_path, provenance, shard_text(o))) {
+      census.add(text);
+      if (done.size() <= static_cast<std::size_t>(text.index)) {
+        done.resize(static_cast<std::size_t>(text.index) + 1);
+        journal_tokens.resize(static_cast<std::size_t>(text.index) + 1, 0);
+      }
+      done[static_cast<std::size_t>(text.index)] = true;
+      journal_tokens[static_cast<std::size_t>(text.index)] = text.tokens;
+    }
+  }
+  // A journal line must be the text it claims: its token count is checked against the corpus
+  // (decoders; an encoder-decoder's count includes its translation, known only by running it).
+  const auto require_journal_text = [&](const CorpusText& t) {
+    if (model.encoder_decoder()) return;
+    const long tokens = static_cast<long>(model.ids(t, max_tokens, o.no_truncate, o.corpus).size());
+    const long claimed = journal_tokens[static_cast<std::size_t>(t.index)];
+    if (tokens != claimed)
+      throw InputError::inconsistent(journal_path, "text " + std::to_string(t.index) + " ran " + std::to_string(claimed) +
+                                                       " tokens, but " + o.corpus + " line " + std::to_string(t.line) + " gives " +
+                                                       std::to_string(tokens) + ": a damaged journal (remove it to start over)");
+  };
   // Every text of the shard is checked before any work (tokenized for --no-truncate; an
   // encoder-decoder's lines must be texts), so that such a text is refused with nothing written.
   long shard_texts = 0;
@@ -264,20 +305,11 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
     return read_corpus(o.corpus, settings, [&](const CorpusText& t) {
       if (!in_shard(o, t.index)) return;
       ++shard_texts;
+      if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return require_journal_text(t);
       if (o.no_truncate || model.encoder_decoder() || t.token_ids) model.ids(t, max_tokens, o.no_truncate, o.corpus);
     });
   });
 
-  CorpusCensus census(provenance, scan.texts);
-  census.model_name = model.summary().name;
-  std::vector<bool> done;
-  if (o.resume && fs::exists(journal_path, ec)) {
-    for (const TextStatistics& text : read_journal(journal_path, provenance, shard_text(o))) {
-      census.add(text);
-      if (done.size() <= static_cast<std::size_t>(text.index)) done.resize(static_cast<std::size_t>(text.index) + 1);
-      done[static_cast<std::size_t>(text.index)] = true;
-    }
-  }
   const long resumed = census.texts();
   std::unique_ptr<JournalWriter> journal;  // made when the first text finishes: an early error writes nothing
   Progress progress(err, o.progress, shard_texts - resumed);
@@ -310,7 +342,7 @@ void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vec
     const auto run_pass = [&] {
       return read_corpus(o.corpus, settings, [&](const CorpusText& t) {
         if (!in_shard(o, t.index)) return;
-        if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return;
+        if (static_cast<std::size_t>(t.index) < done.size() && done[static_cast<std::size_t>(t.index)]) return;  // in the journal (checked against the corpus above)
         if (watch.changed()) watch.require_unchanged(after_change());
         const std::vector<std::int32_t> ids = model.ids(t, max_tokens, o.no_truncate, o.corpus);
         TextStatistics text;
