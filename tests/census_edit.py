@@ -1,7 +1,8 @@
 """Makes a hostile census.json for the `census --merge` input checks (tests/census_tests.cmake):
 copies SRC/census.json to DST/census.json with one named edit applied, so each refused input is
 a real shard output changed in one place (no hand-made copies are committed). A journal_* edit
-writes DST/texts.jsonl only, SRC's journal with its first text line changed (for --resume); a
+writes DST/texts.jsonl only, SRC's journal with its first text line changed (for --resume; a
+journal_header_* edit changes its header line); a
 mixed_* edit writes SRC's census.json beside a journal of another run (for --merge).
 
 Usage: census_edit.py SRC DST EDIT
@@ -62,6 +63,15 @@ EDITS = {
     "one_token_texts_differ": lambda d: head(d, 0)["previous_token_score"].update(texts=1, m2=0.0, std=None, ci95_low=None,
                                                                                ci95_high=None),
     "first_token_mass_above_sinks": lambda d: shift_mean(head(d, 0)["first_token_mass"], 0.5),
+    # 2c. relations between statistics (a second hostile tester): each value in range on its own
+    "sink_rate_texts": lambda d: head(d, 0)["sink_rate"].update(texts=1, mean=0.0, m2=0.0, std=None, ci95_low=None, ci95_high=None),
+    "previous_score_above_mass": lambda d: shift_mean(head(d, 0)["previous_token_score"],
+                                                      head(d, 0)["previous_token_mass"]["mean"] + 0.001),
+    "induction_texts_differ": lambda d: head(d, 1)["induction_score"].update(texts=1, m2=0.0, std=None, ci95_low=None, ci95_high=None),
+    "first_token_mass_below_sinks": lambda d: [head(d, 0)["sink_rate"].update(mean=1.0, m2=0.0, std=0.0, ci95_low=1.0, ci95_high=1.0),
+                                               shift_mean(head(d, 0)["first_token_mass"], 0.001)],
+    "tokens_too_few": lambda d: d["covers"].update(tokens=3),
+    "distance_above_causal": lambda d: shift_mean(head(d, 0)["mean_distance"], d["covers"]["tokens"] / 4 - 0.25),
     # 3. covers
     "covers_texts": lambda d: d["covers"].update(texts=3),
     "ranges_overlap": lambda d: d["covers"].update(ranges=[[0, 1], [1, 2]], texts=3),
@@ -106,6 +116,16 @@ JOURNAL = {  # --resume: the first text line of SRC/texts.jsonl changed
     "journal_one_token_null": lambda t: t["heads"][0][4].__setitem__(9, None),
     "journal_one_token_all_null": lambda t: [t["heads"][0][4].__setitem__(s, None) for s in (1, 5, 7, 9, 10, 11)],
     "journal_mass_without_sink": lambda t: t["heads"][0][4].__setitem__(6, 0.5),
+    "journal_sink_without_mass": lambda t: [t["heads"][0][4].__setitem__(8, 1), t["heads"][0][4].__setitem__(6, 0.001)],
+    "journal_score_above_mass": lambda t: t["heads"][0][4].__setitem__(9, t["heads"][0][4][5] + 0.001),
+    "journal_induction_one_head": lambda t: t["heads"][1][4].__setitem__(7, None if t["heads"][1][4][7] is not None else 0.5),
+    "journal_distance_above_causal": lambda t: t["heads"][0][4].__setitem__(3, (t["tokens"] - 1) / 2 + 0.5),
+}
+
+HEADER = {  # --resume: the header line of SRC/texts.jsonl changed
+    "journal_header_unknown": lambda h: h.update(comment="edited"),
+    "journal_header_unknown_setting": lambda h: h["settings"].update(temperature=0.7),
+    "journal_header_limit_float": lambda h: h["settings"].update(limit=float(h["settings"]["limit"])),
 }
 
 MIXED = {  # --merge: SRC's census.json beside the journal of another run
@@ -119,6 +139,8 @@ def edit_journal(src, dst, edit):
         lines = [json.loads(line) for line in f]
     if edit in JOURNAL:
         JOURNAL[edit](lines[1])
+    elif edit in HEADER:
+        HEADER[edit](lines[0])
     else:
         MIXED[edit](lines[0])
         with open(os.path.join(src, "census.json")) as f, open(os.path.join(dst, "census.json"), "w") as g:
@@ -128,11 +150,11 @@ def edit_journal(src, dst, edit):
 
 
 def main():
-    known = list(EDITS) + list(RAW) + list(JOURNAL) + list(MIXED)
+    known = list(EDITS) + list(RAW) + list(JOURNAL) + list(HEADER) + list(MIXED)
     if len(sys.argv) != 4 or sys.argv[3] not in known:
         sys.exit(__doc__ + "\nEDIT: " + ", ".join(known))
     src, dst, edit = sys.argv[1:]
-    if edit in JOURNAL or edit in MIXED:
+    if edit in JOURNAL or edit in HEADER or edit in MIXED:
         os.makedirs(dst, exist_ok=True)
         return edit_journal(src, dst, edit)
     with open(os.path.join(src, "census.json")) as f:

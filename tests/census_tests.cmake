@@ -159,6 +159,13 @@ attnviz_merge_refused(skip_without_skipped "/corpus/skipped_lines: expected from
 # first-token mass is at most what sink_rate's k sinks allow (k + (n - k) * sink_epsilon) / n.
 attnviz_merge_refused(one_token_texts_differ "/heads/0/previous_token_score/texts: expected 2 \\(/heads/0/entropy_normalised_mean/texts: both are undefined only on a one-token text\\), got 1$")
 attnviz_merge_refused(first_token_mass_above_sinks "/heads/0/first_token_mass/mean: expected at most 0\\.3 \\(sink_rate counts 0 sink texts of 2. on the others the first key's weight is at most sink_epsilon 0\\.3\\), got 0\\.5$")
+# Relations between statistics (a second hostile tester): each value alone in its range.
+attnviz_merge_refused(sink_rate_texts "/heads/0/sink_rate/texts: expected 2 \\(/covers/texts: sink_rate is defined on every text\\), got 1$")
+attnviz_merge_refused(previous_score_above_mass "/heads/0/previous_token_score/mean: expected at most 0\\.29898[0-9]+ \\(/heads/0/previous_token_mass/mean: the score divides the same sum by all n rows, the mass by the n - 1 rows i >= 1\\), got 0\\.29998[0-9]+$")
+attnviz_merge_refused(induction_texts_differ "/heads/1/induction_score/texts: expected 2 \\(head L0H1. head L0H0, /heads/0, has that: where induction_score is defined is the text's, the same on every head of a block\\), got 1$")
+attnviz_merge_refused(first_token_mass_below_sinks "/heads/0/first_token_mass/mean: expected at least 0\\.0096774[0-9]+ \\(sink_rate counts 2 sink texts of 2, each with first-key weight above sink_epsilon 0\\.3 over at most 31 rows\\), got 0\\.001$")
+attnviz_merge_refused(tokens_too_few "/heads/0/entropy_mean/mean: expected at most 0\\.693147[0-9]+ \\(2 texts of 3 tokens \\(/covers\\): none longer than 2, ln of that\\), got 0\\.917[0-9]+$")
+attnviz_merge_refused(distance_above_causal "/heads/0/mean_distance/mean: expected at most 7\\.5 \\(32 tokens over 2 texts \\(/covers\\): a causal text's mean distance is at most \\(len - 1\\)/2\\), got 7\\.75$")
 attnviz_merge_refused(skipped_without_skip "/corpus/skipped_lines: expected 0 \\(/settings/skip_bad_lines is false: true exactly when a bad line was skipped\\), got 1$")
 # 3. covers agrees with itself and the corpus.
 attnviz_merge_refused(covers_texts "/covers/texts: expected 2 \\(the number of text indices in /covers/ranges\\), got 3$")
@@ -253,6 +260,22 @@ attnviz_resume_refused(journal_one_token_null "/heads/0: L0H0: previous_token_sc
 attnviz_resume_refused(journal_one_token_all_null "/heads/0: L0H0: entropy_normalised_mean is null on a text of 16 tokens \\(undefined exactly on a one-token text\\)")
 attnviz_resume_refused(journal_mass_without_sink "/heads/0: L0H0: first_token_mass 0\\.500000 above sink_epsilon 0\\.300000 while sink_rate is 0")
 attnviz_resume_refused(journal_unknown_member "unknown member /note \\(a journal line has index, tokens, heads\\)")
+attnviz_resume_refused(journal_sink_without_mass "/heads/0: L0H0: first_token_mass 0\\.001 at most 0\\.01875 while sink_rate is 1 \\(a sink's first key has weight above sink_epsilon 0\\.3 on at least one of the 16 rows\\)")
+attnviz_resume_refused(journal_score_above_mass "/heads/0: L0H0: previous_token_score 0\\.29[0-9]+ above previous_token_mass 0\\.29[0-9]+ \\(the score divides the same sum by all n rows")
+attnviz_resume_refused(journal_induction_one_head "/heads/1: L0H1 induction_score is null and L0H0's a number \\(where it is defined is the text's: null on every head of a block or on none\\)")
+attnviz_resume_refused(journal_distance_above_causal "/heads/0: L0H0: mean_distance 8\\.0 above 7\\.5 \\(\\(tokens - 1\\)/2 for 16 tokens: a causal row i is at most i tokens from any key\\)")
+# The header as strictly as census.json's provenance: a member attnviz does not write, or a
+# number of the other kind (4.0 for the limit 4, which JSON's == takes as equal), is named.
+function(attnviz_resume_header_refused edit regex)
+  attnviz_merge_edit(${edit})
+  attnviz_expect(cli_census_resume_refuses_${edit} 1 "^attnviz: error: [^ ]*/edited/${edit}/texts\\.jsonl: line 1: ${regex}"
+    census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 4 --shard 0/2 --max-tokens 16 --quiet --resume
+           -o ${ATTNVIZ_MERGE_EDITED}/${edit})
+  set_tests_properties(cli_census_resume_refuses_${edit} PROPERTIES FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_${edit}")
+endfunction()
+attnviz_resume_header_refused(journal_header_unknown "unknown member comment \\(a journal header has here: format, version, attnviz_version, model, corpus, settings, shard\\)")
+attnviz_resume_header_refused(journal_header_unknown_setting "unknown member settings\\.temperature \\(a journal header has here: layers, max_tokens")
+attnviz_resume_header_refused(journal_header_limit_float "settings\\.limit 4\\.0 \\(a run writes an integer here: 4\\): not a journal header attnviz writes")
 
 # A merge of merges is an input like any other: shard 0 merged alone, then with shard 1.
 attnviz_expect(cli_census_merge_single 0 "^wrote census.json, census.csv, census.png to [^ ]*/m_single/: 2 texts of 4 "

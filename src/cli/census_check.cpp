@@ -301,7 +301,8 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
 // same texts, and the induction score (which needs a repeated token, so n >= 3) no more; the
 // first-token mass is at most α_1 on every text (rows that cannot see key 0 put 0 on it), and
 // α_1 <= ε on a text that is no sink, so its sum is at most k + (n - k)·ε for k sinks.
-void check_self_attention_counts(const Checker& c, const Json& head, const std::string& pointer, double epsilon) {
+void check_self_attention_counts(const Checker& c, const Json& head, const std::string& pointer, double epsilon, bool blocks,
+                                 long long longest) {
   const char* const kOneToken[] = {"entropy_normalised_mean", "previous_token_mass", "previous_token_score", "duplicate_token_score",
                                    "induction_score_tl"};
   const Json& texts = head.at(kOneToken[0]).at("texts");
@@ -312,6 +313,15 @@ void check_self_attention_counts(const Checker& c, const Json& head, const std::
   if (head.at("induction_score").at("texts").get<long long>() > texts.get<long long>())
     c.fail(pointer + "/induction_score/texts", "at most " + shown(texts) + " (the texts of more than one token: a repeat needs three)",
            shown(head.at("induction_score").at("texts")));
+  // TransformerLens's previous-token score divides Σ_i a_i,i−1 by every row's mass (n rows summing
+  // to 1), previous_token_mass the same sum by the n − 1 rows i ≥ 1: score ≤ mass on every text
+  // (both defined on the same texts, checked above), so in the mean.
+  const Json& score = head.at("previous_token_score");
+  const Json& previous = head.at("previous_token_mass");
+  if (score.at("texts") != 0 && score.at("mean").get<double>() > previous.at("mean").get<double>() * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
+    c.fail(pointer + "/previous_token_score/mean",
+           "at most " + shown(previous.at("mean")) + " (" + pointer + "/previous_token_mass/mean: the score divides the same sum " +
+               "by all n rows, the mass by the n - 1 rows i >= 1)", shown(score.at("mean")));
   const Json& mass = head.at("first_token_mass");
   const Json& sink = head.at("sink_rate");
   const double n = mass.at("texts").get<double>();
@@ -323,6 +333,50 @@ void check_self_attention_counts(const Checker& c, const Json& head, const std::
            "at most " + shown(Json(most)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
                shown(mass.at("texts")) + "; on the others the first key's weight is at most sink_epsilon " + shown(Json(epsilon)) + ")",
            shown(mass.at("mean")));
+  // On a sink text α_1 > ε. An encoder-decoder's self-attention has every row see key 0, so its
+  // first-token mass is α_1; a decoder-only model's sliding window may hide key 0 from all rows
+  // but the first ones (at least row 0), so its mass is at least α_1/len > ε/len, len ≤ longest.
+  const double least = sinks * epsilon / n / (blocks ? 1.0 : static_cast<double>(longest));
+  if (mass.at("mean").get<double>() < least * (1 - kTokenBoundSlack) - kStatisticRangeSlack)
+    c.fail(pointer + "/first_token_mass/mean",
+           "at least " + shown(Json(least)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
+               shown(mass.at("texts")) + ", each with first-key weight above sink_epsilon " + shown(Json(epsilon)) +
+               (blocks ? ")" : " over at most " + std::to_string(longest) + " rows)"), shown(mass.at("mean")));
+}
+
+// Bounds /covers/tokens puts on one head: T tokens over n texts, each of at least one token, so
+// no text (nor an encoder-decoder's source or target, parts of its tokens) is longer than
+// L = T − n + 1, and at most T − n texts have two tokens or more (three for a repeat). A row sees
+// at most L keys: entropy ≤ ln L, largest weight ≥ 1/L. Mean distance: a causal row i is at most
+// i tokens from any key, so a text's is at most (len − 1)/2; an encoder's row at most len − 1;
+// summed over texts, (T − n)/2 and T − n.
+void check_token_bounds(const Checker& c, const Json& head, const std::string& pointer, const std::string& stack,
+                        const std::string& kind, long long texts, long long tokens) {
+  const long long longest = tokens - texts + 1;
+  const auto mean = [&](const char* name) { return head.at(name).at("mean").get<double>(); };
+  const auto above = [&](const char* name, double most, const std::string& why) {
+    if (head.at(name).at("texts") != 0 && mean(name) > most * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
+      c.fail(pointer + "/" + name + "/mean", "at most " + shown(Json(most)) + " (" + why + ")", shown(head.at(name).at("mean")));
+  };
+  const std::string covers = std::to_string(texts) + " texts of " + std::to_string(tokens) + " tokens (/covers): none longer than " +
+                             std::to_string(longest);
+  above("entropy_mean", std::log(static_cast<double>(longest)), covers + ", ln of that");
+  const double least = 1.0 / static_cast<double>(longest);
+  if (mean("max_weight_mean") < least * (1 - kTokenBoundSlack) - kStatisticRangeSlack)
+    c.fail(pointer + "/max_weight_mean/mean", "at least " + shown(Json(least)) + " (" + covers + ", 1 over that)",
+           shown(head.at("max_weight_mean").at("mean")));
+  const auto counted = [&](const char* name, long long most, const std::string& why) {
+    if (head.at(name).at("texts").get<long long>() > most)
+      c.fail(pointer + "/" + name + "/texts", "at most " + std::to_string(most) + " (" + why + ")", shown(head.at(name).at("texts")));
+  };
+  const std::string spare = std::to_string(tokens) + " tokens over " + std::to_string(texts) + " texts (/covers)";
+  counted("entropy_normalised_mean", tokens - texts, spare + ": a text of two tokens or more takes one more");
+  if (kind == "cross") return;
+  counted("induction_score", (tokens - texts) / 2, spare + ": a text with a repeated token has three or more");
+  const bool causal = stack != "encoder";  // a decoder's self-attention, alone or beside an encoder
+  const double distance = static_cast<double>(tokens - texts) / static_cast<double>(texts) / (causal ? 2.0 : 1.0);
+  above("mean_distance", distance, spare + (causal ? ": a causal text's mean distance is at most (len - 1)/2" :
+                                                     ": an encoder text's mean distance is at most len - 1"));
 }
 
 using HeadKey = std::tuple<std::string, std::string, long long, long long>;  // stack, kind, layer, head
@@ -333,7 +387,7 @@ std::string head_name(const HeadKey& key) {
 
 // One head's block, layer and head (within the model and settings.layers) and statistics.
 HeadKey check_head(const Checker& c, const Json& head, const std::string& pointer, const ModelShape& shape, bool blocks,
-                   long long texts, const Json& settings) {
+                   long long texts, long long tokens, const Json& settings) {
   std::vector<std::string> required = {"layer", "head"};
   if (blocks) required = {"stack", "kind", "layer", "head"};
   const std::vector<std::string>& names = corpus_statistic_names();
@@ -360,7 +414,8 @@ HeadKey check_head(const Checker& c, const Json& head, const std::string& pointe
       if (head.at(names[s]).at("texts") != 0)
         c.fail(pointer + "/" + names[s] + "/texts", "0 (a statistic of self-attention; this head is cross-attention)",
                shown(head.at(names[s]).at("texts")));
-  if (kind != "cross") check_self_attention_counts(c, head, pointer, settings.at("sink_epsilon").get<double>());
+  if (kind != "cross") check_self_attention_counts(c, head, pointer, settings.at("sink_epsilon").get<double>(), blocks, tokens - texts + 1);
+  check_token_bounds(c, head, pointer, stack, kind, texts, tokens);
   return {stack, kind, layer, h};
 }
 
@@ -395,12 +450,27 @@ void check_heads(const Checker& c, const Json& root, const ModelShape& shape, lo
   const Json& heads = root.at("heads");
   if (!heads.is_array()) c.fail("/heads", "a list of heads", shown(heads));
   const bool blocks = !heads.empty() && heads[0].is_object() && heads[0].contains("stack");
+  const long long tokens = root.at("covers").at("tokens").get<long long>();
   std::map<HeadKey, std::size_t> seen;  // -> its index in /heads
+  std::map<std::pair<std::string, std::string>, std::size_t> first_of_block;  // (stack, kind) -> its first head's index
   for (std::size_t i = 0; i < heads.size(); ++i) {
     const std::string pointer = "/heads/" + std::to_string(i);
-    const HeadKey key = check_head(c, heads[i], pointer, shape, blocks, texts, root.at("settings"));
+    const HeadKey key = check_head(c, heads[i], pointer, shape, blocks, texts, tokens, root.at("settings"));
     const auto [at, added] = seen.insert({key, i});
     if (!added) c.fail(pointer + ": head " + head_name(key) + " listed twice (also /heads/" + std::to_string(at->second) + ")");
+    // Where a statistic is defined (a text of two tokens, a repeated token) is the text's and its
+    // block's, not the head's: every head of one kind of block counts the same texts.
+    const auto [first, is_first] = first_of_block.insert({{std::get<0>(key), std::get<1>(key)}, i});
+    if (is_first) continue;
+    const Json& other = heads[first->second];
+    for (const std::string& name : corpus_statistic_names())
+      if (heads[i].at(name).at("texts") != other.at(name).at("texts"))
+        c.fail(pointer + "/" + name + "/texts",
+               shown(other.at(name).at("texts")) + " (head " + head_name(key) + "; head " +
+                   head_name({std::get<0>(key), std::get<1>(key), other.at("layer").get<long long>(), other.at("head").get<long long>()}) +
+                   ", /heads/" + std::to_string(first->second) + ", has that: where " + name +
+                   " is defined is the text's, the same on every head of a block)",
+               shown(heads[i].at(name).at("texts")));
   }
   check_head_set(c, seen, shape, blocks, root.at("settings"));
 }

@@ -23,6 +23,29 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr const char* kJournalFormat = "attnviz.census.texts";
 
+// The first place where a header `got` is not in the form this run writes `want` (a member it
+// does not write, or a number of the other kind: -1.0 for -1, 0 for 0.0), as "NAME (…)"; empty
+// when none. JSON's == takes -1.0 for -1 and ignores nothing else, so this names what == would
+// let through or only call "another settings".
+std::string header_form_fault(const Json& got, const Json& want, const std::string& name) {
+  if (want.is_object() && got.is_object()) {
+    for (const auto& item : got.items())
+      if (!want.contains(item.key()))
+        return "unknown member " + (name.empty() ? "" : name + ".") + item.key() + " (a journal header has here: " +
+               [&] { std::string keys; for (const auto& w : want.items()) keys += (keys.empty() ? "" : ", ") + w.key(); return keys; }() + ")";
+    for (const auto& item : want.items())
+      if (got.contains(item.key()))
+        if (std::string fault = header_form_fault(got[item.key()], item.value(), (name.empty() ? "" : name + ".") + item.key()); !fault.empty())
+          return fault;
+    return "";
+  }
+  if (want.is_number_integer() && got.is_number() && !got.is_number_integer())
+    return name + " " + got.dump() + " (a run writes an integer here: " + want.dump() + ")";
+  if (want.is_number_float() && got.is_number_integer())
+    return name + " " + got.dump() + " (a run writes a number with a fraction here: " + want.dump() + ")";
+  return "";
+}
+
 }  // namespace
 
 std::string journal_header(const CensusProvenance& provenance, const std::string& shard) {
@@ -82,6 +105,8 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
     if (line_number == 1) {
       if (line == expected) continue;
       const Json want = Json::parse(expected);
+      if (const std::string fault = header_form_fault(value, want, ""); !fault.empty())
+        throw InputError::inconsistent(path, "line 1: " + fault + ": not a journal header attnviz writes (a damaged journal; remove it to start afresh)");
       for (const char* part : {"format", "version", "attnviz_version", "model", "corpus", "settings", "shard"}) {
         if (value.contains(part) && value[part] == want[part]) continue;
         // Name the member that differs ("corpus.texts": --limit), not only the part it sits in.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -72,7 +73,7 @@ void JournalLineChecker::fail(long line_number, const std::string& detail) const
 }
 
 void JournalLineChecker::check_self_attention(const std::vector<std::optional<double>>& row, long tokens, long line_number,
-                                              const std::string& where) const {
+                                              const std::string& where, const std::string& stack) const {
   const std::vector<std::string>& names = corpus_statistic_names();
   const auto at = [&](const char* name) { return row[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())]; };
   // Undefined only on a one-token text: all of them, or none; a repeat (induction) needs n >= 3.
@@ -93,6 +94,26 @@ void JournalLineChecker::check_self_attention(const std::vector<std::optional<do
   if (sink && *sink == 0 && mass && *mass > sink_epsilon_ + kTokenBoundSlack)
     fail(line_number, where + ": first_token_mass " + std::to_string(*mass) + " above sink_epsilon " + std::to_string(sink_epsilon_) +
                           " while sink_rate is 0 (the first-token mass is at most the first key's importance α_1)");
+  // A sink: α_1 > ε. An encoder-decoder's rows all see key 0, so its first-token mass is α_1; a
+  // decoder-only model's sliding window may hide key 0 from every row but the first ones (row 0
+  // at least), so its mass is at least α_1/tokens.
+  const double least = stack.empty() ? sink_epsilon_ / static_cast<double>(tokens) : sink_epsilon_;
+  if (sink && *sink == 1 && mass && *mass <= least * (1 - kTokenBoundSlack))
+    fail(line_number, where + ": first_token_mass " + shown(Json(*mass)) + " at most " + shown(Json(least)) + " while sink_rate is 1 (a sink's " +
+                          "first key has weight above sink_epsilon " + shown(Json(sink_epsilon_)) +
+                          (stack.empty() ? " on at least one of the " + std::to_string(tokens) + " rows)" : " on average over every row)"));
+  // TransformerLens divides Σ_i a_i,i−1 by all n rows' mass, previous_token_mass by the n − 1 rows i ≥ 1.
+  const std::optional<double> score = at("previous_token_score"), previous = at("previous_token_mass");
+  if (score && previous && *score > *previous * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
+    fail(line_number, where + ": previous_token_score " + shown(Json(*score)) + " above previous_token_mass " + shown(Json(*previous)) +
+                          " (the score divides the same sum by all n rows, the mass by the n - 1 rows i >= 1)");
+  // A causal row i is at most i tokens from any key: the text's mean distance at most (n − 1)/2
+  // (an encoder-decoder's decoder has fewer tokens than the line's source + target).
+  const std::optional<double> distance = at("mean_distance");
+  const double most = static_cast<double>(tokens - 1) / 2;
+  if (stack != "encoder" && distance && *distance > most * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
+    fail(line_number, where + ": mean_distance " + shown(Json(*distance)) + " above " + shown(Json(most)) + " ((tokens - 1)/2 for " +
+                          std::to_string(tokens) + " tokens: a causal row i is at most i tokens from any key)");
 }
 
 void JournalLineChecker::expect_heads(bool blocks, int decoder_layers, long line_number) {
@@ -137,6 +158,7 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
     heads_known_ = true;
   }
   std::set<HeadKey> seen;
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::vector<std::optional<double>>>> first_of_block;
   const std::vector<std::string>& names = corpus_statistic_names();
   for (std::size_t i = 0; i < heads.size(); ++i) {
     const std::string at = "/heads/" + std::to_string(i);
@@ -181,7 +203,15 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
                               ", got " + shown(v));
       row.push_back(x);
     }
-    if (kind != "cross") check_self_attention(row, text.tokens, line_number, at + ": " + name);
+    if (kind != "cross") check_self_attention(row, text.tokens, line_number, at + ": " + name, stack);
+    // Where a statistic is defined is the text's (and its block's), not the head's.
+    const auto [first, is_first] = first_of_block.insert({{stack, kind}, {name, row}});
+    if (!is_first)
+      for (std::size_t s = 0; s < names.size(); ++s)
+        if (row[s].has_value() != first->second.second[s].has_value())
+          fail(line_number, at + ": " + name + " " + names[s] + " is " + (row[s] ? "a number" : "null") + " and " + first->second.first +
+                                "'s " + (first->second.second[s] ? "a number" : "null") +
+                                " (where it is defined is the text's: null on every head of a block or on none)");
     text.heads.push_back({CensusHead{stack, kind, layer, head}, std::move(row)});
   }
   for (const HeadKey& key : expected_)

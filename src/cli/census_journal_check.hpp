@@ -33,7 +33,11 @@ class JournalLineChecker {
   /// undefined (never for statistic_always_defined; always where statistic_applies is false);
   /// for self-attention, the statistics undefined only on a one-token text null together (and,
   /// for a decoder-only model, whose tokens are the text's, exactly when tokens is 1),
-  /// induction_score null where they are, and first_token_mass ≤ sink_epsilon where sink_rate is 0.
+  /// induction_score null where they are, and first_token_mass ≤ sink_epsilon where sink_rate is 0
+  /// and above it where sink_rate is 1 (a decoder-only model's sliding window: above
+  /// sink_epsilon / tokens), previous_token_score ≤ previous_token_mass, mean_distance ≤
+  /// (tokens − 1)/2 for a causal decoder's self-attention; each statistic null on every head of
+  /// one kind of block or on none (where it is defined is the text's, not the head's).
   /// Throws InputError "FILE: line L: …" naming the member, head and statistic, and the value.
   TextStatistics check(const nlohmann::ordered_json& line, long line_number);
 
@@ -42,7 +46,8 @@ class JournalLineChecker {
   [[noreturn]] void fail(long line_number, const std::string& detail) const;
   void expect_heads(bool blocks, int decoder_layers, long line_number);
   // A self-attention head's values against each other (as census_check's across one head).
-  void check_self_attention(const std::vector<std::optional<double>>& row, long tokens, long line_number, const std::string& where) const;
+  void check_self_attention(const std::vector<std::optional<double>>& row, long tokens, long line_number, const std::string& where,
+                            const std::string& stack) const;
   std::string path_;
   long long layers_ = 0, heads_ = 0, max_tokens_ = 0;
   double sink_epsilon_ = 0;

@@ -56,7 +56,9 @@ bool statistic_applies(const std::string& statistic, const std::string& kind) {
 
 bool statistic_always_defined(const std::string& statistic, const std::string& kind) {
   if (statistic == "entropy_mean" || statistic == "max_weight_mean") return true;
-  const bool positional = statistic == "mean_distance" || statistic == "diagonal_mass" || statistic == "first_token_mass";
+  // sink_rate: self-attention's row 0 always sees key 0 (causal or not), so α_1 always exists.
+  const bool positional = statistic == "mean_distance" || statistic == "diagonal_mass" || statistic == "first_token_mass" ||
+                          statistic == "sink_rate";
   return positional && kind != "cross";
 }
 

@@ -40,7 +40,7 @@ bool statistic_applies(const std::string& statistic, const std::string& kind);
 
 /// Whether `statistic` is defined on every text for a head of `kind` (docs/corpus.md's
 /// "never" undefined): entropy_mean and max_weight_mean for every head; mean_distance,
-/// diagonal_mass and first_token_mass for self-attention too.
+/// diagonal_mass, first_token_mass and sink_rate for self-attention too.
 bool statistic_always_defined(const std::string& statistic, const std::string& kind);
 
 }  // namespace attnviz
