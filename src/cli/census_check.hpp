@@ -32,7 +32,16 @@ namespace attnviz {
 ///    one text, and at most n·(mean − low)·(high − mean) for n texts of values in [low, high]
 ///    (Bhatia and Davis 2000; ≤ n·(high − low)²/4, Popoviciu); sink_rate's mean k/n for an
 ///    integer k (to 1e-9) and m2 k(n − k)/n, as n 0/1 values give; std, ci95_low, ci95_high what
-///    texts, mean and m2 give (null below 2 texts), to 1e-9 relative.
+///    texts, mean and m2 give (null below 2 texts), to 1e-9 relative;
+///  - across one self-attention head: previous_token_score's mean ≤ previous_token_mass's;
+///    first_token_mass's mean between k·ε/n (k·ε/(n·L) for a decoder-only model's sliding
+///    window) and (k + (n − k)·ε)/n for k sink texts of n;
+///  - across heads of one kind of block: each statistic's texts the same (where it is defined is
+///    the text's);
+///  - from covers.tokens T over n texts (no text longer than L = T − n + 1): entropy_mean ≤ ln L,
+///    max_weight_mean ≥ 1/L, entropy_normalised_mean's texts ≤ T − n, induction_score's ≤
+///    (T − n)/2, mean_distance ≤ (T − n)/(2n) for a decoder's (causal) self-attention and
+///    (T − n)/n for an encoder's.
 /// Throws InputError naming `path`, the JSON pointer, what was expected and the value found,
 /// for the first fault met.
 void check_census_json(const nlohmann::ordered_json& root, const std::string& path);
