@@ -24,6 +24,13 @@ def shift_mean(stat, mean):
     stat.update(mean=mean, ci95_low=stat["ci95_low"] + delta, ci95_high=stat["ci95_high"] + delta)
 
 
+def set_m2(stat, m2):
+    """Changes a statistic's m2 with its std and interval (the same t quantile), so only m2 is at fault."""
+    std = (m2 / (stat["texts"] - 1)) ** 0.5
+    half = (stat["ci95_high"] - stat["mean"]) * std / stat["std"]
+    stat.update(m2=m2, std=std, ci95_low=stat["mean"] - half, ci95_high=stat["mean"] + half)
+
+
 EDITS = {
     "none": lambda d: None,
     # 1. the set of heads and statistics
@@ -70,6 +77,7 @@ EDITS = {
     "induction_texts_differ": lambda d: head(d, 1)["induction_score"].update(texts=1, m2=0.0, std=None, ci95_low=None, ci95_high=None),
     "first_token_mass_below_sinks": lambda d: [head(d, 0)["sink_rate"].update(mean=1.0, m2=0.0, std=0.0, ci95_low=1.0, ci95_high=1.0),
                                                shift_mean(head(d, 0)["first_token_mass"], 0.001)],
+    "first_token_mass_m2_no_sinks": lambda d: set_m2(head(d, 0)["first_token_mass"], 0.05),
     "tokens_too_few": lambda d: d["covers"].update(tokens=3),
     "distance_above_causal": lambda d: shift_mean(head(d, 0)["mean_distance"], d["covers"]["tokens"] / 4 - 0.25),
     # 3. covers

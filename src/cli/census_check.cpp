@@ -342,6 +342,17 @@ void check_self_attention_counts(const Checker& c, const Json& head, const std::
            "at least " + shown(Json(least)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
                shown(mass.at("texts")) + ", each with first-key weight above sink_epsilon " + shown(Json(epsilon)) +
                (blocks ? ")" : " over at most " + std::to_string(longest) + " rows)"), shown(mass.at("mean")));
+  // Every text on one side of ε (no sink, or all sinks): Bhatia and Davis on that side's range.
+  if (sinks != 0 && sinks != n) return;
+  const double low = sinks == 0 ? 0.0 : least * (1 - kTokenBoundSlack), high = sinks == 0 ? epsilon * (1 + kTokenBoundSlack) + kStatisticRangeSlack : 1.0;
+  const double m = mass.at("mean").get<double>(), m2 = mass.at("m2").get<double>();
+  const double most_m2 = n * std::max(0.0, m - low) * std::max(0.0, high - m);
+  if (m2 > most_m2 + kTokenBoundSlack * std::max(1.0, n * (high - low) * (high - low) / 4))
+    c.fail(pointer + "/first_token_mass/m2",
+           "at most " + shown(Json(most_m2)) + " (n * (mean - low) * (high - mean): sink_rate says " +
+               (sinks == 0 ? "no text is a sink, so each first-token mass is in [0, sink_epsilon]"
+                           : "every text is a sink, so each first-token mass is in [" + bound_text(low) + ", 1]") + ")",
+           shown(mass.at("m2")));
 }
 
 // Bounds /covers/tokens puts on one head: T tokens over n texts, each of at least one token, so
