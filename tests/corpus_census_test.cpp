@@ -49,7 +49,7 @@ CensusProvenance journal_provenance(double sink_epsilon = 0.3, long texts = 10) 
 // Text `index` with two heads, values that differ per text (times `scale`: 0.1 keeps them in
 // [0, 1] for texts 0-5); statistic 7 (induction) undefined on odd texts. As a run's would be:
 // the max weight (2) in [0.5, 1), above 1/k; the sink (8) 1 exactly where the first-token mass
-// (6) is above 0.3.
+// (6) is above 0.3; the previous-token score (9) the mass (5) times (n − 1)/n.
 TextStatistics text(long index, double scale = 1) {
   TextStatistics t;
   t.index = index;
@@ -61,6 +61,8 @@ TextStatistics text(long index, double scale = 1) {
     if (index % 2 == 1) values[7].reset();
     values[2] = 0.5 + 0.5 * *values[2] / (1 + *values[2]);
     values[8] = *values[6] > 0.3 ? 1.0 : 0.0;
+    // TL's previous-token score: the same sum as the mass (5) over all n rows, not the n − 1.
+    values[9] = *values[5] * static_cast<double>(t.tokens - 1) / static_cast<double>(t.tokens);
     t.heads.push_back({CensusHead{"", "", 1, h}, values});
   }
   return t;
@@ -230,6 +232,17 @@ TEST_CASE("census_check: a census.json edited in one place is refused naming the
         "c.json: /heads/1/entropy_mean/m2: expected a finite number from 0 (a sum of squares), got -1e-300");
   // What a real run allows (issue 22, hostile tester): sink_rate k/n; m2 within Bhatia-Davis;
   // statistics defined on every text counted on every text; tokens within texts × max_tokens.
+  // Relations between statistics (a second hostile tester): each value alone is in its range.
+  CHECK_THAT(refused([](auto& j) {
+               auto& score = j["heads"][0]["previous_token_score"];
+               const double shift = j["heads"][0]["previous_token_mass"]["mean"].template get<double>() + 1e-6 - score["mean"].template get<double>();
+               for (const char* k : {"mean", "ci95_low", "ci95_high"}) score[k] = score[k].template get<double>() + shift;
+             }),
+             Contains("c.json: /heads/0/previous_token_score/mean: expected at most "));
+  CHECK_THAT(refused([](auto& j) { j["heads"][1]["induction_score"]["texts"] = 0; j["heads"][1]["induction_score"]["m2"] = 0.0;
+                              for (const char* k : {"mean", "std", "ci95_low", "ci95_high"}) j["heads"][1]["induction_score"][k] = nullptr; }),
+             Contains("c.json: /heads/1/induction_score/texts: expected 1 (head L1H1; head L1H0, /heads/0, has that"));
+  CHECK_THAT(refused([](auto& j) { j["covers"]["tokens"] = 3; }), Contains("c.json: /heads/0/entropy_mean/mean: expected at most 0.0 (3 texts of 3 tokens (/covers): none longer than 1, ln of that), got 0.0748"));
   CHECK(refused([](auto& j) { j["heads"][0]["sink_rate"]["mean"] = 0.5; }) ==
         "c.json: /heads/0/sink_rate/mean: expected k/3 for a whole number k of texts (a rate of 0/1 indicators over 3 texts), got 0.5");
   CHECK_THAT(refused([](auto& j) { j["heads"][0]["diagonal_mass"]["m2"] = 3 * 0.25 + 0.01; }),
@@ -259,6 +272,12 @@ TEST_CASE("census_journal_check: a journal line is checked as strictly as a cens
   CHECK_THAT(refused([](auto& j) { j["heads"].erase(1); }), Contains("t.jsonl: line 2: head L1H1 missing"));
   CHECK_THAT(refused([](auto& j) { j["heads"][1][2] = 0; }), Contains("t.jsonl: line 2: /heads/1: [\"\",\"\",0,1] is not a head of this run"));
   CHECK_THAT(refused([](auto& j) { j["heads"][0][4][8] = 0.5; }), Contains("/heads/0/4/8: L1H0 sink_rate: expected 0 or 1"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][0][4][9] = j["heads"][0][4][5].template get<double>() + 1e-6; }),
+             Contains("/heads/0: L1H0: previous_token_score 0.05000"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][0][4][8] = 1; }), Contains("/heads/0: L1H0: first_token_mass 0.06000000000000001 at most 0.09999999999999999 while sink_rate is 1"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][1][4][7] = nullptr; }),
+             Contains("/heads/1: L1H1 induction_score is null and L1H0's a number (where it is defined is the text's"));
+  CHECK_THAT(refused([](auto& j) { j["heads"][0][4][3] = 1.5; }), Contains("/heads/0: L1H0: mean_distance 1.5 above 1.0 ((tokens - 1)/2 for 3 tokens"));
   CHECK_THAT(refused([](auto& j) { j["heads"][0][4][3] = 2.5; }), Contains("/heads/0/4/3: L1H0 mean_distance: expected a number in [0, 2]"));
   CHECK_THAT(refused([](auto& j) { j["heads"][0][4][4] = nullptr; }), Contains("L1H0 diagonal_mass: expected a number (defined on every text), got null"));
   CHECK_THAT(refused([](auto& j) { j["tokens"] = 17; }), Contains("/tokens: expected a number of tokens from 1, at most 16 (settings.max_tokens), got 17"));
