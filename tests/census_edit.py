@@ -31,6 +31,16 @@ def set_m2(stat, m2):
     stat.update(m2=m2, std=std, ci95_low=stat["mean"] - half, ci95_high=stat["mean"] + half)
 
 
+def set_sink_rate(h, k):
+    """Makes k of the head's texts sinks: sink_rate's mean, m2, std and interval as a run writes them."""
+    stat, n = h["sink_rate"], h["sink_rate"]["texts"]
+    like = h["entropy_mean"]  # another statistic over the same n texts: its interval gives t / sqrt(n)
+    t_over_root_n = (like["ci95_high"] - like["mean"]) / like["std"]
+    mean, m2 = k / n, k * (n - k) / n
+    std = (m2 / (n - 1)) ** 0.5
+    stat.update(mean=mean, m2=m2, std=std, ci95_low=mean - t_over_root_n * std, ci95_high=mean + t_over_root_n * std)
+
+
 EDITS = {
     "none": lambda d: None,
     # 1. the set of heads and statistics
@@ -78,6 +88,7 @@ EDITS = {
     "first_token_mass_below_sinks": lambda d: [head(d, 0)["sink_rate"].update(mean=1.0, m2=0.0, std=0.0, ci95_low=1.0, ci95_high=1.0),
                                                shift_mean(head(d, 0)["first_token_mass"], 0.001)],
     "first_token_mass_m2_no_sinks": lambda d: set_m2(head(d, 0)["first_token_mass"], 0.05),
+    "first_token_mass_m2_one_sink": lambda d: [set_sink_rate(head(d, 0), 1), set_m2(head(d, 0)["first_token_mass"], 0.06)],
     "tokens_too_few": lambda d: d["covers"].update(tokens=3),
     "distance_above_causal": lambda d: shift_mean(head(d, 0)["mean_distance"], d["covers"]["tokens"] / 4 - 0.25),
     # 3. covers

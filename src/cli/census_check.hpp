@@ -35,7 +35,8 @@ namespace attnviz {
 ///    texts, mean and m2 give (null below 2 texts), to 1e-9 relative;
 ///  - across one self-attention head: previous_token_score's mean ≤ previous_token_mass's;
 ///    first_token_mass's mean between k·ε/n (k·ε/(n·L) for a decoder-only model's sliding
-///    window) and (k + (n − k)·ε)/n for k sink texts of n;
+///    window) and (k + (n − k)·ε)/n for k sink texts of n, its m2 at most what k values in
+///    [ε (or ε/L), 1] and n − k in [0, ε] allow (Bhatia and Davis on each group);
 ///  - across heads of one kind of block: each statistic's texts the same (where it is defined is
 ///    the text's);
 ///  - from covers.tokens T over n texts (no text longer than L = T − n + 1): entropy_mean ≤ ln L,
