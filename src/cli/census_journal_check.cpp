@@ -192,14 +192,15 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
         continue;
       }
       // A row sees at most the text's tokens as keys: max_tokens narrowed to this text's.
-      const StatisticRange range = statistic_range_for(names[s], max_tokens_ > 0 ? text.tokens : 0);
-      const double slack = statistic_range_slack(names[s], max_tokens_ > 0 ? text.tokens : 0);
+      // An encoder-decoder's tokens are source + target, at least either block's length.
+      const StatisticRange range = statistic_range_for(names[s], text.tokens);
+      const double slack = statistic_range_slack(names[s], text.tokens);
       const double x = v.is_number() ? v.get<double>() : std::nan("");
       if (names[s] == "sink_rate" ? !(x == 0 || x == 1) : !(x >= range.low - slack && x <= range.high + slack))
         fail(line_number, what + ": expected " + (names[s] == "sink_rate" ? std::string("0 or 1 (the text's sink indicator)")
                                                                           : "a number in [" + bound_text(range.low) + ", " +
                                                                                 bound_text(range.high) + "] (" + range.what +
-                                                                                (max_tokens_ > 0 ? "; this text has " + std::to_string(text.tokens) + " tokens" : "") + ")") +
+                                                                                "; this text has " + std::to_string(text.tokens) + " tokens)") +
                               ", got " + shown(v));
       row.push_back(x);
     }
