@@ -134,8 +134,10 @@ attnviz_bad_run(cli_census_over_model "attnviz: error: .*own_model\\.gguf: canno
   -o ${ATTNVIZ_CLI_OUT}/never_written.png)
 add_test(NAME cli_model_as_output_unchanged
          COMMAND ${CMAKE_COMMAND} -E compare_files ${ATTNVIZ_STORIES_GGUF} ${ATTNVIZ_CLI_OUT}/own_model.gguf)
+# A fixture, not only an order: `ctest -R census` alone also copies the model first.
+set_tests_properties(cli_model_copy PROPERTIES FIXTURES_SETUP own_model)
 set_tests_properties(cli_model_as_output_fails cli_model_as_output_message cli_census_over_model_fails
-                     cli_census_over_model_message PROPERTIES DEPENDS cli_model_copy)
+                     cli_census_over_model_message PROPERTIES DEPENDS cli_model_copy FIXTURES_REQUIRED own_model)
 set_tests_properties(cli_model_as_output_unchanged PROPERTIES
   DEPENDS "cli_model_as_output_fails;cli_model_as_output_message;cli_census_over_model_fails;cli_census_over_model_message")
 add_test(NAME cli_ct2_copy COMMAND ${CMAKE_COMMAND} -E copy_directory ${PROJECT_SOURCE_DIR}/data/aren-translit/model
