@@ -111,7 +111,13 @@ void read_census_journal(const std::string& path) {
   // read_journal cuts a half-written last line off the file itself: it reads a copy, so that
   // replaying tests/ inputs never changes them.
   const std::string copy = std::filesystem::temp_directory_path().string() + "/attnviz-fuzz-journal-" + std::to_string(getpid()) + ".jsonl";
-  std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+  // Streams, not std::filesystem::copy_file: its copy_file_range/sendfile gives up on EINTR, and
+  // libFuzzer's -timeout interrupts system calls every second (a harness crash, not attnviz's).
+  {
+    std::ifstream from(path, std::ios::binary);
+    std::ofstream to(copy, std::ios::binary | std::ios::trunc);
+    to << from.rdbuf();
+  }
   try {
     (void)read_journal(copy, provenance, shard);
   } catch (...) {
