@@ -28,19 +28,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // room for another libm's sqrt or t quantile, and none for an edited value.
 constexpr double kDerivedTolerance = 1e-9;
 
-// A value as messages show it: its JSON text, cut when long (a whole object given for a number).
-std::string shown(const Json& value) {
-  const std::string text = value.dump();
-  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
-}
-
-// A range's bound as messages show it: "0", "1", "inf".
-std::string bound_text(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", x);
-  return buffer;
-}
-
 std::string join(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
@@ -54,7 +41,7 @@ class Checker {
 
   // `object` at `pointer` is an object with exactly the `required` members; another is named.
   void members(const Json& object, const std::string& pointer, const std::vector<std::string>& required) const {
-    if (!object.is_object()) throw InputError::bad_value(path_, pointer.empty() ? "/" : pointer, "an object", shown(object));
+    if (!object.is_object()) throw InputError::bad_value(path_, pointer.empty() ? "/" : pointer, "an object", census_value_text(object));
     for (const auto& item : object.items())
       if (std::find(required.begin(), required.end(), item.key()) == required.end())
         throw InputError::inconsistent(path_, "unknown member " + pointer + "/" + item.key() + " (a census.json has here: " + join(required) + ")");
@@ -68,24 +55,24 @@ class Checker {
     const bool whole = value.is_number_integer() && !(value.is_number_unsigned() && value.get<unsigned long long>() > kMaxInteger);
     const long long x = whole ? value.get<long long>() : 0;
     if (!whole || x < low || x > high)
-      throw InputError::bad_value(path_, pointer + "/" + key, "an integer " + bounds(low, high), shown(value));
+      throw InputError::bad_value(path_, pointer + "/" + key, "an integer " + bounds(low, high), census_value_text(value));
     return x;
   }
 
   double number(const Json& value, const std::string& pointer, const std::string& expected) const {
     if (!value.is_number() || !std::isfinite(value.get<double>()))
-      throw InputError::bad_value(path_, pointer, "a finite number" + expected, shown(value));
+      throw InputError::bad_value(path_, pointer, "a finite number" + expected, census_value_text(value));
     return value.get<double>();
   }
 
   std::string text(const Json& object, const std::string& pointer, const char* key) const {
     const Json& value = object.at(key);
-    if (!value.is_string()) throw InputError::bad_value(path_, pointer + "/" + key, "a string", shown(value));
+    if (!value.is_string()) throw InputError::bad_value(path_, pointer + "/" + key, "a string", census_value_text(value));
     return value.get<std::string>();
   }
 
   void boolean(const Json& object, const std::string& pointer, const char* key) const {
-    if (!object.at(key).is_boolean()) throw InputError::bad_value(path_, pointer + "/" + key, "true or false", shown(object.at(key)));
+    if (!object.at(key).is_boolean()) throw InputError::bad_value(path_, pointer + "/" + key, "true or false", census_value_text(object.at(key)));
   }
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& expected, const std::string& found) const {
@@ -111,19 +98,19 @@ struct ModelShape {
 
 ModelShape check_provenance(const Checker& c, const Json& root) {
   // The format first: another file given as a census.json is named as such, not by its members.
-  if (!root.is_object()) c.fail("/", "a census.json object", shown(root));
+  if (!root.is_object()) c.fail("/", "a census.json object", census_value_text(root));
   const auto file_format = root.find("format"), version = root.find("version");
   if (file_format == root.end() || *file_format != kCensusFormat)
     c.fail("/format", std::string("\"") + kCensusFormat + "\" (a census.json of attnviz census)",
-           file_format == root.end() ? "nothing" : shown(*file_format));
+           file_format == root.end() ? "nothing" : census_value_text(*file_format));
   if (version == root.end() || *version != kCensusVersion)
-    c.fail("/version", std::to_string(kCensusVersion) + " (this attnviz's census format)", version == root.end() ? "nothing" : shown(*version));
+    c.fail("/version", std::to_string(kCensusVersion) + " (this attnviz's census format)", version == root.end() ? "nothing" : census_value_text(*version));
   c.members(root, "", {"format", "version", "attnviz_version", "model_name", "model", "corpus", "settings", "covers", "statistics", "heads"});
   c.text(root, "", "attnviz_version");
   const Json& model = root.at("model");
   c.members(model, "/model", {"name", "architecture", "layers", "heads", "d_model", "bytes", "fnv1a64"});
   if (c.text(model, "/model", "name") != c.text(root, "", "model_name"))
-    c.fail("/model_name", shown(model.at("name")) + " (/model/name)", shown(root.at("model_name")));
+    c.fail("/model_name", census_value_text(model.at("name")) + " (/model/name)", census_value_text(root.at("model_name")));
   c.text(model, "/model", "architecture");
   ModelShape shape;
   shape.layers = c.integer(model, "/model", "layers", 1);
@@ -132,16 +119,16 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
   c.integer(model, "/model", "bytes", 0);
   const std::string model_hash = c.text(model, "/model", "fnv1a64");
   if (model_hash.size() != 16 || model_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-    c.fail("/model/fnv1a64", "16 lowercase hex digits (FNV-1a 64 of the model's bytes)", shown(model.at("fnv1a64")));
+    c.fail("/model/fnv1a64", "16 lowercase hex digits (FNV-1a 64 of the model's bytes)", census_value_text(model.at("fnv1a64")));
 
   const Json& corpus = root.at("corpus");
   c.members(corpus, "/corpus", {"file", "format", "fnv1a64", "texts", "skipped_lines"});
   c.text(corpus, "/corpus", "file");
   const std::string format = c.text(corpus, "/corpus", "format");
-  if (format != "text" && format != "jsonl") c.fail("/corpus/format", "\"text\" or \"jsonl\"", shown(corpus.at("format")));
+  if (format != "text" && format != "jsonl") c.fail("/corpus/format", "\"text\" or \"jsonl\"", census_value_text(corpus.at("format")));
   const std::string hash = c.text(corpus, "/corpus", "fnv1a64");
   if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-    c.fail("/corpus/fnv1a64", "16 lower-case hex digits", shown(corpus.at("fnv1a64")));
+    c.fail("/corpus/fnv1a64", "16 lower-case hex digits", census_value_text(corpus.at("fnv1a64")));
   const long long corpus_texts = c.integer(corpus, "/corpus", "texts", 1);
   const long long skipped = c.integer(corpus, "/corpus", "skipped_lines", 0);
 
@@ -152,7 +139,7 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
     shape.selected = parse_layer_selection(layers, static_cast<int>(std::min<long long>(shape.layers, 1 << 30)));
   } catch (const UsageError&) {
     c.fail("/settings/layers", "all, a layer, a list or a range of the model's layers 0-" + std::to_string(shape.layers - 1),
-           shown(settings.at("layers")));
+           census_value_text(settings.at("layers")));
   }
   shape.max_tokens = c.integer(settings, "/settings", "max_tokens", 0);
   c.boolean(settings, "/settings", "truncate");
@@ -164,8 +151,8 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
   const bool blocks = root.at("heads").is_array() && !root.at("heads").empty() && root.at("heads")[0].is_object() &&
                       root.at("heads")[0].contains("stack");  // an encoder-decoder's --layers knows no layer count
   const std::string canonical = canonical_layers(shape.selected, blocks ? 0 : static_cast<int>(std::min<long long>(shape.layers, 1 << 30)));
-  if (layers != canonical) c.fail("/settings/layers", shown(Json(canonical)) + " (the form a run records this selection in)", shown(settings.at("layers")));
-  if (settings.at("truncate") != true) c.fail("/settings/truncate", "true (a run that finishes cut every text it had to)", shown(settings.at("truncate")));
+  if (layers != canonical) c.fail("/settings/layers", census_value_text(Json(canonical)) + " (the form a run records this selection in)", census_value_text(settings.at("layers")));
+  if (settings.at("truncate") != true) c.fail("/settings/truncate", "true (a run that finishes cut every text it had to)", census_value_text(settings.at("truncate")));
   if (limit >= 0 && corpus_texts != limit)
     c.fail("/corpus/texts", std::to_string(limit) + " (/settings/limit: a limit is recorded only when it left texts out, so it took that many)",
            std::to_string(corpus_texts));
@@ -174,7 +161,7 @@ ModelShape check_provenance(const Checker& c, const Json& root) {
                                         ": true exactly when a bad line was skipped)", std::to_string(skipped));
   c.boolean(settings, "/settings", "no_bos");
   const double epsilon = c.number(settings.at("sink_epsilon"), "/settings/sink_epsilon", " in [0, 1]");
-  if (epsilon < 0 || epsilon > 1) c.fail("/settings/sink_epsilon", "a number in [0, 1]", shown(settings.at("sink_epsilon")));
+  if (epsilon < 0 || epsilon > 1) c.fail("/settings/sink_epsilon", "a number in [0, 1]", census_value_text(settings.at("sink_epsilon")));
   return shape;
 }
 
@@ -194,19 +181,19 @@ long long check_covers(const Checker& c, const Json& root, const ModelShape& sha
     c.fail("/covers/tokens", "at most " + std::to_string(texts) + " texts * " + std::to_string(shape.max_tokens) +
                                  " (/settings/max_tokens)", std::to_string(tokens));
   const Json& ranges = covers.at("ranges");
-  if (!ranges.is_array()) c.fail("/covers/ranges", "a list of [first, last] pairs", shown(ranges));
+  if (!ranges.is_array()) c.fail("/covers/ranges", "a list of [first, last] pairs", census_value_text(ranges));
   long long counted = 0, previous_last = -1;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const std::string pointer = "/covers/ranges/" + std::to_string(i);
     const Json& r = ranges[i];
     const bool pair = r.is_array() && r.size() == 2 && r[0].is_number_integer() && r[1].is_number_integer();
-    if (!pair) c.fail(pointer, "[first, last], two integers", shown(r));
+    if (!pair) c.fail(pointer, "[first, last], two integers", census_value_text(r));
     const long long first = r[0].get<long long>(), last = r[1].get<long long>();
     if (first < 0 || last < first || last >= corpus_texts)
-      c.fail(pointer, "text indices 0 <= first <= last < " + std::to_string(corpus_texts) + " (/covers/corpus_texts)", shown(r));
+      c.fail(pointer, "text indices 0 <= first <= last < " + std::to_string(corpus_texts) + " (/covers/corpus_texts)", census_value_text(r));
     if (first <= previous_last)
       c.fail(pointer, "a range after the one before it (ranges sorted and disjoint; the one before ends at " +
-                          std::to_string(previous_last) + ")", shown(r));
+                          std::to_string(previous_last) + ")", census_value_text(r));
     previous_last = last;
     counted += last - first + 1;
   }
@@ -218,17 +205,17 @@ long long check_covers(const Checker& c, const Json& root, const ModelShape& sha
 void check_statistic_names(const Checker& c, const Json& root) {
   const Json& names = root.at("statistics");
   const std::vector<std::string>& known = corpus_statistic_names();
-  if (!names.is_array()) c.fail("/statistics", "the list of statistic names", shown(names));
+  if (!names.is_array()) c.fail("/statistics", "the list of statistic names", census_value_text(names));
   std::set<std::string> seen;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string pointer = "/statistics/" + std::to_string(i);
     if (!names[i].is_string() || std::find(known.begin(), known.end(), names[i].get<std::string>()) == known.end())
-      c.fail(pointer, "a statistic attnviz knows (" + join(known) + ")", shown(names[i]));
-    if (!seen.insert(names[i].get<std::string>()).second) c.fail(pointer, "each statistic once", shown(names[i]) + " again");
+      c.fail(pointer, "a statistic attnviz knows (" + join(known) + ")", census_value_text(names[i]));
+    if (!seen.insert(names[i].get<std::string>()).second) c.fail(pointer, "each statistic once", census_value_text(names[i]) + " again");
   }
   for (const std::string& name : known)
     if (!seen.count(name)) c.fail("/statistics: statistic " + name + " missing (a census.json lists all of: " + join(known) + ")");
-  if (names != Json(known)) c.fail("/statistics", "the statistics in attnviz's order (" + join(known) + ")", shown(names));
+  if (names != Json(known)) c.fail("/statistics", "the statistics in attnviz's order (" + join(known) + ")", census_value_text(names));
 }
 
 // What n values in [range.low, range.high] allow of m2 = Σ (x − mean)²: at most
@@ -240,20 +227,20 @@ void check_spread(const Checker& c, const std::string& pointer, const std::strin
     const double k = std::round(r.mean * n);
     if (std::abs(r.mean - k / n) > kStatisticRangeSlack)
       c.fail(pointer + "/mean", "k/" + std::to_string(r.count) + " for a whole number k of texts (a rate of 0/1 indicators over " +
-                                    std::to_string(r.count) + " texts)", shown(Json(r.mean)));
+                                    std::to_string(r.count) + " texts)", census_value_text(Json(r.mean)));
     const double m2 = k * (n - k) / n;
     if (std::abs(r.m2 - m2) > kDerivedTolerance * std::max(1.0, m2))
-      c.fail(pointer + "/m2", shown(Json(m2)) + " (k(n - k)/n: " + std::to_string(static_cast<long long>(k)) + " of " + std::to_string(r.count) +
-                                  " texts are 1, the rest 0)", shown(Json(r.m2)));
+      c.fail(pointer + "/m2", census_value_text(Json(m2)) + " (k(n - k)/n: " + std::to_string(static_cast<long long>(k)) + " of " + std::to_string(r.count) +
+                                  " texts are 1, the rest 0)", census_value_text(Json(r.m2)));
     return;
   }
   if (!(range.high < kInf)) return;
   const double most = n * std::max(0.0, r.mean - range.low) * std::max(0.0, range.high - r.mean);
   const double width = range.high - range.low;
   if (r.m2 > most + kDerivedTolerance * std::max(1.0, n * width * width / 4))
-    c.fail(pointer + "/m2", "at most " + shown(Json(most)) + " (n * (mean - low) * (high - mean) for " + std::to_string(r.count) +
-                                " texts of values in [" + bound_text(range.low) + ", " + bound_text(range.high) + "])",
-           shown(Json(r.m2)));
+    c.fail(pointer + "/m2", "at most " + census_value_text(Json(most)) + " (n * (mean - low) * (high - mean) for " + std::to_string(r.count) +
+                                " texts of values in [" + range_bound_text(range.low) + ", " + range_bound_text(range.high) + "])",
+           census_value_text(Json(r.m2)));
 }
 
 // One statistic of one head.
@@ -267,18 +254,18 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
   if (statistic_always_defined(name, kind) && r.count != texts)
     c.fail(pointer + "/texts", std::to_string(texts) + " (/covers/texts: " + name + " is defined on every text)", std::to_string(r.count));
   if (r.count == 0) {
-    if (!stat.at("mean").is_null()) c.fail(pointer + "/mean", "null (no text defines it: texts is 0)", shown(stat.at("mean")));
-    if (stat.at("m2") != Json(0.0)) c.fail(pointer + "/m2", "0 (texts is 0)", shown(stat.at("m2")));
+    if (!stat.at("mean").is_null()) c.fail(pointer + "/mean", "null (no text defines it: texts is 0)", census_value_text(stat.at("mean")));
+    if (stat.at("m2") != Json(0.0)) c.fail(pointer + "/m2", "0 (texts is 0)", census_value_text(stat.at("m2")));
   } else {
     const StatisticRange range = statistic_range_for(name, max_tokens);
-    const std::string range_text = " in [" + bound_text(range.low) + ", " + bound_text(range.high) + "]";
+    const std::string range_text = " in [" + range_bound_text(range.low) + ", " + range_bound_text(range.high) + "]";
     const double slack = statistic_range_slack(name, max_tokens);
     r.mean = c.number(stat.at("mean"), pointer + "/mean", range_text);
     if (r.mean < range.low - slack || r.mean > range.high + slack)
-      c.fail(pointer + "/mean", "a mean" + range_text + " (" + range.what + ")", shown(stat.at("mean")));
+      c.fail(pointer + "/mean", "a mean" + range_text + " (" + range.what + ")", census_value_text(stat.at("mean")));
     r.m2 = c.number(stat.at("m2"), pointer + "/m2", " from 0");
-    if (r.m2 < 0 || std::signbit(r.m2)) c.fail(pointer + "/m2", "a finite number from 0 (a sum of squares)", shown(stat.at("m2")));
-    if (r.count == 1 && r.m2 != 0) c.fail(pointer + "/m2", "0 (one text has no spread)", shown(stat.at("m2")));
+    if (r.m2 < 0 || std::signbit(r.m2)) c.fail(pointer + "/m2", "a finite number from 0 (a sum of squares)", census_value_text(stat.at("m2")));
+    if (r.count == 1 && r.m2 != 0) c.fail(pointer + "/m2", "0 (one text has no spread)", census_value_text(stat.at("m2")));
     check_spread(c, pointer, name, r, range);
   }
   const std::tuple<const char*, std::optional<double>, const char*> derived[] = {
@@ -289,11 +276,11 @@ void check_statistic(const Checker& c, const Json& head, const std::string& head
     const Json& value = stat.at(key);
     const std::string at = pointer + "/" + key;
     if (!expected) {
-      if (!value.is_null()) c.fail(at, "null (fewer than 2 texts)", shown(value));
+      if (!value.is_null()) c.fail(at, "null (fewer than 2 texts)", census_value_text(value));
       continue;
     }
     const bool agrees = value.is_number() && std::abs(value.get<double>() - *expected) <= kDerivedTolerance * std::max(1.0, std::abs(*expected));
-    if (!agrees) c.fail(at, shown(Json(*expected)) + " (" + formula + ", from texts, mean and m2)", shown(value));
+    if (!agrees) c.fail(at, census_value_text(Json(*expected)) + " (" + formula + ", from texts, mean and m2)", census_value_text(value));
   }
 }
 
@@ -308,11 +295,11 @@ void check_self_attention_counts(const Checker& c, const Json& head, const std::
   const Json& texts = head.at(kOneToken[0]).at("texts");
   for (const char* name : kOneToken)
     if (head.at(name).at("texts") != texts)
-      c.fail(pointer + "/" + name + "/texts", shown(texts) + " (" + pointer + "/" + kOneToken[0] + "/texts: both are undefined " +
-                                                  "only on a one-token text)", shown(head.at(name).at("texts")));
+      c.fail(pointer + "/" + name + "/texts", census_value_text(texts) + " (" + pointer + "/" + kOneToken[0] + "/texts: both are undefined " +
+                                                  "only on a one-token text)", census_value_text(head.at(name).at("texts")));
   if (head.at("induction_score").at("texts").get<long long>() > texts.get<long long>())
-    c.fail(pointer + "/induction_score/texts", "at most " + shown(texts) + " (the texts of more than one token: a repeat needs three)",
-           shown(head.at("induction_score").at("texts")));
+    c.fail(pointer + "/induction_score/texts", "at most " + census_value_text(texts) + " (the texts of more than one token: a repeat needs three)",
+           census_value_text(head.at("induction_score").at("texts")));
   // TransformerLens's previous-token score divides Σ_i a_i,i−1 by every row's mass (n rows summing
   // to 1), previous_token_mass the same sum by the n − 1 rows i ≥ 1: score ≤ mass on every text
   // (both defined on the same texts, checked above), so in the mean.
@@ -320,8 +307,8 @@ void check_self_attention_counts(const Checker& c, const Json& head, const std::
   const Json& previous = head.at("previous_token_mass");
   if (score.at("texts") != 0 && score.at("mean").get<double>() > previous.at("mean").get<double>() * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
     c.fail(pointer + "/previous_token_score/mean",
-           "at most " + shown(previous.at("mean")) + " (" + pointer + "/previous_token_mass/mean: the score divides the same sum " +
-               "by all n rows, the mass by the n - 1 rows i >= 1)", shown(score.at("mean")));
+           "at most " + census_value_text(previous.at("mean")) + " (" + pointer + "/previous_token_mass/mean: the score divides the same sum " +
+               "by all n rows, the mass by the n - 1 rows i >= 1)", census_value_text(score.at("mean")));
   const Json& mass = head.at("first_token_mass");
   const Json& sink = head.at("sink_rate");
   const double n = mass.at("texts").get<double>();
@@ -330,18 +317,18 @@ void check_self_attention_counts(const Checker& c, const Json& head, const std::
   const double most = (sinks + (n - sinks) * epsilon) / n;
   if (mass.at("mean").get<double>() > most + kTokenBoundSlack)
     c.fail(pointer + "/first_token_mass/mean",
-           "at most " + shown(Json(most)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
-               shown(mass.at("texts")) + "; on the others the first key's weight is at most sink_epsilon " + shown(Json(epsilon)) + ")",
-           shown(mass.at("mean")));
+           "at most " + census_value_text(Json(most)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
+               census_value_text(mass.at("texts")) + "; on the others the first key's weight is at most sink_epsilon " + census_value_text(Json(epsilon)) + ")",
+           census_value_text(mass.at("mean")));
   // On a sink text α_1 > ε. An encoder-decoder's self-attention has every row see key 0, so its
   // first-token mass is α_1; a decoder-only model's sliding window may hide key 0 from all rows
   // but the first ones (at least row 0), so its mass is at least α_1/len > ε/len, len ≤ longest.
   const double least = sinks * epsilon / n / (blocks ? 1.0 : static_cast<double>(longest));
   if (mass.at("mean").get<double>() < least * (1 - kTokenBoundSlack) - kStatisticRangeSlack)
     c.fail(pointer + "/first_token_mass/mean",
-           "at least " + shown(Json(least)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
-               shown(mass.at("texts")) + ", each with first-key weight above sink_epsilon " + shown(Json(epsilon)) +
-               (blocks ? ")" : " over at most " + std::to_string(longest) + " rows)"), shown(mass.at("mean")));
+           "at least " + census_value_text(Json(least)) + " (sink_rate counts " + std::to_string(static_cast<long long>(sinks)) + " sink texts of " +
+               census_value_text(mass.at("texts")) + ", each with first-key weight above sink_epsilon " + census_value_text(Json(epsilon)) +
+               (blocks ? ")" : " over at most " + std::to_string(longest) + " rows)"), census_value_text(mass.at("mean")));
   // m2 with k sink texts' masses in [a, 1] (a = ε, or ε/L) and n − k others' in [0, ε]: split
   // by Chan et al. into the two groups' m2s and their means' spread, each group bounded by
   // Bhatia and Davis; the non-sink mean y fixes the sink mean, so the bound is a quadratic in y,
@@ -377,14 +364,14 @@ void check_self_attention_counts(const Checker& c, const Json& head, const std::
   }
   if (m2 > most_m2 + kTokenBoundSlack * std::max(1.0, n * (high - low) * (high - low) / 4))
     c.fail(pointer + "/first_token_mass/m2",
-           "at most " + shown(Json(most_m2)) + " (" +
+           "at most " + census_value_text(Json(most_m2)) + " (" +
                (sinks == 0 ? "n * (mean - low) * (high - mean): sink_rate says no text is a sink, so each first-token mass is in [0, sink_epsilon]"
                 : sinks == n ? "n * (mean - low) * (high - mean): sink_rate says every text is a sink, so each first-token mass is in [" +
-                                   bound_text(low) + ", 1]"
-                             : "sink_rate says " + std::to_string(static_cast<long long>(sinks)) + " of " + shown(mass.at("texts")) +
-                                   " texts are sinks, with first-token mass above " + bound_text(low_sink) +
+                                   range_bound_text(low) + ", 1]"
+                             : "sink_rate says " + std::to_string(static_cast<long long>(sinks)) + " of " + census_value_text(mass.at("texts")) +
+                                   " texts are sinks, with first-token mass above " + range_bound_text(low_sink) +
                                    ", the others at most sink_epsilon: Bhatia and Davis on each group") + ")",
-           shown(mass.at("m2")));
+           census_value_text(mass.at("m2")));
 }
 
 // Bounds /covers/tokens puts on one head: T tokens over n texts, each of at least one token, so
@@ -399,18 +386,18 @@ void check_token_bounds(const Checker& c, const Json& head, const std::string& p
   const auto mean = [&](const char* name) { return head.at(name).at("mean").get<double>(); };
   const auto above = [&](const char* name, double most, const std::string& why) {
     if (head.at(name).at("texts") != 0 && mean(name) > most * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
-      c.fail(pointer + "/" + name + "/mean", "at most " + shown(Json(most)) + " (" + why + ")", shown(head.at(name).at("mean")));
+      c.fail(pointer + "/" + name + "/mean", "at most " + census_value_text(Json(most)) + " (" + why + ")", census_value_text(head.at(name).at("mean")));
   };
   const std::string covers = std::to_string(texts) + " texts of " + std::to_string(tokens) + " tokens (/covers): none longer than " +
                              std::to_string(longest);
   above("entropy_mean", std::log(static_cast<double>(longest)), covers + ", ln of that");
   const double least = 1.0 / static_cast<double>(longest);
   if (mean("max_weight_mean") < least * (1 - kTokenBoundSlack) - kStatisticRangeSlack)
-    c.fail(pointer + "/max_weight_mean/mean", "at least " + shown(Json(least)) + " (" + covers + ", 1 over that)",
-           shown(head.at("max_weight_mean").at("mean")));
+    c.fail(pointer + "/max_weight_mean/mean", "at least " + census_value_text(Json(least)) + " (" + covers + ", 1 over that)",
+           census_value_text(head.at("max_weight_mean").at("mean")));
   const auto counted = [&](const char* name, long long most, const std::string& why) {
     if (head.at(name).at("texts").get<long long>() > most)
-      c.fail(pointer + "/" + name + "/texts", "at most " + std::to_string(most) + " (" + why + ")", shown(head.at(name).at("texts")));
+      c.fail(pointer + "/" + name + "/texts", "at most " + std::to_string(most) + " (" + why + ")", census_value_text(head.at(name).at("texts")));
   };
   const std::string spare = std::to_string(tokens) + " tokens over " + std::to_string(texts) + " texts (/covers)";
   counted("entropy_normalised_mean", tokens - texts, spare + ": a text of two tokens or more takes one more");
@@ -440,10 +427,10 @@ HeadKey check_head(const Checker& c, const Json& head, const std::string& pointe
   if (blocks) {
     stack = c.text(head, pointer, "stack");
     kind = c.text(head, pointer, "kind");
-    if (stack != "encoder" && stack != "decoder") c.fail(pointer + "/stack", "\"encoder\" or \"decoder\"", shown(head.at("stack")));
+    if (stack != "encoder" && stack != "decoder") c.fail(pointer + "/stack", "\"encoder\" or \"decoder\"", census_value_text(head.at("stack")));
     if (kind != "self" && !(kind == "cross" && stack == "decoder"))
       c.fail(pointer + "/kind", stack == "decoder" ? "\"self\" or \"cross\"" : "\"self\" (an encoder has no cross-attention)",
-             shown(head.at("kind")));
+             census_value_text(head.at("kind")));
   }
   // An encoder-decoder records its encoder's depth; its decoder's may differ.
   const bool depth_known = !blocks || stack == "encoder";
@@ -456,7 +443,7 @@ HeadKey check_head(const Checker& c, const Json& head, const std::string& pointe
     for (std::size_t s = 3; s < names.size(); ++s)
       if (head.at(names[s]).at("texts") != 0)
         c.fail(pointer + "/" + names[s] + "/texts", "0 (a statistic of self-attention; this head is cross-attention)",
-               shown(head.at(names[s]).at("texts")));
+               census_value_text(head.at(names[s]).at("texts")));
   if (kind != "cross") check_self_attention_counts(c, head, pointer, settings.at("sink_epsilon").get<double>(), blocks, tokens - texts + 1);
   check_token_bounds(c, head, pointer, stack, kind, texts, tokens);
   return {stack, kind, layer, h};
@@ -491,7 +478,7 @@ void check_head_set(const Checker& c, const std::map<HeadKey, std::size_t>& seen
 // The heads, each checked, none twice; then the set compared with what the model and settings select.
 void check_heads(const Checker& c, const Json& root, const ModelShape& shape, long long texts) {
   const Json& heads = root.at("heads");
-  if (!heads.is_array()) c.fail("/heads", "a list of heads", shown(heads));
+  if (!heads.is_array()) c.fail("/heads", "a list of heads", census_value_text(heads));
   const bool blocks = !heads.empty() && heads[0].is_object() && heads[0].contains("stack");
   const long long tokens = root.at("covers").at("tokens").get<long long>();
   std::map<HeadKey, std::size_t> seen;  // -> its index in /heads
@@ -509,16 +496,27 @@ void check_heads(const Checker& c, const Json& root, const ModelShape& shape, lo
     for (const std::string& name : corpus_statistic_names())
       if (heads[i].at(name).at("texts") != other.at(name).at("texts"))
         c.fail(pointer + "/" + name + "/texts",
-               shown(other.at(name).at("texts")) + " (head " + head_name(key) + "; head " +
+               census_value_text(other.at(name).at("texts")) + " (head " + head_name(key) + "; head " +
                    head_name({std::get<0>(key), std::get<1>(key), other.at("layer").get<long long>(), other.at("head").get<long long>()}) +
                    ", /heads/" + std::to_string(first->second) + ", has that: where " + name +
                    " is defined is the text's, the same on every head of a block)",
-               shown(heads[i].at(name).at("texts")));
+               census_value_text(heads[i].at(name).at("texts")));
   }
   check_head_set(c, seen, shape, blocks, root.at("settings"));
 }
 
 }  // namespace
+
+std::string census_value_text(const nlohmann::ordered_json& value) {
+  const std::string text = value.dump();
+  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
+}
+
+std::string range_bound_text(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
 
 void check_census_json(const Json& root, const std::string& path) {
   const Checker c(path);

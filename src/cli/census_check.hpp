@@ -45,6 +45,13 @@ namespace attnviz {
 ///    (T − n)/n for an encoder's.
 /// Throws InputError naming `path`, the JSON pointer, what was expected and the value found,
 /// for the first fault met.
+/// A JSON value as the census checks' messages show it: its text, cut to 60 characters (a whole
+/// object given where a number belongs).
+std::string census_value_text(const nlohmann::ordered_json& value);
+
+/// A statistic range's bound as messages show it: "0", "1", "inf".
+std::string range_bound_text(double x);
+
 void check_census_json(const nlohmann::ordered_json& root, const std::string& path);
 
 }  // namespace attnviz

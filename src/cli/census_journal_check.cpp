@@ -16,18 +16,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string shown(const Json& value) {
-  const std::string text = value.dump();
-  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
-}
-
-// A range's bound as messages show it: "0", "1", "inf".
-std::string bound_text(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", x);
-  return buffer;
-}
-
 std::string head_name(const std::string& stack, const std::string& kind, long long layer, long long head) {
   return CensusHead{stack, kind, static_cast<int>(layer), static_cast<int>(head)}.name();
 }
@@ -64,7 +52,7 @@ JournalLineChecker::JournalLineChecker(const std::string& path, const CensusProv
   try {
     selected_ = parse_layer_selection(layers_text_, static_cast<int>(layers_));
   } catch (const UsageError&) {
-    throw InputError::inconsistent(path, "line 1: settings.layers " + shown(selection) + " selects no layer of " + std::to_string(layers_));
+    throw InputError::inconsistent(path, "line 1: settings.layers " + census_value_text(selection) + " selects no layer of " + std::to_string(layers_));
   }
 }
 
@@ -99,20 +87,20 @@ void JournalLineChecker::check_self_attention(const std::vector<std::optional<do
   // at least), so its mass is at least α_1/tokens.
   const double least = stack.empty() ? sink_epsilon_ / static_cast<double>(tokens) : sink_epsilon_;
   if (sink && *sink == 1 && mass && *mass <= least * (1 - kTokenBoundSlack))
-    fail(line_number, where + ": first_token_mass " + shown(Json(*mass)) + " at most " + shown(Json(least)) + " while sink_rate is 1 (a sink's " +
-                          "first key has weight above sink_epsilon " + shown(Json(sink_epsilon_)) +
+    fail(line_number, where + ": first_token_mass " + census_value_text(Json(*mass)) + " at most " + census_value_text(Json(least)) + " while sink_rate is 1 (a sink's " +
+                          "first key has weight above sink_epsilon " + census_value_text(Json(sink_epsilon_)) +
                           (stack.empty() ? " on at least one of the " + std::to_string(tokens) + " rows)" : " on average over every row)"));
   // TransformerLens divides Σ_i a_i,i−1 by all n rows' mass, previous_token_mass by the n − 1 rows i ≥ 1.
   const std::optional<double> score = at("previous_token_score"), previous = at("previous_token_mass");
   if (score && previous && *score > *previous * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
-    fail(line_number, where + ": previous_token_score " + shown(Json(*score)) + " above previous_token_mass " + shown(Json(*previous)) +
+    fail(line_number, where + ": previous_token_score " + census_value_text(Json(*score)) + " above previous_token_mass " + census_value_text(Json(*previous)) +
                           " (the score divides the same sum by all n rows, the mass by the n - 1 rows i >= 1)");
   // A causal row i is at most i tokens from any key: the text's mean distance at most (n − 1)/2
   // (an encoder-decoder's decoder has fewer tokens than the line's source + target).
   const std::optional<double> distance = at("mean_distance");
   const double most = static_cast<double>(tokens - 1) / 2;
   if (stack != "encoder" && distance && *distance > most * (1 + kTokenBoundSlack) + kStatisticRangeSlack)
-    fail(line_number, where + ": mean_distance " + shown(Json(*distance)) + " above " + shown(Json(most)) + " ((tokens - 1)/2 for " +
+    fail(line_number, where + ": mean_distance " + census_value_text(Json(*distance)) + " above " + census_value_text(Json(most)) + " ((tokens - 1)/2 for " +
                           std::to_string(tokens) + " tokens: a causal row i is at most i tokens from any key)");
 }
 
@@ -130,7 +118,7 @@ void JournalLineChecker::expect_heads(bool blocks, int decoder_layers, long line
 }
 
 TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
-  if (!line.is_object()) fail(line_number, "expected an object {index, tokens, heads}, got " + shown(line));
+  if (!line.is_object()) fail(line_number, "expected an object {index, tokens, heads}, got " + census_value_text(line));
   for (const auto& item : line.items())
     if (item.key() != "index" && item.key() != "tokens" && item.key() != "heads")
       fail(line_number, "unknown member /" + item.key() + " (a journal line has index, tokens, heads)");
@@ -138,14 +126,14 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
     if (!line.contains(key)) fail(line_number, std::string("/") + key + " missing (a journal line has index, tokens, heads)");
   TextStatistics text;
   const std::optional<long long> index = whole(line.at("index")), tokens = whole(line.at("tokens"));
-  if (!index || *index < 0) fail(line_number, "/index: expected a text index from 0, got " + shown(line.at("index")));
+  if (!index || *index < 0) fail(line_number, "/index: expected a text index from 0, got " + census_value_text(line.at("index")));
   const std::string most = max_tokens_ > 0 ? ", at most " + std::to_string(max_tokens_) + " (settings.max_tokens)" : "";
   if (!tokens || *tokens < 1 || (max_tokens_ > 0 && *tokens > max_tokens_))
-    fail(line_number, "/tokens: expected a number of tokens from 1" + most + ", got " + shown(line.at("tokens")));
+    fail(line_number, "/tokens: expected a number of tokens from 1" + most + ", got " + census_value_text(line.at("tokens")));
   text.index = static_cast<long>(*index);
   text.tokens = static_cast<long>(*tokens);
   const Json& heads = line.at("heads");
-  if (!heads.is_array()) fail(line_number, "/heads: expected a list of [stack, kind, layer, head, values], got " + shown(heads));
+  if (!heads.is_array()) fail(line_number, "/heads: expected a list of [stack, kind, layer, head, values], got " + census_value_text(heads));
   // The head set: a decoder-only model's from the header; an encoder-decoder's decoder depth is
   // not in it, so the first text line sets it and every later line must agree.
   if (!heads_known_) {
@@ -164,13 +152,13 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
     const std::string at = "/heads/" + std::to_string(i);
     const Json& h = heads[i];
     const bool shaped = h.is_array() && h.size() == 5 && h[0].is_string() && h[1].is_string() && whole(h[2]) && whole(h[3]) && h[4].is_array();
-    if (!shaped) fail(line_number, at + ": expected [stack, kind, layer, head, values], got " + shown(h));
+    if (!shaped) fail(line_number, at + ": expected [stack, kind, layer, head, values], got " + census_value_text(h));
     const HeadKey key{h[0].get<std::string>(), h[1].get<std::string>(), static_cast<int>(std::clamp<long long>(*whole(h[2]), -1, 1 << 30)),
                       static_cast<int>(std::clamp<long long>(*whole(h[3]), -1, 1 << 30))};
     const auto& [stack, kind, layer, head] = key;
     const std::string name = head_name(stack, kind, layer, head);
     if (!expected_.count(key))
-      fail(line_number, at + ": " + shown(Json{h[0], h[1], h[2], h[3]}) + " is not a head of this run (" + std::to_string(layers_) +
+      fail(line_number, at + ": " + census_value_text(Json{h[0], h[1], h[2], h[3]}) + " is not a head of this run (" + std::to_string(layers_) +
                             " layers of " + std::to_string(heads_) + " heads, settings.layers " + layers_text_ + ")");
     if (!seen.insert(key).second) fail(line_number, at + ": head " + name + " twice");
     const Json& values = h[4];
@@ -182,7 +170,7 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
       const Json& v = values[s];
       const std::string what = at + "/4/" + std::to_string(s) + ": " + name + " " + names[s];
       if (!statistic_applies(names[s], kind)) {
-        if (!v.is_null()) fail(line_number, what + ": expected null (a statistic of self-attention; this head is cross-attention), got " + shown(v));
+        if (!v.is_null()) fail(line_number, what + ": expected null (a statistic of self-attention; this head is cross-attention), got " + census_value_text(v));
         row.push_back(std::nullopt);
         continue;
       }
@@ -198,10 +186,10 @@ TextStatistics JournalLineChecker::check(const Json& line, long line_number) {
       const double x = v.is_number() ? v.get<double>() : std::nan("");
       if (names[s] == "sink_rate" ? !(x == 0 || x == 1) : !(x >= range.low - slack && x <= range.high + slack))
         fail(line_number, what + ": expected " + (names[s] == "sink_rate" ? std::string("0 or 1 (the text's sink indicator)")
-                                                                          : "a number in [" + bound_text(range.low) + ", " +
-                                                                                bound_text(range.high) + "] (" + range.what +
+                                                                          : "a number in [" + range_bound_text(range.low) + ", " +
+                                                                                range_bound_text(range.high) + "] (" + range.what +
                                                                                 "; this text has " + std::to_string(text.tokens) + " tokens)") +
-                              ", got " + shown(v));
+                              ", got " + census_value_text(v));
       row.push_back(x);
     }
     if (kind != "cross") check_self_attention(row, text.tokens, line_number, at + ": " + name, stack);
