@@ -33,25 +33,25 @@ for _ in 1 2 3 4 5; do cat "$work/ids1000.jsonl"; done > "$work/ids5000.jsonl"
 cpu() { /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" > /dev/null 2>&1; awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"; }
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
+# one_vs_two_shards CORPUS ONE TWO: wall seconds of one process on $work/CORPUS.jsonl (appended to
+# $work/ONE) and of two shards under GNU parallel plus their merge (to $work/TWO), all --threads 1.
+one_vs_two_shards() {
+  local corpus="$work/$1.jsonl"
+  rm -rf "$work/one" "$work/s0" "$work/s1" "$work/m"
+  /usr/bin/time -f "%e" -o "$work/time" "$attnviz" census --model "$model" --corpus "$corpus" -o "$work/one" --threads 1 --quiet > /dev/null
+  cat "$work/time" >> "$work/$2"
+  /usr/bin/time -f "%e" -o "$work/time" sh -c "parallel -j 2 '$attnviz' census --model '$model' --corpus '$corpus' \
+    --threads 1 --quiet --shard {}/2 -o '$work/s{}' ::: 0 1 && '$attnviz' census --merge '$work/s0' '$work/s1' -o '$work/m'" > /dev/null
+  cat "$work/time" >> "$work/$3"
+}
+
 : > "$work/ours"; : > "$work/peer"; : > "$work/one"; : > "$work/two"; : > "$work/one.cpu"; : > "$work/shard.cpu"
 for ((r = 0; r < rounds; r++)); do
   rm -rf "$work/a"
   cpu "$attnviz" census --model "$model" --corpus "$work/ids1000.jsonl" -o "$work/a" --threads 1 --quiet >> "$work/ours"
   OPENBLAS_NUM_THREADS=1 cpu /usr/bin/python3 "$here/peer_census.py" "$model" "$work/ids1000.jsonl" >> "$work/peer"
-  rm -rf "$work/one" "$work/s0" "$work/s1" "$work/m"
-  /usr/bin/time -f "%e" -o "$work/time" "$attnviz" census --model "$model" --corpus "$work/ids1000.jsonl" -o "$work/one" \
-    --threads 1 --quiet > /dev/null
-  cat "$work/time" >> "$work/one.t"
-  /usr/bin/time -f "%e" -o "$work/time" sh -c "parallel -j 2 '$attnviz' census --model '$model' --corpus '$work/ids1000.jsonl' \
-    --threads 1 --quiet --shard {}/2 -o '$work/s{}' ::: 0 1 && '$attnviz' census --merge '$work/s0' '$work/s1' -o '$work/m'" > /dev/null
-  cat "$work/time" >> "$work/two.t"
-  rm -rf "$work/one" "$work/s0" "$work/s1" "$work/m"
-  /usr/bin/time -f "%e" -o "$work/time" "$attnviz" census --model "$model" --corpus "$work/ids5000.jsonl" -o "$work/one" \
-    --threads 1 --quiet > /dev/null
-  cat "$work/time" >> "$work/one5.t"
-  /usr/bin/time -f "%e" -o "$work/time" sh -c "parallel -j 2 '$attnviz' census --model '$model' --corpus '$work/ids5000.jsonl' \
-    --threads 1 --quiet --shard {}/2 -o '$work/s{}' ::: 0 1 && '$attnviz' census --merge '$work/s0' '$work/s1' -o '$work/m'" > /dev/null
-  cat "$work/time" >> "$work/two5.t"
+  one_vs_two_shards ids1000 one.t two.t
+  one_vs_two_shards ids5000 one5.t two5.t
   # CPU time of one process and of each shard alone: what the split costs, and the speed-up two
   # free cores would give (one process's CPU over the larger shard's).
   rm -rf "$work/c" "$work/c0" "$work/c1"
