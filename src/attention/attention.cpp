@@ -11,6 +11,7 @@
 #include "attention/mask.hpp"
 #include "attention/softmax.hpp"
 #include "attention/value_vectors.hpp"
+#include "core/product_threads.hpp"
 #include "core/split_product.hpp"
 
 namespace attnviz {
@@ -29,10 +30,6 @@ void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon) {
 
 namespace {
 
-// Work below which a thread is not worth it: ~1.5 ms of one core's GEMM. Measured on a 2-core
-// machine shared with other jobs: splitting a 50 Mflop projection over 2 threads cost 100 ms
-// whenever the other core was busy (Eigen's parallel GEMM spin-waits between its blocks).
-constexpr double kMinFlopsPerThread = 100e6;
 
 // For the duration of one multi_head_attention call: Eigen's products run one-threaded (Eigen
 // would otherwise start its own threads for any product over 50k multiply-adds, even inside a
@@ -40,18 +37,17 @@ constexpr double kMinFlopsPerThread = 100e6;
 // default), is spent by threads_for() instead. Restored on exit.
 class ExplicitThreads {
  public:
-  ExplicitThreads() : budget_(Eigen::nbThreads()) { Eigen::setNbThreads(1); }
-  ~ExplicitThreads() { Eigen::setNbThreads(budget_); }
-  ExplicitThreads(const ExplicitThreads&) = delete;
-  ExplicitThreads& operator=(const ExplicitThreads&) = delete;
+  ExplicitThreads() : budget_(Eigen::nbThreads()) {}
 
-  // Threads for `flops` of work.
+  // Threads for `flops` of work: one per kProductFlopsPerThread (~1.5 ms of one core's GEMM;
+  // splitting a 50 Mflop projection over 2 threads cost 100 ms whenever the other core was busy).
   int threads_for(double flops) const {
-    return std::max(1, std::min(budget_, static_cast<int>(flops / kMinFlopsPerThread)));
+    return threads_for_work(flops, budget_);
   }
 
  private:
-  int budget_;
+  int budget_;                // read before one_thread_ sets Eigen's count to 1
+  OneThreadEigen one_thread_;  // restores the budget on exit
 };
 
 // X·W + b for all heads at once: one GEMM instead of one per head, in split_product's fixed
