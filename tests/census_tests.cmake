@@ -241,12 +241,16 @@ set_tests_properties(cli_census_merge_into_journal PROPERTIES FIXTURES_REQUIRED 
 # --resume checks each journal line as strictly as --merge checks a census.json (hostile
 # tester): shard 0's journal with its first text line edited in one place (census_edit.py),
 # resumed by the same command; exit 1, naming the file, the line, the head and the value.
-function(attnviz_resume_refused edit regex)
+# LINE: the journal line the error names (1: the header, 2: the first text).
+function(attnviz_resume_refused_at line edit regex)
   attnviz_merge_edit(${edit})
-  attnviz_expect(cli_census_resume_refuses_${edit} 1 "^attnviz: error: [^ ]*/edited/${edit}/texts\\.jsonl: line 2: ${regex}"
+  attnviz_expect(cli_census_resume_refuses_${edit} 1 "^attnviz: error: [^ ]*/edited/${edit}/texts\\.jsonl: line ${line}: ${regex}"
     census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 4 --shard 0/2 --max-tokens 16 --quiet --resume
            -o ${ATTNVIZ_MERGE_EDITED}/${edit})
   set_tests_properties(cli_census_resume_refuses_${edit} PROPERTIES FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_${edit}")
+endfunction()
+function(attnviz_resume_refused edit regex)
+  attnviz_resume_refused_at(2 ${edit} "${regex}")
 endfunction()
 attnviz_resume_refused(journal_head_missing "head L0H5 missing \\(every head of the run is on every line\\)")
 attnviz_resume_refused(journal_head_twice "/heads/40: head L0H3 twice")
@@ -269,11 +273,7 @@ attnviz_resume_refused(journal_distance_above_causal "/heads/0: L0H0: mean_dista
 # The header as strictly as census.json's provenance: a member attnviz does not write, or a
 # number of the other kind (4.0 for the limit 4, which JSON's == takes as equal), is named.
 function(attnviz_resume_header_refused edit regex)
-  attnviz_merge_edit(${edit})
-  attnviz_expect(cli_census_resume_refuses_${edit} 1 "^attnviz: error: [^ ]*/edited/${edit}/texts\\.jsonl: line 1: ${regex}"
-    census --model ${ATTNVIZ_CENSUS_MODEL} --corpus ${ATTNVIZ_CENSUS_CORPUS} --limit 4 --shard 0/2 --max-tokens 16 --quiet --resume
-           -o ${ATTNVIZ_MERGE_EDITED}/${edit})
-  set_tests_properties(cli_census_resume_refuses_${edit} PROPERTIES FIXTURES_REQUIRED "census_merge_shards;census_merge_edit_${edit}")
+  attnviz_resume_refused_at(1 ${edit} "${regex}")
 endfunction()
 attnviz_resume_header_refused(journal_header_unknown "unknown member comment \\(a journal header has here: format, version, attnviz_version, model, corpus, settings, shard\\)")
 attnviz_resume_header_refused(journal_header_unknown_setting "unknown member settings\\.temperature \\(a journal header has here: layers, max_tokens")
@@ -373,7 +373,7 @@ cp '${ATTNVIZ_CENSUS_CORPUS}' \"$out/b/census.csv\"
 '$<TARGET_FILE:attnviz>' census --model '${ATTNVIZ_CENSUS_MODEL}' --corpus \"$out/b/census.csv\" --limit 3 --quiet -o \"$out/b\" 2>&1; echo \"exit $?\"
 ls \"$out/a\" \"$out/b\"")
 set_tests_properties(cli_census_outputs_checked_first PROPERTIES PASS_REGULAR_EXPRESSION
-  "census\\.png: cannot write: exists and is not a file[^\n]*\nexit 2\n[^\n]*census\\.csv: cannot write: is an input of this run[^\n]*\nexit 2\n[^\n]*/a:\ncensus\\.png\n\n[^\n]*/b:\ncensus\\.csv\n")
+  "census\\.png: cannot write: is a folder\nexit 2\n[^\n]*census\\.csv: cannot write: is an input of this run[^\n]*\nexit 2\n[^\n]*/a:\ncensus\\.png\n\n[^\n]*/b:\ncensus\\.csv\n")
 
 # --resume checks each journal line's text against the corpus: a token count the text does not
 # have (an edited line, or another text's values under its index) is a damaged journal.

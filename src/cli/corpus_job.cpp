@@ -222,14 +222,9 @@ CorpusScan watched_pass(const CorpusWatch& watch, const std::function<std::strin
 // folder cannot be made, or census.json/.csv/.png is one of the inputs or exists as a folder.
 void require_writable_outputs(const Options& o) {
   require_creatable_folder(o.output, o.output);
-  for (const char* name : {"census.json", "census.csv", "census.png", "texts.jsonl"}) {
-    const std::string path = (fs::path(o.output) / name).string();
-    refuse_input_as_output(path, {o.model, o.corpus});
-    std::error_code ec;
-    const fs::file_status status = fs::symlink_status(path, ec);  // a link is refused at commit, as a folder is
-    if (fs::exists(status) && !fs::is_regular_file(status))
-      throw OutputError::cannot_write(path, "exists and is not a file (a folder, link or device); nothing was run");
-  }
+  std::vector<std::string> paths;
+  for (const char* name : {"census.json", "census.csv", "census.png", "texts.jsonl"}) paths.push_back((fs::path(o.output) / name).string());
+  check_output_targets(paths, {o.model, o.corpus});
 }
 
 void run_corpus(const Options& o, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings) {

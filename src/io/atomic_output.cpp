@@ -126,10 +126,7 @@ void require_creatable_folder(const std::string& folder, const std::string& outp
 
 void OutputSet::protect(std::vector<std::string> inputs) { protected_ = std::move(inputs); }
 
-namespace {
-
-// The checks that need no writing: run before anything is created.
-void check_targets(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
+void check_output_targets(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
   std::set<std::string> seen;  // canonical paths: a grid of 4096 heads has 4097 outputs
   for (std::size_t i = 0; i < paths.size(); ++i) {
     std::error_code ec;
@@ -145,6 +142,8 @@ void check_targets(const std::vector<std::string>& paths, const std::vector<std:
     refuse_input_as_output(paths[i], inputs);
   }
 }
+
+namespace {
 
 // Creates each folder of `folders` that is missing, with its missing parents, and adds to
 // `created` every folder that did not exist before, so that a failed run can remove them again
@@ -166,7 +165,7 @@ void create_folders(const std::vector<std::string>& folders, std::vector<fs::pat
 }  // namespace
 
 void OutputSet::commit() {
-  check_targets(paths_, protected_);
+  check_output_targets(paths_, protected_);
   install_handlers_once();
   std::vector<std::string> folders = directories_;
   for (const std::string& path : paths_) {

@@ -21,6 +21,11 @@ void refuse_input_as_output(const std::string& output, const std::vector<std::st
 /// computation does not end in this refusal.
 void require_creatable_folder(const std::string& folder, const std::string& output);
 
+/// The checks OutputSet::commit makes before it writes anything, for callers that must know
+/// before a long run: a path that is a folder or not a regular file, a path named twice, a
+/// path that is one of `inputs`. Throws OutputError naming the path.
+void check_output_targets(const std::vector<std::string>& paths, const std::vector<std::string>& inputs);
+
 /// A set of files to write together.
 class OutputSet {
  public:
