@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Independent reference for the byte-level BPE pre-tokenizers (src/model/bpe_pre_tokenizer.cpp),
+"""Independent reference for the byte-level BPE pre-tokenizers (src/model/tokenizers/bpe_pre_tokenizer.cpp),
 and the generator of tests/fixtures/bpe_pre_tokenizer_golden.json.
 
 The patterns are the ones Hugging Face's tokenizer.json files give (llama3 and qwen2 with their

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "model/ct2_file.hpp"
+#include "model/formats/ct2_file.hpp"
 #include "model/ct2_model.hpp"
 #include "support/scripts.hpp"
 #include "support/test_support.hpp"

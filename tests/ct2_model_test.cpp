@@ -13,9 +13,9 @@
 #include "attention/attention.hpp"
 #include "core/error.hpp"
 #include "io/input_schema.hpp"
-#include "model/ct2_file.hpp"
+#include "model/formats/ct2_file.hpp"
 #include "model/ct2_model.hpp"
-#include "model/ct2_vocabulary.hpp"
+#include "model/tokenizers/ct2_vocabulary.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "model/ggml_types.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/ggml_types.hpp"
+#include "model/formats/gguf_file.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

@@ -11,7 +11,7 @@
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "model/hf_decoder.hpp"
-#include "model/safetensors_file.hpp"
+#include "model/formats/safetensors_file.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "model/gguf_file.hpp"
-#include "model/hf_tokenizer.hpp"
+#include "model/formats/gguf_file.hpp"
+#include "model/tokenizers/hf_tokenizer.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

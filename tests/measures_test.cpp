@@ -22,7 +22,7 @@
 #include "io/record_json.hpp"
 #include "model/decoder_model.hpp"
 #include "model/gguf_decoder.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run.hpp"
-#include "model/tokenizer_bpe.hpp"
+#include "model/tokenizers/tokenizer_bpe.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

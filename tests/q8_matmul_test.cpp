@@ -1,4 +1,4 @@
-// The Q8_0 × Q8_0 product (model/q8_matmul): ggml's activation quantisation, the SIMD path equal
+// The Q8_0 × Q8_0 product (model/formats/q8_matmul): ggml's activation quantisation, the SIMD path equal
 // to the scalar one bit for bit, and both close to the float product they approximate.
 #include <catch2/catch.hpp>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "model/q8_matmul.hpp"
+#include "model/formats/q8_matmul.hpp"
 
 #if defined(__F16C__)
 #include <immintrin.h>

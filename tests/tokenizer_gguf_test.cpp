@@ -1,4 +1,4 @@
-// model/vocabulary + tokenizers on real GGUF vocabularies: stories260K (llama, SentencePiece)
+// model/tokenizers/vocabulary + tokenizers on real GGUF vocabularies: stories260K (llama, SentencePiece)
 // and llama.cpp's own tokenizer test vectors (tests/data/vocab-gguf: GPT-2's byte-level BPE and
 // BAAI bge's WordPiece), whose .out files hold the ids Hugging Face's tokenizers give.
 #include <fstream>
@@ -8,8 +8,8 @@
 
 #include "cli/run.hpp"
 #include "core/error.hpp"
-#include "model/gguf_file.hpp"
-#include "model/vocabulary.hpp"
+#include "model/formats/gguf_file.hpp"
+#include "model/tokenizers/vocabulary.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "model/bpe_pre_tokenizer.hpp"
-#include "model/tokenizer_bpe.hpp"
-#include "model/tokenizer_wordpiece.hpp"
-#include "model/vocabulary.hpp"
+#include "model/tokenizers/bpe_pre_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_bpe.hpp"
+#include "model/tokenizers/tokenizer_wordpiece.hpp"
+#include "model/tokenizers/vocabulary.hpp"
 #include "render/utf8.hpp"
 #include "support/test_support.hpp"
 

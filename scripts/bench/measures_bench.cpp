@@ -24,7 +24,7 @@
 #include "core/heap_reuse.hpp"
 #include "model/decoder_model.hpp"
 #include "model/gguf_decoder.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 
 using namespace attnviz;
 

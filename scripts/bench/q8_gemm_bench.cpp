@@ -1,4 +1,4 @@
-// One-thread throughput of attnviz's Q8_0 × Q8_0 product (src/model/q8_matmul.cpp) against
+// One-thread throughput of attnviz's Q8_0 × Q8_0 product (src/model/formats/q8_matmul.cpp) against
 // Eigen's float32 GEMM on the same shape, compiled like attnviz (-O3 -march=native): Y [n, out] =
 // X [n, in] · Wᵀ with W [out, in] in Q8_0 blocks (q8) or as float32 [in, out] (Eigen, the weight
 // already decoded; the decode itself is timed apart). Default shape: Qwen 2.5 0.5B's feed-forward
@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "model/q8_matmul.hpp"
+#include "model/formats/q8_matmul.hpp"
 
 using attnviz::Matrix;
 

@@ -16,7 +16,7 @@ namespace attnviz {
 
 /// X [n, in] → X·W [n, out] on at most `threads` threads (the budget: the projection uses fewer
 /// for small products), for a weight kept in another form than a
-/// float32 matrix (a GGUF file's Q8_0 blocks, multiplied as llama.cpp does: model/q8_matmul).
+/// float32 matrix (a GGUF file's Q8_0 blocks, multiplied as llama.cpp does: model/formats/q8_matmul).
 using Projection = std::function<Matrix(const Matrix& x, int threads)>;
 
 /// One attention layer's parameters, row-vector convention Q = X·W_Q + b_Q.

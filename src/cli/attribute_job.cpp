@@ -21,7 +21,7 @@
 #include "io/attribution_json.hpp"
 #include "model/ct2_model.hpp"
 #include "model/hf_decoder.hpp"
-#include "model/hf_tokenizer.hpp"
+#include "model/tokenizers/hf_tokenizer.hpp"
 
 namespace attnviz {
 

@@ -7,10 +7,10 @@
 #include "core/error.hpp"
 #include "model/gguf_encoder.hpp"
 #include "model/hf_encoder.hpp"
-#include "model/hf_tokenizer.hpp"
+#include "model/tokenizers/hf_tokenizer.hpp"
 #include "model/model_session.hpp"
-#include "model/tokenizer_fit.hpp"
-#include "model/vocabulary.hpp"
+#include "model/tokenizers/tokenizer_fit.hpp"
+#include "model/tokenizers/vocabulary.hpp"
 
 namespace attnviz {
 

@@ -14,12 +14,12 @@
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/hf_encoder.hpp"
-#include "model/hf_end_tokens.hpp"
-#include "model/hf_tokenizer.hpp"
+#include "model/tokenizers/hf_end_tokens.hpp"
+#include "model/tokenizers/hf_tokenizer.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
-#include "model/tokenizer_fit.hpp"
-#include "model/vocabulary.hpp"
+#include "model/tokenizers/tokenizer_fit.hpp"
+#include "model/tokenizers/vocabulary.hpp"
 
 namespace attnviz {
 

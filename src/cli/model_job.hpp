@@ -16,7 +16,7 @@
 #include "model/block_probe.hpp"
 #include "model/model_run.hpp"
 #include "model/model_session.hpp"
-#include "model/vocabulary.hpp"
+#include "model/tokenizers/vocabulary.hpp"
 
 namespace attnviz {
 

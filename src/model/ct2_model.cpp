@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
-#include "model/ct2_file.hpp"
+#include "model/formats/ct2_file.hpp"
 
 namespace attnviz {
 

@@ -1,5 +1,5 @@
 // A CTranslate2 encoder-decoder model directory, run on one source sentence: the model.bin
-// weights (model/ct2_file, model/ct2_transformer), the vocabularies (model/ct2_vocabulary),
+// weights (model/formats/ct2_file, model/ct2_transformer), the vocabularies (model/tokenizers/ct2_vocabulary),
 // config.json when present (special tokens, layer norm epsilon), greedy decoding or teacher
 // forcing, and one capture pass that hands every attention block to a BlockSink.
 #pragma once
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model/ct2_transformer.hpp"
-#include "model/ct2_vocabulary.hpp"
+#include "model/tokenizers/ct2_vocabulary.hpp"
 #include "model/model_run.hpp"
 
 namespace attnviz {

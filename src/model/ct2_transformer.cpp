@@ -5,7 +5,7 @@
 #include "attention/mask.hpp"
 #include "attention/positional.hpp"
 #include "core/error.hpp"
-#include "model/ct2_file.hpp"
+#include "model/formats/ct2_file.hpp"
 
 namespace attnviz {
 

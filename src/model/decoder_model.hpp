@@ -23,7 +23,7 @@
 #include "model/head_ablation.hpp"
 #include "model/block_probe.hpp"
 #include "model/model_run.hpp"
-#include "model/q8_matmul.hpp"
+#include "model/formats/q8_matmul.hpp"
 #include "model/residual_trace.hpp"
 
 namespace attnviz {
@@ -157,7 +157,7 @@ class DecoderModel {
   const DecoderConfig& config() const { return config_; }
 
   /// On: every weight the source stores as Q8_0 is multiplied as llama.cpp multiplies it, with
-  /// the activations quantised to Q8_0 per block of 32 (model/q8_matmul; the projections, the
+  /// the activations quantised to Q8_0 per block of 32 (model/formats/q8_matmul; the projections, the
   /// feed-forward and the logits; the embedding stays a row lookup). Off: each weight is decoded
   /// to float32 and multiplied exactly (--exact-matmul). decoder_from_gguf turns it on.
   void set_quantized_matmul(bool on) { quantized_matmul_ = on; }

@@ -86,7 +86,7 @@ class EncoderModel {
   double layer_float_bytes() const;
 
   /// On: every layer weight the source stores as Q8_0 is multiplied as llama.cpp multiplies it,
-  /// with the activations quantised to Q8_0 per block of 32 (model/q8_matmul: the Q, K, V and
+  /// with the activations quantised to Q8_0 per block of 32 (model/formats/q8_matmul: the Q, K, V and
   /// output projections and the feed-forward). Off: decoded to float32 and multiplied exactly
   /// (--exact-matmul). encoder_from_gguf turns it on.
   void set_quantized_matmul(bool on) { quantized_matmul_ = on; }

@@ -9,7 +9,7 @@
 #include <immintrin.h>
 #endif
 
-#include "model/q8_matmul.hpp"
+#include "model/formats/q8_matmul.hpp"
 
 namespace attnviz {
 

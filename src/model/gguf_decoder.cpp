@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "model/families/family.hpp"
-#include "model/ggml_types.hpp"
+#include "model/formats/ggml_types.hpp"
 
 namespace attnviz {
 

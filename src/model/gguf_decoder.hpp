@@ -9,7 +9,7 @@
 #include <string>
 
 #include "model/decoder_model.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 
 namespace attnviz {
 

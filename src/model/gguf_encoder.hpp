@@ -7,7 +7,7 @@
 #include <string>
 
 #include "model/encoder_model.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 
 namespace attnviz {
 

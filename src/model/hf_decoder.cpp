@@ -15,7 +15,7 @@
 #include "io/json_reader.hpp"
 #include "model/families/family.hpp"
 #include "model/hf_config_keys.hpp"
-#include "model/safetensors_file.hpp"
+#include "model/formats/safetensors_file.hpp"
 
 namespace attnviz {
 

@@ -6,7 +6,7 @@
 #include <variant>
 
 #include "core/error.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 
 namespace attnviz {
 

@@ -6,11 +6,11 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "model/gguf_decoder.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 #include "model/hf_decoder.hpp"
-#include "model/hf_end_tokens.hpp"
-#include "model/hf_tokenizer.hpp"
-#include "model/tokenizer_fit.hpp"
+#include "model/tokenizers/hf_end_tokens.hpp"
+#include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_fit.hpp"
 
 namespace attnviz {
 

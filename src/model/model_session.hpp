@@ -15,7 +15,7 @@
 #include "model/block_probe.hpp"
 #include "model/decoder_model.hpp"
 #include "model/model_run.hpp"
-#include "model/vocabulary.hpp"
+#include "model/tokenizers/vocabulary.hpp"
 
 namespace attnviz {
 

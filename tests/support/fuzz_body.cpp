@@ -15,8 +15,8 @@
 #include "io/record_json.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/gguf_encoder.hpp"
-#include "model/hf_tokenizer.hpp"
-#include "model/vocabulary.hpp"
+#include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/vocabulary.hpp"
 #include "render/html_report.hpp"
 
 namespace attnviz::test {

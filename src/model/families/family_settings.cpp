@@ -5,7 +5,7 @@
 
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 
 namespace attnviz {
 

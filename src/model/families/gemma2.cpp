@@ -7,7 +7,7 @@
 #include "model/families/family.hpp"
 #include "model/families/family_settings.hpp"
 #include "model/families/gemma_settings.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 #include "model/families/gemma_settings.hpp"
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 
 namespace attnviz {
 

@@ -1,7 +1,7 @@
 // LLaMA (Touvron et al. 2023): RMSNorm, RoPE, grouped-query attention, SwiGLU; the block
 // every other family is told apart from. GGUF files of LLaMA 1/2/3, Mistral, TinyLlama, SmolLM.
 #include "model/families/family.hpp"
-#include "model/gguf_file.hpp"
+#include "model/formats/gguf_file.hpp"
 #include "model/llama_metadata.hpp"
 
 namespace attnviz {

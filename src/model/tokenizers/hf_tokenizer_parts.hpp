@@ -1,0 +1,64 @@
+// Pieces of a tokenizer.json that every kind reads alike (hf_tokenizer: byte-level BPE;
+// hf_tokenizer_kinds: SentencePiece-style BPE and WordPiece). Internal to model/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+#include <nlohmann/json_fwd.hpp>
+
+#include "io/json_reader.hpp"
+#include "model/tokenizers/vocabulary.hpp"
+
+namespace attnviz::hf_json {
+
+/// The object at `pointer`, or nullptr when it is absent or null (how Hugging Face writes
+/// "none"). Throws InputError::bad_value for another kind of value.
+const nlohmann::json* optional_object(const JsonSettings& t, const std::string& pointer);
+
+/// Refuses `pointer` (InputError::unsupported_tokenizer, naming it and `meaning`) unless it is
+/// absent or holds `inert`, the value that leaves ids alone.
+void require_flag(const JsonSettings& t, const std::string& pointer, bool inert, const std::string& meaning);
+
+/// Refuses /truncation, and /padding that reaches one text (a Fixed length, pad_to_multiple_of).
+void require_no_length_change(const JsonSettings& t);
+
+/// /added_tokens/I: its id and content, and how the library matches it in text. lstrip,
+/// rstrip and single_word must be false (refused otherwise, naming the member).
+struct AddedToken {
+  std::size_t id;
+  std::string content;
+  bool special;
+  bool normalized;  ///< matched in the normalized text (the library's default for a non-special token)
+};
+std::vector<AddedToken> added_tokens(const JsonSettings& t);
+
+/// Puts each piece at its id in a Vocabulary sized beforehand, refusing (InputError naming both
+/// JSON pointers) an id given two pieces or a piece given two ids.
+class PieceAssigner {
+ public:
+  PieceAssigner(const std::string& path, Vocabulary& vocab);
+  void operator()(std::size_t id, const std::string& piece, const std::string& pointer, TokenType type);
+
+ private:
+  const std::string& path_;
+  Vocabulary& vocab_;
+  std::vector<std::string> where_;  // the JSON pointer that gave each id its piece; "" for none yet
+  std::unordered_map<std::string, std::size_t> ids_;
+};
+
+/// `key` as one JSON pointer reference token (RFC 6901: "~" as "~0", "/" as "~1").
+std::string pointer_token(const std::string& key);
+
+/// The id table of /model/vocab and /added_tokens, which every tokenizer.json kind has: sizes
+/// vocab.pieces and vocab.types to hold every id (at most 2^24), puts each /model/vocab piece at
+/// its id (TokenType::Normal) and each added token at its own (Control when special, UserDefined
+/// otherwise), and returns the added tokens. `model_ids`, when given, receives /model/vocab's
+/// piece → id (what BPE merges may name). Throws InputError naming the file and pointer for a
+/// missing /model/vocab, an id outside the table, or an id or piece given twice.
+std::vector<AddedToken> read_vocab_table(const JsonSettings& t, Vocabulary& vocab,
+                                         std::unordered_map<std::string, std::int32_t>* model_ids = nullptr);
+
+}  // namespace attnviz::hf_json

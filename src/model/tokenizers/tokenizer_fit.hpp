@@ -1,0 +1,25 @@
+// Whether a tokenizer's ids fit the model it came with: a tokenizer.json whose vocabulary is
+// larger than the model's embedding table is caught when the two are loaded, not when a text
+// first yields an id past the table. Does not tokenize, and does not read either file.
+#pragma once
+
+#include <string>
+
+#include "model/tokenizers/vocabulary.hpp"
+
+namespace attnviz {
+
+/// Checks `vocab`'s ids against the model's `n_vocab` token embeddings (0 … n_vocab − 1);
+/// `model` names the model (its file or folder) in messages. transformers checks nothing at
+/// load and fails with an IndexError in the embedding when an id past the table is run;
+/// attnviz refuses at load what ordinary text can reach and names the rest:
+///  - throws InputError naming vocabulary_name(vocab), both counts and the first such piece when
+///    a piece of the tokenizer's own vocabulary (/model/vocab: TokenType Normal, Byte or Unknown),
+///    or a token added to every text (the post-processor's template, BOS/EOS when added, the
+///    unknown token) has an id ≥ n_vocab;
+///  - returns one warning naming the added tokens (/added_tokens) with ids ≥ n_vocab, which only a
+///    text that spells them produces (that text is then refused by id): Gemma 3 1B's tokenizer
+///    has "<image_soft_token>" at 262144 beside 262144 embeddings. "" when everything fits.
+std::string check_tokenizer_fits(const Vocabulary& vocab, long n_vocab, const std::string& model);
+
+}  // namespace attnviz
