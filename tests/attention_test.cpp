@@ -4,7 +4,7 @@
 #include "core/split_product.hpp"
 
 #include "attention/mask.hpp"
-#include "io/input_schema.hpp"
+#include "records/input_schema.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

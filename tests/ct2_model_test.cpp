@@ -12,7 +12,7 @@
 
 #include "attention/attention.hpp"
 #include "core/error.hpp"
-#include "io/input_schema.hpp"
+#include "records/input_schema.hpp"
 #include "model/formats/ct2_file.hpp"
 #include "model/ct2_model.hpp"
 #include "model/tokenizers/ct2_vocabulary.hpp"

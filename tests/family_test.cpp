@@ -20,7 +20,7 @@
 #include "cli/heatmap_job.hpp"
 #include "cli/rollout_job.hpp"
 #include "cli/run.hpp"
-#include "io/record_json.hpp"
+#include "records/record_json.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "render/font.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 using attnviz::FontSet;
 using attnviz::Image;

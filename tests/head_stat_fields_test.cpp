@@ -1,12 +1,12 @@
 // The per-head statistics fields that the census and --stats files share: the same names in
 // both, each file keeping its own key order (census: the fields' order; --stats JSON: sorted,
 // as nlohmann::json writes objects).
-#include "io/head_stat_fields.hpp"
+#include "records/head_stat_fields.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "io/census_output.hpp"
-#include "io/stats_output.hpp"
+#include "records/census_output.hpp"
+#include "records/stats_output.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

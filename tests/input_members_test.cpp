@@ -1,6 +1,6 @@
 // Issue 24 §2: a member of an input file that attnviz does not read is named in a warning, or
 // refused where reading it would change the attention; never dropped in silence.
-#include "io/input_members.hpp"
+#include "records/input_members.hpp"
 
 #include "core/error.hpp"
 #include "support/test_support.hpp"

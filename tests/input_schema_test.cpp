@@ -1,6 +1,6 @@
 // The catalogue of bad inputs (tests/invalid/, one file per failure mode): each gets one exact
 // message naming the file, the JSON pointer and expected vs found (issues #2 and #6).
-#include "io/input_schema.hpp"
+#include "records/input_schema.hpp"
 
 #include <algorithm>
 #include <fstream>

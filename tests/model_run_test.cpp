@@ -337,7 +337,7 @@ TEST_CASE("model run: render names members of a model dump's model.rope that it 
 // Found by a hostile tester: a vocabulary piece that is not UTF-8 (here stories260K's "▁mom"
 // rewritten as the bytes FF FE "abcd", same length; it was "<0xFE>" until BYTE pieces had to
 // be <0xXX>) made dump exit 3 with nlohmann's
-// type_error.316 from io/record_json.cpp's append_record_json (the query_tokens/key_tokens
+// type_error.316 from records/record_json.cpp's append_record_json (the query_tokens/key_tokens
 // header field's dump()), while heatmaps drew it. Expected: the label dumped with U+FFFD for
 // each bad byte, as "text" already is.
 TEST_CASE("model run: a vocabulary piece that is not UTF-8 is dumped with U+FFFD", "[model][cli]") {

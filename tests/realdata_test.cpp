@@ -6,7 +6,7 @@
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
-#include "io/input_schema.hpp"
+#include "records/input_schema.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

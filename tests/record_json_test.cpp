@@ -1,6 +1,6 @@
 // The attention JSON format: dumps round-trip exactly, and files from other tools are
 // validated before anything is drawn (BH-14, BH-17).
-#include "io/record_json.hpp"
+#include "records/record_json.hpp"
 
 #include <cmath>
 #include <fstream>

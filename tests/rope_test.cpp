@@ -14,7 +14,7 @@
 #include "attention/mask.hpp"
 #include "cli/attention_job.hpp"
 #include "core/error.hpp"
-#include "io/input_schema.hpp"
+#include "records/input_schema.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

@@ -3,7 +3,7 @@
 
 #include "render/font.hpp"
 #include "render/graphemes.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

@@ -10,7 +10,7 @@
 #include "model/tokenizers/tokenizer_bpe.hpp"
 #include "model/tokenizers/tokenizer_wordpiece.hpp"
 #include "model/tokenizers/vocabulary.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

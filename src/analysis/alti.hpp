@@ -14,17 +14,9 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "model/post_layer_norm.hpp"
 
 namespace attnviz {
-
-/// The affine map of a post-LN block's LayerNorm, LN(y) = γ ⊙ (y − mean(y)) / σ(y) + β,
-/// σ(y) = sqrt(var(y) + ε). For post-LN models (BERT) ALTI applies its linear part, with σ taken
-/// from the real y_i, to every T_i(x_j), and adds β with the bias (Ferrando et al. 2022, §3.1).
-struct PostLayerNorm {
-  Vector gamma;  ///< [d_out]
-  Vector beta;   ///< [d_out]
-  double epsilon = 1e-12;
-};
 
 /// c_ij of one block: [n_q, n_k], rows summing to 1 (a row with no positive term stays zero).
 /// weights h × [n_q, n_k]; value_vectors h × [n_k, d_out] (head_value_vectors); residual

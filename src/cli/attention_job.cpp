@@ -8,8 +8,8 @@
 #include "cli/measure_job.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
-#include "io/input_schema.hpp"
-#include "io/record_json.hpp"
+#include "records/input_schema.hpp"
+#include "records/record_json.hpp"
 
 namespace attnviz {
 

@@ -8,8 +8,8 @@
 
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
-#include "io/attention_record.hpp"
-#include "io/input_schema.hpp"
+#include "attention/attention_record.hpp"
+#include "records/input_schema.hpp"
 #include "io/json_file.hpp"
 
 namespace attnviz {

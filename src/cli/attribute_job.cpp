@@ -18,7 +18,7 @@
 #include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
-#include "io/attribution_json.hpp"
+#include "records/attribution_json.hpp"
 #include "model/ct2_model.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"

@@ -9,7 +9,7 @@
 
 #include "cli/options.hpp"
 #include "io/atomic_output.hpp"
-#include "io/census_output.hpp"
+#include "records/census_output.hpp"
 #include "model/model_run.hpp"
 #include "render/head_grid.hpp"
 #include "render/text_table.hpp"

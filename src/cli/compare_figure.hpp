@@ -11,7 +11,7 @@
 #include "cli/compare_runs.hpp"
 #include "cli/options.hpp"
 #include "core/types.hpp"
-#include "io/stats_output.hpp"
+#include "records/stats_output.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
 #include "render/image.hpp"

@@ -13,7 +13,7 @@
 #include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
-#include "io/stats_output.hpp"
+#include "records/stats_output.hpp"
 #include "render/base64.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"

@@ -10,7 +10,7 @@
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
 #include "io/atomic_output.hpp"
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
 #include "render/text_table.hpp"
 
 namespace attnviz {

@@ -5,8 +5,8 @@
 #include "cli/attention_job.hpp"
 #include "core/error.hpp"
 #include "io/json_file.hpp"
-#include "io/model_dump.hpp"
-#include "io/record_json.hpp"
+#include "records/model_dump.hpp"
+#include "records/record_json.hpp"
 
 namespace attnviz {
 

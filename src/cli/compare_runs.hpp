@@ -8,7 +8,7 @@
 
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
 
 namespace attnviz {
 

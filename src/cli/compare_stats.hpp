@@ -1,6 +1,6 @@
 // compare's statistics: every chosen head of every run measured over the same real query rows,
 // printed as a text table, drawn as the figure's table, and saved with --stats FILE.json/.csv.
-// The statistics are defined in attention/head_stats and the saved formats in io/stats_output.
+// The statistics are defined in attention/head_stats and the saved formats in records/stats_output.
 #pragma once
 
 #include <iosfwd>
@@ -9,7 +9,7 @@
 
 #include "cli/compare_runs.hpp"
 #include "core/types.hpp"
-#include "io/stats_output.hpp"
+#include "records/stats_output.hpp"
 #include "render/text_table.hpp"
 
 namespace attnviz {

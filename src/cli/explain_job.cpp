@@ -14,7 +14,7 @@
 #include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
-#include "io/explain_json.hpp"
+#include "records/explain_json.hpp"
 #include "model/block_probe.hpp"
 #include "cli/picture_fonts.hpp"
 #include "render/circuits_figure.hpp"

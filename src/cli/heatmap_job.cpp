@@ -17,7 +17,7 @@
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
 #include "render/png_batch.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

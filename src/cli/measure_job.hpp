@@ -11,7 +11,7 @@
 #include "analysis/alti.hpp"
 #include "attention/attention.hpp"
 #include "core/types.hpp"
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
 
 namespace attnviz {
 

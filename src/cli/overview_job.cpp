@@ -12,7 +12,7 @@
 #include "render/font.hpp"
 #include "render/overview.hpp"
 #include "render/png.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
 #include "render/html_report.hpp"
 
 namespace attnviz {

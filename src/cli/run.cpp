@@ -32,8 +32,8 @@
 #include "io/atomic_output.hpp"
 #include "io/file_text.hpp"
 #include "io/json_file.hpp"
-#include "io/model_dump.hpp"
-#include "io/record_json.hpp"
+#include "records/model_dump.hpp"
+#include "records/record_json.hpp"
 #include "render/grid_notes.hpp"
 #include "render/html_report.hpp"
 

@@ -2,7 +2,7 @@
 // tokens it saw, and its attention blocks, handed one at a time to a sink as each is computed
 // so that no more than one layer's weights need be held (issue 11: memory). GGUF decoders
 // (model/llama_model) and CTranslate2 encoder-decoders (model/ct2_model) both produce this;
-// dump, heatmaps, render and compare consume it. The data types live in io/model_record (the
+// dump, heatmaps, render and compare consume it. The data types live in model/model_record (the
 // dump reads and writes them); here, which layers a run captures.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/model_record.hpp"
+#include "model/model_record.hpp"
 
 namespace attnviz {
 

@@ -15,7 +15,7 @@
 #include "render/font_file.hpp"
 #include "render/graphemes.hpp"
 #include "render/system_fonts.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

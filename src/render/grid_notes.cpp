@@ -6,7 +6,7 @@
 #include "render/font_advice.hpp"
 #include "render/graphemes.hpp"
 #include "render/token_label.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "render/graphemes.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

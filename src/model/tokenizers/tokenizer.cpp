@@ -8,7 +8,7 @@
 #include "model/tokenizers/tokenizer_spm.hpp"
 #include "model/tokenizers/tokenizer_wordpiece.hpp"
 #include "model/tokenizers/vocabulary.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -14,7 +14,7 @@
 #include "model/tokenizers/piece_index.hpp"
 #include "model/tokenizers/text_fragments.hpp"
 #include "model/tokenizers/utf8_chars.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

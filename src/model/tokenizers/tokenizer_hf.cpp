@@ -9,7 +9,7 @@
 #include <utf8proc.h>
 
 #include "core/error.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "model/tokenizers/piece_index.hpp"
 #include "model/tokenizers/text_fragments.hpp"
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "io/head_stat_fields.hpp"
+#include "records/head_stat_fields.hpp"
 
 #include <cstdio>
 

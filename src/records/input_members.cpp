@@ -1,4 +1,4 @@
-#include "io/input_members.hpp"
+#include "records/input_members.hpp"
 
 #include <map>
 #include <set>

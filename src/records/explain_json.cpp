@@ -1,4 +1,4 @@
-#include "io/explain_json.hpp"
+#include "records/explain_json.hpp"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

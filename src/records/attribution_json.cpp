@@ -1,4 +1,4 @@
-#include "io/attribution_json.hpp"
+#include "records/attribution_json.hpp"
 
 #include <nlohmann/json.hpp>
 

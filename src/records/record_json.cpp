@@ -1,4 +1,4 @@
-#include "io/record_json.hpp"
+#include "records/record_json.hpp"
 
 #include <charconv>
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
-#include "io/measure_fields.hpp"
+#include "records/measure_fields.hpp"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
 
 #include "attention/mask.hpp"
 

@@ -1,4 +1,4 @@
-#include "io/model_record.hpp"
+#include "model/model_record.hpp"
 
 #include <cassert>
 

@@ -1,6 +1,6 @@
 // A whole model's run as plain data: the model's summary, the tokens it saw, and its attention
 // blocks, as the model path produces them (model/model_run) and the model dump writes and reads
-// them (io/model_dump). No computation here; which layers a run captures is model/model_run's.
+// them (records/model_dump). No computation here; which layers a run captures is model/model_run's.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/alti.hpp"
 #include "attention/rope.hpp"
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
+#include "model/post_layer_norm.hpp"
 
 namespace attnviz {
 

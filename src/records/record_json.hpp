@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
 #include "io/file_text.hpp"
 
 namespace attnviz {

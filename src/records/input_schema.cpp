@@ -1,4 +1,4 @@
-#include "io/input_schema.hpp"
+#include "records/input_schema.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "io/input_members.hpp"
+#include "records/input_members.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 

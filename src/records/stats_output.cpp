@@ -1,8 +1,8 @@
-#include "io/stats_output.hpp"
+#include "records/stats_output.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "io/head_stat_fields.hpp"
+#include "records/head_stat_fields.hpp"
 
 namespace attnviz {
 

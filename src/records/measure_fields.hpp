@@ -3,7 +3,7 @@
 // the weights already read. record_json writes them; render and compare draw them.
 #pragma once
 
-#include "io/attention_record.hpp"
+#include "attention/attention_record.hpp"
 #include "io/json_reader.hpp"
 
 namespace attnviz {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/file_text.hpp"
-#include "io/model_record.hpp"
+#include "model/model_record.hpp"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "io/model_dump.hpp"
+#include "records/model_dump.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
-#include "io/record_json.hpp"
+#include "records/record_json.hpp"
 
 namespace attnviz {
 

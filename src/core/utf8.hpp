@@ -1,4 +1,4 @@
-// UTF-8 <-> code points for drawing labels. Decodes defensively: the input loader already
+// UTF-8 <-> code points, for drawing labels and for the tokenizers. Decodes defensively: the input loader already
 // rejects invalid UTF-8, but any malformed, overlong or surrogate sequence that still arrives
 // becomes U+FFFD (one per bad byte) instead of undefined behaviour. Does not normalise text.
 #pragma once

@@ -1,4 +1,4 @@
-#include "render/utf8.hpp"
+#include "core/utf8.hpp"
 
 #include <cstdint>
 #include <cstdio>

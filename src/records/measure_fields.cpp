@@ -1,10 +1,10 @@
-#include "io/measure_fields.hpp"
+#include "records/measure_fields.hpp"
 
 #include <cmath>
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "io/record_json.hpp"
+#include "records/record_json.hpp"
 
 namespace attnviz {
 

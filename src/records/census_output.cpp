@@ -1,8 +1,8 @@
-#include "io/census_output.hpp"
+#include "records/census_output.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "io/head_stat_fields.hpp"
+#include "records/head_stat_fields.hpp"
 
 namespace attnviz {
 
