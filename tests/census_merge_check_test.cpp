@@ -1,11 +1,11 @@
 // census --merge's checks across inputs (issue 22, hostile tester): the text two inputs both
 // cover, naming the two that really hold it; provenance differences member by member; and a
 // range for every statistic census_check bounds means by.
-#include "cli/census_merge_check.hpp"
+#include "census/census_merge_check.hpp"
 
 #include <stdexcept>
 
-#include "cli/census_check.hpp"
+#include "census/census_check.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

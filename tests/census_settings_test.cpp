@@ -1,6 +1,6 @@
 // The settings a census records, in one canonical form (issue 22): runs that did the same thing
 // record the same settings, so --merge and --resume accept each other's outputs.
-#include "cli/census_settings.hpp"
+#include "census/census_settings.hpp"
 
 #include <filesystem>
 #include <functional>

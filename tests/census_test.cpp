@@ -1,5 +1,5 @@
 // The head census (issue 13): every statistic of one head on hand values, and the CSV layout.
-#include "cli/census_job.hpp"
+#include "census/head_census.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +8,7 @@
 #include "model/ct2_model.hpp"
 #include "render/color_scale.hpp"
 #include "render/colormap.hpp"
+#include "render/head_census_picture.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -162,8 +163,8 @@ TEST_CASE("census: an encoder-decoder's picture has a labelled table per kind of
   ModelRunInfo info;
   info.model.name = "toy";
   info.text = "ab";
-  Options options;
-  const std::vector<GridRequest> parts = census.picture_requests(info, options, 8e9);
+  ModelPictureSettings options;
+  const std::vector<GridRequest> parts = head_census_requests(census, info, options, 8e9);
   REQUIRE(parts.size() == 3);
   CHECK(parts[0].query_tokens == Tokens{"enc.L0", "enc.L1"});
   CHECK(parts[1].query_tokens == Tokens{"dec.L0", "dec.L1"});
@@ -200,7 +201,7 @@ TEST_CASE("census: a decoder-only census is one table with plain layer labels", 
   census.add(hand_block());
   ModelRunInfo info;
   info.model.name = "toy";
-  const std::vector<GridRequest> parts = census.picture_requests(info, Options{}, 8e9);
+  const std::vector<GridRequest> parts = head_census_requests(census, info, ModelPictureSettings{}, 8e9);
   REQUIRE(parts.size() == 1);
   CHECK(parts[0].query_tokens == Tokens{"L2"});
   CHECK(parts[0].max_height_px == 0);
@@ -217,7 +218,7 @@ TEST_CASE("census: the CTranslate2 model's census has every block, labelled, and
   std::vector<std::string> warnings;
   const ModelRunInfo info = run_ct2_model(request, [&](AttentionBlock&& block) { census.add(block); }, warnings);
   REQUIRE(census.rows().size() == 3 * 6 * 8);
-  const std::vector<GridRequest> parts = census.picture_requests(info, Options{}, 8e9);
+  const std::vector<GridRequest> parts = head_census_requests(census, info, ModelPictureSettings{}, 8e9);
   REQUIRE(parts.size() == 3);
   // Issue 24 §4: the source and its translation, not the translation alone.
   CHECK_THAT(parts[0].figure_title, Catch::Matchers::Contains("\u201C" + *request.text + "\u201D \u2192 \u201Cmcdonald\u201D"));
@@ -266,7 +267,7 @@ TEST_CASE("census: a one-token run leaves H/ln k and previous-token mass undefin
   CHECK(json["heads"][0]["previous_token_mass"].is_null());
   CensusCollector census;
   census.add(block);
-  const std::vector<std::string> titles = census.picture_requests(ModelRunInfo{}, Options{}, 8e9).front().panel_titles;
+  const std::vector<std::string> titles = head_census_requests(census, ModelRunInfo{}, ModelPictureSettings{}, 8e9).front().panel_titles;
   CHECK(std::find(titles.begin(), titles.end(), "previous-token mass") == titles.end());
   CHECK(std::find(titles.begin(), titles.end(), "H / ln k") == titles.end());
   CHECK(std::find(titles.begin(), titles.end(), "first-token mass") != titles.end());
@@ -275,7 +276,7 @@ TEST_CASE("census: a one-token run leaves H/ln k and previous-token mass undefin
 // Issue 23: the HTML report shows the census as text, exactly census.csv's cells (empty ones too).
 TEST_CASE("census: text_table is census.csv's header and cells", "[census]") {
   const CensusCollector census = toy_census(2);
-  const TextTable table = census.text_table();
+  const TextTable table = head_census_table(census);
   const std::string csv = census_to_csv(census.rows());
   std::string joined;
   const auto join = [&](const std::vector<std::string>& row) {

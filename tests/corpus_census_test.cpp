@@ -1,17 +1,18 @@
 // The corpus census (issue 22): statistics of each block, accumulation, exact merging with its
 // refusals, the files' layout, and the journal.
-#include "cli/corpus_census.hpp"
+#include "census/corpus_census.hpp"
 
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 
 #include "attention/head_detectors.hpp"
-#include "cli/census_check.hpp"
-#include "cli/census_job.hpp"
-#include "cli/census_journal.hpp"
-#include "cli/census_journal_check.hpp"
+#include "census/census_check.hpp"
+#include "census/census_journal.hpp"
+#include "census/census_journal_check.hpp"
+#include "census/head_census.hpp"
 #include "core/error.hpp"
+#include "render/corpus_census_picture.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;
@@ -339,12 +340,12 @@ TEST_CASE("census_journal: texts read back, a half-written last line cut off, an
 // census.png once left out a statistic defined on no text (the induction score of texts that
 // repeat no token) without a word, and drew a head whose statistic was undefined as a 0.
 TEST_CASE("corpus_census: census.png draws a statistic defined on no text as an empty panel that says so", "[census][render]") {
-  const Options options;
+  const PictureSettings options;
   const std::size_t induction = 7;
   REQUIRE(corpus_statistic_names()[induction] == "induction_score");
   SECTION("defined on no text: an empty panel, titled and warned") {
     std::vector<std::string> warnings;
-    const std::vector<GridRequest> requests = census_of({1, 3}).picture_requests(options, warnings);
+    const std::vector<GridRequest> requests = corpus_census_requests(census_of({1, 3}), options, warnings);
     REQUIRE(requests.size() == 1);
     const GridRequest& r = requests.front();
     REQUIRE(r.panels.size() == corpus_statistic_names().size());
@@ -355,11 +356,11 @@ TEST_CASE("corpus_census: census.png draws a statistic defined on no text as an 
     REQUIRE(warnings.size() == 1);
     CHECK(warnings.front() == "census.png: induction_score defined on no text: drawn as an empty panel");
     std::vector<std::string> render_warnings;
-    CHECK_FALSE(census_of({1, 3}).render_png(options, render_warnings).empty());
+    CHECK_FALSE(corpus_census_png(census_of({1, 3}), options, render_warnings).empty());
   }
   SECTION("defined on some text: drawn, no warning") {
     std::vector<std::string> warnings;
-    const std::vector<GridRequest> requests = census_of({0, 1}).picture_requests(options, warnings);
+    const std::vector<GridRequest> requests = corpus_census_requests(census_of({0, 1}), options, warnings);
     CHECK(requests.front().panel_titles[induction] == "induction score");
     CHECK(requests.front().panel_allowed[induction]->all());
     CHECK(warnings.empty());
@@ -370,7 +371,7 @@ TEST_CASE("corpus_census: census.png draws a statistic defined on no text as an 
     t.heads[1].second[induction].reset();
     c.add(t);
     std::vector<std::string> warnings;
-    const GridRequest r = c.picture_requests(options, warnings).front();
+    const GridRequest r = corpus_census_requests(c, options, warnings).front();
     CHECK((*r.panel_allowed[induction])(0, 0) == 1);
     CHECK((*r.panel_allowed[induction])(0, 1) == 0);
     CHECK(warnings.empty());
@@ -389,7 +390,7 @@ TEST_CASE("corpus_census: census.png marks cross-attention's self-only statistic
   t.heads.push_back({CensusHead{"decoder", "cross", 0, 0}, values});
   c.add(t);
   std::vector<std::string> warnings;
-  const std::vector<GridRequest> requests = c.picture_requests(Options(), warnings);
+  const std::vector<GridRequest> requests = corpus_census_requests(c, PictureSettings(), warnings);
   REQUIRE(requests.size() == 1);
   CHECK(requests.front().panel_titles[2] == "max weight");
   CHECK(requests.front().panel_titles[3] == "mean distance (tokens): self-attention only");

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "model/formats/ct2_file.hpp"
 #include "model/ct2_model.hpp"
+#include "model/formats/ct2_file.hpp"
 #include "support/scripts.hpp"
 #include "support/test_support.hpp"
 

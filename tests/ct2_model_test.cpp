@@ -12,10 +12,10 @@
 
 #include "attention/attention.hpp"
 #include "core/error.hpp"
-#include "records/input_schema.hpp"
-#include "model/formats/ct2_file.hpp"
 #include "model/ct2_model.hpp"
+#include "model/formats/ct2_file.hpp"
 #include "model/tokenizers/ct2_vocabulary.hpp"
+#include "records/input_schema.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

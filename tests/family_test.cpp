@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/heatmap_job.hpp"
+#include "cli/run.hpp"
 #include "core/error.hpp"
+#include "model/families/gemma_settings.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
-#include "model/families/gemma_settings.hpp"
-#include "cli/heatmap_job.hpp"
-#include "cli/rollout_job.hpp"
-#include "cli/run.hpp"
 #include "records/record_json.hpp"
+#include "render/rollout_collector.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

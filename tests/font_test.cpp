@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "render/font.hpp"
 #include "core/utf8.hpp"
+#include "render/font.hpp"
 
 using attnviz::FontSet;
 using attnviz::Image;

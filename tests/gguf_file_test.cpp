@@ -7,8 +7,8 @@
 
 #include "core/error.hpp"
 #include <nlohmann/json.hpp>
-#include "model/gguf_decoder.hpp"
 #include "model/formats/gguf_file.hpp"
+#include "model/gguf_decoder.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

@@ -8,9 +8,9 @@
 #include "core/error.hpp"
 #include "render/colormap.hpp"
 #include "render/grid_marks.hpp"
-#include "render/heatmap.hpp"
 #include "render/grid_notes.hpp"
 #include "render/head_grid.hpp"
+#include "render/heatmap.hpp"
 #include "render/token_label.hpp"
 
 using namespace attnviz;

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "cli/census_job.hpp"
+#include "census/head_census.hpp"
 #include "cli/heatmap_job.hpp"
 #include "cli/model_job.hpp"
 #include "cli/report_heads.hpp"

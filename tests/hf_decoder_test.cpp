@@ -10,8 +10,8 @@
 
 #include "cli/run.hpp"
 #include "core/error.hpp"
-#include "model/hf_decoder.hpp"
 #include "model/formats/safetensors_file.hpp"
+#include "model/hf_decoder.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/overview_job.hpp"
-#include "cli/rollout_job.hpp"
 #include "cli/run.hpp"
+#include "render/overview_collector.hpp"
+#include "render/rollout_collector.hpp"
 #include "support/run_support.hpp"
 #include "support/test_support.hpp"
 

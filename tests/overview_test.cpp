@@ -2,7 +2,7 @@
 // their cells, the mean column apart, and the 32 × 32 heads × 2048 tokens case within 4096 px.
 #include "render/overview.hpp"
 
-#include "cli/overview_job.hpp"
+#include "render/overview_collector.hpp"
 
 #include "render/colormap.hpp"
 #include "support/test_support.hpp"

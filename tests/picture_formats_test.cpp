@@ -1,6 +1,6 @@
 // --format (issue 14) through run(): which files heatmaps, render and compare write, all at
 // once or not at all.
-#include "cli/picture_formats.hpp"
+#include "render/picture_formats.hpp"
 
 #include <filesystem>
 #include <fstream>

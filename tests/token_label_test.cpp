@@ -1,9 +1,9 @@
 // What a token looks like on a picture (render/token_label): placeholders for invisible tokens.
 #include "render/token_label.hpp"
 
+#include "core/utf8.hpp"
 #include "render/font.hpp"
 #include "render/graphemes.hpp"
-#include "core/utf8.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "model/tokenizers/bpe_pre_tokenizer.hpp"
 #include "model/tokenizers/tokenizer_bpe.hpp"
 #include "model/tokenizers/tokenizer_wordpiece.hpp"
 #include "model/tokenizers/vocabulary.hpp"
-#include "core/utf8.hpp"
 #include "support/test_support.hpp"
 
 using namespace attnviz;

@@ -16,15 +16,15 @@
 
 #include "analysis/alti.hpp"
 #include "analysis/attention_flow.hpp"
-#include "attention/mask.hpp"
-#include "attention/softmax.hpp"
+#include "analysis/measures.hpp"
 #include "analysis/value_norms.hpp"
 #include "attention/attention.hpp"
-#include "cli/measure_job.hpp"
+#include "attention/mask.hpp"
+#include "attention/softmax.hpp"
 #include "core/heap_reuse.hpp"
 #include "model/decoder_model.hpp"
-#include "model/gguf_decoder.hpp"
 #include "model/formats/gguf_file.hpp"
+#include "model/gguf_decoder.hpp"
 
 using namespace attnviz;
 

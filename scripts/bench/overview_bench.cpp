@@ -11,8 +11,8 @@
 #include <string>
 
 #include "cli/attention_job.hpp"
-#include "cli/overview_job.hpp"
-#include "cli/rollout_job.hpp"
+#include "render/overview_collector.hpp"
+#include "render/rollout_collector.hpp"
 
 using namespace attnviz;
 

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include "analysis/measures.hpp"
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
 #include "attention/positional.hpp"
-#include "cli/measure_job.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
 #include "records/input_schema.hpp"

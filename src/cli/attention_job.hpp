@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "attention/attention_record.hpp"
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
-#include "attention/attention_record.hpp"
-#include "records/input_schema.hpp"
 #include "io/json_file.hpp"
+#include "records/input_schema.hpp"
 
 namespace attnviz {
 

@@ -13,15 +13,15 @@
 #include "analysis/ct2_attribution.hpp"
 #include "analysis/head_attribution.hpp"
 #include "cli/attention_job.hpp"
-#include "cli/attribution_figure.hpp"
 #include "cli/run.hpp"
 #include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
-#include "records/attribution_json.hpp"
 #include "model/ct2_model.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
+#include "records/attribution_json.hpp"
+#include "render/attribution_figure.hpp"
 
 namespace attnviz {
 
@@ -165,7 +165,8 @@ void write_attribution(const Options& options, const HeadAttribution& a, const A
   OutputSet files;
   files.create_directory(options.output);
   files.add((fs::path(options.output) / "attribution.json").string(), attribution_to_json(a, context));
-  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, budget, files, warnings);
+  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, options.output,
+                           budget, files, warnings);
   files.protect(input_files(options));
   timer.lap("render");
   files.commit();

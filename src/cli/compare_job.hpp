@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "attention/attention_record.hpp"
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
 #include "io/atomic_output.hpp"
-#include "attention/attention_record.hpp"
 #include "render/text_table.hpp"
 
 namespace attnviz {

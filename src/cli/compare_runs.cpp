@@ -29,18 +29,6 @@ void require_same_tokens(const Tokens& a, const Tokens& b, const std::string& wh
   }
 }
 
-}  // namespace
-
-std::string head_name(const CompareRun& run, int head) {
-  return run.names.empty() ? run.record.head_name(head) : run.names[static_cast<std::size_t>(head)];
-}
-
-std::string head_label(const CompareRun& run, int head) {
-  return (run.label.empty() ? "" : run.label + " · ") + head_name(run, head);
-}
-
-namespace {
-
 // A model dump holding exactly one attention block compares as that block (dump --layers L);
 // one with more is refused, naming the two ways to compare layers.
 bool is_compared_text(const FileText& text, const std::string& path) {

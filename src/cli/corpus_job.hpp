@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "census/corpus_run.hpp"
 #include "cli/options.hpp"
 
 namespace attnviz {
+
+/// The corpus run `options` ask for (census/corpus_run), field by field.
+CensusRequest census_request(const Options& options);
 
 /// Runs `census` as `options` say; messages to `out`, progress to `err`; warnings appended.
 /// Throws UsageError (options that do not fit, a folder with a journal without --resume),

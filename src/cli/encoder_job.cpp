@@ -3,12 +3,12 @@
 #include <filesystem>
 #include <memory>
 
-#include "cli/measure_job.hpp"
+#include "analysis/measures.hpp"
 #include "core/error.hpp"
 #include "model/gguf_encoder.hpp"
 #include "model/hf_encoder.hpp"
-#include "model/tokenizers/hf_tokenizer.hpp"
 #include "model/model_session.hpp"
+#include "model/tokenizers/hf_tokenizer.hpp"
 #include "model/tokenizers/tokenizer_fit.hpp"
 #include "model/tokenizers/vocabulary.hpp"
 

@@ -6,18 +6,18 @@
 #include <filesystem>
 #include <limits>
 
-#include "cli/measure_job.hpp"
+#include "analysis/measures.hpp"
 #include "cli/picture_choices.hpp"
-#include "cli/picture_fonts.hpp"
-#include "cli/picture_formats.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "model/model_run.hpp"
 #include "render/color_scale.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
+#include "render/picture_fonts.hpp"
+#include "render/picture_formats.hpp"
 #include "render/png_batch.hpp"
-#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "attention/attention_record.hpp"
 #include "cli/options.hpp"
 #include "io/atomic_output.hpp"
-#include "attention/attention_record.hpp"
 #include "render/font.hpp"
 #include "render/head_grid.hpp"
 #include "render/html_report.hpp"

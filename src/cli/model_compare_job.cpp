@@ -7,9 +7,9 @@
 #include <optional>
 #include <ostream>
 
+#include "analysis/measures.hpp"
+#include "census/head_census.hpp"
 #include "cli/attention_job.hpp"
-#include "cli/census_job.hpp"
-#include "cli/measure_job.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/head_stream.hpp"
 #include "cli/model_job.hpp"
@@ -17,6 +17,7 @@
 #include "cli/stale_outputs.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
+#include "render/head_census_picture.hpp"
 
 namespace attnviz {
 
@@ -183,10 +184,10 @@ void run_model_compare(const Options& options, PhaseTimer& timer, std::ostream& 
   if (!options.layer_heads.empty()) {
     return run_compare_heads(picker.record(info.model.num_layers), picker.names(), options, timer, out, warnings,
                              std::move(census_files),
-                             options.census.empty() ? std::vector<TextTable>() : std::vector<TextTable>{census.text_table()});
+                             options.census.empty() ? std::vector<TextTable>() : std::vector<TextTable>{head_census_table(census)});
   }
   timer.lap("compute");
-  census.add_pictures(info, options, budget, census_files, warnings);
+  add_head_census_pictures(census, info, options, options.output, budget, census_files, warnings);
   timer.lap("render");
   census_files.protect(input_files(options));
   census_files.commit();

@@ -6,18 +6,18 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "cli/measure_job.hpp"
+#include "analysis/measures.hpp"
 #include "cli/encoder_job.hpp"
 #include "core/error.hpp"
 #include "core/heap_reuse.hpp"
+#include "io/json_file.hpp"
+#include "io/json_reader.hpp"
 #include "model/ct2_model.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/hf_encoder.hpp"
 #include "model/tokenizers/hf_end_tokens.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
-#include "io/json_file.hpp"
-#include "io/json_reader.hpp"
 #include "model/tokenizers/tokenizer_fit.hpp"
 #include "model/tokenizers/vocabulary.hpp"
 

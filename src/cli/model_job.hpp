@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "model/decoder_model.hpp"
 #include "model/block_probe.hpp"
+#include "model/decoder_model.hpp"
 #include "model/model_run.hpp"
 #include "model/model_session.hpp"
 #include "model/tokenizers/vocabulary.hpp"

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "render/picture_settings.hpp"
+
 namespace attnviz {
 
 /// The subcommands.
@@ -21,8 +23,10 @@ struct LayerHead {
   friend bool operator==(const LayerHead&, const LayerHead&) = default;
 };
 
-/// Options of every subcommand; each field's meaning is its --help text (command_line.cpp).
-struct Options {
+/// Options of every subcommand; each field's meaning is its --help text (command_line.cpp). The
+/// picture options (with --measure, --rollout, --flow and --threads) are ModelPictureSettings', which
+/// render/'s figures take.
+struct Options : ModelPictureSettings {
   Command command = Command::Dump;
 
   // Inputs.
@@ -44,11 +48,7 @@ struct Options {
   std::optional<std::string> source_tokens;  ///< CTranslate2: space-separated source tokens
   std::optional<std::string> target_tokens;  ///< CTranslate2: forced target tokens
   std::vector<LayerHead> layer_heads;  ///< compare --heads L0H3,L4H1 (enc.L0H3, dec.L0H3, cross.L0H3)
-  bool rollout = false;              ///< --rollout: attention rollout (dump field, rollout.png)
-  double rollout_residual = 0.5;     ///< --rollout-residual: α in Â = (1 − α)·mean_h(A) + α·I
   std::string census;                ///< compare --model --census FILE.csv|FILE.json
-  std::string measure = "weights";   ///< --measure weights|norms|alti (analysis/value_norms, analysis/alti)
-  bool flow = false;                 ///< --flow: attention flow (dump field, flow.png); needs --model
 
   // Attention.
   bool causal = false;     ///< --causal: causal mask, whatever the weights file says
@@ -60,19 +60,9 @@ struct Options {
   bool scores = false;
   bool outputs = false;
 
-  // Pictures.
-  std::string cmap;                  ///< "" = viridis (compare's differences: rdbu)
-  std::string scale = "fixed";      ///< fixed | head | layer | shared | log (layer: shared over a layer's heads)
+  // Pictures (besides PictureSettings' cmap, scale, cols, max_size_px, annotate, fonts, formats).
   bool exclude_sink = false;         ///< --exclude-sink: ranges without key 0 and queries 0–3 (head|layer|shared)
   std::string rows = "all";          ///< --rows all | generated (with --generate: the generated tokens' rows)
-  int cols = 0;                      ///< 0 = near-square grid
-  int max_size_px = 4096;
-  bool annotate = false;
-  std::vector<std::string> fonts;    ///< empty = the default font
-  /// Where characters no label font has are looked for: unset = the installed fonts (fontconfig);
-  /// set = only these files (no flag: tests pin their fonts so, whatever the machine has).
-  std::optional<std::vector<std::string>> fallback_fonts;
-  std::vector<std::string> formats = {"png"};  ///< --format: any of png, svg, html, each once
 
   // Compare.
   std::vector<int> heads;            ///< empty = all heads
@@ -106,7 +96,6 @@ struct Options {
   std::string progress = "none";     ///< "bar" (a terminal), "lines" (one line every 10 s) or "none" (--quiet)
 
   // Resources.
-  int threads = 0;                   ///< 0 = all cores
   bool profile = false;
   double max_memory_mib = 0;         ///< 0 = the default budget (half of physical memory)
 };

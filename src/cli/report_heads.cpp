@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "cli/heatmap_job.hpp"
-#include "cli/overview_job.hpp"
+#include "render/overview_collector.hpp"
 
 namespace attnviz {
 

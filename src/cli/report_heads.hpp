@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.hpp"
 #include "attention/attention_record.hpp"
+#include "cli/options.hpp"
 #include "render/html_report.hpp"
 
 namespace attnviz {

@@ -12,7 +12,6 @@
 
 #include "cli/attention_job.hpp"
 #include "cli/attribute_job.hpp"
-#include "cli/picture_choices.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/corpus_job.hpp"
 #include "cli/explain_job.hpp"
@@ -20,13 +19,10 @@
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
-#include "cli/measure_collector.hpp"
-#include "cli/model_pictures.hpp"
-#include "cli/rollout_job.hpp"
-#include "cli/stale_outputs.hpp"
-#include "cli/picture_formats.hpp"
+#include "cli/picture_choices.hpp"
 #include "cli/profile.hpp"
 #include "cli/report_heads.hpp"
+#include "cli/stale_outputs.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -36,6 +32,10 @@
 #include "records/record_json.hpp"
 #include "render/grid_notes.hpp"
 #include "render/html_report.hpp"
+#include "render/measure_collector.hpp"
+#include "render/model_pictures.hpp"
+#include "render/picture_formats.hpp"
+#include "render/rollout_collector.hpp"
 
 namespace attnviz {
 
@@ -243,7 +243,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   OutputSet files;
   ReportPage page;
   std::size_t blocks = 0;
-  ModelPictures model_pictures(options, encoder_decoder);
+  ModelPictures model_pictures(options, encoder_decoder, options.output, memory_budget_bytes(options));
   MeasureCollector measures(options);
   // Each layer is drawn as soon as it is computed and then let go: only the pictures stay (and,
   // for the HTML report, the weights as float32), with what the overview and rollout keep.
@@ -327,7 +327,7 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   const bool encoder_decoder = !dump.info.source_tokens.empty();
   OutputSet files;
   ReportPage page;
-  ModelPictures model_pictures(options, encoder_decoder);
+  ModelPictures model_pictures(options, encoder_decoder, options.output, memory_budget_bytes(options));
   for (AttentionBlock& block : dump.blocks) {
     if (!encoder_decoder && dump.info.prompt_length < static_cast<int>(block.record.query_tokens.size()))
       block.record.prompt_length = dump.info.prompt_length;  // the continuation's rows are marked

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "model/ct2_transformer.hpp"
-#include "model/tokenizers/ct2_vocabulary.hpp"
 #include "model/model_run.hpp"
+#include "model/tokenizers/ct2_vocabulary.hpp"
 
 namespace attnviz {
 

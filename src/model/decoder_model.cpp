@@ -11,9 +11,9 @@
 
 #include "attention/mask.hpp"
 #include "core/error.hpp"
-#include "model/block_pieces.hpp"
 #include "core/product_threads.hpp"
 #include "core/split_product.hpp"
+#include "model/block_pieces.hpp"
 
 namespace attnviz {
 

@@ -19,11 +19,11 @@
 #include "attention/attention.hpp"
 #include "attention/rope.hpp"
 #include "core/types.hpp"
-#include "model/families/block_traits.hpp"
-#include "model/head_ablation.hpp"
 #include "model/block_probe.hpp"
-#include "model/model_run.hpp"
+#include "model/families/block_traits.hpp"
 #include "model/formats/q8_matmul.hpp"
+#include "model/head_ablation.hpp"
+#include "model/model_run.hpp"
 #include "model/residual_trace.hpp"
 
 namespace attnviz {

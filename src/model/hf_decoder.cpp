@@ -14,8 +14,8 @@
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 #include "model/families/family.hpp"
-#include "model/hf_config_keys.hpp"
 #include "model/formats/safetensors_file.hpp"
+#include "model/hf_config_keys.hpp"
 
 namespace attnviz {
 

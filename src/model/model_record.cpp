@@ -18,6 +18,12 @@ std::string block_name(const std::string& stack, const std::string& kind) {
   return "";
 }
 
+std::string block_description(const std::string& block) {
+  for (const BlockName& b : block_names())
+    if (block == b.name) return b.description;
+  return block;
+}
+
 std::string model_head_name(const std::string& block, int layer, int head) {
   return (block.empty() ? "" : block + ".") + "L" + std::to_string(layer) + "H" + std::to_string(head);
 }

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "attention/rope.hpp"
 #include "attention/attention_record.hpp"
+#include "attention/rope.hpp"
 #include "model/post_layer_norm.hpp"
 
 namespace attnviz {
@@ -55,6 +55,10 @@ const std::vector<BlockName>& block_names();
 /// "enc", "dec" or "cross" for a (stack, kind) of an encoder-decoder model (see block_names).
 /// Requires: stack "encoder" or "decoder", kind "self" or "cross".
 std::string block_name(const std::string& stack, const std::string& kind);
+
+/// What a block name stands for, for pictures' titles: "encoder self-attention" for "enc"
+/// (block_names); any other name as it is.
+std::string block_description(const std::string& block);
 
 /// "L2H5", or with a block name "enc.L2H5", "dec.L2H5", "cross.L2H5".
 std::string model_head_name(const std::string& block, int layer, int head);

@@ -5,8 +5,8 @@
 
 #include "core/error.hpp"
 #include "io/json_file.hpp"
-#include "model/gguf_decoder.hpp"
 #include "model/formats/gguf_file.hpp"
+#include "model/gguf_decoder.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/tokenizers/hf_end_tokens.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"

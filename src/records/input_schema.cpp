@@ -6,9 +6,9 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "records/input_members.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "records/input_members.hpp"
 
 namespace attnviz {
 

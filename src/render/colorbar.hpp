@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "render/colormap.hpp"
 #include "render/color_scale.hpp"
+#include "render/colormap.hpp"
 #include "render/font.hpp"
 #include "render/image.hpp"
 

@@ -11,11 +11,11 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "render/bidi.hpp"
 #include "render/font_file.hpp"
 #include "render/graphemes.hpp"
 #include "render/system_fonts.hpp"
-#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "core/counted.hpp"
+#include "core/utf8.hpp"
 #include "render/font_advice.hpp"
 #include "render/graphemes.hpp"
 #include "render/token_label.hpp"
-#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "core/types.hpp"
-#include "render/colormap.hpp"
 #include "render/color_scale.hpp"
+#include "render/colormap.hpp"
 #include "render/font.hpp"
 #include "render/image.hpp"
 

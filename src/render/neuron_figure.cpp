@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "render/colormap.hpp"
 #include "render/canvas.hpp"
+#include "render/colormap.hpp"
 #include "render/svg_grid.hpp"
 #include "render/token_label.hpp"
 

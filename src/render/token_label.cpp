@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "render/graphemes.hpp"
 #include "core/utf8.hpp"
+#include "render/graphemes.hpp"
 
 namespace attnviz {
 

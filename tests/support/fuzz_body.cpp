@@ -6,17 +6,17 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "census/census_journal.hpp"
+#include "census/corpus_census.hpp"
 #include "cli/attention_job.hpp"
-#include "cli/census_journal.hpp"
-#include "cli/corpus_census.hpp"
 #include "cli/heatmap_job.hpp"
 #include "core/error.hpp"
-#include "records/input_schema.hpp"
-#include "records/record_json.hpp"
 #include "model/gguf_decoder.hpp"
 #include "model/gguf_encoder.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
 #include "model/tokenizers/vocabulary.hpp"
+#include "records/input_schema.hpp"
+#include "records/record_json.hpp"
 #include "render/html_report.hpp"
 
 namespace attnviz::test {

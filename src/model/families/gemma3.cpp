@@ -3,11 +3,11 @@
 // own for local (10 000) and global layers.
 #include <cmath>
 
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
 #include "model/families/family.hpp"
 #include "model/families/family_settings.hpp"
 #include "model/families/gemma_settings.hpp"
-#include "core/error.hpp"
-#include "io/json_reader.hpp"
 #include "model/formats/gguf_file.hpp"
 
 namespace attnviz {

@@ -3,10 +3,10 @@
 // over the first rope.dimension_count components of each head (partial rotary). llama.cpp
 // turns the sliding window off for Phi-3 (llama-model.cpp: "Phi SWA is currently disabled");
 // transformers applies it in every layer.
-#include "model/families/family.hpp"
-#include "model/families/family_settings.hpp"
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
+#include "model/families/family.hpp"
+#include "model/families/family_settings.hpp"
 #include "model/formats/gguf_file.hpp"
 
 namespace attnviz {

@@ -3,12 +3,12 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "model/tokenizers/tokenizer_bpe.hpp"
 #include "model/tokenizers/tokenizer_hf.hpp"
 #include "model/tokenizers/tokenizer_spm.hpp"
 #include "model/tokenizers/tokenizer_wordpiece.hpp"
 #include "model/tokenizers/vocabulary.hpp"
-#include "core/utf8.hpp"
 
 namespace attnviz {
 

@@ -10,11 +10,11 @@
 #include <utf8proc.h>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "model/tokenizers/bpe_pre_tokenizer.hpp"
 #include "model/tokenizers/piece_index.hpp"
 #include "model/tokenizers/text_fragments.hpp"
 #include "model/tokenizers/utf8_chars.hpp"
-#include "core/utf8.hpp"
 
 namespace attnviz {
 

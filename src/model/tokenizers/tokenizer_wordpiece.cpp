@@ -6,9 +6,9 @@
 #include <utf8proc.h>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "model/tokenizers/piece_index.hpp"
 #include "model/tokenizers/text_fragments.hpp"
-#include "core/utf8.hpp"
 
 namespace attnviz {
 

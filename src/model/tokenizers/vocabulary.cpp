@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "model/tokenizers/bpe_pre_tokenizer.hpp"
 #include "model/formats/gguf_file.hpp"
+#include "model/tokenizers/bpe_pre_tokenizer.hpp"
 
 namespace attnviz {
 

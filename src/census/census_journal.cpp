@@ -1,0 +1,182 @@
+#include "census/census_journal.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "census/census_journal_check.hpp"
+#include "core/error.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr const char* kJournalFormat = "attnviz.census.texts";
+
+// The first place where a header `got` is not in the form this run writes `want` (a member it
+// does not write, or a number of the other kind: -1.0 for -1, 0 for 0.0), as "NAME (…)"; empty
+// when none. JSON's == takes -1.0 for -1 and ignores nothing else, so this names what == would
+// let through or only call "another settings".
+std::string header_form_fault(const Json& got, const Json& want, const std::string& name) {
+  if (want.is_object() && got.is_object()) {
+    for (const auto& item : got.items())
+      if (!want.contains(item.key()))
+        return "unknown member " + (name.empty() ? "" : name + ".") + item.key() + " (a journal header has here: " +
+               [&] { std::string keys; for (const auto& w : want.items()) keys += (keys.empty() ? "" : ", ") + w.key(); return keys; }() + ")";
+    for (const auto& item : want.items())
+      if (got.contains(item.key()))
+        if (std::string fault = header_form_fault(got[item.key()], item.value(), (name.empty() ? "" : name + ".") + item.key()); !fault.empty())
+          return fault;
+    return "";
+  }
+  if (want.is_number_integer() && got.is_number() && !got.is_number_integer())
+    return name + " " + got.dump() + " (a run writes an integer here: " + want.dump() + ")";
+  if (want.is_number_float() && got.is_number_integer())
+    return name + " " + got.dump() + " (a run writes a number with a fraction here: " + want.dump() + ")";
+  return "";
+}
+
+}  // namespace
+
+std::string journal_header(const CensusProvenance& provenance, const std::string& shard) {
+  Json header;
+  header["format"] = kJournalFormat;
+  header["version"] = kCensusVersion;
+  header["attnviz_version"] = provenance.attnviz_version;
+  header["model"] = Json::parse(provenance.model);
+  header["corpus"] = Json::parse(provenance.corpus);
+  header["settings"] = Json::parse(provenance.settings);
+  header["shard"] = shard;
+  return header.dump();
+}
+
+std::string journal_line(const TextStatistics& text) {
+  Json heads = Json::array();
+  for (const auto& [head, values] : text.heads) {
+    Json list = Json::array();
+    for (const auto& v : values) list.push_back(v ? Json(*v) : Json(nullptr));
+    heads.push_back({head.stack, head.kind, head.layer, head.head, std::move(list)});
+  }
+  return Json{{"index", text.index}, {"tokens", text.tokens}, {"heads", std::move(heads)}}.dump();
+}
+
+std::vector<TextStatistics> read_journal(const std::string& path, const CensusProvenance& provenance, const std::string& shard) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError::unreadable(path, std::strerror(errno));
+  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t complete = contents.rfind('\n');
+  complete = complete == std::string::npos ? 0 : complete + 1;  // bytes of whole lines
+  if (complete < contents.size()) std::filesystem::resize_file(path, complete);  // the text in flight: discarded
+  std::vector<TextStatistics> texts;
+  std::size_t at = 0;
+  long line_number = 0;
+  const std::string expected = journal_header(provenance, shard);
+  std::set<long> seen;
+  std::optional<JournalLineChecker> lines;  // made once the header is known to be this run's
+  long corpus_texts = -1, shard_index = 0, shard_count = 0;
+  if (const Json corpus = Json::parse(provenance.corpus, nullptr, false); corpus.is_object() && corpus.contains("texts") &&
+                                                                          corpus["texts"].is_number_integer())
+    corpus_texts = corpus["texts"].get<long>();
+  if (const std::size_t slash = shard.find('/'); slash != std::string::npos) {
+    shard_index = std::stol(shard.substr(0, slash));
+    shard_count = std::stol(shard.substr(slash + 1));
+  }
+  while (at < complete) {
+    const std::size_t end = contents.find('\n', at);
+    const std::string line = contents.substr(at, end - at);
+    at = end + 1;
+    ++line_number;
+    Json value;
+    try {
+      value = Json::parse(line);
+    } catch (const Json::exception&) {  // a syntax error, or a number beyond double's range (1e999)
+      throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": not valid JSON (a damaged journal)");
+    }
+    if (line_number == 1) {
+      if (line == expected) continue;
+      const Json want = Json::parse(expected);
+      if (const std::string fault = header_form_fault(value, want, ""); !fault.empty())
+        throw InputError::inconsistent(path, "line 1: " + fault + ": not a journal header attnviz writes (a damaged journal; remove it to start afresh)");
+      for (const char* part : {"format", "version", "attnviz_version", "model", "corpus", "settings", "shard"}) {
+        if (value.contains(part) && value[part] == want[part]) continue;
+        // Name the member that differs ("corpus.texts": --limit), not only the part it sits in.
+        std::string name = part, was = value.contains(part) ? value[part].dump() : "none", now = want[part].dump();
+        if (value.contains(part) && value[part].is_object() && want[part].is_object())
+          for (const auto& [key, wanted] : want[part].items())
+            if (!value[part].contains(key) || value[part][key] != wanted) {
+              name += "." + key;
+              was = value[part].contains(key) ? value[part][key].dump() : "none";
+              now = wanted.dump();
+              break;
+            }
+        throw InputError::inconsistent(path, "is the journal of a run with another " + name + " (" + was + ", this run: " +
+                                                 now + (name == "corpus.texts" ? ": --limit or the corpus changed" : "") +
+                                                 "); resume it with the same model, corpus and settings, or give another -o");
+      }
+      continue;
+    }
+    try {
+      if (!lines) lines.emplace(path, provenance);
+      TextStatistics text = lines->check(value, line_number);
+      // A damaged journal must not be counted: a text twice, or one this run's shard of the
+      // corpus does not hold, would shift every mean without a word.
+      const std::string where = "line " + std::to_string(line_number) + ": text " + std::to_string(text.index);
+      if (!seen.insert(text.index).second)
+        throw InputError::inconsistent(path, where + " is in the journal twice (a damaged journal; remove it to start afresh)");
+      if (text.index < 0 || (corpus_texts >= 0 && text.index >= corpus_texts) ||
+          (shard_count > 0 && text.index % shard_count != shard_index))
+        throw InputError::inconsistent(path, where + " is not a text of this run (the corpus has " + std::to_string(corpus_texts) +
+                                                 " texts, shard " + shard + "): a damaged journal");
+      texts.push_back(std::move(text));
+    } catch (const Json::exception& e) {
+      throw InputError::inconsistent(path, "line " + std::to_string(line_number) + ": not a journal line (" + e.what() + ")");
+    }
+  }
+  if (line_number == 0) throw InputError::inconsistent(path, "is empty: no header line (remove it to start afresh)");
+  return texts;
+}
+
+JournalWriter::JournalWriter(const std::string& path, const std::string& header) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw OutputError::cannot_write(path, std::strerror(errno));
+  // One writer per journal: a second run into the same folder would interleave its texts with
+  // this one's (and a later --resume would find each text twice). The lock goes with the
+  // process, so a killed run leaves none behind.
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (error == EWOULDBLOCK)
+      throw OutputError::cannot_write(path, "another attnviz census is writing this journal now (one run per output folder)");
+    throw OutputError::cannot_write(path, std::strerror(error));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && st.st_size == 0) append(header);  // new: looked at under the lock
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JournalWriter::append(const std::string& line) {
+  const std::string bytes = line + "\n";
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw OutputError::cannot_write(path_, std::strerror(errno));
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace attnviz
