@@ -14,7 +14,8 @@ rounds=${1:-9}
 model="$root/data/stories260k/stories260K.gguf"
 work=$(mktemp -d /tmp/attnviz-attribute-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-[[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }
+. "$here/lib.sh"
+need_attnviz
 
 # BOS then n-1 ids spread over the vocabulary (no byte or control tokens), fixed.
 ids() { /usr/bin/python3 -c "import sys; n = int(sys.argv[1]); print(','.join(['1'] + [str(259 + (i * 37) % 253) for i in range(1, n)]))" "$1"; }
