@@ -8,13 +8,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 rounds=${1:-9}
 model="$root/data/stories260k/stories260K.gguf"
-work=$(mktemp -d /tmp/attnviz-attribute-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-. "$here/lib.sh"
+bench_work attnviz-attribute-bench
 need_attnviz
 
 # BOS then n-1 ids spread over the vocabulary (no byte or control tokens), fixed.

@@ -8,15 +8,13 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 rounds=${1:-3}
 model="$root/data/stories260k/stories260K.gguf"
 corpus="$root/data/corpus/stories260k_stories.txt"
 out="$here/RESULTS.md"
 work=$(mktemp -d /tmp/attnviz-census-bench.XXXXXX)
 trap 'rm -rf "$work"; [[ -n "${busy:-}" ]] && kill $busy 2>/dev/null || true' EXIT
-. "$here/lib.sh"
 need_attnviz
 
 # 1000 texts: the corpus twice over, each cut to 64 tokens, as token ids (both sides run the same ids).

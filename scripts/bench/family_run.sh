@@ -21,17 +21,13 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 rounds=${1:-3}
 shift || true
 families=("$@")
 [[ ${#families[@]} -gt 0 ]] || families=(qwen2 gemma3 gpt2 bert)
-models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
 out="$here/RESULTS.md"
-work=$(mktemp -d /tmp/attnviz-family-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-. "$here/lib.sh"
+bench_work attnviz-family-bench
 need_attnviz
 need_bench_node
 # The capture tool, for bert (llama32_run.sh builds it too).

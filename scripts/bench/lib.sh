@@ -1,8 +1,10 @@
-# shellcheck shell=bash disable=SC2154  # here, attnviz and work are set by the sourcing script
-# Shared helpers of the benchmark scripts, sourced by them (`. "$here/lib.sh"`) after they set
-# here (this folder), attnviz (build/attnviz) and work (their temporary folder), as far as they use
-# the functions that read those. Numbers are appended one a line to files named STEM_<field>
-# (STEM is a path prefix such as "$work/qwen2.av"), for a later median.
+# shellcheck shell=bash disable=SC2154,SC2034  # here and work are the sourcing script's; root, attnviz, models, work are for it
+# Shared helpers of the benchmark scripts, sourced by them (`. "$here/lib.sh"`, here: this folder).
+# Sourcing sets root (the repository), attnviz ($root/build/attnviz) and models (the synthetic
+# models' folder: $ATTNVIZ_BENCH_MODELS, default /tmp/attnviz-bench-models). Numbers are appended
+# one a line to files named STEM_<field> (STEM is a path prefix such as "$work/qwen2.av"), for a
+# later median; $work is the script's temporary folder.
+#   bench_work PREFIX             sets work to a new folder /tmp/PREFIX.XXXXXX, removed on exit
 #   need_attnviz                  exits (message on stderr) unless $attnviz is executable
 #   need_bench_node               exits unless node-llama-cpp is installed in $here/node
 #   median                        prints the median of the numbers on stdin, one a line
@@ -30,6 +32,11 @@
 #                                 were captured where given; prints nothing -> STEM_{total,cpu,rss}
 # Times are seconds, RSS KiB, all from GNU time and the tools' own reports.
 
+root=$(cd "$here/../.." && pwd)
+attnviz="$root/build/attnviz"
+models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
+
+bench_work() { work=$(mktemp -d "/tmp/$1.XXXXXX"); trap 'rm -rf "$work"' EXIT; }
 need_attnviz() { [[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }; }
 need_bench_node() {
   [[ -d "$here/node/node_modules/node-llama-cpp" ]] || { echo "run scripts/install_deps.sh --bench first" >&2; exit 1; }

@@ -13,14 +13,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 tokens=${1:-512}
 rounds=${2:-2}
-models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
-work=$(mktemp -d /tmp/attnviz-llama32-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-. "$here/lib.sh"
+bench_work attnviz-llama32-bench
 need_attnviz
 need_bench_node
 mkdir -p "$models"

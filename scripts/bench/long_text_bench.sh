@@ -8,13 +8,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 n=${1:-8192}
-models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
-work=$(mktemp -d /tmp/attnviz-long-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-. "$here/lib.sh"
+bench_work attnviz-long-bench
 need_attnviz
 mkdir -p "$models"
 model="$models/m8k.gguf"

@@ -10,15 +10,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 rounds=${1:-5}
-models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
 py="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3"
 work=$(mktemp -d /tmp/attnviz-model-bench.XXXXXX)
 [[ -n "${ATTNVIZ_BENCH_KEEP:-}" ]] || trap 'rm -rf "$work"' EXIT  # ATTNVIZ_BENCH_KEEP=1 keeps the raw timings
 out="$here/RESULTS.md"
-. "$here/lib.sh"
 need_attnviz
 need_bench_node
 mkdir -p "$models"

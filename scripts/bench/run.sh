@@ -12,13 +12,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 py="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3"
-work=$(mktemp -d /tmp/attnviz-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+bench_work attnviz-bench
 out="$here/RESULTS.md"
-. "$here/lib.sh"
 need_attnviz
 
 # profile_median PHASE RUNS CMD...: median seconds of one --profile phase over RUNS runs.
