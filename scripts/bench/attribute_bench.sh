@@ -8,13 +8,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 rounds=${1:-9}
 model="$root/data/stories260k/stories260K.gguf"
-work=$(mktemp -d /tmp/attnviz-attribute-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-[[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }
+bench_work attnviz-attribute-bench
+need_attnviz
 
 # BOS then n-1 ids spread over the vocabulary (no byte or control tokens), fixed.
 ids() { /usr/bin/python3 -c "import sys; n = int(sys.argv[1]); print(','.join(['1'] + [str(259 + (i * 37) % 253) for i in range(1, n)]))" "$1"; }

@@ -8,15 +8,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 rounds=${1:-3}
 model="$root/data/stories260k/stories260K.gguf"
 corpus="$root/data/corpus/stories260k_stories.txt"
 out="$here/RESULTS.md"
 work=$(mktemp -d /tmp/attnviz-census-bench.XXXXXX)
 trap 'rm -rf "$work"; [[ -n "${busy:-}" ]] && kill $busy 2>/dev/null || true' EXIT
-[[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }
+need_attnviz
 
 # 1000 texts: the corpus twice over, each cut to 64 tokens, as token ids (both sides run the same ids).
 while IFS= read -r line; do
@@ -31,7 +30,6 @@ for _ in 1 2 3 4 5; do cat "$work/ids1000.jsonl"; done > "$work/ids5000.jsonl"
 
 # cpu COMMAND...: "wall user+sys" seconds of one run (GNU time).
 cpu() { /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" > /dev/null 2>&1; awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"; }
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 # one_vs_two_shards CORPUS ONE TWO: wall seconds of one process on $work/CORPUS.jsonl (appended to
 # $work/ONE) and of two shards under GNU parallel plus their merge (to $work/TWO), all --threads 1.

@@ -13,58 +13,23 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 tokens=${1:-512}
 rounds=${2:-2}
-models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
-# The capture tool declares llama.cpp 3.21.1's struct offsets (it checks them at start): that
-# version's libraries, fetched once as the reference tool's build.sh does.
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/llamacpp-attention/node-llama-cpp-linux-x64-3.21.1
-lib=${LLAMACPP_LIB_DIR:-$cache/package/bins/linux-x64}
-if [[ ! -f $lib/libllama.v0.4.0.so ]]; then
-  mkdir -p "$cache"
-  (cd "$cache" && npm pack --silent "@node-llama-cpp/linux-x64@3.21.1" >/dev/null && tar xzf node-llama-cpp-linux-x64-3.21.1.tgz)
-  lib=$cache/package/bins/linux-x64
-fi
-work=$(mktemp -d /tmp/attnviz-llama32-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-[[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }
-[[ -d "$here/node/node_modules/node-llama-cpp" ]] || { echo "run scripts/install_deps.sh --bench first" >&2; exit 1; }
+bench_work attnviz-llama32-bench
+need_attnviz
+need_bench_node
 mkdir -p "$models"
 model="$models/llama32-1b-shape-q8_0.gguf"
 [[ -f "$model" ]] || /usr/bin/python3 "$root/scripts/gguf_writer.py" "$model" --arch llama --layers 16 --d-model 2048 \
   --heads 32 --kv-heads 8 --ff 8192 --vocab 128256 --context 8192 --type q8_0
-gcc -O2 -std=c11 -Wall -Wextra -DDEFAULT_LIB_DIR="\"$lib\"" -o "$work/capture" "$here/llamacpp_capture_timing.c" -ldl -lm
+llamacpp_capture_build "$work/capture"
 ids=$(/usr/bin/python3 -c "print(','.join(['1'] + [str(259 + (i * 7919) % (128256 - 259)) for i in range($tokens - 1)]))")
 
 for round in $(seq "$rounds"); do
-  /usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$ids" --threads 1 \
-    --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
-  awk '$1 == "profile:" && $2 == "compute" {print $3}' "$work/profile.txt" >>"$work/av_compute"
-  awk '{print $3}' "$work/time.txt" >>"$work/av_rss"
-  rm -f "$work/dump.json"
-  /usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$ids" --threads 1 \
-    --layers 0 -o "$work/dump.json" >/dev/null 2>&1
-  awk '{print $1 + $2}' "$work/time.txt" >>"$work/av_cpu"
-  rm -f "$work/dump.json"
-  /usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$work/capture" --model "$model" --token-ids "$ids" --threads 1 --timing \
-    >"$work/capture.json"
-  awk '{print $1 + $2}' "$work/time.txt" >>"$work/cap_cpu"
-  awk '{print $3}' "$work/time.txt" >>"$work/cap_rss"
-  /usr/bin/time -f "%U %S %M" -o "$work/time.txt" node "$here/node/llama_eval.mjs" "$model" "$ids" 1 >"$work/llama.json"
-  awk '{print $3}' "$work/time.txt" >>"$work/ll_rss"
-  /usr/bin/python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
-c = json.loads(open(w + "/capture.json").read())
-assert c["threads"] == 1 and c["layers_captured"] == 16, c
-open(w + "/cap_total", "a").write("%f\n" % (c["load"] + c["context"] + c["eval"]))
-r = json.loads(open(w + "/llama.json").read().strip().splitlines()[-1])
-assert r["threads"] == 1, r
-open(w + "/ll_total", "a").write("%f\n" % (r["load"] + r["context"] + r["eval"]))
-open(w + "/ll_cpu", "a").write("%f\n" % r["cpu"])
-PY
+  attnviz_runs "$work/av" "$model" "$ids"
+  llamacpp_capture "$work/capture" "$work/cap" "$model" "$ids" 16
+  llamacpp_eval "$work/ll" "$model" "$ids"
 done
 
 /usr/bin/python3 - "$work" "$(git -C "$root" rev-parse --short HEAD)" "$(date -u +%Y-%m-%d)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$tokens" <<'PY'
@@ -78,6 +43,6 @@ print("`scripts/bench/llama32_run.sh %s %d` on %s (commit %s); %d interleaved ro
 print("| | attnviz | llama.cpp capture | ratio | llama.cpp plain | ratio |")
 print("| --- | --- | --- | --- | --- | --- |")
 print("| wall | %.0f ms (%s) | %.0f ms (%s) | **%.2f** | %.0f ms (%s) | **%.2f** |" % (med("av_compute") * 1e3, span("av_compute"), med("cap_total") * 1e3, span("cap_total"), med("av_compute") / med("cap_total"), med("ll_total") * 1e3, span("ll_total"), med("av_compute") / med("ll_total")))
-print("| CPU | %.0f ms (%s) | %.0f ms (%s) | **%.2f** | %.0f ms (%s) | **%.2f** |" % (med("av_cpu") * 1e3, span("av_cpu"), med("cap_cpu") * 1e3, span("cap_cpu"), med("av_cpu") / med("cap_cpu"), med("ll_cpu") * 1e3, span("ll_cpu"), med("av_cpu") / med("ll_cpu")))
+print("| CPU | %.0f ms (%s) | %.0f ms (%s) | **%.2f** | %.0f ms (%s) | **%.2f** |" % (med("av0_cpu") * 1e3, span("av0_cpu"), med("cap_cpu") * 1e3, span("cap_cpu"), med("av0_cpu") / med("cap_cpu"), med("ll_cpu") * 1e3, span("ll_cpu"), med("av0_cpu") / med("ll_cpu")))
 print("| peak RSS | %.0f MB | %.0f MB | %.2f | %.0f MB (node included) | %.2f |" % (med("av_rss") / 1024, med("cap_rss") / 1024, med("av_rss") / med("cap_rss"), med("ll_rss") / 1024, med("av_rss") / med("ll_rss")))
 PY

@@ -8,19 +8,16 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 n=${1:-8192}
-models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
-work=$(mktemp -d /tmp/attnviz-long-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-[[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }
+bench_work attnviz-long-bench
+need_attnviz
 mkdir -p "$models"
 model="$models/m8k.gguf"
 [[ -f "$model" ]] || env -u OPENBLAS_CORETYPE /usr/bin/python3 "$root/scripts/gguf_writer.py" "$model" \
   --layers 4 --d-model 256 --heads 8 --kv-heads 8 --ff 512 --vocab 512 --context 8192
 # BOS, then n-1 ids spread over the vocabulary past its byte tokens (fixed).
-ids=$(/usr/bin/python3 -c "import sys; n = int(sys.argv[1]); print(','.join(['1'] + [str(259 + (i * 7919) % 253) for i in range(1, n)]))" "$n")
+ids=$(spread_ids "$n" 512)
 
 run() {  # run LABEL THREADS ARGS...: one table row
   local label=$1 threads=$2

@@ -10,16 +10,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 rounds=${1:-5}
-models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
 py="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3"
 work=$(mktemp -d /tmp/attnviz-model-bench.XXXXXX)
 [[ -n "${ATTNVIZ_BENCH_KEEP:-}" ]] || trap 'rm -rf "$work"' EXIT  # ATTNVIZ_BENCH_KEEP=1 keeps the raw timings
 out="$here/RESULTS.md"
-[[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }
-[[ -d "$here/node/node_modules/node-llama-cpp" ]] || { echo "run scripts/install_deps.sh --bench first" >&2; exit 1; }
+need_attnviz
+need_bench_node
 mkdir -p "$models"
 
 stories="$root/data/stories260k/stories260K.gguf"
@@ -29,11 +27,10 @@ big_args=(--layers 16 --d-model 2048 --heads 32 --kv-heads 8 --ff 5632 --vocab 3
 [[ -f "$models/syn12-q8_0.gguf" ]] || $py "$root/scripts/gguf_writer.py" "$models/syn12-q8_0.gguf" "${syn_args[@]}" --type q8_0
 [[ -f "$models/syn16-2048-f32.gguf" ]] || $py "$root/scripts/gguf_writer.py" "$models/syn16-2048-f32.gguf" "${big_args[@]}"
 
-# ids N VOCAB: BOS then N-1 ids spread over the vocabulary (no byte or control tokens), fixed.
-ids() { /usr/bin/python3 -c "import sys; n, v = map(int, sys.argv[1:]); print(','.join(['1'] + [str(259 + (i * 7919) % (v - 259)) if v > 300 else str(3 + (i * 37) % (v - 3)) for i in range(1, n)]))" "$1" "$2"; }
-ids512_stories=$(ids 512 512)
-ids512=$(ids 512 32000)
-ids32_stories=$(ids 32 512)
+# BOS then ids spread over the vocabulary (spread_ids, lib.sh), fixed.
+ids512_stories=$(spread_ids 512 512)
+ids512=$(spread_ids 512 32000)
+ids32_stories=$(spread_ids 32 512)
 
 stats() {  # stats FILE: median min max count of the numbers in FILE
   /usr/bin/python3 -c "
@@ -42,42 +39,14 @@ v = [float(l) for l in open(sys.argv[1]) if l.strip()]
 print(f'{statistics.median(v):.6f} {min(v):.6f} {max(v):.6f} {len(v)}')" "$1"
 }
 ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e3:.0f}')" "$1"; }
-ratio() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
-met() { /usr/bin/python3 -c "import sys; v, g = float(sys.argv[1]), float(sys.argv[3]); print('yes' if (v >= g if sys.argv[2] == '>=' else v <= g) else '**no**')" "$1" "$2" "$3"; }
-phase() { awk -v p="$1" '$1 == "profile:" && $2 == p {print $3}' "$2"; }
 
 # speed NAME MODEL IDS: ROUNDS interleaved pairs of runs, attnviz dump (--threads 1, --profile)
 # then llama.cpp's load + prompt evaluation (one thread). Writes $work/NAME.{av,ll}_<field>.
 speed() {
   local name=$1 model=$2 list=$3
-  for round in $(seq "$rounds"); do
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$list" \
-      --threads 1 --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
-    load=$(phase load "$work/profile.txt"); load=${load:-0}  # --model runs time the load inside compute
-    compute=$(phase compute "$work/profile.txt")
-    echo "$load" >>"$work/$name.av_load"; echo "$compute" >>"$work/$name.av_compute"
-    phase write "$work/profile.txt" >>"$work/$name.av_write"
-    phase render "$work/profile.txt" >>"$work/$name.av_format"  # a model dump's render: the layers' JSON text
-    /usr/bin/python3 -c "import sys; print(float(sys.argv[1]) + float(sys.argv[2]))" "$load" "$compute" >>"$work/$name.av_total"
-    awk '{print $1}' "$work/time.txt" >>"$work/$name.av_wall"
-    awk '{print $2 + $3}' "$work/time.txt" >>"$work/$name.av_cpu"
-    rm -f "$work/dump.json"
-    # The same forward pass with one layer's weights formatted as JSON instead of all twelve: the
-    # forward pass and attention capture without most of the dump's number formatting.
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$list" \
-      --threads 1 --layers 0 --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
-    phase compute "$work/profile.txt" >>"$work/$name.av0_compute"
-    awk '{print $2 + $3}' "$work/time.txt" >>"$work/$name.av0_cpu"
-    rm -f "$work/dump.json"
-    node "$here/node/llama_eval.mjs" "$model" "$list" 1 >"$work/llama.json"
-    /usr/bin/python3 - "$work/llama.json" "$work/$name" <<'PY'
-import json, sys
-r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-assert r["threads"] == 1, r
-for key, value in (("load", r["load"]), ("context", r["context"]), ("eval", r["eval"]),
-                   ("total", r["load"] + r["context"] + r["eval"]), ("backend", r["backend"]), ("cpu", r["cpu"])):
-    open(f"{sys.argv[2]}.ll_{key}", "a").write(f"{value}\n")
-PY
+  for _ in $(seq "$rounds"); do
+    attnviz_runs "$work/$name.av" "$model" "$list"
+    llamacpp_eval "$work/$name.ll" "$model" "$list"
   done
 }
 
@@ -95,48 +64,16 @@ dump_rss=$(rss_kib "$attnviz" dump --model "$big" --token-ids "$ids512" -o "$wor
 cp "$work/rss_err.txt" "$work/big_dump_profile.txt"; rm -f "$work/big.json"
 heat_rss=$(rss_kib "$attnviz" heatmaps --model "$big" --token-ids "$ids512" -o "$work/big_heat" --profile)
 cp "$work/rss_err.txt" "$work/big_heat_profile.txt"
-read -r tensors_b layer_b weights_b pictures_b big_params <<<"$(/usr/bin/python3 - "$big" "$work/big_heat" <<'PY'
-import glob, os, struct, sys
-sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv[0] != "-" else ".")
-path, pictures = sys.argv[1:3]
-data = open(path, "rb").read(1 << 20)  # the header: metadata and tensor infos
-pos = 24
-def take(fmt):
-    global pos
-    v = struct.unpack_from(fmt, data, pos); pos += struct.calcsize(fmt); return v[0]
-def string():
-    global pos
-    n = take("<Q"); s = data[pos:pos + n]; pos += n; return s.decode()
-sizes = {0: 4, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8, 1: 1, 2: 2, 3: 2}
-def skip(kind):
-    global pos
-    if kind == 8: string()
-    elif kind == 9:
-        element, count = take("<I"), take("<Q")
-        for _ in range(count): skip(element)
-    else: pos += sizes[kind]
-n_tensors, n_kv = struct.unpack_from("<QQ", data, 8)
-meta = {}
-for _ in range(n_kv):
-    key = string(); kind = take("<I")
-    if kind in (4, 5): meta[key] = take("<I")
-    else: skip(kind)
-total = layer = params = 0
-for _ in range(n_tensors):
-    name = string(); dims = [take("<Q") for _ in range(take("<I"))]; kind = take("<I"); take("<Q")
-    count = 1
-    for d in dims: count *= d
-    params += count
-    total += count * {0: 4, 1: 2}[kind]
-    if name.startswith("blk.0."): layer += count * 4
-h, n = meta["llama.attention.head_count"], 512
+read -r tensors_b layer_b weights_b big_params <<<"$(gguf_sizes "$big" 512)"
 # Pictures being encoded: attnviz encodes one layer's PNGs on as many workers as cores (--threads
 # default), the grid first, so at most that many RGB rasters at once: the largest ones (IHDR sizes).
+pictures_b=$(/usr/bin/python3 - "$work/big_heat" <<'PY'
+import glob, os, struct, sys
 sizes = sorted((w * hh * 3 for w, hh in (struct.unpack(">II", open(p, "rb").read()[16:24])
-                for p in glob.glob(os.path.join(pictures, "layer_0", "*.png")))), reverse=True)
-print(total, layer, h * n * n * 4, sum(sizes[:os.cpu_count()]), params)
+                for p in glob.glob(os.path.join(sys.argv[1], "layer_0", "*.png")))), reverse=True)
+print(sum(sizes[:os.cpu_count()]))
 PY
-)"
+)
 bound_dump_b=$(/usr/bin/python3 -c "print(int(1.5 * ($tensors_b + $layer_b + $weights_b)))")
 bound_b=$(/usr/bin/python3 -c "print(int(1.5 * ($tensors_b + $layer_b + $weights_b + $pictures_b)))")
 png_mib=$(du -sm "$work/big_heat" | cut -f1); png_count=$(find "$work/big_heat" -name '*.png' | wc -l)

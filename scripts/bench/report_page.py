@@ -16,7 +16,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "browser"))
 from cdp import Browser  # noqa: E402
-from report_test import Page  # noqa: E402
+from page_helpers import Page  # noqa: E402
 
 MODEL = os.path.join(ROOT, "data", "stories260k", "stories260K.gguf")
 STORY = ("Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. "

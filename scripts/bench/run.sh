@@ -12,15 +12,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-attnviz="$root/build/attnviz"
+. "$here/lib.sh"  # root, attnviz, models and the shared helpers
 py="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3"
-work=$(mktemp -d /tmp/attnviz-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+bench_work attnviz-bench
 out="$here/RESULTS.md"
-[[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }
+need_attnviz
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # profile_median PHASE RUNS CMD...: median seconds of one --profile phase over RUNS runs.
 profile_median() {
   local phase=$1 runs=$2; shift 2
@@ -31,9 +28,6 @@ png_mpx() { /usr/bin/python3 -c "
 import glob, struct, sys
 print(f'{sum(w * h for w, h in (struct.unpack(\">II\", open(p, \"rb\").read()[16:24]) for p in glob.glob(sys.argv[1] + \"/*.png\"))) / 1e6:.1f}')" "$1"; }
 max_rss_kib() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
-ratio() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
-# met VALUE OP GOAL: "yes" or "**no**" (OP is >= or <=).
-met() { /usr/bin/python3 -c "import sys; v, g = float(sys.argv[1]), float(sys.argv[3]); print('yes' if (v >= g if sys.argv[2] == '>=' else v <= g) else '**no**')" "$1" "$2" "$3"; }
 ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e3:.1f}')" "$1"; }
 
 echo "generating cases in $work"

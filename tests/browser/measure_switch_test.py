@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from cdp import Browser  # noqa: E402
-from report_test import Page  # noqa: E402
+from page_helpers import Page  # noqa: E402
 
 MODEL = os.path.join(ROOT, "data", "stories260k", "stories260K.gguf")
 

@@ -12,112 +12,21 @@ DevTools protocol with the network off. Checks, against attnviz's own dumps:
 Usage: report_test.py ATTNVIZ"""
 import json
 import os
-import struct
-import subprocess
 import sys
-import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from cdp import Browser  # noqa: E402
+from page_helpers import MODEL, Page, browser_in, expected_value, new_page, report_and_dump  # noqa: E402
 from png_pixels import read_png  # noqa: E402
 from svg_cells import svg_cells  # noqa: E402
 
-MODEL = os.path.join(ROOT, "data", "stories260k", "stories260K.gguf")
 # 64 tokens: BOS, the prompt and a greedy continuation.
 PROMPT = "Once upon a time"
 GENERATE = 59
 MAX_PAGE_BYTES = 1_000_000
 MAX_READY_MS = 1000
 MASKED = {(191, 191, 191), (235, 235, 235)}
-
-
-def run(*args):
-    done = subprocess.run(list(args), capture_output=True, text=True)
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} failed ({done.returncode}): {done.stderr}")
-
-
-def float32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
-
-
-def expected_value(weight):
-    """The dump's value as the page must show it: its float32, 4 significant digits."""
-    return float("%.4g" % float32(weight))
-
-
-class Page:
-    def __init__(self, browser, path):
-        self.b = browser
-        self.url = "file://" + path
-        b = browser
-        b.send("Page.enable")
-        b.send("Runtime.enable")
-        b.send("Network.enable")
-        b.send("Network.emulateNetworkConditions",
-               {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        b.send("Emulation.setDeviceMetricsOverride",
-               {"width": 1600, "height": 1200, "deviceScaleFactor": 1, "mobile": False})
-        b.events.clear()
-        started = time.time()
-        b.send("Page.navigate", {"url": self.url})
-        b.wait_for("Page.loadEventFired")
-        self.load_s = time.time() - started
-        self.ready_ms = float(b.evaluate("document.body.dataset.ready"))
-
-    def check_quiet(self):
-        """No request but the page itself, no dialog, no console error, no exception."""
-        for event in self.b.events:
-            method = event.get("method")
-            params = event.get("params", {})
-            if method == "Network.requestWillBeSent":
-                assert params["request"]["url"] == self.url, f"the page requested {params['request']['url']}"
-            assert method != "Page.javascriptDialogOpening", f"a dialog opened: {params}"
-            assert method != "Runtime.exceptionThrown", f"an exception: {params}"
-            if method == "Runtime.consoleAPICalled":
-                assert params["type"] not in ("error", "assert"), f"console: {params}"
-
-    def large_map(self):
-        return self.b.evaluate("""(() => {
-          const c = document.querySelector('#large canvas'), r = c.getBoundingClientRect();
-          return {x: r.left, y: r.top, width: c.width, height: c.height};
-        })()""")
-
-    def hover(self, x, y):
-        self.b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
-
-    def hover_cell(self, i, j, n_q, n_k):
-        box = self.large_map()
-        cell_x, cell_y = box["width"] / n_k, box["height"] / n_q
-        y = box["y"] + (i + 0.5) * cell_y
-        if not 0 <= y < self.b.evaluate("window.innerHeight"):  # below the fold: scroll the window to it
-            self.b.evaluate(f"window.scrollBy(0, {y} - window.innerHeight / 2)")
-            box = self.large_map()
-        self.hover(box["x"] + (j + 0.5) * cell_x, box["y"] + (i + 0.5) * cell_y)
-        return self.b.evaluate("""(() => {
-          const t = document.getElementById('tip');
-          return {hidden: t.hidden, head: t.querySelector('.tip-head').textContent,
-                  query: t.querySelector('.tip-query').textContent, key: t.querySelector('.tip-key').textContent,
-                  value: t.querySelector('.tip-value').textContent};
-        })()""")
-
-    def click(self, selector):
-        x, y = self.b.evaluate(f"""(() => {{
-          const r = document.querySelector("{selector}").getBoundingClientRect();
-          return [r.left + r.width / 2, r.top + r.height / 2]; }})()""")
-        for kind in ("mousePressed", "mouseReleased"):
-            self.b.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
-
-    def key(self, name, code):
-        for kind in ("keyDown", "keyUp"):
-            self.b.send("Input.dispatchKeyEvent", {"type": kind, "key": name, "code": name,
-                                                    "windowsVirtualKeyCode": code})
-
-    def state(self):
-        return self.b.evaluate("window.attnviz.state()")
 
 
 def check_tooltips(page, layer, head, cells):
@@ -168,10 +77,7 @@ def compare_screenshot(page, png_path, svg_path, n_q, n_k):
 def model_report(browser, attnviz, out):
     folder = os.path.join(out, "model")
     common = ["--model", MODEL, "--text", PROMPT, "--generate", str(GENERATE)]
-    run(attnviz, "heatmaps", *common, "--format", "png,svg,html", "-o", folder)
-    run(attnviz, "dump", *common, "-o", os.path.join(out, "model.json"))
-    with open(os.path.join(out, "model.json"), encoding="utf-8") as f:
-        dump = json.load(f)
+    dump = report_and_dump(attnviz, common, folder, "png,svg,html", os.path.join(out, "model.json"))
     layers = dump["layers"]
     page_path = os.path.join(folder, "index.html")
     size = os.path.getsize(page_path)
@@ -229,10 +135,7 @@ def model_report(browser, attnviz, out):
 def injection_report(browser, attnviz, out):
     folder = os.path.join(out, "injection")
     source = os.path.join(HERE, "injection.json")
-    run(attnviz, "heatmaps", source, "--causal", "--format", "html", "-o", folder)
-    run(attnviz, "dump", source, "--causal", "-o", os.path.join(out, "injection.json"))
-    with open(os.path.join(out, "injection.json"), encoding="utf-8") as f:
-        dump = json.load(f)
+    dump = report_and_dump(attnviz, [source, "--causal"], folder, "html", os.path.join(out, "injection.json"))
     page = Page(browser, os.path.join(folder, "index.html"))
     n = len(dump["query_tokens"])
     check_tooltips(page, dump, 0, [(i, j) for i in range(n) for j in range(n)])
@@ -260,10 +163,7 @@ def long_report(browser, attnviz, out):
     with open(source, "w", encoding="utf-8") as f:
         json.dump(sentence, f)
     folder = os.path.join(out, "long")
-    run(attnviz, "heatmaps", source, "--format", "html", "-o", folder)
-    run(attnviz, "dump", source, "-o", os.path.join(out, "long.json"))
-    with open(os.path.join(out, "long.json"), encoding="utf-8") as f:
-        weights = json.load(f)["weights"]
+    weights = report_and_dump(attnviz, [source], folder, "html", os.path.join(out, "long.json"))["weights"]
     page = Page(browser, os.path.join(folder, "index.html"))
     note = page.b.evaluate("document.getElementById('note').textContent")
     assert "16-bit steps" in note, note
@@ -287,27 +187,14 @@ def long_report(browser, attnviz, out):
     page.check_quiet()
 
 
-def new_page(browser):
-    """Detaches from the current page and attaches to a fresh one."""
-    browser.send("Target.detachFromTarget", {"sessionId": browser.session}, session=False)
-    target = browser.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-    browser.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True},
-                                   session=False)["sessionId"]
-    browser.events.clear()
-
-
 def main():
     attnviz = os.path.abspath(sys.argv[1])
-    with tempfile.TemporaryDirectory(prefix="attnviz-report-") as out:
-        browser = Browser()
-        try:
-            model_report(browser, attnviz, out)
-            new_page(browser)
-            injection_report(browser, attnviz, out)
-            new_page(browser)
-            long_report(browser, attnviz, out)
-        finally:
-            browser.close()
+    with browser_in("attnviz-report-") as (browser, out):
+        model_report(browser, attnviz, out)
+        new_page(browser)
+        injection_report(browser, attnviz, out)
+        new_page(browser)
+        long_report(browser, attnviz, out)
     print("report_test: all checks passed")
 
 

@@ -12,25 +12,13 @@ Usage: run_files_test.py ATTNVIZ"""
 import json
 import os
 import sys
-import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cdp import Browser  # noqa: E402
-from report_test import MODEL, Page, expected_value, new_page, run  # noqa: E402
+from page_helpers import MODEL, Page, browser_in, expected_value, go, new_page, report_and_dump, run  # noqa: E402
 
 PROMPT = "Once upon a time"
 GENERATE = 11  # 16 tokens
-
-
-def go(page, fragment):
-    page.b.evaluate(f"location.hash = {json.dumps(fragment)}")
-    for _ in range(200):
-        if page.b.evaluate("document.body.dataset.hash") == fragment:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"the page did not follow {fragment}")
 
 
 def show_measure(page, measure, view_name):
@@ -54,13 +42,11 @@ def tooltip_value(page, i, j, n_q, n_k):
 def model_page(browser, attnviz, out):
     folder = os.path.join(out, "model")
     common = ["--model", MODEL, "--text", PROMPT, "--generate", str(GENERATE)]
-    run(attnviz, "heatmaps", *common, "--rollout", "--format", "png,html", "-o", folder)
     # --measure norms: the dump holds the norms and the weights' rollout; the pictures' rollout
     # would read the norms (docs/analysis.md), so the norms get a page of their own.
+    dump = report_and_dump(attnviz, [*common, "--rollout"], folder, "png,html", os.path.join(out, "model.json"),
+                           ["--measure", "norms"])
     run(attnviz, "heatmaps", *common, "--measure", "norms", "--format", "html", "-o", os.path.join(out, "norms"))
-    run(attnviz, "dump", *common, "--rollout", "--measure", "norms", "-o", os.path.join(out, "model.json"))
-    with open(os.path.join(out, "model.json"), encoding="utf-8") as f:
-        dump = json.load(f)
     n, layers = len(dump["tokens"]), len(dump["layers"])
     page = Page(browser, os.path.join(folder, "index.html"))
 
@@ -158,14 +144,10 @@ def compare_masks_page(browser, attnviz, out):
 
 def main():
     attnviz = os.path.abspath(sys.argv[1])
-    with tempfile.TemporaryDirectory(prefix="attnviz-run-files-") as out:
-        browser = Browser()
-        try:
-            model_page(browser, attnviz, out)
-            census_pages(browser, attnviz, out)
-            compare_masks_page(browser, attnviz, out)
-        finally:
-            browser.close()
+    with browser_in("attnviz-run-files-") as (browser, out):
+        model_page(browser, attnviz, out)
+        census_pages(browser, attnviz, out)
+        compare_masks_page(browser, attnviz, out)
     print("run_files_test: all checks passed")
 
 

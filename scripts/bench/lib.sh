@@ -1,0 +1,155 @@
+# shellcheck shell=bash disable=SC2154,SC2034  # here and work are the sourcing script's; root, attnviz, models, work are for it
+# Shared helpers of the benchmark scripts, sourced by them (`. "$here/lib.sh"`, here: this folder).
+# Sourcing sets root (the repository), attnviz ($root/build/attnviz) and models (the synthetic
+# models' folder: $ATTNVIZ_BENCH_MODELS, default /tmp/attnviz-bench-models). Numbers are appended
+# one a line to files named STEM_<field> (STEM is a path prefix such as "$work/qwen2.av"), for a
+# later median; $work is the script's temporary folder.
+#   bench_work PREFIX             sets work to a new folder /tmp/PREFIX.XXXXXX, removed on exit
+#   need_attnviz                  exits (message on stderr) unless $attnviz is executable
+#   need_bench_node               exits unless node-llama-cpp is installed in $here/node
+#   median                        prints the median of the numbers on stdin, one a line
+#   ratio A B                     prints A / B with two decimals
+#   met VALUE OP GOAL             prints "yes" or "**no**" (OP is >= or <=)
+#   phase PHASE FILE              prints the seconds of a `profile: PHASE` line of FILE (--profile's stderr)
+#   spread_ids N VOCAB [FIRST]    prints N fixed comma-separated token ids: FIRST (default 1), then
+#                                 ids spread over the vocabulary past its byte and control tokens
+#   gguf_sizes MODEL TOKENS       prints "TENSORS LAYER ATTENTION PARAMS": bytes of the GGUF file's
+#                                 tensors, of layer 0's weights in float32, of one layer's h·n² float32
+#                                 attention at TOKENS tokens, and the parameter count
+#   attnviz_runs STEM MODEL IDS   one timing round of attnviz on one thread (prints nothing):
+#                                 `dump --model --profile` -> STEM_{load,compute,write,format,total,
+#                                 wall,cpu,rss} (STEM_bytes: the dump's size), then `dump --layers 0
+#                                 --profile` -> STEM0_{compute,cpu}
+#   llamacpp_eval STEM MODEL IDS  one round of llama.cpp's load + prompt evaluation on one thread
+#                                 (node-llama-cpp, node/llama_eval.mjs; prints nothing) ->
+#                                 STEM_{load,context,eval,total,backend,cpu,rss}
+#   llamacpp_capture_build DEST   compiles llamacpp_capture_timing.c to DEST over llama.cpp 3.21.1's
+#                                 libraries ($LLAMACPP_LIB_DIR, or npm's @node-llama-cpp/linux-x64
+#                                 fetched once into the cache folder); prints nothing
+#   llamacpp_capture TOOL STEM MODEL IDS [LAYERS]
+#                                 one round of that tool's --timing mode (load + evaluation with every
+#                                 layer's kq_soft_max captured), one thread, checking LAYERS layers
+#                                 were captured where given; prints nothing -> STEM_{total,cpu,rss}
+# Times are seconds, RSS KiB, all from GNU time and the tools' own reports.
+
+root=$(cd "$here/../.." && pwd)
+attnviz="$root/build/attnviz"
+models=${ATTNVIZ_BENCH_MODELS:-/tmp/attnviz-bench-models}
+
+bench_work() { work=$(mktemp -d "/tmp/$1.XXXXXX"); trap 'rm -rf "$work"' EXIT; }
+need_attnviz() { [[ -x "$attnviz" ]] || { echo "build attnviz first: cmake --build build" >&2; exit 1; }; }
+need_bench_node() {
+  [[ -d "$here/node/node_modules/node-llama-cpp" ]] || { echo "run scripts/install_deps.sh --bench first" >&2; exit 1; }
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+ratio() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+met() { /usr/bin/python3 -c "import sys; v, g = float(sys.argv[1]), float(sys.argv[3]); print('yes' if (v >= g if sys.argv[2] == '>=' else v <= g) else '**no**')" "$1" "$2" "$3"; }
+phase() { awk -v p="$1" '$1 == "profile:" && $2 == p {print $3}' "$2"; }
+
+spread_ids() {
+  /usr/bin/python3 -c "import sys; n, v, first = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]; print(','.join([first] + [str(259 + (i * 7919) % (v - 259)) if v > 300 else str(3 + (i * 37) % (v - 3)) for i in range(1, n)]))" "$1" "$2" "${3:-1}"
+}
+
+gguf_sizes() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read(64 << 20)  # the header: metadata (a 262144-piece vocabulary) and tensor infos
+pos = 24
+def take(fmt):
+    global pos
+    v = struct.unpack_from(fmt, data, pos); pos += struct.calcsize(fmt); return v[0]
+def string():
+    global pos
+    n = take("<Q"); s = data[pos:pos + n]; pos += n; return s.decode("utf-8", "replace")
+sizes = {0: 4, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8, 1: 1, 2: 2, 3: 2}
+def skip(kind):
+    global pos
+    if kind == 8: string()
+    elif kind == 9:
+        element, count = take("<I"), take("<Q")
+        for _ in range(count): skip(element)
+    else: pos += sizes[kind]
+n_tensors, n_kv = struct.unpack_from("<QQ", data, 8)
+heads = 0
+for _ in range(n_kv):
+    key = string(); kind = take("<I")
+    if kind in (4, 5) and key.endswith(".attention.head_count"): heads = take("<I")
+    else: skip(kind)
+total = layer = params = 0
+for _ in range(n_tensors):
+    name = string(); dims = [take("<Q") for _ in range(take("<I"))]; kind = take("<I"); take("<Q")
+    count = 1
+    for d in dims: count *= d
+    params += count
+    total += count * 4 if kind == 0 else count * 2 if kind == 1 else count // 32 * 34
+    if name.startswith("blk.0."): layer += count * 4
+n = int(sys.argv[2])
+print(total, layer, heads * n * n * 4, params)
+PY
+}
+
+attnviz_runs() {
+  local stem=$1 model=$2 list=$3 load compute
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$list" \
+    --threads 1 --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
+  load=$(phase load "$work/profile.txt"); load=${load:-0}  # --model runs time the load inside compute
+  compute=$(phase compute "$work/profile.txt")
+  echo "$load" >>"${stem}_load"; echo "$compute" >>"${stem}_compute"
+  phase write "$work/profile.txt" >>"${stem}_write"
+  phase render "$work/profile.txt" >>"${stem}_format"  # a model dump's render: the layers' JSON text
+  /usr/bin/python3 -c "import sys; print(float(sys.argv[1]) + float(sys.argv[2]))" "$load" "$compute" >>"${stem}_total"
+  awk '{print $1}' "$work/time.txt" >>"${stem}_wall"
+  awk '{print $2 + $3}' "$work/time.txt" >>"${stem}_cpu"
+  awk '{print $4}' "$work/time.txt" >>"${stem}_rss"
+  stat -c %s "$work/dump.json" >"${stem}_bytes"
+  rm -f "$work/dump.json"
+  # The same forward pass with one layer's weights formatted as JSON instead of all of them: the
+  # forward pass and attention capture of every layer without most of the dump's number formatting.
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$list" \
+    --threads 1 --layers 0 --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
+  phase compute "$work/profile.txt" >>"${stem}0_compute"
+  awk '{print $2 + $3}' "$work/time.txt" >>"${stem}0_cpu"
+  rm -f "$work/dump.json"
+}
+
+llamacpp_eval() {
+  local stem=$1 model=$2 list=$3
+  /usr/bin/time -f "%U %S %M" -o "$work/time.txt" node "$here/node/llama_eval.mjs" "$model" "$list" 1 >"$work/llama.json"
+  awk '{print $3}' "$work/time.txt" >>"${stem}_rss"
+  /usr/bin/python3 - "$work/llama.json" "$stem" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert r["threads"] == 1, r
+for key, value in (("load", r["load"]), ("context", r["context"]), ("eval", r["eval"]),
+                   ("total", r["load"] + r["context"] + r["eval"]), ("backend", r["backend"]), ("cpu", r["cpu"])):
+    open(f"{sys.argv[2]}_{key}", "a").write(f"{value}\n")
+PY
+}
+
+llamacpp_capture_build() {
+  # The capture tool declares llama.cpp 3.21.1's struct offsets (it checks them at start): that
+  # version's libraries, fetched once as the reference tool's build.sh does.
+  local cache=${XDG_CACHE_HOME:-$HOME/.cache}/llamacpp-attention/node-llama-cpp-linux-x64-3.21.1
+  local lib=${LLAMACPP_LIB_DIR:-$cache/package/bins/linux-x64}
+  if [[ ! -f $lib/libllama.v0.4.0.so ]]; then
+    mkdir -p "$cache"
+    (cd "$cache" && npm pack --silent "@node-llama-cpp/linux-x64@3.21.1" >/dev/null && tar xzf node-llama-cpp-linux-x64-3.21.1.tgz)
+    lib=$cache/package/bins/linux-x64
+  fi
+  gcc -O2 -std=c11 -Wall -Wextra -DDEFAULT_LIB_DIR="\"$lib\"" -o "$1" "$here/llamacpp_capture_timing.c" -ldl -lm
+}
+
+llamacpp_capture() {
+  local tool=$1 stem=$2 model=$3 list=$4 layers=${5:-}
+  /usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$tool" --model "$model" --token-ids "$list" --threads 1 --timing \
+    >"$work/capture.json"
+  awk '{print $1 + $2}' "$work/time.txt" >>"${stem}_cpu"
+  awk '{print $3}' "$work/time.txt" >>"${stem}_rss"
+  /usr/bin/python3 - "$work/capture.json" "$stem" "$layers" <<'PY'
+import json, sys
+c = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert c["threads"] == 1 and (not sys.argv[3] or c["layers_captured"] == int(sys.argv[3])), c
+open(sys.argv[2] + "_total", "a").write("%f\n" % (c["load"] + c["context"] + c["eval"]))
+PY
+}
