@@ -312,8 +312,9 @@ bool HeadByHeadHeatmaps::applies(const Options& options) {
   return !wants_format(options, "svg") && (options.scale == "fixed" || options.scale == "log") && options.measure == "weights";
 }
 
-HeadByHeadHeatmaps::HeadByHeadHeatmaps(const Options& options, double memory_budget, std::string block)
-    : options_(options), memory_budget_(memory_budget), block_(std::move(block)), fonts_(picture_fonts(options)) {}
+HeadByHeadHeatmaps::HeadByHeadHeatmaps(const Options& options, double memory_budget, std::string block,
+                                       PngPipeline& pictures)
+    : options_(options), memory_budget_(memory_budget), block_(std::move(block)), pictures_(pictures) {}
 
 void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const Matrix& weights) {
   if (head == 0) {
@@ -326,11 +327,11 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
       grid_.panels.push_back(share(Matrix()));
       grid_.panel_titles.push_back(panel_title(record, block_, h));
     }
-    const int workers = png_workers(options_.threads, static_cast<std::size_t>(record.num_heads) + 1);
+    // As many pictures as the pipeline has workers are in memory at once, whatever the layer.
     std::string note;
-    grid_.max_memory_bytes = picture_budget(record, memory_budget_, workers, note);
+    grid_.max_memory_bytes = picture_budget(record, memory_budget_, pictures_.workers(), note);
     grid_.memory_note = note;
-    grid_.drawn_block = layout_grid(grid_, fonts_).block;
+    grid_.drawn_block = layout_grid(grid_, pictures_.fonts()).block;
     largest_ = 0;
     heads_.clear();
   }
@@ -343,11 +344,14 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   single.cols = 1;
   single.max_memory_bytes = grid_.max_memory_bytes;
   single.memory_note = grid_.memory_note;
-  single.panels = {panel};
+  // The picture is made later, on a worker, while `weights` (lent) already holds the next head:
+  // it takes its cells drawn now, as grid.png does, and no view of `weights`.
+  single.panels = {share(Matrix())};
   single.panel_titles = {panel_title(record, block_, head)};
+  single.drawn_block = layout_grid(single, pictures_.fonts()).block;
+  single.drawn = {std::make_shared<const DrawnCells>(grid_panel_cells(single, *panel, single.drawn_block))};
   const std::string path = (std::filesystem::path(options_.output) / ("head_" + std::to_string(head) + ".png")).string();
-  std::vector<RenderedPng> picture = render_pngs({PngJob{std::move(single), path}}, fonts_, options_.threads);
-  heads_.emplace_back(path, std::move(picture.front()));
+  heads_.emplace_back(path, pictures_.submit(PngJob{std::move(single), path}));
 }
 
 OutputSet HeadByHeadHeatmaps::finish(std::vector<std::string>& warnings) {
@@ -355,10 +359,14 @@ OutputSet HeadByHeadHeatmaps::finish(std::vector<std::string>& warnings) {
   OutputSet files;
   files.create_directory(options_.output);
   const std::string path = (std::filesystem::path(options_.output) / "grid.png").string();
-  std::vector<RenderedPng> grid = render_pngs({PngJob{std::move(grid_), path}}, fonts_, options_.threads);
-  keep_new_warnings(grid.front().warnings, warnings);
-  files.add(path, std::move(grid.front().bytes));
-  for (auto& [head_path, picture] : heads_) {
+  const std::size_t grid_ticket = pictures_.submit(PngJob{std::move(grid_), path});
+  // Taken in the order render_heatmaps writes them, so the first failure and the warnings'
+  // order are its own.
+  RenderedPng grid = pictures_.take(grid_ticket);
+  keep_new_warnings(grid.warnings, warnings);
+  files.add(path, std::move(grid.bytes));
+  for (const auto& [head_path, ticket] : heads_) {
+    RenderedPng picture = pictures_.take(ticket);
     keep_new_warnings(picture.warnings, warnings);
     files.add(head_path, std::move(picture.bytes));
   }

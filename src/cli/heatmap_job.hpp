@@ -14,6 +14,7 @@
 #include "render/head_grid.hpp"
 #include "render/html_report.hpp"
 #include "render/png_batch.hpp"
+#include "render/png_pipeline.hpp"
 
 namespace attnviz {
 
@@ -60,24 +61,28 @@ class HeadByHeadHeatmaps {
   /// head); --measure weights.
   static bool applies(const Options& options);
 
-  /// `options.output` is the record's folder, as for render_heatmaps.
-  HeadByHeadHeatmaps(const Options& options, double memory_budget, std::string block);
-  /// Head `head` of `record` (whose own weights are empty): heads in order from 0. Throws as
-  /// render_heatmaps.
+  /// `options.output` is the record's folder, as for render_heatmaps. The pictures are made by
+  /// `pictures` (with its fonts), which must outlive this; a run's layers share one, so that a
+  /// head's picture is drawn and encoded while the next heads come (issue 38).
+  HeadByHeadHeatmaps(const Options& options, double memory_budget, std::string block, PngPipeline& pictures);
+  /// Head `head` of `record` (whose own weights are empty): heads in order from 0; its picture
+  /// is handed to the pipeline. Throws as render_heatmaps (a picture's own error at finish, or
+  /// at a later add_head).
   void add_head(const AttentionRecord& record, int head, const Matrix& weights);
-  /// grid.png, then every head's picture: the files render_heatmaps would give, and its warnings.
+  /// grid.png, then every head's picture: the files render_heatmaps would give, and its warnings,
+  /// once the pipeline has made them.
   OutputSet finish(std::vector<std::string>& warnings);
 
  private:
   Options options_;
   double memory_budget_;
   std::string block_;
-  FontSet fonts_;
+  PngPipeline& pictures_;
   GridRequest grid_;
   SharedMask allowed_;  ///< the layer's whole mask [n_q, n_k]; base_request takes the drawn rows of it
   int first_ = 0;
   float largest_ = 0;
-  std::vector<std::pair<std::string, RenderedPng>> heads_;
+  std::vector<std::pair<std::string, std::size_t>> heads_;  ///< each head's path and pipeline ticket
 };
 
 }  // namespace attnviz

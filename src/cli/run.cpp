@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -34,7 +35,9 @@
 #include "render/html_report.hpp"
 #include "render/measure_collector.hpp"
 #include "render/model_pictures.hpp"
+#include "render/picture_fonts.hpp"
 #include "render/picture_formats.hpp"
+#include "render/png_pipeline.hpp"
 #include "render/rollout_collector.hpp"
 
 namespace attnviz {
@@ -259,6 +262,10 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   // Head by head where every picture allows it (issue 23): a head is drawn and folded into the
   // overview as it comes, so a layer's weights are never all held.
   const bool by_head = HeadByHeadHeatmaps::applies(options) && ModelPictures::takes_heads(options) && !measures.active();
+  // One font set and one picture pipeline for every layer's pictures, made at the first head:
+  // a head's picture is drawn and encoded while the next heads come (issue 38).
+  std::optional<FontSet> fonts;
+  std::optional<PngPipeline> pictures;
   std::optional<HeadByHeadHeatmaps> heatmaps;
   ReportHeads report;  // --format html: each head as the page shows it (pooled past kReportMaxSide tokens)
   const bool png = wants_format(options, "png"), html = wants_format(options, "html");
@@ -267,7 +274,11 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
     if (head == 0 && png) {
       Options per_block = options;
       per_block.output = (std::filesystem::path(options.output) / block_folder(block, encoder_decoder)).string();
-      heatmaps.emplace(per_block, memory_budget_bytes(options), block.block_name());
+      if (!pictures) {
+        fonts.emplace(picture_fonts(options));
+        pictures.emplace(*fonts, png_workers(options.threads, std::numeric_limits<std::size_t>::max()));
+      }
+      heatmaps.emplace(per_block, memory_budget_bytes(options), block.block_name(), *pictures);
     }
     if (png) heatmaps->add_head(block.record, head, weights);
     if (html) report.add_head(block.record, head, weights);
