@@ -1,6 +1,5 @@
 #include "census/corpus_run.hpp"
 
-#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include "census/census_settings.hpp"
 #include "core/counted.hpp"
 #include "core/error.hpp"
+#include "core/heap_reuse.hpp"
 #include "io/atomic_output.hpp"
 #include "io/corpus_watch.hpp"
 #include "io/progress.hpp"
@@ -228,9 +228,10 @@ CorpusRun run_corpus(const CensusRequest& o, const CensusModelLoader& load_model
   require_creatable_folder(o.output, o.output);
 
   // Each text allocates and frees the same few megabytes; glibc would hand them back to the
-  // system after every text and fault them in again (10% of a stories260K census's time).
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  // system after every text and fault them in again (10% of a stories260K census's time). The
+  // mmap threshold is at most 32 MiB: glibc refused the 64 MiB asked here before, and the trim
+  // threshold set alone left every block over 128 KiB mapped and unmapped text after text.
+  keep_freed_memory_in_heap();
   const std::unique_ptr<const CensusModel> loaded = load_model(with_text > 0);
   const CensusModel& model = *loaded;
   // A longer --max-tokens would fail at the first long text, mid-run, naming the model's limit.

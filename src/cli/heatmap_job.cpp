@@ -354,24 +354,30 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   heads_.emplace_back(path, pictures_.submit(PngJob{std::move(single), path}));
 }
 
-OutputSet HeadByHeadHeatmaps::finish(std::vector<std::string>& warnings) {
-  warn_if_flat(largest_, options_, warnings);
-  OutputSet files;
-  files.create_directory(options_.output);
+PendingPictures HeadByHeadHeatmaps::finish() {
+  PendingPictures pending;
+  pending.folder = options_.output;
+  warn_if_flat(largest_, options_, pending.warnings);
   const std::string path = (std::filesystem::path(options_.output) / "grid.png").string();
-  const std::size_t grid_ticket = pictures_.submit(PngJob{std::move(grid_), path});
-  // Taken in the order render_heatmaps writes them, so the first failure and the warnings'
-  // order are its own.
-  RenderedPng grid = pictures_.take(grid_ticket);
-  keep_new_warnings(grid.warnings, warnings);
-  files.add(path, std::move(grid.bytes));
-  for (const auto& [head_path, ticket] : heads_) {
-    RenderedPng picture = pictures_.take(ticket);
-    keep_new_warnings(picture.warnings, warnings);
-    files.add(head_path, std::move(picture.bytes));
-  }
+  pending.pictures.emplace_back(path, pictures_.submit(PngJob{std::move(grid_), path}));
+  pending.pictures.insert(pending.pictures.end(), heads_.begin(), heads_.end());
   grid_ = GridRequest();
   heads_.clear();
+  return pending;
+}
+
+OutputSet take_pictures(PngPipeline& pipeline, const PendingPictures& pending, std::vector<std::string>& warnings) {
+  warnings.insert(warnings.end(), pending.warnings.begin(), pending.warnings.end());
+  OutputSet files;
+  files.create_directory(pending.folder);
+  // Taken in the order render_heatmaps writes them, so the first failure and the warnings'
+  // order are its own.
+  for (const auto& [path, ticket] : pending.pictures) {
+    RenderedPng picture = pipeline.take(ticket);
+    keep_new_warnings(picture.warnings, warnings);
+    files.add(path, std::move(picture.bytes));
+  }
+  warnings.insert(warnings.end(), pending.warnings_after.begin(), pending.warnings_after.end());
   return files;
 }
 

@@ -54,6 +54,22 @@ std::vector<ReportView> heatmap_report_views(const AttentionRecord& record, cons
 /// comes and only its cells as grid.png aggregates them are kept; grid.png is drawn when the
 /// record closes. Same files, bit for bit, as render_heatmaps of the whole record, for the
 /// pictures it applies to (applies()).
+/// A layer's pictures handed to a PngPipeline and not taken yet: grid.png first, then each
+/// head's, as render_heatmaps gives them; and the warnings the layer gave before its pictures'
+/// and after them.
+struct PendingPictures {
+  std::string folder;  ///< the layer's folder, made with its files
+  std::vector<std::string> warnings;
+  std::vector<std::string> warnings_after;
+  std::vector<std::pair<std::string, std::size_t>> pictures;  ///< path and pipeline ticket
+};
+
+/// The files of `pending`, taken from `pipeline` in order (waiting for them); appends
+/// pending.warnings, each picture's warnings not in `warnings` yet, then pending.warnings_after.
+/// Throws what the first
+/// failing picture threw (render_heatmaps' errors).
+OutputSet take_pictures(PngPipeline& pipeline, const PendingPictures& pending, std::vector<std::string>& warnings);
+
 class HeadByHeadHeatmaps {
  public:
   /// True when the options' pictures can be made head by head: PNG and the HTML report
@@ -69,9 +85,9 @@ class HeadByHeadHeatmaps {
   /// is handed to the pipeline. Throws as render_heatmaps (a picture's own error at finish, or
   /// at a later add_head).
   void add_head(const AttentionRecord& record, int head, const Matrix& weights);
-  /// grid.png, then every head's picture: the files render_heatmaps would give, and its warnings,
-  /// once the pipeline has made them.
-  OutputSet finish(std::vector<std::string>& warnings);
+  /// Hands grid.png to the pipeline: the record is complete. The layer's pictures are taken later
+  /// (take_pictures), so that the grid, the largest, is made while the next layer's heads come.
+  PendingPictures finish();
 
  private:
   Options options_;

@@ -267,6 +267,9 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   std::optional<FontSet> fonts;
   std::optional<PngPipeline> pictures;
   std::optional<HeadByHeadHeatmaps> heatmaps;
+  // A layer's pictures are taken when the next layer closes (or the run ends), so that its grid,
+  // the largest picture, is made while the next layer's heads are (issue 38).
+  std::optional<PendingPictures> previous;
   ReportHeads report;  // --format html: each head as the page shows it (pooled past kReportMaxSide tokens)
   const bool png = wants_format(options, "png"), html = wants_format(options, "html");
   const HeadSink head_sink = [&](const AttentionBlock& block, int head, Matrix& weights) {
@@ -287,18 +290,23 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   };
   const BlockSink closed = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
-    if (heatmaps) files.append(heatmaps->finish(warnings));
+    std::optional<PendingPictures> layer;
+    if (heatmaps) layer = heatmaps->finish();
     heatmaps.reset();
     if (html)
       for (ReportView& view : report.finish(block.record, options, view_name(block_folder(block, encoder_decoder)),
                                             memory_budget_bytes(options), block.block_name()))
         page.views.push_back(std::move(view));
+    // This layer's warnings follow its pictures', which are taken later.
+    std::vector<std::string>& layer_warnings = layer ? layer->warnings_after : warnings;
     if (html && report.pooled_block() > 1) {  // said on the page, and here
       const std::string b = std::to_string(report.pooled_block());
-      warnings.push_back("index.html: each cell shows the max over " + b + " \u00D7 " + b + " tokens (" +
+      layer_warnings.push_back("index.html: each cell shows the max over " + b + " \u00D7 " + b + " tokens (" +
                          std::to_string(block.record.query_tokens.size()) + " tokens; the page holds at most " +
                          std::to_string(report.max_side()) + " cells a side)");
     }
+    if (previous) files.append(take_pictures(*pictures, *previous, warnings));
+    previous = std::move(layer);
     model_pictures.add(block);
     draw_seconds += seconds_since(start);
     ++blocks;
@@ -313,7 +321,14 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   const ModelRunInfo info = run_model(options, by_head ? split : whole, warnings, memory_budget_bytes(options), kept, nullptr,
                                       by_head ? &head_sink : nullptr);
   timer.lap("compute", draw_seconds);
-  model_pictures.render(info, files, warnings);
+  // The overview is drawn here while the workers finish the last layer's pictures; its file and
+  // warnings still follow theirs.
+  OutputSet overview_files;
+  std::vector<std::string> overview_warnings;
+  model_pictures.render(info, overview_files, overview_warnings);
+  if (previous) files.append(take_pictures(*pictures, *previous, warnings));
+  files.append(std::move(overview_files));
+  warnings.insert(warnings.end(), overview_warnings.begin(), overview_warnings.end());
   if (options.flow)
     files.add((std::filesystem::path(options.output) / "flow.png").string(),
               measures.render_flow_png(info, options, memory_budget_bytes(options), warnings));

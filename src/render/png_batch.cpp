@@ -6,6 +6,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/heap_reuse.hpp"
 #include "render/png.hpp"
 
 namespace attnviz {
@@ -18,6 +19,7 @@ int png_workers(int threads, std::size_t n_jobs) {
 
 std::vector<RenderedPng> render_pngs(const std::vector<PngJob>& jobs, const FontSet& fonts,
                                      int threads) {
+  if (jobs.size() > 1) keep_freed_memory_in_heap();  // each raster, freed, serves the next picture
   std::vector<RenderedPng> results(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
   std::atomic<std::size_t> next_job{0};

@@ -33,7 +33,8 @@ int png_workers(int threads, std::size_t n_jobs);
 /// largest first. Each thread holds one picture's pixels at a time. Returns one result per job,
 /// in job order, identical for any thread count.
 /// Throws what the first failing job (in job order) threw, after every thread has stopped;
-/// jobs not yet started when a job fails are skipped.
+/// jobs not yet started when a job fails are skipped. With several jobs, keeps freed memory in
+/// the process's heap from then on (core/heap_reuse.hpp), for the rasters job after job.
 std::vector<RenderedPng> render_pngs(const std::vector<PngJob>& jobs, const FontSet& fonts,
                                      int threads);
 
