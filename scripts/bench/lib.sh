@@ -16,10 +16,22 @@
 #   gguf_sizes MODEL TOKENS       prints "TENSORS LAYER ATTENTION PARAMS": bytes of the GGUF file's
 #                                 tensors, of layer 0's weights in float32, of one layer's h·n² float32
 #                                 attention at TOKENS tokens, and the parameter count
+#   gguf_shape MODEL              prints "ARCHITECTURE LAYERS VOCAB": the GGUF file's general.architecture,
+#                                 its ARCHITECTURE.block_count and its output's rows (output.weight's,
+#                                 else the tied token_embd.weight's)
+#   dump_check DUMP LAYERS COUNT VOCAB
+#                                 exits (message on stderr) unless the model dump DUMP holds exactly
+#                                 the layers LAYERS ("all": 0 … COUNT-1; or one number), says
+#                                 model.num_layers COUNT, and holds last_logits of VOCAB finite
+#                                 numbers (VOCAB 0: holds no last_logits); reads the dump's head and
+#                                 scans the rest, so a dump of GBs costs seconds, not its size in RAM
 #   attnviz_runs STEM MODEL IDS   one timing round of attnviz on one thread (prints nothing):
-#                                 `dump --model --profile` -> STEM_{load,compute,write,format,total,
-#                                 wall,cpu,rss} (STEM_bytes: the dump's size), then `dump --layers 0
-#                                 --profile` -> STEM0_{compute,cpu}
+#                                 `dump --model --profile` (every layer's attention dumped) ->
+#                                 STEM_{load,compute,write,format,total,wall,cpu,rss} (STEM_bytes: the
+#                                 dump's size), then the whole model's pass, as llama.cpp's prompt
+#                                 evaluation does it: `dump --layers LAST --logits --profile` (LAST
+#                                 the last layer; an encoder, bert, has no logits: `--layers LAST`)
+#                                 -> STEM_whole_{compute,cpu}; each dump checked by dump_check
 #   llamacpp_eval STEM MODEL IDS  one round of llama.cpp's load + prompt evaluation on one thread
 #                                 (node-llama-cpp, node/llama_eval.mjs; prints nothing) ->
 #                                 STEM_{load,context,eval,total,backend,cpu,rss}
@@ -89,10 +101,83 @@ print(total, layer, heads * n * n * 4, params)
 PY
 }
 
+gguf_shape() {
+  /usr/bin/python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read(64 << 20)  # the header, as gguf_sizes reads it
+pos = 24
+def take(fmt):
+    global pos
+    v = struct.unpack_from(fmt, data, pos); pos += struct.calcsize(fmt); return v[0]
+def string():
+    global pos
+    n = take("<Q"); s = data[pos:pos + n]; pos += n; return s.decode("utf-8", "replace")
+sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+formats = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 10: "<Q", 11: "<q"}
+def value(kind):
+    global pos
+    if kind == 8: return string()
+    if kind == 9:
+        element, count = take("<I"), take("<Q")
+        for _ in range(count): value(element)
+        return None
+    if kind in formats: return take(formats[kind])
+    pos += sizes[kind]; return None
+n_tensors, n_kv = struct.unpack_from("<QQ", data, 8)
+meta = {}
+for _ in range(n_kv):
+    key = string(); meta[key] = value(take("<I"))
+rows = {}
+for _ in range(n_tensors):
+    name = string(); dims = [take("<Q") for _ in range(take("<I"))]; take("<I"); take("<Q")
+    rows[name] = dims[1] if len(dims) > 1 else 0
+arch = meta["general.architecture"]
+print(arch, meta[arch + ".block_count"], rows.get("output.weight", rows.get("token_embd.weight", 0)))
+PY
+}
+
+dump_check() {
+  /usr/bin/python3 - "$@" <<'PY' || { echo "premise check failed: $1 is not the dump the timed run claims to have made" >&2; exit 1; }
+import json, math, re, sys
+path, layers, count, vocab = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+want = list(range(count)) if layers == "all" else [int(layers)]
+marker, found, tail, head = b'"layers": [', [], b"", None
+with open(path, "rb") as f:
+    text = b""
+    while head is None:  # the dump's head: everything before its "layers" member
+        chunk = f.read(16 << 20)
+        if not chunk: sys.exit(f"{path}: no \"layers\" member")
+        text += chunk
+        if (i := text.find(marker)) >= 0: head, tail = text[:i], text[i + len(marker):]
+    while True:  # each layer record's own "layer": N (its nested members hold no such key)
+        chunk = f.read(16 << 20)
+        tail += chunk
+        safe = len(tail) if not chunk else len(tail) - 32  # a key cut by the read is taken whole next time
+        found += [int(m[1]) for m in re.finditer(rb'"layer": (-?\d+)', tail) if m.start() < safe]
+        if not chunk: break
+        tail = tail[safe:]
+head = json.loads(head.rstrip().rstrip(b",") + b"}")
+problems = []
+if head.get("model", {}).get("num_layers") != count: problems.append(f"model.num_layers {head.get('model', {}).get('num_layers')}, not {count}")
+if found != want: problems.append(f"layers {found[:8]}{'…' if len(found) > 8 else ''} ({len(found)}), not {want[:8]}{'…' if len(want) > 8 else ''} ({len(want)})")
+logits = head.get("last_logits")
+if vocab == 0 and logits is not None: problems.append("last_logits present, not asked for")
+if vocab > 0 and not (isinstance(logits, list) and len(logits) == vocab and all(math.isfinite(x) for x in logits)):
+    problems.append(f"last_logits: {'absent' if logits is None else f'{len(logits)} values'}, not {vocab} finite values")
+if problems: sys.exit(f"{path}: " + "; ".join(problems))
+PY
+}
+
 attnviz_runs() {
-  local stem=$1 model=$2 list=$3 load compute
+  local stem=$1 model=$2 list=$3 load compute arch layers vocab logits=()
+  read -r arch layers vocab <<<"$(gguf_shape "$model")"
+  # llama.cpp's side runs every layer and the logits. A pass without --logits stops at the last
+  # selected layer's attention (src/model/decoder_model.cpp), so the whole model is the last layer
+  # selected and the logits asked for; an encoder (bert) has no logits and runs every layer.
+  [[ $arch == bert ]] && vocab=0 || logits=(--logits)
   /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$list" \
     --threads 1 --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
+  dump_check "$work/dump.json" all "$layers" 0  # every layer's attention, as the wall column says
   load=$(phase load "$work/profile.txt"); load=${load:-0}  # --model runs time the load inside compute
   compute=$(phase compute "$work/profile.txt")
   echo "$load" >>"${stem}_load"; echo "$compute" >>"${stem}_compute"
@@ -104,12 +189,14 @@ attnviz_runs() {
   awk '{print $4}' "$work/time.txt" >>"${stem}_rss"
   stat -c %s "$work/dump.json" >"${stem}_bytes"
   rm -f "$work/dump.json"
-  # The same forward pass with one layer's weights formatted as JSON instead of all of them: the
-  # forward pass and attention capture of every layer without most of the dump's number formatting.
+  # The whole model's forward pass (every layer, and the logits for a decoder) with one layer's
+  # weights formatted as JSON instead of all of them: llama.cpp's work plus one layer's capture,
+  # without most of the dump's number formatting.
   /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$attnviz" dump --model "$model" --token-ids "$list" \
-    --threads 1 --layers 0 --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
-  phase compute "$work/profile.txt" >>"${stem}0_compute"
-  awk '{print $2 + $3}' "$work/time.txt" >>"${stem}0_cpu"
+    --threads 1 --layers "$((layers - 1))" "${logits[@]}" --profile -o "$work/dump.json" 2>"$work/profile.txt" >/dev/null
+  dump_check "$work/dump.json" "$((layers - 1))" "$layers" "$vocab"
+  phase compute "$work/profile.txt" >>"${stem}_whole_compute"
+  awk '{print $2 + $3}' "$work/time.txt" >>"${stem}_whole_cpu"
   rm -f "$work/dump.json"
 }
 

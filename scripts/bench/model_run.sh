@@ -61,9 +61,14 @@ echo "3: memory, synthetic 16 x 2048, 512 tokens"
 rss_kib() { /usr/bin/time -f "%M" -o "$work/rss.txt" "$@" >/dev/null 2>"$work/rss_err.txt"; cat "$work/rss.txt"; }
 big="$models/syn16-2048-f32.gguf"
 dump_rss=$(rss_kib "$attnviz" dump --model "$big" --token-ids "$ids512" -o "$work/big.json" --profile)
+read -r _ big_layers _ <<<"$(gguf_shape "$big")"
+dump_check "$work/big.json" all "$big_layers" 0  # the row's premise: every layer's attention dumped
 cp "$work/rss_err.txt" "$work/big_dump_profile.txt"; rm -f "$work/big.json"
 heat_rss=$(rss_kib "$attnviz" heatmaps --model "$big" --token-ids "$ids512" -o "$work/big_heat" --profile)
 cp "$work/rss_err.txt" "$work/big_heat_profile.txt"
+for l in $(seq 0 $((big_layers - 1))); do  # every layer drawn
+  [[ -f "$work/big_heat/layer_$l/grid.png" ]] || { echo "premise check failed: heatmaps drew no layer_$l/grid.png" >&2; exit 1; }
+done
 read -r tensors_b layer_b weights_b big_params <<<"$(gguf_sizes "$big" 512)"
 # Pictures being encoded: attnviz encodes one layer's PNGs on as many workers as cores (--threads
 # default), the grid first, so at most that many RGB rasters at once: the largest ones (IHDR sizes).
@@ -100,8 +105,8 @@ get() { stats "$work/$1" | awk -v f="$2" '{print $f}'; }  # get FILE FIELD(1 med
 spread() { echo "$(ms "$(get "$1" 2)")–$(ms "$(get "$1" 3)")"; }
 row() {  # row NAME LABEL
   local n=$1 label=$2 av ll avc llc avw
-  av=$(get "$n.av_total" 1); ll=$(get "$n.ll_total" 1); avc=$(get "$n.av0_cpu" 1); llc=$(get "$n.ll_cpu" 1); avw=$(get "$n.av_wall" 1)
-  echo "| $label | $(ms "$av") ms ($(spread "$n.av_total")) | $(ms "$ll") ms (load $(ms "$(get "$n.ll_load" 1)") + context $(ms "$(get "$n.ll_context" 1)") + eval $(ms "$(get "$n.ll_eval" 1)"); $(spread "$n.ll_total")) | **$(ratio "$av" "$ll")** | $(met "$(ratio "$av" "$ll")" "<=" 1.0) | $(ms "$avc") ms ($(spread "$n.av0_cpu")) | $(ms "$llc") ms ($(spread "$n.ll_cpu")) | **$(ratio "$avc" "$llc")** | $(met "$(ratio "$avc" "$llc")" "<=" 1.0) | $(ms "$avw") ms ($(spread "$n.av_wall")): $(ratio "$avw" "$ll") |"
+  av=$(get "$n.av_total" 1); ll=$(get "$n.ll_total" 1); avc=$(get "$n.av_whole_cpu" 1); llc=$(get "$n.ll_cpu" 1); avw=$(get "$n.av_wall" 1)
+  echo "| $label | $(ms "$av") ms ($(spread "$n.av_total")) | $(ms "$ll") ms (load $(ms "$(get "$n.ll_load" 1)") + context $(ms "$(get "$n.ll_context" 1)") + eval $(ms "$(get "$n.ll_eval" 1)"); $(spread "$n.ll_total")) | **$(ratio "$av" "$ll")** | $(met "$(ratio "$av" "$ll")" "<=" 1.0) | $(ms "$avc") ms ($(spread "$n.av_whole_cpu")) | $(ms "$llc") ms ($(spread "$n.ll_cpu")) | **$(ratio "$avc" "$llc")** | $(met "$(ratio "$avc" "$llc")" "<=" 1.0) | $(ms "$avw") ms ($(spread "$n.av_wall")): $(ratio "$avw" "$ll") |"
 }
 section=$(
   echo "## Whole models"
@@ -125,8 +130,10 @@ section=$(
   echo
   echo "Speed goal: attnviz / llama.cpp ≤ 1.0. Wall: attnviz \`dump\`'s compute phase (load + forward + capture)"
   echo "vs llama.cpp's load + context + prompt evaluation. CPU: user + system CPU seconds of the whole"
-  echo "attnviz process for \`dump --layers 0\` (the same forward pass and attention of every layer, one layer"
-  echo "formatted as JSON) vs node's CPU seconds over llama.cpp's load + context + evaluation. On this loaded"
+  echo "attnviz process for \`dump --layers LAST --logits\` (LAST the model's last layer: the whole model's forward pass,"
+  echo "every layer and the logits, one layer formatted as JSON; a pass without \`--logits\` stops at the last selected"
+  echo "layer's attention, so \`--layers 0\` would time one layer) vs node's CPU seconds over llama.cpp's load + context +"
+  echo "evaluation. Each timed dump is checked to hold the layers (and \`last_logits\`) it claims (lib.sh's dump_check). On this loaded"
   echo "machine wall times are several times the CPU times and swing from run to run; CPU times are the steadier comparison."
   echo
   echo "| Target | attnviz wall, median (min–max) | llama.cpp wall, median (min–max) | Ratio wall | Met | attnviz CPU | llama.cpp CPU | Ratio CPU | Met | whole \`dump\` process wall (JSON written): ratio |"
@@ -144,7 +151,7 @@ section=$(
   echo "- Other columns of the speed rows, medians: attnviz's render phase (the layers' JSON text)"
   echo "  stories260K $(ms "$(get stories.av_format 1)") ms, f32 $(ms "$(get syn_f32.av_format 1)") ms, Q8_0 $(ms "$(get syn_q8.av_format 1)") ms; write phase $(ms "$(get stories.av_write 1)"), $(ms "$(get syn_f32.av_write 1)"), $(ms "$(get syn_q8.av_write 1)") ms;"
   echo "  attnviz process CPU time (user + sys) of the full dump: $(ms "$(get stories.av_cpu 1)"), $(ms "$(get syn_f32.av_cpu 1)"), $(ms "$(get syn_q8.av_cpu 1)") ms;"
-  echo "  compute phase of \`--layers 0\`: $(ms "$(get stories.av0_compute 1)"), $(ms "$(get syn_f32.av0_compute 1)"), $(ms "$(get syn_q8.av0_compute 1)") ms wall."
+  echo "  compute phase of \`--layers LAST --logits\`: $(ms "$(get stories.av_whole_compute 1)"), $(ms "$(get syn_f32.av_whole_compute 1)"), $(ms "$(get syn_q8.av_whole_compute 1)") ms wall."
   echo "  node-llama-cpp's loading of its shared libraries (getLlama, not counted above): $(ms "$(get stories.ll_backend 1)") ms."
   echo "- 3: bound = 1.5 × (tensors mapped and used: $((tensors_b / 1048576)) MiB, the whole file's tensors, all of which a"
   echo "  forward pass reads + one layer in float32: $((layer_b / 1048576)) MiB + one layer's h·n·n weights: $((weights_b / 1048576)) MiB +"
