@@ -63,78 +63,8 @@ spread_ids() {
   /usr/bin/python3 -c "import sys; n, v, first = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]; print(','.join([first] + [str(259 + (i * 7919) % (v - 259)) if v > 300 else str(3 + (i * 37) % (v - 3)) for i in range(1, n)]))" "$1" "$2" "${3:-1}"
 }
 
-gguf_sizes() {
-  /usr/bin/python3 - "$1" "$2" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read(64 << 20)  # the header: metadata (a 262144-piece vocabulary) and tensor infos
-pos = 24
-def take(fmt):
-    global pos
-    v = struct.unpack_from(fmt, data, pos); pos += struct.calcsize(fmt); return v[0]
-def string():
-    global pos
-    n = take("<Q"); s = data[pos:pos + n]; pos += n; return s.decode("utf-8", "replace")
-sizes = {0: 4, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8, 1: 1, 2: 2, 3: 2}
-def skip(kind):
-    global pos
-    if kind == 8: string()
-    elif kind == 9:
-        element, count = take("<I"), take("<Q")
-        for _ in range(count): skip(element)
-    else: pos += sizes[kind]
-n_tensors, n_kv = struct.unpack_from("<QQ", data, 8)
-heads = 0
-for _ in range(n_kv):
-    key = string(); kind = take("<I")
-    if kind in (4, 5) and key.endswith(".attention.head_count"): heads = take("<I")
-    else: skip(kind)
-total = layer = params = 0
-for _ in range(n_tensors):
-    name = string(); dims = [take("<Q") for _ in range(take("<I"))]; kind = take("<I"); take("<Q")
-    count = 1
-    for d in dims: count *= d
-    params += count
-    total += count * 4 if kind == 0 else count * 2 if kind == 1 else count // 32 * 34
-    if name.startswith("blk.0."): layer += count * 4
-n = int(sys.argv[2])
-print(total, layer, heads * n * n * 4, params)
-PY
-}
-
-gguf_shape() {
-  /usr/bin/python3 - "$1" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read(64 << 20)  # the header, as gguf_sizes reads it
-pos = 24
-def take(fmt):
-    global pos
-    v = struct.unpack_from(fmt, data, pos); pos += struct.calcsize(fmt); return v[0]
-def string():
-    global pos
-    n = take("<Q"); s = data[pos:pos + n]; pos += n; return s.decode("utf-8", "replace")
-sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
-formats = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 10: "<Q", 11: "<q"}
-def value(kind):
-    global pos
-    if kind == 8: return string()
-    if kind == 9:
-        element, count = take("<I"), take("<Q")
-        for _ in range(count): value(element)
-        return None
-    if kind in formats: return take(formats[kind])
-    pos += sizes[kind]; return None
-n_tensors, n_kv = struct.unpack_from("<QQ", data, 8)
-meta = {}
-for _ in range(n_kv):
-    key = string(); meta[key] = value(take("<I"))
-rows = {}
-for _ in range(n_tensors):
-    name = string(); dims = [take("<Q") for _ in range(take("<I"))]; take("<I"); take("<Q")
-    rows[name] = dims[1] if len(dims) > 1 else 0
-arch = meta["general.architecture"]
-print(arch, meta[arch + ".block_count"], rows.get("output.weight", rows.get("token_embd.weight", 0)))
-PY
-}
+gguf_sizes() { /usr/bin/python3 "$here/gguf_header.py" sizes "$1" "$2"; }
+gguf_shape() { /usr/bin/python3 "$here/gguf_header.py" shape "$1"; }
 
 dump_check() {
   /usr/bin/python3 - "$@" <<'PY' || { echo "premise check failed: $1 is not the dump the timed run claims to have made" >&2; exit 1; }
