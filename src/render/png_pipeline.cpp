@@ -3,16 +3,11 @@
 #include <algorithm>
 #include <system_error>
 
-#include "core/heap_reuse.hpp"
 #include "render/png.hpp"
 
 namespace attnviz {
 
-PngPipeline::PngPipeline(const FontSet& fonts, int workers) : fonts_(fonts), workers_(std::max(1, workers)) {
-  // Each picture's raster is freed when it is encoded: kept in the heap, the next picture reuses
-  // it instead of faulting fresh pages in (page faults held the workers to one core's speed).
-  keep_freed_memory_in_heap();
-}
+PngPipeline::PngPipeline(const FontSet& fonts, int workers) : fonts_(fonts), workers_(std::max(1, workers)) {}
 
 PngPipeline::~PngPipeline() {
   {

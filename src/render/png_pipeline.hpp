@@ -25,8 +25,8 @@ namespace attnviz {
 class PngPipeline {
  public:
   /// `fonts` must outlive the pipeline; `workers` threads (at least one) make the pictures
-  /// (png_workers() of --threads gives the usual count). Keeps freed memory in the process's
-  /// heap from then on (core/heap_reuse.hpp), for the rasters picture after picture.
+  /// (png_workers() of --threads gives the usual count). Its rasters are reused from the heap
+  /// only where the run keeps freed memory there (core/heap_reuse.hpp: every model run does).
   PngPipeline(const FontSet& fonts, int workers);
   /// Stops the workers after the pictures being made; pictures waiting or not taken are dropped.
   ~PngPipeline();
