@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/huge_page_allocator.hpp"
+
 namespace attnviz {
 
 /// One 8-bit-per-channel colour.
@@ -80,7 +82,8 @@ class Image {
 
   int width_px_ = 0;
   int height_px_ = 0;
-  std::vector<std::uint8_t> pixels_;  // height_px × width_px × 3 bytes
+  // Rasters of a megabyte or more (a grid, an overview) sit on huge pages: few page faults.
+  std::vector<std::uint8_t, HugePageAllocator<std::uint8_t>> pixels_;  // height_px × width_px × 3 bytes
 };
 
 /// The images one above the other, each centred horizontally, on `background`; the result is as

@@ -25,8 +25,8 @@ namespace attnviz {
 class PngPipeline {
  public:
   /// `fonts` must outlive the pipeline; `workers` threads (at least one) make the pictures
-  /// (png_workers() of --threads gives the usual count). Its rasters are reused from the heap
-  /// only where the run keeps freed memory there (core/heap_reuse.hpp: every model run does).
+  /// (png_workers() of --threads gives the usual count). Rasters of a megabyte or more sit on
+  /// huge pages and are reused picture after picture (core/huge_page_allocator.hpp).
   PngPipeline(const FontSet& fonts, int workers);
   /// Stops the workers after the pictures being made; pictures waiting or not taken are dropped.
   ~PngPipeline();
