@@ -60,3 +60,72 @@ TEST_CASE("atomic output: a file where a folder must be is named as a file, and 
   CHECK_NOTHROW(attnviz::require_creatable_folder(dir.file("new/a"), dir.file("new/a/x.json")));
   CHECK_NOTHROW(attnviz::require_creatable_folder("", "x.json"));
 }
+
+// Issue 38: a model run writes each layer's pictures ahead, under temporary names, while the
+// next layer is made; the end of the run renames them with the rest.
+TEST_CASE("atomic output: files written ahead stay hidden until commit renames them", "[io]") {
+  attnviz::test::TempDir dir;
+  OutputSet files;
+  files.add(dir.file("run/layer_0/head_0.png"), std::string("first"));
+  files.write_ahead();
+  CHECK_FALSE(std::filesystem::exists(dir.file("run/layer_0/head_0.png")));
+  std::size_t temporaries = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path()))
+    if (entry.path().filename().string().find(".head_0.png.tmp-") == 0) {
+      ++temporaries;
+      CHECK(attnviz::test::read_file(entry.path().string()) == "first");
+    }
+  CHECK(temporaries == 1);
+  files.add(dir.file("run/overview.png"), std::vector<std::string>{"sec", "ond"});
+  files.commit();
+  CHECK(attnviz::test::read_file(dir.file("run/layer_0/head_0.png")) == "first");
+  CHECK(attnviz::test::read_file(dir.file("run/overview.png")) == "second");
+  // The folders, and the two files: no temporary left.
+  CHECK(attnviz::test::snapshot(dir.path()).size() == 4);
+}
+
+TEST_CASE("atomic output: a run that fails after writing ahead leaves nothing behind", "[io][errors]") {
+  attnviz::test::TempDir dir;
+  std::ofstream(dir.file("kept.txt")) << "an earlier file";
+  const auto before = attnviz::test::snapshot(dir.path());
+  SECTION("the set is let go without commit (an error later in the run)") {
+    OutputSet files;
+    files.add(dir.file("run/layer_0/head_0.png"), std::string("a"));
+    files.write_ahead();
+    files.add(dir.file("run/layer_1/head_0.png"), std::string("b"));
+    files.write_ahead();
+    CHECK(attnviz::test::snapshot(dir.path()) != before);
+  }
+  SECTION("commit refuses a later file") {
+    std::filesystem::create_directory(dir.file("taken"));
+    OutputSet files;
+    files.add(dir.file("run/head_0.png"), std::string("a"));
+    files.write_ahead();
+    files.add(dir.file("taken"), std::string("b"));  // a folder
+    CHECK_THROWS_WITH(files.commit(), dir.file("taken") + ": cannot write: is a folder");
+    std::filesystem::remove(dir.file("taken"));
+  }
+  SECTION("writing ahead itself fails: what it made is removed before it throws") {
+    std::ofstream(dir.file("file")) << "x";
+    OutputSet files;
+    files.add(dir.file("made/a.png"), std::string("a"));
+    files.add(dir.file("file/b.png"), std::string("b"));
+    CHECK_THROWS_WITH(files.write_ahead(), dir.file("file") + ": cannot write: is a file, not a folder");
+    std::filesystem::remove(dir.file("file"));
+  }
+  CHECK(attnviz::test::snapshot(dir.path()) == before);
+}
+
+TEST_CASE("atomic output: a set written ahead hands its files on when moved", "[io]") {
+  attnviz::test::TempDir dir;
+  OutputSet moved;
+  {
+    OutputSet files;
+    files.add(dir.file("out/a.png"), std::string("a"));
+    files.write_ahead();
+    moved = std::move(files);
+  }  // the moved-from set removes nothing
+  moved.commit();
+  CHECK(attnviz::test::read_file(dir.file("out/a.png")) == "a");
+  CHECK(attnviz::test::snapshot(dir.path()).size() == 2);
+}

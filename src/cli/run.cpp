@@ -244,6 +244,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   require_output(options, "the folder for the PNG files");
   const bool encoder_decoder = is_encoder_decoder_model(options);
   OutputSet files;
+  files.protect(input_files(options));
   ReportPage page;
   std::size_t blocks = 0;
   ModelPictures model_pictures(options, encoder_decoder, options.output, memory_budget_bytes(options));
@@ -305,7 +306,12 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
                          std::to_string(block.record.query_tokens.size()) + " tokens; the page holds at most " +
                          std::to_string(report.max_side()) + " cells a side)");
     }
-    if (previous) files.append(take_pictures(*pictures, *previous, warnings));
+    if (previous) {
+      files.append(take_pictures(*pictures, *previous, warnings));
+      // Written now, under temporary names, while the workers make this layer's pictures: the
+      // end of the run only renames them (issue 38).
+      files.write_ahead();
+    }
     previous = std::move(layer);
     model_pictures.add(block);
     draw_seconds += seconds_since(start);
@@ -334,7 +340,6 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
               measures.render_flow_png(info, options, memory_budget_bytes(options), warnings));
   add_model_report(info, page, model_pictures, options, files);
   timer.lap("render");
-  files.protect(input_files(options));
   files.commit();
   warn_about_stale_outputs(options.output, files.paths(), warnings);
   timer.lap("write");

@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -26,10 +28,25 @@ constexpr std::size_t kMaxPathBytes = 4096;
 char g_pending[kMaxPendingTemporaries][kMaxPathBytes];
 std::atomic<int> g_pending_count{0};
 
+// Folders made for temporaries (a model run writes each layer's pictures ahead, issue 38).
+constexpr int kMaxPendingFolders = 1024;
+char g_pending_folders[kMaxPendingFolders][kMaxPathBytes];
+std::atomic<int> g_pending_folder_count{0};
+
 extern "C" void remove_temporaries_and_exit(int signal_number) {
   const int n = g_pending_count.load();
   for (int i = 0; i < n; ++i) {
     if (g_pending[i][0] != '\0') unlink(g_pending[i]);
+  }
+  // A folder goes once its children have: one pass per level (rmdir fails on the others).
+  const int folders = g_pending_folder_count.load();
+  for (bool removed = true; removed;) {
+    removed = false;
+    for (int i = 0; i < folders; ++i)
+      if (g_pending_folders[i][0] != '\0' && rmdir(g_pending_folders[i]) == 0) {
+        g_pending_folders[i][0] = '\0';
+        removed = true;
+      }
   }
   signal(signal_number, SIG_DFL);
   raise(signal_number);
@@ -45,15 +62,32 @@ void install_handlers_once() {
   (void)installed;
 }
 
-void register_temporary(const std::string& path) {
+// Returns the slot used (or the list's length when it is full).
+int register_temporary(const std::string& path) {
   const int slot = g_pending_count.load();
-  if (slot >= kMaxPendingTemporaries || path.size() >= kMaxPathBytes) return;
+  if (slot >= kMaxPendingTemporaries || path.size() >= kMaxPathBytes) return slot;
   std::memcpy(g_pending[slot], path.c_str(), path.size() + 1);
   g_pending_count.store(slot + 1);
+  return slot;
 }
 
-void forget_temporaries() {
-  g_pending_count.store(0);
+// Returns the slot used, as register_temporary does.
+int register_folder(const std::string& path) {
+  const int slot = g_pending_folder_count.load();
+  if (slot >= kMaxPendingFolders || path.size() >= kMaxPathBytes) return slot;
+  std::memcpy(g_pending_folders[slot], path.c_str(), path.size() + 1);
+  g_pending_folder_count.store(slot + 1);
+  return slot;
+}
+
+void forget_folders(int from) {
+  if (from >= 0 && from < g_pending_folder_count.load()) g_pending_folder_count.store(from);
+}
+
+// Forgets the temporaries from slot `from` on (a set forgets its own, which are the last ones
+// registered: sets write one after another).
+void forget_temporaries(int from) {
+  if (from >= 0 && from < g_pending_count.load()) g_pending_count.store(from);
 }
 
 std::string temporary_name(const std::string& path, std::size_t index) {
@@ -98,6 +132,7 @@ void OutputSet::add(std::string path, std::vector<std::string> pieces) {
 void OutputSet::create_directory(std::string directory) { directories_.push_back(std::move(directory)); }
 
 void OutputSet::append(OutputSet&& other) {
+  assert(other.temporaries_.empty() && "a set written ahead is committed, not appended");
   for (std::size_t i = 0; i < other.paths_.size(); ++i) add(std::move(other.paths_[i]), std::move(other.contents_[i]));
   for (std::string& directory : other.directories_) directories_.push_back(std::move(directory));
   other = OutputSet();
@@ -164,41 +199,102 @@ void create_folders(const std::vector<std::string>& folders, std::vector<fs::pat
 
 }  // namespace
 
-void OutputSet::commit() {
-  check_output_targets(paths_, protected_);
-  install_handlers_once();
+OutputSet::~OutputSet() { remove_written(); }
+
+OutputSet::OutputSet(OutputSet&& other) noexcept
+    : paths_(std::move(other.paths_)),
+      contents_(std::move(other.contents_)),
+      protected_(std::move(other.protected_)),
+      directories_(std::move(other.directories_)),
+      temporaries_(std::exchange(other.temporaries_, {})),
+      created_(std::exchange(other.created_, {})),
+      registered_from_(std::exchange(other.registered_from_, -1)),
+      folders_registered_from_(std::exchange(other.folders_registered_from_, -1)) {}
+
+OutputSet& OutputSet::operator=(OutputSet&& other) noexcept {
+  if (this == &other) return *this;
+  remove_written();
+  paths_ = std::move(other.paths_);
+  contents_ = std::move(other.contents_);
+  protected_ = std::move(other.protected_);
+  directories_ = std::move(other.directories_);
+  temporaries_ = std::exchange(other.temporaries_, {});
+  created_ = std::exchange(other.created_, {});
+  registered_from_ = std::exchange(other.registered_from_, -1);
+  folders_registered_from_ = std::exchange(other.folders_registered_from_, -1);
+  return *this;
+}
+
+void OutputSet::remove_written() noexcept {
+  for (const std::string& t : temporaries_) ::unlink(t.c_str());
+  forget_temporaries(registered_from_);
+  forget_folders(folders_registered_from_);
+  std::error_code ec;
+  std::sort(created_.begin(), created_.end(),  // deepest first; remove() takes only empty folders
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const std::string& folder : created_) fs::remove(folder, ec);
+  temporaries_.clear();
+  created_.clear();
+  registered_from_ = folders_registered_from_ = -1;
+}
+
+// Writes the temporaries of the files not yet written (and creates their folders).
+void OutputSet::write_temporaries() {
   std::vector<std::string> folders = directories_;
-  for (const std::string& path : paths_) {
-    const fs::path parent = fs::path(path).parent_path();
+  for (std::size_t i = temporaries_.size(); i < paths_.size(); ++i) {
+    const fs::path parent = fs::path(paths_[i]).parent_path();
     if (!parent.empty() && (folders.empty() || folders.back() != parent.string())) folders.push_back(parent.string());
   }
   std::vector<fs::path> created;
-  std::vector<std::string> temporaries;
-  auto remove_all = [&] {
-    for (const std::string& t : temporaries) ::unlink(t.c_str());
-    forget_temporaries();
-    std::error_code ec;
-    std::sort(created.begin(), created.end(),  // deepest first; remove() takes only empty folders
-              [](const fs::path& a, const fs::path& b) { return a.string().size() > b.string().size(); });
-    for (const fs::path& folder : created) fs::remove(folder, ec);
-  };
   try {
     create_folders(folders, created);
+  } catch (...) {
+    for (const fs::path& folder : created) created_.push_back(folder.string());
+    throw;
+  }
+  for (const fs::path& folder : created) {
+    created_.push_back(folder.string());
+    const int slot = register_folder(created_.back());
+    if (folders_registered_from_ < 0) folders_registered_from_ = slot;
+  }
+  for (std::size_t i = temporaries_.size(); i < paths_.size(); ++i) {
+    temporaries_.push_back(temporary_name(paths_[i], i));
+    const int slot = register_temporary(temporaries_.back());
+    if (registered_from_ < 0) registered_from_ = slot;
+    write_whole_file(temporaries_.back(), contents_[i], paths_[i]);
+    contents_[i] = {};  // on disk now: its memory serves the next layer
+  }
+}
+
+void OutputSet::write_ahead() {
+  check_output_targets(paths_, protected_);
+  install_handlers_once();
+  try {
+    write_temporaries();
+  } catch (...) {
+    remove_written();
+    throw;
+  }
+}
+
+void OutputSet::commit() {
+  check_output_targets(paths_, protected_);
+  install_handlers_once();
+  try {
+    write_temporaries();
     for (std::size_t i = 0; i < paths_.size(); ++i) {
-      temporaries.push_back(temporary_name(paths_[i], i));
-      register_temporary(temporaries.back());
-      write_whole_file(temporaries.back(), contents_[i], paths_[i]);
-    }
-    for (std::size_t i = 0; i < paths_.size(); ++i) {
-      if (std::rename(temporaries[i].c_str(), paths_[i].c_str()) != 0) {
+      if (std::rename(temporaries_[i].c_str(), paths_[i].c_str()) != 0) {
         throw OutputError::cannot_write(paths_[i], std::strerror(errno));
       }
     }
   } catch (...) {
-    remove_all();
+    remove_written();
     throw;
   }
-  forget_temporaries();
+  forget_temporaries(registered_from_);
+  temporaries_.clear();
+  created_.clear();
+  registered_from_ = folders_registered_from_ = -1;
 }
 
 }  // namespace attnviz

@@ -1,7 +1,8 @@
 // All-or-nothing output: every file of a run is rendered in memory first, then written to a
 // temporary name in its destination folder and renamed into place (ninja's ReplaceContent,
 // LevelDB's SetCurrentFile). On any failure, or SIGINT/SIGTERM, no temporary is left behind
-// and no destination is touched unless all temporaries were written.
+// and no destination is touched unless all temporaries were written. A long run may write its
+// finished files' temporaries ahead (OutputSet::write_ahead); they are renamed with the rest.
 #pragma once
 
 #include <string>
@@ -29,6 +30,15 @@ void check_output_targets(const std::vector<std::string>& paths, const std::vect
 /// A set of files to write together.
 class OutputSet {
  public:
+  OutputSet() = default;
+  /// Removes what write_ahead() wrote (temporaries, and the folders it made) unless commit()
+  /// renamed them into place: a run that fails after writing ahead leaves nothing behind.
+  ~OutputSet();
+  OutputSet(OutputSet&& other) noexcept;
+  OutputSet& operator=(OutputSet&& other) noexcept;
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+
   /// Queues `bytes` for `path`. Nothing touches the disk before commit().
   void add(std::string path, std::string bytes);
   /// Queues the file whose bytes are `pieces` one after another (a model dump, its layers each
@@ -40,7 +50,8 @@ class OutputSet {
   void create_directory(std::string directory);
 
   /// Moves every file and folder of `other` into this set (a model run's layers, each
-  /// rendered into a set of its own, are written together).
+  /// rendered into a set of its own, are written together). Requires: nothing of `other` was
+  /// written ahead.
   void append(OutputSet&& other);
 
   /// Files that must not be replaced (the run's inputs): commit() refuses an output that is
@@ -56,6 +67,13 @@ class OutputSet {
   /// would replace the node itself).
   void commit();
 
+  /// Does commit()'s checks and writes for the files added so far, under their temporary names
+  /// (created folders included), without renaming any: commit() then writes only the files
+  /// added since and renames all. A model run writes each layer's pictures so while its
+  /// workers make the next layer's (issue 38). Throws what commit() would, after removing what
+  /// it wrote; protect() must come first.
+  void write_ahead();
+
   const std::vector<std::string>& paths() const { return paths_; }
 
  private:
@@ -63,6 +81,14 @@ class OutputSet {
   std::vector<std::vector<std::string>> contents_;  // each file's pieces
   std::vector<std::string> protected_;
   std::vector<std::string> directories_;
+  // Written ahead and not yet renamed: temporaries_[i] holds paths_[i]; the folders made for them.
+  std::vector<std::string> temporaries_;
+  std::vector<std::string> created_;
+  int registered_from_ = -1;          // this set's first slot in the signal handler's list, or -1
+  int folders_registered_from_ = -1;  // the same for its folders
+
+  void write_temporaries();
+  void remove_written() noexcept;
 };
 
 }  // namespace attnviz
