@@ -126,3 +126,24 @@ TEST_CASE("picture_formats: file names and messages", "[cli]") {
   options.formats = {"html"};
   CHECK(files_written(options, 1) == "1 file (html)");
 }
+
+// Issue 38: the SVGs are made on --threads workers, each whole by one thread, so their bytes
+// do not depend on the thread count.
+TEST_CASE("picture_formats: SVG pictures are the same bytes for any --threads", "[cli]") {
+  test::TempDir dir;
+  Options one = heatmaps(dir.file("one"), {"svg"});
+  one.threads = 1;
+  REQUIRE(run_quietly(one) == kExitOk);
+  const auto expected = test::snapshot(dir.file("one"));
+  REQUIRE(expected.size() >= 3);  // grid.svg and one per head
+  const int threads = GENERATE(2, 3, 8);
+  Options many = heatmaps(dir.file("many_" + std::to_string(threads)), {"svg"});
+  many.threads = threads;
+  REQUIRE(run_quietly(many) == kExitOk);
+  const auto written = test::snapshot(dir.file("many_" + std::to_string(threads)));
+  REQUIRE(written.size() == expected.size());
+  for (auto a = expected.begin(), b = written.begin(); a != expected.end(); ++a, ++b) {
+    CHECK(std::filesystem::path(a->first).filename() == std::filesystem::path(b->first).filename());
+    CHECK(a->second == b->second);
+  }
+}

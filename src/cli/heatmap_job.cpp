@@ -297,7 +297,7 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
       requests.push_back(job.request);
       paths.push_back(job.destination);
     }
-    add_svg_pictures(requests, paths, fonts, files);
+    add_svg_pictures(requests, paths, fonts, files, options.threads);
   }
   if (!wants_format(options, "png")) return files;
   std::vector<RenderedPng> pictures = render_pngs(jobs, fonts, options.threads);

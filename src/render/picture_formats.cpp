@@ -1,8 +1,12 @@
 #include "render/picture_formats.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 
+#include "core/parallel_for.hpp"
+#include "render/png_batch.hpp"
 #include "render/svg_document.hpp"
 #include "render/svg_grid.hpp"
 
@@ -17,10 +21,24 @@ std::string with_extension(const std::string& path, const std::string& extension
 }
 
 void add_svg_pictures(const std::vector<GridRequest>& requests, const std::vector<std::string>& png_paths,
-                      const FontSet& fonts, OutputSet& files) {
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    files.add(with_extension(png_paths[i], ".svg"), svg_document({grid_svg(requests[i], fonts, "g")}));
-  }
+                      const FontSet& fonts, OutputSet& files, int threads) {
+  // Each SVG embeds its panels as PNGs: as dear as the PNG pictures, and as independent (issue 38).
+  std::vector<std::string> documents(requests.size());
+  std::vector<std::exception_ptr> errors(requests.size());
+  std::atomic<std::size_t> next{0};
+  const int workers = png_workers(threads, requests.size());
+  parallel_for_blocks(static_cast<std::size_t>(workers), workers, [&](std::size_t, std::size_t) {
+    for (std::size_t i = next++; i < requests.size(); i = next++) {
+      try {
+        documents[i] = svg_document({grid_svg(requests[i], fonts, "g")});
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  });
+  for (const std::exception_ptr& error : errors)  // the first in request order, whatever the timing
+    if (error) std::rethrow_exception(error);
+  for (std::size_t i = 0; i < requests.size(); ++i) files.add(with_extension(png_paths[i], ".svg"), std::move(documents[i]));
 }
 
 std::string files_written(const PictureSettings& options, std::size_t count) {

@@ -21,9 +21,10 @@ bool wants_format(const PictureSettings& options, const std::string& format);
 std::string with_extension(const std::string& path, const std::string& extension);
 
 /// Queues, for each (request, PNG path) pair, the SVG of the request at the PNG's path with
-/// ".svg". Throws as grid_svg().
+/// ".svg", made on png_workers(threads, requests) threads (the bytes do not depend on them).
+/// Throws as grid_svg(): the first failure in request order.
 void add_svg_pictures(const std::vector<GridRequest>& requests, const std::vector<std::string>& png_paths,
-                      const FontSet& fonts, OutputSet& files);
+                      const FontSet& fonts, OutputSet& files, int threads);
 
 /// "12 PNG files" when only PNGs are written, else e.g. "19 files (png, svg, html)".
 std::string files_written(const PictureSettings& options, std::size_t count);
