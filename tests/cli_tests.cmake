@@ -563,3 +563,29 @@ set_tests_properties(cli_stale_explain_png cli_stale_census_heatmaps cli_stale_e
   DEPENDS cli_stale_more_setup FIXTURES_REQUIRED stale_more)
 set_tests_properties(cli_stale_explain_svg PROPERTIES DEPENDS cli_stale_explain_png)
 set_tests_properties(cli_stale_census PROPERTIES DEPENDS cli_stale_census_heatmaps)
+# Issue 37: attribute and explain into a folder another command wrote name its files the same
+# way, through each way they write (a GGUF decoder, an encoder-decoder, an attention file), and a
+# census's journal texts.jsonl is named with the rest. Each step is the next one's fixture, so
+# `ctest -R` of any one runs the steps before it in order.
+add_test(NAME cli_stale_cross_setup COMMAND ${CMAKE_COMMAND} -E rm -rf ${ATTNVIZ_CLI_OUT}/stale_cross ${ATTNVIZ_CLI_OUT}/stale_journal)
+add_test(NAME cli_stale_cross_explain
+         COMMAND attnviz explain --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --head L1H2 -o ${ATTNVIZ_CLI_OUT}/stale_cross)
+attnviz_expect(cli_stale_cross_attribute_ct2 0
+  "\nattnviz: warning: [^\n]*stale_cross already holds 3 files from an earlier run that this run did not write, so they are not from it: circuits\\.png, explain\\.json, explain\\.png$"
+  attribute --model ${ATTNVIZ_CT2_MODEL} --source-tokens "م ا ك" -o ${ATTNVIZ_CLI_OUT}/stale_cross)
+attnviz_expect(cli_stale_cross_explain_input 0
+  "\nattnviz: warning: [^\n]*stale_cross already holds 2 files from an earlier run that this run did not write, so they are not from it: attribution\\.json, attribution\\.png$"
+  explain ${ATTNVIZ_USE_LITE} --head 1 -o ${ATTNVIZ_CLI_OUT}/stale_cross)
+add_test(NAME cli_stale_journal_census
+         COMMAND attnviz census --model ${ATTNVIZ_STORIES_GGUF} --corpus ${PROJECT_SOURCE_DIR}/data/corpus/stories260k_stories.txt --limit 2
+                 -o ${ATTNVIZ_CLI_OUT}/stale_journal)
+attnviz_expect(cli_stale_journal_attribute 0
+  "\nattnviz: warning: [^\n]*stale_journal already holds 4 files from an earlier run that this run did not write, so they are not from it: census\\.csv ... texts\\.jsonl \\(4 files\\)$"
+  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --target "," -o ${ATTNVIZ_CLI_OUT}/stale_journal)
+set_tests_properties(cli_stale_cross_setup PROPERTIES FIXTURES_SETUP stale_cross_clean)
+set_tests_properties(cli_stale_cross_explain cli_stale_journal_census PROPERTIES FIXTURES_REQUIRED stale_cross_clean)
+set_tests_properties(cli_stale_cross_explain PROPERTIES FIXTURES_SETUP stale_cross_explained)
+set_tests_properties(cli_stale_cross_attribute_ct2 PROPERTIES FIXTURES_REQUIRED stale_cross_explained FIXTURES_SETUP stale_cross_attributed)
+set_tests_properties(cli_stale_cross_explain_input PROPERTIES FIXTURES_REQUIRED stale_cross_attributed)
+set_tests_properties(cli_stale_journal_census PROPERTIES FIXTURES_SETUP stale_journal_census)
+set_tests_properties(cli_stale_journal_attribute PROPERTIES FIXTURES_REQUIRED stale_journal_census)

@@ -76,6 +76,29 @@ TEST_CASE("warn_about_stale_outputs: many files of one folder are shown as first
                                 "layer_7/ (1 file), layer_8/ (1 file) \u2026 and 2 more folders");
 }
 
+// Issue 37: every command that writes a folder ends with commit_folder, so a new one cannot forget
+// the warning; a census's journal (texts.jsonl, written as the run goes, outside the OutputSet)
+// is named when an earlier run left it and not when this run wrote it.
+TEST_CASE("commit_folder: writes the files, then names an earlier run's files, the journal too, in one warning", "[stale]") {
+  test::TempDir dir;
+  for (const char* name : {"census.json", "texts.jsonl", "layer_0/grid.png"}) touch(dir, name);
+  std::vector<std::string> warnings;
+  OutputSet files;
+  files.add(dir.file("attribution.json"), "{}");
+  commit_folder(files, dir.path().string(), warnings);
+  CHECK(test::read_file(dir.file("attribution.json")) == "{}");
+  CHECK(warnings == std::vector<std::string>{dir.path().string() +
+                                             " already holds 3 files from an earlier run that this run did not write, so they are not "
+                                             "from it: census.json, texts.jsonl, layer_0/ (1 file)"});
+  warnings.clear();
+  OutputSet census;
+  census.add(dir.file("census.json"), "{}");
+  commit_folder(census, dir.path().string(), warnings, {dir.file("texts.jsonl")});
+  CHECK(warnings == std::vector<std::string>{dir.path().string() +
+                                             " already holds 2 files from an earlier run that this run did not write, so they are not "
+                                             "from it: attribution.json, layer_0/ (1 file)"});
+}
+
 TEST_CASE("warn_about_stale_formats: the figure's other formats left by an earlier run are named and other files are not",
           "[stale]") {
   test::TempDir dir;

@@ -169,8 +169,7 @@ void write_attribution(const Options& options, const HeadAttribution& a, const A
                            budget, files, warnings);
   files.protect(input_files(options));
   timer.lap("render");
-  files.commit();
-  warn_about_stale_outputs(options.output, files.paths(), warnings);
+  commit_folder(files, options.output, warnings);
   timer.lap("write");
   std::vector<NamedTable> dla = {{"", &a.dla.heads}}, ablation = {{"", &a.ablation}};
   if (a.encoder_decoder) {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "census/census_journal.hpp"
 #include "census/corpus_run.hpp"
 #include "cli/attention_job.hpp"
 #include "cli/corpus_model.hpp"
@@ -63,8 +64,7 @@ void run_corpus_census(const Options& o, std::ostream& out, std::ostream& err, s
   if (!o.merge.empty()) {
     const CorpusCensus merged = merge_census_outputs(o.merge, o.output);
     add_census_files(merged, o, files, warnings);
-    files.commit();
-    warn_about_stale_outputs(o.output, files.paths(), warnings);
+    commit_folder(files, o.output, warnings);
     out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(merged.texts(), "text") << " of "
         << merged.corpus_texts() << " (" << counted(merged.tokens(), "token") << ") from "
         << counted(static_cast<long long>(o.merge.size()), "output") << "\n";
@@ -78,8 +78,7 @@ void run_corpus_census(const Options& o, std::ostream& out, std::ostream& err, s
   const CorpusCensus& census = run.census;
   add_census_files(census, o, files, warnings);
   files.protect({o.model, o.corpus});
-  files.commit();
-  warn_about_stale_outputs(o.output, files.paths(), warnings);
+  commit_folder(files, o.output, warnings, {(std::filesystem::path(o.output) / kJournalName).string()});
   out << "wrote census.json, census.csv, census.png to " << o.output << "/: " << counted(census.texts(), "text") << " ("
       << counted(census.tokens(), "token")
       << (o.shard_count > 1 ? ", shard " + shard_text(request) + " of " + std::to_string(run.corpus_texts) + " texts" : "")

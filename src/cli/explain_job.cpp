@@ -117,8 +117,7 @@ void write_outputs(const Options& options, const Explanation& e, const std::vect
   add_pictures(options, e, all_views, files);
   files.protect(input_files(options));
   timer.lap("render");
-  files.commit();
-  warn_about_stale_outputs(options.output, files.paths(), warnings);
+  commit_folder(files, options.output, warnings);
   timer.lap("write");
   std::string names = "explain.json";
   for (const std::string& path : files.paths()) {

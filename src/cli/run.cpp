@@ -340,8 +340,7 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
               measures.render_flow_png(info, options, memory_budget_bytes(options), warnings));
   add_model_report(info, page, model_pictures, options, files);
   timer.lap("render");
-  files.commit();
-  warn_about_stale_outputs(options.output, files.paths(), warnings);
+  commit_folder(files, options.output, warnings);
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << counted(static_cast<long long>(blocks), "attention block")
@@ -369,8 +368,7 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
   add_model_report(dump.info, page, model_pictures, options, files);
   files.protect(input_files(options));
   timer.lap("render");
-  files.commit();
-  warn_about_stale_outputs(options.output, files.paths(), warnings);
+  commit_folder(files, options.output, warnings);
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << counted(static_cast<long long>(dump.blocks.size()), "attention block") << ", one folder each; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
@@ -501,8 +499,7 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   }
   files.protect(input_files(options));
   timer.lap("render");
-  files.commit();
-  warn_about_stale_outputs(options.output, files.paths(), warnings);
+  commit_folder(files, options.output, warnings);
   timer.lap("write");
   out << "wrote " << files_written(options, files.paths().size()) << " to " << options.output << "/ ("
       << pictures_written(options) << ")\n";

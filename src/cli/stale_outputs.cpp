@@ -15,11 +15,12 @@ namespace fs = std::filesystem;
 namespace {
 
 // Every name an attnviz command gives a file of an output folder: heatmaps and render (grid,
-// head_<h>, index.html, the whole-model pictures), attribute, explain and census.
+// head_<h>, index.html, the whole-model pictures), attribute, explain and census (with its
+// journal, texts.jsonl).
 bool is_output_name(const std::string& name) {
   static const std::regex names(
       "(grid|head_[0-9]+)\\.(png|svg)|index\\.html|(overview|rollout|flow)\\.png|attribution\\.(json|png|svg|html)|"
-      "explain\\.(json|png|svg|html)|circuits\\.(png|svg)|census\\.(json|csv|png)");
+      "explain\\.(json|png|svg|html)|circuits\\.(png|svg)|census\\.(json|csv|png)|texts\\.jsonl");
   return std::regex_match(name, names);
 }
 
@@ -134,6 +135,14 @@ void warn_about_stale_outputs(const std::string& folder, const std::vector<std::
   const bool one = stale.size() == 1;
   warnings.push_back(folder + " already holds " + counted(static_cast<long long>(stale.size()), "file") +
                      " from an earlier run that this run did not write, so " + (one ? "it is" : "they are") + " not from it: " + list);
+}
+
+void commit_folder(OutputSet& files, const std::string& folder, std::vector<std::string>& warnings,
+                   const std::vector<std::string>& also) {
+  files.commit();
+  std::vector<std::string> written = files.paths();
+  written.insert(written.end(), also.begin(), also.end());
+  warn_about_stale_outputs(folder, written, warnings);
 }
 
 void warn_about_stale_formats(const std::string& figure, const std::vector<std::string>& written,

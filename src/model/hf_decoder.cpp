@@ -14,8 +14,8 @@
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 #include "model/families/family.hpp"
-#include "model/formats/safetensors_file.hpp"
 #include "model/hf_config_keys.hpp"
+#include "model/safetensors_weights.hpp"
 
 namespace attnviz {
 
@@ -49,149 +49,16 @@ std::string hf_name(const std::string& name, const DecoderFamily& family) {
   return name;
 }
 
-class SafetensorsWeights : public WeightSource {
- public:
-  /// A decoder family's folder: its tensor names (hf_name), Conv1D transposes and norm offsets.
-  SafetensorsWeights(const fs::path& folder, const DecoderFamily& family)
-      : SafetensorsWeights(folder, [&family](const std::string& name) { return hf_name(name, family); }, &family) {}
-  /// Any other folder (the BERT encoder): `rename` maps llama.cpp's tensor names to the folder's.
-  SafetensorsWeights(const fs::path& folder, std::function<std::string(const std::string&)> rename,
-                     const DecoderFamily* family = nullptr)
-      : rename_(std::move(rename)), family_(family) {
-    if (fs::exists(folder / "model.safetensors")) {
-      files_.push_back(std::make_unique<SafetensorsFile>((folder / "model.safetensors").string()));
-    } else {
-      const fs::path index_path = folder / "model.safetensors.index.json";
-      const json index = read_json_file(index_path.string());
-      require_object(JsonSource{index, index_path.string()});
-      if (!index.contains("weight_map") || !index["weight_map"].is_object())
-        throw InputError::missing_field(index_path.string(), "/weight_map", "tensor name -> shard file");
-      std::map<std::string, std::size_t> shard_of_file;
-      for (const auto& [name, shard] : index["weight_map"].items()) {
-        if (!shard.is_string()) throw InputError::bad_value(index_path.string(), "/weight_map/" + name, "a file name", shard.dump());
-        const std::string file = shard.get<std::string>();
-        if (file.find('/') != std::string::npos) throw InputError::bad_value(index_path.string(), "/weight_map/" + name, "a file in the folder", file);
-        if (!shard_of_file.count(file)) {
-          shard_of_file[file] = files_.size();
-          files_.push_back(std::make_unique<SafetensorsFile>((folder / file).string()));
-        }
-      }
-      check_weight_map(index_path.string(), index["weight_map"]);
-    }
-  }
-
-  Matrix matrix(const std::string& name, long rows, long cols) const override {
-    const auto [file, tensor] = lookup(name);
-    if (transposed(name)) {  // Conv1D's [in, out]
-      const std::vector<std::int64_t> expected{cols, rows};
-      if (tensor->shape != expected)
-        throw InputError::inconsistent(file->path(), "tensor " + tensor->name + ": expected shape " + shape_string(cols, rows) +
-                                                         " (Conv1D [in, out], config.json), got " + shape_text(tensor->shape));
-      return file->matrix(*tensor).transpose();
-    }
-    const std::vector<std::int64_t> expected{rows, cols};
-    if (tensor->shape != expected)
-      throw InputError::inconsistent(file->path(), "tensor " + tensor->name + ": expected shape " + shape_string(rows, cols) +
-                                                       " (config.json), got " + shape_text(tensor->shape));
-    return file->matrix(*tensor);
-  }
-  Vector vector(const std::string& name, long n) const override {
-    const auto [file, tensor] = lookup(name);
-    if (tensor->shape != std::vector<std::int64_t>{n})
-      throw InputError::inconsistent(file->path(), "tensor " + tensor->name + ": expected shape [" + std::to_string(n) +
-                                                       "] (config.json), got " + shape_text(tensor->shape));
-    const Matrix values = file->matrix(*tensor);
-    Vector v = Eigen::Map<const Vector>(values.data(), values.size());
-    // Gemma's norms multiply by 1 + w; llama.cpp's converter writes 1 + w, and so does this.
-    if (family_ && family_->hf_norm_plus_one && name.size() > 11 && name.compare(name.size() - 11, 11, "norm.weight") == 0) v.array() += 1.0f;
-    return v;
-  }
-  bool has(const std::string& name) const override { return find(rename_(name)).second != nullptr; }
-  std::vector<std::int64_t> shape(const std::string& name) const override {
-    const auto found = find(rename_(name));
-    if (!found.second) return {};
-    std::vector<std::int64_t> shape = found.second->shape;
-    if (transposed(name)) std::reverse(shape.begin(), shape.end());
-    return shape;
-  }
-  std::vector<std::string> unread(const std::set<std::string>& read) const override {
-    std::set<std::string> stored;
-    for (const std::string& name : read) {
-      stored.insert(rename_(name));
-      if (family_ && !family_->hf_optional_prefix.empty()) stored.insert(family_->hf_optional_prefix + rename_(name));
-    }
-    std::vector<std::string> names;
-    for (const auto& file : files_)
-      for (const auto& [name, tensor] : file->tensors())
-        if (!stored.count(name)) names.push_back(name);
-    return names;
-  }
-  std::string describe(const std::string& name) const override {
-    const auto found = find(rename_(name));
-    return (found.first ? found.first->path() : files_.front()->path()) + ": tensor " + rename_(name);
-  }
-
- private:
-  static std::string shape_text(const std::vector<std::int64_t>& shape) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
-  }
-  // transformers loads each tensor from the shard the weight_map names, so the map and the
-  // shards must agree exactly: a tensor mapped to a shard that lacks it, held by two shards, or
-  // held by a shard the map does not list it for means the folder is broken (a shard swapped
-  // for another checkpoint's, or a map from an older save), and which tensor wins would differ
-  // between loaders.
-  void check_weight_map(const std::string& index_path, const json& weight_map) const {
-    std::map<std::string, const SafetensorsFile*> holder;
-    for (const auto& file : files_)
-      for (const auto& [name, tensor] : file->tensors()) {
-        const auto [it, first] = holder.emplace(name, file.get());
-        if (!first)
-          throw InputError::inconsistent(index_path, "tensor " + name + " is in two shards, " + it->second->path() + " and " +
-                                                         file->path() + " (" + shard_name(weight_map, name) + ")");
-      }
-    for (const auto& [name, shard] : weight_map.items()) {
-      const auto it = holder.find(name);
-      const std::string mapped = shard.get<std::string>();
-      if (it == holder.end())
-        throw InputError::inconsistent(index_path, "/weight_map/" + name + " names shard " + mapped + ", but no shard the weight_map lists holds tensor " + name);
-      if (fs::path(it->second->path()).filename().string() != mapped)
-        throw InputError::inconsistent(index_path, "/weight_map/" + name + " names shard " + mapped + ", but tensor " + name +
-                                                       " is in " + it->second->path());
-    }
-    for (const auto& [name, file] : holder)
-      if (!weight_map.contains(name))
-        throw InputError::inconsistent(index_path, "tensor " + name + " of shard " + file->path() +
-                                                       " is missing from /weight_map (transformers would not load it)");
-  }
-  static std::string shard_name(const json& weight_map, const std::string& name) {
-    return weight_map.contains(name) ? "/weight_map names " + weight_map[name].get<std::string>() : "/weight_map lists neither";
-  }
-  std::pair<const SafetensorsFile*, const SafetensorsTensor*> find(const std::string& name) const {
-    for (const auto& file : files_)
-      if (const SafetensorsTensor* tensor = file->find(name)) return {file.get(), tensor};
-    if (family_ && !family_->hf_optional_prefix.empty())
-      for (const auto& file : files_)
-        if (const SafetensorsTensor* tensor = file->find(family_->hf_optional_prefix + name)) return {file.get(), tensor};
-    return {nullptr, nullptr};
-  }
-  bool transposed(const std::string& name) const {
-    if (!family_) return false;
-    const std::size_t dot = name.rfind("blk.", 0) == 0 ? name.find('.', 4) : std::string::npos;
-    const std::string tensor = dot == std::string::npos ? name : name.substr(dot + 1);
-    return std::find(family_->hf_transposed.begin(), family_->hf_transposed.end(), tensor) != family_->hf_transposed.end();
-  }
-  std::pair<const SafetensorsFile*, const SafetensorsTensor*> lookup(const std::string& name) const {
-    const auto found = find(rename_(name));
-    if (!found.second) throw InputError::inconsistent(files_.front()->path(), "missing tensor " + rename_(name));
-    return found;
-  }
-
-  std::function<std::string(const std::string&)> rename_;  // llama.cpp's tensor names to the folder's
-  const DecoderFamily* family_;  // null: a folder that is no decoder family (no transposes, no norm offset)
-  std::vector<std::unique_ptr<SafetensorsFile>> files_;
-};
+// How the family's tensors are named in its folders, and the tie config.json asks for.
+SafetensorsNaming family_naming(const DecoderFamily& family, bool tied) {
+  SafetensorsNaming naming;
+  naming.rename = [&family](const std::string& name) { return hf_name(name, family); };
+  naming.optional_prefix = family.hf_optional_prefix;
+  naming.transposed = family.hf_transposed;
+  naming.norm_plus_one = family.hf_norm_plus_one;
+  naming.tie = {hf_name("token_embd.weight", family), hf_name("output.weight", family), tied};
+  return naming;
+}
 
 // config.json is read as transformers' LlamaConfig reads it: a member that is absent takes
 // LlamaConfig's default, and a member present must have the type LlamaConfig gives it. A null
@@ -383,12 +250,8 @@ DecoderModel decoder_from_hf_folder(const std::string& folder) {
   c.file = folder;
   c.name = fs::path(folder).filename().string();
   if (c.name.empty()) c.name = fs::path(folder).parent_path().filename().string();
-  return DecoderModel(std::move(c), std::make_unique<SafetensorsWeights>(folder, *family));
-}
-
-std::unique_ptr<WeightSource> safetensors_weight_source(const std::string& folder,
-                                                        std::function<std::string(const std::string&)> rename) {
-  return std::make_unique<SafetensorsWeights>(folder, std::move(rename));
+  const bool tied = c.tied_output;
+  return DecoderModel(std::move(c), safetensors_weights(folder, family_naming(*family, tied)));
 }
 
 }  // namespace attnviz

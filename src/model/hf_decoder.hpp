@@ -3,11 +3,11 @@
 // (LlamaForCausalLM, MistralForCausalLM, Qwen2/3, Gemma2/3, Phi3, GPT2LMHeadModel; see
 // model/families/) read from config.json, and its tensors (model.layers.L.self_attn.q_proj.weight…)
 // served to DecoderModel under llama.cpp's names, converted as convert_hf_to_gguf.py does
-// (Gemma's norms 1 + w, GPT-2's Conv1D transposed). Hugging Face keeps W_Q and W_K rows in
+// (Gemma's norms 1 + w, GPT-2's Conv1D transposed), with tie_word_embeddings and the files'
+// __metadata__ aliases followed (safetensors_weights). Hugging Face keeps W_Q and W_K rows in
 // rotate-half order, so RoPE is applied in the "half" style here.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,14 +22,9 @@ bool is_hf_model_folder(const std::string& folder);
 /// read_json_file for a config.json or model.safetensors.index.json that cannot be read or is
 /// not JSON (with line and column); with the key or tensor for an architecture no family
 /// reads (listing those that are), a missing setting, a rope_scaling type other than linear or llama3, a
-/// config that disagrees with the tensors' shapes. config.json members no reader looked at
+/// config that disagrees with the tensors' shapes; naming both tensors for a tie or an alias
+/// whose shapes disagree, an alias to a tensor the folder lacks, and an alias cycle. config.json members no reader looked at
 /// (hf_config_keys), and the classes of "architectures" past the first, become warnings.
 DecoderModel decoder_from_hf_folder(const std::string& folder);
-
-/// The safetensors tensors of `folder` (model.safetensors, or the shards its index names) as a
-/// WeightSource that serves llama.cpp's tensor name N as the folder's tensor rename(N), for the
-/// models of other architectures (hf_encoder). Throws InputError as decoder_from_hf_folder.
-std::unique_ptr<WeightSource> safetensors_weight_source(const std::string& folder,
-                                                        std::function<std::string(const std::string&)> rename);
 
 }  // namespace attnviz

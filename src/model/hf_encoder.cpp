@@ -9,6 +9,7 @@
 #include "io/json_reader.hpp"
 #include "model/hf_config_keys.hpp"
 #include "model/hf_decoder.hpp"
+#include "model/safetensors_weights.hpp"
 
 namespace attnviz {
 
@@ -39,6 +40,14 @@ std::string bert_name(const std::string& prefix, const std::string& name) {
       return prefix + "encoder.layer." + stem.substr(4, layer_end - 4) + "." + it->second + "." + kind;
   }
   return prefix + name;
+}
+
+// Whether the encoder's tensors carry BertForMaskedLM's "bert." (its position table is never
+// tied, so it tells even when the word embeddings are stored as the MLM decoder).
+bool has_bert_prefix(const std::string& folder) {
+  SafetensorsNaming naming;
+  naming.rename = [](const std::string& name) { return name; };
+  return safetensors_weights(folder, std::move(naming))->has("bert.embeddings.position_embeddings.weight");
 }
 
 long count(const JsonSettings& config, const std::string& pointer, long fallback) {
@@ -89,11 +98,16 @@ EncoderModel encoder_from_hf_folder(const std::string& folder) {
                                 "\"" + positions + "\"");
   for (const char* flag : {"/is_decoder", "/add_cross_attention"})
     if (config.flag(flag, false)) throw InputError::bad_value(path, flag, "false (a BERT encoder)", "true");
-  // BertForMaskedLM keeps the encoder under "bert."; BertModel saves it bare.
-  const std::unique_ptr<WeightSource> probe = safetensors_weight_source(folder, [](const std::string& name) { return name; });
+  // BertForMaskedLM keeps the encoder under "bert."; BertModel saves it bare. Its MLM decoder
+  // (cls.predictions.decoder.weight) is tied to the word embeddings unless tie_word_embeddings
+  // is false (PretrainedConfig's default true): either stands in for the other.
+  const bool tied = config.flag("/tie_word_embeddings", true);
   if (std::string unread = unread_config_warning(config, taken.name); !unread.empty()) c.warnings.push_back(std::move(unread));
-  const std::string prefix = probe->has("bert.embeddings.word_embeddings.weight") ? "bert." : "";
-  return EncoderModel(std::move(c), safetensors_weight_source(folder, [prefix](const std::string& name) { return bert_name(prefix, name); }));
+  const std::string prefix = has_bert_prefix(folder) ? "bert." : "";
+  SafetensorsNaming naming;
+  naming.rename = [prefix](const std::string& name) { return bert_name(prefix, name); };
+  naming.tie = {bert_name(prefix, "token_embd.weight"), "cls.predictions.decoder.weight", tied};
+  return EncoderModel(std::move(c), safetensors_weights(folder, std::move(naming)));
 }
 
 }  // namespace attnviz

@@ -72,6 +72,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
       check_metadata(path, entry);
+      for (const auto& [key, value] : entry.items()) metadata_.emplace(key, value.get<std::string>());
       continue;
     }
     const std::string what = "tensor " + name;

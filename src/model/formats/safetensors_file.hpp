@@ -40,6 +40,10 @@ class SafetensorsFile {
   const std::string& path() const { return path_; }
   const std::map<std::string, SafetensorsTensor, std::less<>>& tensors() const { return tensors_; }
   const SafetensorsTensor* find(std::string_view name) const;
+  /// The header's __metadata__ (string -> string; empty when absent): free text for the writer
+  /// ("format": "pt"), and the aliases safetensors.torch.save_model records for the tensors it
+  /// dropped as copies of others (SafetensorsSet follows them).
+  const std::map<std::string, std::string, std::less<>>& metadata() const { return metadata_; }
 
   /// The tensor decoded to float32 as [rows, cols] = [shape[0], product of the rest] (a vector
   /// is [n, 1]). Throws InputError for a dtype other than F32, F16, BF16.
@@ -51,6 +55,7 @@ class SafetensorsFile {
   std::string path_;
   FileText bytes_;
   std::map<std::string, SafetensorsTensor, std::less<>> tensors_;
+  std::map<std::string, std::string, std::less<>> metadata_;
 };
 
 }  // namespace attnviz
