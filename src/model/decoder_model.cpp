@@ -310,7 +310,7 @@ Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
   };
   Matrix hidden;  // [m, d_ff]
   if (b.ffn == FeedForwardKind::Gelu) {  // GPT-2's MLP
-    hidden = gelu_tanh(dense("ffn_up.weight", c.d_ff, c.d_model, h, "ffn_up.bias"));
+    hidden = gelu(dense("ffn_up.weight", c.d_ff, c.d_model, h, "ffn_up.bias"), c.gelu);
   } else {
     Matrix gate, up;
     if (b.fused_gate_up) {  // [gate | up], as ggml_swiglu and Phi3MLP's chunk(2) split it
@@ -321,7 +321,7 @@ Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
       gate = linear(l, "ffn_gate.weight", c.d_ff, c.d_model, h);
       up = linear(l, "ffn_up.weight", c.d_ff, c.d_model, h);
     }
-    hidden = b.ffn == FeedForwardKind::GeGlu ? geglu(gate, up) : swiglu(gate, up);
+    hidden = b.ffn == FeedForwardKind::GeGlu ? geglu(gate, up, c.gelu) : swiglu(gate, up);
   }
   return dense("ffn_down.weight", c.d_model, c.d_ff, hidden, "ffn_down.bias");
 }

@@ -19,6 +19,7 @@
 #include "attention/attention.hpp"
 #include "attention/rope.hpp"
 #include "core/types.hpp"
+#include "model/block_pieces.hpp"
 #include "model/block_probe.hpp"
 #include "model/families/block_traits.hpp"
 #include "model/formats/q8_matmul.hpp"
@@ -54,6 +55,10 @@ struct DecoderConfig {
   /// What the family's block computes (norms, feed-forward, fused tensors, positions…);
   /// llama's by default. rms_epsilon is the ε of whichever norm it names.
   BlockTraits block;
+  /// The GELU of a GELU or GeGLU feed-forward (GPT-2, Gemma) as the format's engine computes it:
+  /// llama.cpp's float16 table (ggml_gelu, ggml_geglu) for GGUF files, transformers' tanh
+  /// formula (gelu_new, gelu_pytorch_tanh) for folders.
+  GeluKind gelu = GeluKind::Tanh;
   /// The attention logit scale when the family's file sets one (Gemma: llama.cpp's
   /// f_attention_scale, transformers' query_pre_attn_scalar^-½); absent: 1/√d_k.
   std::optional<double> attention_scale;

@@ -161,6 +161,7 @@ DecoderConfig family_config(const GgufFile& file, const DecoderFamily& family) {
     c.rope_scaling = c.rope_scaling == "none" ? "llama3" : c.rope_scaling + ", llama3";
   }
   c.tied_output = file.find_tensor("output.weight") == nullptr;
+  c.gelu = GeluKind::GgmlTable;  // llama.cpp's CPU ggml_gelu / ggml_geglu (vec.h, GGML_GELU_FP16), for every family using one
   if (family.gguf_settings) family.gguf_settings(file, c);
   if (!family.gguf_checks_all_keys) warn_unknown_keys(file, family, c);
   return c;

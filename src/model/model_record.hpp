@@ -38,7 +38,7 @@ struct ModelSummary {
   std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
   /// Decoders with Q8_0 weights: how they were multiplied (DecoderModel::matmul); "" otherwise.
   std::string matmul;
-  std::string activation;      ///< encoders: the feed-forward's GELU as the file's engine computes it ("gelu (erf)"); "" otherwise
+  std::string activation;      ///< the feed-forward's GELU as the file's engine computes it ("gelu (erf)"): encoders, GPT-2, Gemma; "" otherwise
 };
 
 /// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them
