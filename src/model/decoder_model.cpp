@@ -346,13 +346,7 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
   RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
   std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
   rope.key_positions = rope.query_positions;
-  if (window_of(l) > 0 && c.local_rope_theta) {
-    // Gemma 3's local layers turn at their own base, unscaled (llama.cpp's
-    // rope_freq_scale_train_swa = 1; transformers' rotary_emb_local has default rope_type).
-    rope.settings.theta = *c.local_rope_theta;
-    rope.settings.linear_factor = 1.0;
-    rope.settings.frequency_factors.clear();
-  }
+  if (window_of(l) > 0 && c.local_rope) rope.settings = *c.local_rope;
   return rope;
 }
 

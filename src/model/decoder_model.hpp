@@ -68,9 +68,10 @@ struct DecoderConfig {
   /// one, where query i sees keys i − W < j ≤ i (llama.cpp's LLAMA_SWA_TYPE_STANDARD,
   /// transformers' sliding_window); 0 = every earlier key.
   std::vector<long> sliding_window;
-  /// RoPE base θ of the sliding-window layers when it differs from rope.theta (Gemma 3: 10 000
-  /// locally, 1 000 000 globally).
-  std::optional<double> local_rope_theta;
+  /// RoPE of the sliding-window layers when they turn otherwise than rope, as the family's rule
+  /// for the format gives it (model/families/local_rope: Gemma 3's own base, unscaled; Gemma 2's
+  /// own base with the file's scale); nullopt: every layer turns by rope.
+  std::optional<RopeSettings> local_rope;
   /// What the file holds that attnviz reads past (metadata it does not know), one line each
   /// naming the file; the CLI prints them.
   std::vector<std::string> warnings;
