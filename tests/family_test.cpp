@@ -311,6 +311,12 @@ TEST_CASE("families: bad GGUF settings are named with the file and key", "[model
     const std::string negative = patched_gguf(other, "gemma2-keys", metadata_entry(key, 4, 3u), metadata_entry(key, 5, -2));
     CHECK_THAT(config_error(negative), Contains("gemma2-keys.gguf") && Contains("metadata " + key) && Contains("-2"));
   }
+  SECTION("a local RoPE base of 0 or below") {
+    const float base = GENERATE(0.0f, -500.0f);
+    const std::string path = patched_gguf(dir, "gemma2-keys", metadata_entry("gemma2.rope.freq_base_swa", 6, 500.0f),
+                                          metadata_entry("gemma2.rope.freq_base_swa", 6, base));
+    CHECK_THAT(config_error(path), Contains("gemma2-keys.gguf") && Contains("gemma2.rope.freq_base_swa") && Contains("a finite number > 0"));
+  }
   SECTION("Gemma 3 without its window") {
     const std::string path = patched_gguf(dir, "gemma3", "gemma3.attention.sliding_window", "gemma3.attention.sliding_windoX");
     CHECK_THAT(config_error(path), Contains("gemma3.gguf") && Contains("missing metadata gemma3.attention.sliding_window"));
