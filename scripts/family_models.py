@@ -41,16 +41,48 @@ FAMILIES = {
 }
 
 
-# GGUF-only variants with the optional keys llama.cpp reads for a family (measured: it applies them).
+SMALL = dict(layers=3, d=16, heads=2, kv=1, dk=8, ff=24)
+LINEAR_4 = {"rope.scaling.type": "linear", "rope.scaling.factor": 4.0}
+NONE_4 = {"rope.scaling.type": "none", "rope.scaling.factor": 4.0}
+SWA_500 = {"rope.freq_base_swa": 500.0}
+
+
+def keys(arch, *groups):
+    """Metadata under arch's prefix from groups of keys written without it."""
+    return {arch + "." + key: value for group in groups for key, value in group.items()}
+
+
+# GGUF-only variants with the optional keys llama.cpp reads for a family (measured: it applies
+# them): name -> (family, settings, extra metadata, share of the residual stream a GELU
+# feed-forward writes). The -rope- variants pair a local RoPE base (rope.freq_base_swa) present
+# or absent with linear scaling (rope.scaling.type linear; or none with a factor; or the older
+# rope.scale_linear), which llama.cpp turns by each architecture's own rule in sliding-window
+# layers; the -gelu variants let the feed-forward write its whole output, so that llama.cpp's
+# float16 GELU table shows in the attention of the next layers.
 VARIANTS = {
-    "gemma2-keys": ("gemma2", dict(FAMILIES["gemma2"], layers=3, d=16, heads=2, kv=1, dk=8, ff=24),
-                    {"gemma2.attention.sliding_window_pattern": 3, "gemma2.rope.freq_base_swa": 500.0}),
+    "gemma2-keys": ("gemma2", dict(FAMILIES["gemma2"], **SMALL),
+                    {"gemma2.attention.sliding_window_pattern": 3, "gemma2.rope.freq_base_swa": 500.0}, GELU_SHARE),
+    "gemma2-rope-swa-linear": ("gemma2", dict(FAMILIES["gemma2"], **SMALL), keys("gemma2", SWA_500, LINEAR_4), GELU_SHARE),
+    "gemma2-rope-swa-none": ("gemma2", dict(FAMILIES["gemma2"], **SMALL), keys("gemma2", SWA_500, NONE_4), GELU_SHARE),
+    "gemma2-rope-linear": ("gemma2", dict(FAMILIES["gemma2"], **SMALL), keys("gemma2", {"rope.scale_linear": 4.0}), GELU_SHARE),
+    "gemma2-rope-none": ("gemma2", dict(FAMILIES["gemma2"], **SMALL), keys("gemma2", NONE_4), GELU_SHARE),
+    "gemma3-rope-swa-linear": ("gemma3", dict(FAMILIES["gemma3"], layers=4),
+                               keys("gemma3", SWA_500, LINEAR_4, {"attention.sliding_window_pattern": 2}), GELU_SHARE),
+    "gemma3-rope-swa-none": ("gemma3", dict(FAMILIES["gemma3"], layers=4),
+                             keys("gemma3", SWA_500, NONE_4, {"attention.sliding_window_pattern": 2}), GELU_SHARE),
+    "gemma3-rope-linear": ("gemma3", dict(FAMILIES["gemma3"], layers=4),
+                           keys("gemma3", LINEAR_4, {"attention.sliding_window_pattern": 2}), GELU_SHARE),
+    "qwen2-rope": ("qwen2", dict(FAMILIES["qwen2"], **SMALL), keys("qwen2", SWA_500, LINEAR_4), GELU_SHARE),
+    "mistral-rope": ("mistral", dict(FAMILIES["mistral"], **SMALL), keys("llama", SWA_500, LINEAR_4), GELU_SHARE),
+    "phi3-rope": ("phi3", dict(FAMILIES["phi3"], **SMALL), keys("phi3", SWA_500, LINEAR_4), GELU_SHARE),
+    "gpt2-gelu": ("gpt2", dict(FAMILIES["gpt2"], **SMALL), {}, 1.0),
+    "gemma2-gelu": ("gemma2", dict(FAMILIES["gemma2"], **SMALL), {}, 1.0),
 }
 
 
-def tensors_of(name, s, rng):
+def tensors_of(name, s, rng, gelu_share=GELU_SHARE):
     """The model's tensors under llama.cpp's names, as float64 arrays [out, in] (norms hold what
-    the GGUF holds: 1 + w for Gemma)."""
+    the GGUF holds: 1 + w for Gemma); a GELU feed-forward writes gelu_share of its output."""
     d, h, kv, dk, ff = s["d"], s["heads"], s["kv"], s["dk"], s["ff"]
 
     def lin(o, i, scale=1.0):
@@ -93,7 +125,7 @@ def tensors_of(name, s, rng):
         if name == "gpt2":
             t[b + "ffn_norm.bias"] = 0.1 * rng.standard_normal(d)
             t[b + "ffn_up.weight"], t[b + "ffn_up.bias"] = lin(ff, d), 0.1 * rng.standard_normal(ff)
-            t[b + "ffn_down.weight"], t[b + "ffn_down.bias"] = lin(d, ff, GELU_SHARE), 0.1 * rng.standard_normal(d)
+            t[b + "ffn_down.weight"], t[b + "ffn_down.bias"] = lin(d, ff, gelu_share), 0.1 * rng.standard_normal(d)
         else:
             gate, up = lin(ff, d), lin(ff, d)
             if name == "phi3":
@@ -102,7 +134,7 @@ def tensors_of(name, s, rng):
                 t[b + "ffn_gate.weight"], t[b + "ffn_up.weight"] = gate, up
             t[b + "ffn_down.weight"] = lin(d, ff, 0.3)
         if name.startswith("gemma"):
-            t[b + "post_ffw_norm.weight"] = GELU_SHARE * gain(d)
+            t[b + "post_ffw_norm.weight"] = gelu_share * gain(d)
     return t
 
 
@@ -267,8 +299,8 @@ def main():
     names = sys.argv[2:] or list(FAMILIES) + list(VARIANTS)
     os.makedirs(out, exist_ok=True)
     for name in [n for n in names if n in VARIANTS]:
-        arch, s, extra = VARIANTS[name]
-        t = tensors_of(arch, s, np.random.default_rng(len(FAMILIES) + 25))
+        arch, s, extra, gelu_share = VARIANTS[name]
+        t = tensors_of(arch, s, np.random.default_rng(len(FAMILIES) + 25), gelu_share)
         write_gguf(os.path.join(out, name + ".gguf"), dict(gguf_metadata(arch, s), **extra),
                    [(key, value.shape, F32, value) for key, value in t.items()])
     names = [n for n in names if n not in VARIANTS]

@@ -11,6 +11,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/tests/data/families
 ids=1,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
 /usr/bin/python3 "$root/scripts/family_models.py" "$out"
-for family in qwen2 qwen3 mistral gemma2 gemma3 phi3 gpt2 gemma2-keys; do
-  "$tool" --model "$out/$family.gguf" --token-ids "$ids" -o "$out/$family.llamacpp.json"
+for gguf in "$out"/*.gguf; do  # the families and their GGUF-only variants (family_models.py's VARIANTS)
+  "$tool" --model "$gguf" --token-ids "$ids" -o "${gguf%.gguf}.llamacpp.json"
 done

@@ -4,14 +4,19 @@ qwen3, gemma2, gemma3, phi3, gpt2, each as llama.cpp's graph for it computes.
 
 Shares no code with attnviz: its own GGUF reader, its own RMSNorm and LayerNorm, RoPE (adjacent
 pairs for llama, halves for the others), QK-norm, grouped-query attention with causal and
-sliding-window masks, soft-caps, SwiGLU / GeGLU / GELU. With --window-every-layer a llama
-(Mistral) or phi3 file's attention.sliding_window applies in every layer, as transformers
-applies config.json's sliding_window. Writes {"token_ids", "attention": {layer:
-[head][query][key]}, "last_logits"} as JSON.
+sliding-window masks, soft-caps, SwiGLU / GeGLU / GELU, RoPE's linear scaling and each
+family's RoPE of its sliding-window layers as llama.cpp's load_hparams sets it. With
+--window-every-layer a llama (Mistral) or phi3 file's attention.sliding_window applies in every
+layer, as transformers applies config.json's sliding_window. GELU: --gelu ggml (llama.cpp's, the
+default: the tanh approximation looked up in a float16 table, ggml_vec_gelu_f32 / geglu with
+GGML_GELU_FP16) or --gelu tanh (the formula itself, as transformers' gelu_new and
+gelu_pytorch_tanh compute it). Writes {"token_ids", "attention": {layer: [head][query][key]},
+"last_logits"} as JSON.
 
-    /usr/bin/python3 scripts/reference_forward.py MODEL.gguf 1,403,407 OUT.json [--window-every-layer]
+    /usr/bin/python3 scripts/reference_forward.py MODEL.gguf 1,403,407 OUT.json [--window-every-layer] [--gelu tanh]
 """
 import json
+import math
 import struct
 import sys
 
@@ -87,17 +92,41 @@ def layer_norm(x, gain, bias, eps):
     return (x - mean) / np.sqrt(var + eps) * gain + bias
 
 
-def gelu_tanh(x):
+def gelu(x, kind):
+    if kind == "ggml":
+        # x rounded to float16; the entry: the tanh GELU of that float16 value in float32, rounded
+        # to float16; 0 below -10 and x above 10 (ggml-cpu's vec.h).
+        h = x.astype(np.float32).astype(np.float16).astype(np.float32)
+        c, a = np.float32(math.sqrt(2.0 / math.pi)), np.float32(0.044715)
+        entry = (np.float32(0.5) * h * (np.float32(1) + np.tanh(c * h * (np.float32(1) + a * h * h)))).astype(np.float16)
+        return np.where(x <= -10, 0.0, np.where(x >= 10, x, entry.astype(np.float64)))
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
 
 
-def rope(x, n_heads, d_head, rope_dim, theta, halves=False):
-    """Pair i of each head turns by pos * theta^(-2i/rope_dim): adjacent pairs (2i, 2i+1) as
-    llama.cpp turns LLaMA GGUF files, or halves (i, i + rope_dim/2) as it turns the other
+def layer_ropes(arch, meta, window):
+    """Each layer's (θ, position scale). llama.cpp reads the scale 1/f from rope.scaling.factor,
+    else rope.scale_linear (absent or 0: 1), whatever rope.scaling.type says; its context unscales
+    the layers it turns at the global settings when the type is "none". Sliding-window layers turn
+    at rope_freq_base_train_swa / rope_freq_scale_train_swa: Gemma 2 rope.freq_base_swa (default
+    the global θ) with the file's scale, Gemma 3 rope.freq_base_swa (default 10 000) unscaled.
+    Other families have no such layers in llama.cpp."""
+    theta = meta.get(arch + ".rope.freq_base", 10000.0)
+    key = arch + ".rope.scaling.factor"
+    factor = (meta[key] if key in meta else meta.get(arch + ".rope.scale_linear", 0.0)) or 1.0
+    unscaled = meta.get(arch + ".rope.scaling.type", "linear") == "none"
+    full = (theta, 1.0 if unscaled else 1.0 / factor)
+    local = {"gemma2": (meta.get(arch + ".rope.freq_base_swa", theta), 1.0 / factor),
+             "gemma3": (meta.get(arch + ".rope.freq_base_swa", 10000.0), 1.0)}.get(arch, full)
+    return [local if w else full for w in window]
+
+
+def rope(x, n_heads, d_head, rope_dim, theta, halves=False, scale=1.0):
+    """Pair i of each head turns by scale * pos * theta^(-2i/rope_dim): adjacent pairs (2i, 2i+1)
+    as llama.cpp turns LLaMA GGUF files, or halves (i, i + rope_dim/2) as it turns the other
     families (NEOX) and as transformers' rotate_half does."""
     n = x.shape[0]
     out = x.reshape(n, n_heads, d_head).copy()
-    pos = np.arange(n, dtype=np.float64)[:, None]
+    pos = scale * np.arange(n, dtype=np.float64)[:, None]
     freq = theta ** (-np.arange(0, rope_dim, 2, dtype=np.float64) / rope_dim)
     angle = pos * freq[None, :]
     cos, sin = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
@@ -122,7 +151,7 @@ def windows(arch, meta, n_layers, every_layer):
     return [w if every_layer else 0] * n_layers
 
 
-def forward(meta, t, ids, every_layer_window=False):
+def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
     arch = meta["general.architecture"]
     n_layers = meta[arch + ".block_count"]
     n_heads = meta[arch + ".attention.head_count"]
@@ -131,11 +160,11 @@ def forward(meta, t, ids, every_layer_window=False):
     d_head = meta.get(arch + ".attention.key_length", d_model // n_heads)
     gpt2, gemma = arch == "gpt2", arch.startswith("gemma")
     eps = meta.get(arch + (".attention.layer_norm_epsilon" if gpt2 else ".attention.layer_norm_rms_epsilon"), 1e-5)
-    theta = meta.get(arch + ".rope.freq_base", 10000.0)
     rope_dim = meta.get(arch + ".rope.dimension_count", d_head)
     attn_cap = meta.get(arch + ".attn_logit_softcapping", 50.0) if arch == "gemma2" else 0
     final_cap = meta.get(arch + ".final_logit_softcapping", 30.0) if arch == "gemma2" else 0
     window = windows(arch, meta, n_layers, every_layer_window)
+    ropes = layer_ropes(arch, meta, windows(arch, meta, n_layers, False))
     n = len(ids)
     x = t["token_embd.weight"][ids]
     if gemma:
@@ -162,10 +191,9 @@ def forward(meta, t, ids, every_layer_window=False):
             q = rms_norm(q.reshape(n, n_heads, d_head), t[p + "attn_q_norm.weight"], eps).reshape(n, -1)
             k = rms_norm(k.reshape(n, n_kv, d_head), t[p + "attn_k_norm.weight"], eps).reshape(n, -1)
         if not gpt2:
-            local_theta = meta.get(arch + ".rope.freq_base_swa", 10000.0 if arch == "gemma3" else theta)
-            layer_theta = local_theta if arch.startswith("gemma") and window[l] else theta
-            q = rope(q, n_heads, d_head, rope_dim, layer_theta, halves=arch != "llama")
-            k = rope(k, n_kv, d_head, rope_dim, layer_theta, halves=arch != "llama")
+            layer_theta, scale = ropes[l]
+            q = rope(q, n_heads, d_head, rope_dim, layer_theta, halves=arch != "llama", scale=scale)
+            k = rope(k, n_kv, d_head, rope_dim, layer_theta, halves=arch != "llama", scale=scale)
         allowed = j <= i
         if window[l]:
             allowed = allowed & (i - j < window[l])
@@ -187,13 +215,13 @@ def forward(meta, t, ids, every_layer_window=False):
         h = norm(x, p + "ffn_norm")
         if gpt2:
             up = h @ t[p + "ffn_up.weight"].T + t[p + "ffn_up.bias"]
-            out = gelu_tanh(up) @ t[p + "ffn_down.weight"].T + t[p + "ffn_down.bias"]
+            out = gelu(up, gelu_kind) @ t[p + "ffn_down.weight"].T + t[p + "ffn_down.bias"]
         else:
             if p + "ffn_gate.weight" in t:
                 gate, up = h @ t[p + "ffn_gate.weight"].T, h @ t[p + "ffn_up.weight"].T
             else:  # Phi-3: [gate; up] in one matrix
                 gate, up = np.split(h @ t[p + "ffn_up.weight"].T, 2, axis=1)
-            act = gelu_tanh(gate) if gemma else gate / (1 + np.exp(-gate))
+            act = gelu(gate, gelu_kind) if gemma else gate / (1 + np.exp(-gate))
             out = (act * up) @ t[p + "ffn_down.weight"].T
         x = x + (norm(out, p + "post_ffw_norm") if gemma else out)
     last = norm(x[-1:], "output_norm")[0]
@@ -207,9 +235,11 @@ def forward(meta, t, ids, every_layer_window=False):
 def main():
     model, ids_text, out_path = sys.argv[1:4]
     every_layer_window = "--window-every-layer" in sys.argv[4:]
+    gelu_kind = sys.argv[sys.argv.index("--gelu") + 1] if "--gelu" in sys.argv else "ggml"
+    assert gelu_kind in ("ggml", "tanh"), "--gelu ggml or --gelu tanh"
     ids = [int(i) for i in ids_text.split(",")]
     meta, tensors = read_gguf(model)
-    attention, logits = forward(meta, tensors, ids, every_layer_window)
+    attention, logits = forward(meta, tensors, ids, every_layer_window, gelu_kind)
     json.dump({"token_ids": ids, "attention": attention, "last_logits": logits}, open(out_path, "w"))
 
 

@@ -204,7 +204,7 @@ double worst_difference(const std::vector<AttentionBlock>& blocks, const nlohman
 TEST_CASE("encoder: the bert GGUF's weights as a Hugging Face BertModel folder give the same attention (erf GELU)",
           "[model][encoder][golden]") {
   const EncoderModel model = encoder_from_hf_folder(test_data_file("bert/hf"));
-  CHECK(model.config().gelu == EncoderGelu::Erf);
+  CHECK(model.config().gelu == GeluKind::Erf);
   CHECK_THAT(model.config().layer_norm_epsilon, Catch::Matchers::WithinAbs(1e-5, 1e-11));
   const nlohmann::json llamacpp = nlohmann::json::parse(attnviz::test::read_file(test_data_file("bert/llamacpp-attention.json")));
   const std::vector<std::int32_t> ids = llamacpp["token_ids"];

@@ -172,13 +172,93 @@ TEST_CASE("families: Gemma 3's local layers turn RoPE with their own base", "[mo
   const DecoderModel model = family_gguf("gemma3");
   const DecoderConfig& c = model.config();
   CHECK(c.sliding_window == std::vector<long>{5, 5, 5, 5, 5, 0});  // llama.cpp's pattern 6
-  REQUIRE(c.local_rope_theta);
-  CHECK(*c.local_rope_theta == 10000.0);
+  REQUIRE(c.local_rope);
+  CHECK(c.local_rope->theta == 10000.0);
   CHECK(c.rope.theta == 1e6);
   const std::vector<AttentionBlock> blocks = all_blocks(model, ids_from(5, 8));
   REQUIRE(blocks.size() == 6);
   CHECK(blocks[0].record.rope->theta == 10000.0);
   CHECK(blocks[5].record.rope->theta == 1e6);
+}
+
+TEST_CASE("families: each family turns its sliding-window layers by its own RoPE rule (GGUF: llama.cpp's)", "[model][families]") {
+  // llama.cpp's load_hparams: gemma2 keeps rope_freq_scale_train in its local layers, gemma3 sets
+  // it to 1; both read rope.freq_base_swa. The attention itself is held to llama.cpp's in
+  // family_reference_test.py; here the settings each layer's record says it turned by.
+  const auto layer_ropes = [](const std::string& variant) {
+    std::vector<std::pair<double, double>> ropes;  // (θ, linear factor) per layer
+    for (const AttentionBlock& block : all_blocks(family_gguf(variant), ids_from(5, 6)))
+      ropes.emplace_back(block.record.rope->theta, block.record.rope->linear_factor);
+    return ropes;
+  };
+  using Ropes = std::vector<std::pair<double, double>>;
+  // Gemma 2, layers 0 and 2 local: the local base (500, else the global 10 000) with the file's factor 4.
+  CHECK(layer_ropes("gemma2-rope-swa-linear") == Ropes{{500, 4}, {1e4, 4}, {500, 4}});
+  CHECK(layer_ropes("gemma2-rope-linear") == Ropes{{1e4, 4}, {1e4, 4}, {1e4, 4}});  // rope.scale_linear
+  // rope.scaling.type "none" unscales the global layers only.
+  CHECK(layer_ropes("gemma2-rope-swa-none") == Ropes{{500, 4}, {1e4, 1}, {500, 4}});
+  CHECK(layer_ropes("gemma2-rope-none") == Ropes{{1e4, 4}, {1e4, 1}, {1e4, 4}});
+  // Gemma 3 (window pattern 2: layers 0 and 2 local): the local base, else 10 000, never scaled.
+  CHECK(layer_ropes("gemma3-rope-swa-linear") == Ropes{{500, 1}, {1e6, 4}, {500, 1}, {1e6, 4}});
+  CHECK(layer_ropes("gemma3-rope-linear") == Ropes{{1e4, 1}, {1e6, 4}, {1e4, 1}, {1e6, 4}});
+  CHECK(layer_ropes("gemma3-rope-swa-none") == Ropes{{500, 1}, {1e6, 1}, {500, 1}, {1e6, 1}});
+  // No sliding-window layers in llama.cpp's qwen2, llama and phi3 graphs: one RoPE everywhere.
+  CHECK(layer_ropes("qwen2-rope") == Ropes(3, {1e6, 4}));
+  CHECK(layer_ropes("mistral-rope") == Ropes(3, {1e5, 4}));
+  CHECK(layer_ropes("phi3-rope") == Ropes(3, {1e4, 4}));
+}
+
+TEST_CASE("families: what llama.cpp does with a local RoPE setting that the rest of the file leaves unused is said", "[model][families]") {
+  const DecoderConfig none = family_gguf("gemma2-rope-swa-none").config();
+  REQUIRE(none.warnings.size() == 1);
+  CHECK_THAT(none.warnings[0], Contains("gemma2-rope-swa-none.gguf: metadata gemma2.rope.scaling.type is \"none\"") &&
+                                   Contains("sliding-window layers by its factor 4"));
+  std::string llama;
+  const DecoderConfig mistral = family_gguf("mistral-rope").config();
+  for (const std::string& warning : mistral.warnings) llama += warning + "\n";
+  CHECK_THAT(llama, Contains("metadata llama.rope.freq_base_swa = 500") &&
+             Contains("architecture llama has none of in llama.cpp"));
+  const DecoderConfig qwen = family_gguf("qwen2-rope").config();
+  REQUIRE(qwen.warnings.size() == 1);
+  CHECK_THAT(qwen.warnings[0], Contains("ignored: qwen2.rope.freq_base_swa"));
+  CHECK(family_gguf("gemma2-rope-swa-linear").config().warnings.empty());
+}
+
+TEST_CASE("families: rope_freqs.weight is refused where llama.cpp does not load it", "[model][families][errors]") {
+  // llama.cpp refuses a qwen2, qwen3, gemma2, gemma3 or phi3 file holding it (wrong number of
+  // tensors, measured); a same-length rename puts one in qwen2.gguf.
+  TempDir dir;
+  const std::string path = patched_gguf(dir, "qwen2", "blk.1.attn_q.bias", "rope_freqs.weight");
+  CHECK_THAT(config_error(path), Contains("qwen2.gguf: tensor rope_freqs.weight") &&
+                                 Contains("llama.cpp does not load for architecture qwen2"));
+}
+
+TEST_CASE("families: a folder's RoPE follows transformers: Gemma 2 scales every layer, Gemma 3 its global ones", "[model][families]") {
+  TempDir dir;
+  const nlohmann::json linear = {{"rope_type", "linear"}, {"factor", 8.0}};
+  const DecoderModel gemma2 = decoder_from_hf_folder(edited_folder(dir, "gemma2", [&](nlohmann::json& c) { c["rope_scaling"] = linear; }));
+  CHECK_FALSE(gemma2.config().local_rope);  // one Gemma2RotaryEmbedding for every layer
+  for (const AttentionBlock& block : all_blocks(gemma2, ids_from(5, 6))) CHECK(block.record.rope->linear_factor == 8.0);
+  const DecoderModel gemma3 = decoder_from_hf_folder(edited_folder(dir, "gemma3", [&](nlohmann::json& c) { c["rope_scaling"] = linear; }));
+  const std::vector<AttentionBlock> blocks = all_blocks(gemma3, ids_from(5, 6));
+  CHECK(blocks[0].record.rope->theta == 1e4);  // rotary_emb_local: rope_local_base_freq, rope_type "default"
+  CHECK(blocks[0].record.rope->linear_factor == 1.0);
+  CHECK(blocks[5].record.rope->theta == 1e6);
+  CHECK(blocks[5].record.rope->linear_factor == 8.0);
+}
+
+TEST_CASE("families: the GELU follows each format's engine", "[model][families]") {
+  // llama.cpp's float16 table for every GGUF family with a GELU; transformers' ACT2FN for folders.
+  CHECK(family_gguf("gpt2").config().gelu == GeluKind::GgmlTable);
+  CHECK(family_gguf("gemma2").config().gelu == GeluKind::GgmlTable);
+  CHECK(decoder_from_hf_folder(test_data_file("families/gpt2-hf")).config().gelu == GeluKind::Tanh);
+  CHECK(decoder_from_hf_folder(test_data_file("families/gemma3-hf")).config().gelu == GeluKind::Tanh);
+  TempDir dir;
+  const std::string erf = edited_folder(dir, "gpt2", [](nlohmann::json& c) { c["activation_function"] = "gelu"; });
+  CHECK(decoder_from_hf_folder(erf).config().gelu == GeluKind::Erf);
+  TempDir other;
+  const std::string relu = edited_folder(other, "gemma2", [](nlohmann::json& c) { c["hidden_activation"] = "relu"; });
+  CHECK_THAT(folder_error(relu), Contains("config.json") && Contains("/hidden_activation") && Contains("\"relu\""));
 }
 
 TEST_CASE("families: the attention scale of Gemma follows each format", "[model][families]") {
@@ -223,12 +303,19 @@ TEST_CASE("families: bad GGUF settings are named with the file and key", "[model
   SECTION("a window pattern: 0 makes every layer local, a negative one is refused") {
     const std::string key = "gemma2.attention.sliding_window_pattern";
     CHECK(family_gguf("gemma2-keys").config().sliding_window == std::vector<long>{5, 5, 0});  // period 3
-    CHECK(family_gguf("gemma2-keys").config().local_rope_theta == std::optional<double>(500.0));  // rope.freq_base_swa
+    REQUIRE(family_gguf("gemma2-keys").config().local_rope);
+    CHECK(family_gguf("gemma2-keys").config().local_rope->theta == 500.0);  // rope.freq_base_swa
     const std::string all = patched_gguf(dir, "gemma2-keys", metadata_entry(key, 4, 3u), metadata_entry(key, 4, 0u));
     CHECK(decoder_config_from_gguf(GgufFile(all)).sliding_window == std::vector<long>{5, 5, 5});
     TempDir other;
     const std::string negative = patched_gguf(other, "gemma2-keys", metadata_entry(key, 4, 3u), metadata_entry(key, 5, -2));
     CHECK_THAT(config_error(negative), Contains("gemma2-keys.gguf") && Contains("metadata " + key) && Contains("-2"));
+  }
+  SECTION("a local RoPE base of 0 or below") {
+    const float base = GENERATE(0.0f, -500.0f);
+    const std::string path = patched_gguf(dir, "gemma2-keys", metadata_entry("gemma2.rope.freq_base_swa", 6, 500.0f),
+                                          metadata_entry("gemma2.rope.freq_base_swa", 6, base));
+    CHECK_THAT(config_error(path), Contains("gemma2-keys.gguf") && Contains("gemma2.rope.freq_base_swa") && Contains("a finite number > 0"));
   }
   SECTION("Gemma 3 without its window") {
     const std::string path = patched_gguf(dir, "gemma3", "gemma3.attention.sliding_window", "gemma3.attention.sliding_windoX");

@@ -37,7 +37,7 @@ ModelSummary summary_of(const EncoderConfig& c) {
   m.d_model = c.d_model;
   m.d_k = c.d_model / c.num_heads;
   m.context_length = c.n_positions;
-  m.activation = encoder_gelu_name(c.gelu);
+  m.activation = gelu_name(c.gelu);
   return m;
 }
 

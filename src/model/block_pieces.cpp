@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "model/ggml_gelu.hpp"
 
 namespace attnviz {
 
@@ -51,7 +52,27 @@ Matrix gelu_tanh(const Matrix& x) {
   return (0.5f * x.array() * (1.0f + (k * (x.array() + 0.044715f * x.array().cube())).tanh())).matrix();
 }
 
-Matrix geglu(const Matrix& gate, const Matrix& up) { return gelu_tanh(gate).cwiseProduct(up); }
+std::string gelu_name(GeluKind kind) {
+  switch (kind) {
+    case GeluKind::Erf: return "gelu (erf)";
+    case GeluKind::Tanh: return "gelu (tanh)";
+    case GeluKind::GgmlTable: return "gelu (tanh, float16 table)";
+  }
+  return "";
+}
+
+Matrix gelu(const Matrix& x, GeluKind kind) {
+  // The tanh GELU in float32 by Eigen's vectorised tanh (in float64 by libm it took a quarter of
+  // a BERT base forward pass, perf); the erf GELU in float64.
+  switch (kind) {
+    case GeluKind::GgmlTable: return gelu_ggml(x);
+    case GeluKind::Tanh: return gelu_tanh(x);
+    case GeluKind::Erf: break;
+  }
+  return x.cast<double>().unaryExpr([](double v) { return gelu_erf(v); }).cast<Scalar>();
+}
+
+Matrix geglu(const Matrix& gate, const Matrix& up, GeluKind kind) { return gelu(gate, kind).cwiseProduct(up); }
 
 Matrix swiglu(const Matrix& gate, const Matrix& up) {
   // Eigen's vectorised exp (within an ulp or two of expf, as ggml's own vectorised silu is):

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <string>
 
 #include "core/types.hpp"
 
@@ -34,8 +35,21 @@ double gelu_tanh(double x);
 /// GELU (Hendrycks & Gimpel 2016), exact: 0.5·x·(1 + erf(x/√2)) (transformers' "gelu").
 double gelu_erf(double x);
 
-/// GeGLU (Shazeer 2020): GELU_tanh(gate) ⊙ up, both [n, d_ff].
-Matrix geglu(const Matrix& gate, const Matrix& up);
+/// The GELU a file's reference engine applies: transformers' "gelu" is the exact (erf) one,
+/// "gelu_new" / "gelu_pytorch_tanh" the tanh approximation; llama.cpp's CPU ggml_gelu and
+/// ggml_geglu look the tanh approximation up in a float16 table (model/ggml_gelu), for every
+/// architecture that uses them.
+enum class GeluKind { Erf, Tanh, GgmlTable };
+
+/// "gelu (erf)", "gelu (tanh)" or "gelu (tanh, float16 table)", as dumps record it.
+std::string gelu_name(GeluKind kind);
+
+/// GELU of every element of x [n, d] as `kind` computes it (Erf in float64, the others in float32).
+Matrix gelu(const Matrix& x, GeluKind kind);
+
+/// GeGLU (Shazeer 2020): GELU(gate) ⊙ up, both [n, d_ff], the GELU as `kind` computes it
+/// (ggml_geglu: table(gate) · up in float32).
+Matrix geglu(const Matrix& gate, const Matrix& up, GeluKind kind);
 
 /// SwiGLU's gate (Shazeer 2020): SiLU(gate) ⊙ up = gate·σ(gate) ⊙ up, both [n, d_ff].
 Matrix swiglu(const Matrix& gate, const Matrix& up);

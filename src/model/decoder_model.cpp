@@ -310,7 +310,7 @@ Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
   };
   Matrix hidden;  // [m, d_ff]
   if (b.ffn == FeedForwardKind::Gelu) {  // GPT-2's MLP
-    hidden = gelu_tanh(dense("ffn_up.weight", c.d_ff, c.d_model, h, "ffn_up.bias"));
+    hidden = gelu(dense("ffn_up.weight", c.d_ff, c.d_model, h, "ffn_up.bias"), c.gelu);
   } else {
     Matrix gate, up;
     if (b.fused_gate_up) {  // [gate | up], as ggml_swiglu and Phi3MLP's chunk(2) split it
@@ -321,7 +321,7 @@ Matrix DecoderModel::feed_forward(int l, const Matrix& h) const {
       gate = linear(l, "ffn_gate.weight", c.d_ff, c.d_model, h);
       up = linear(l, "ffn_up.weight", c.d_ff, c.d_model, h);
     }
-    hidden = b.ffn == FeedForwardKind::GeGlu ? geglu(gate, up) : swiglu(gate, up);
+    hidden = b.ffn == FeedForwardKind::GeGlu ? geglu(gate, up, c.gelu) : swiglu(gate, up);
   }
   return dense("ffn_down.weight", c.d_model, c.d_ff, hidden, "ffn_down.bias");
 }
@@ -346,13 +346,7 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
   RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
   std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
   rope.key_positions = rope.query_positions;
-  if (window_of(l) > 0 && c.local_rope_theta) {
-    // Gemma 3's local layers turn at their own base, unscaled (llama.cpp's
-    // rope_freq_scale_train_swa = 1; transformers' rotary_emb_local has default rope_type).
-    rope.settings.theta = *c.local_rope_theta;
-    rope.settings.linear_factor = 1.0;
-    rope.settings.frequency_factors.clear();
-  }
+  if (window_of(l) > 0 && c.local_rope) rope.settings = *c.local_rope;
   return rope;
 }
 

@@ -19,6 +19,7 @@
 #include "attention/attention.hpp"
 #include "attention/rope.hpp"
 #include "core/types.hpp"
+#include "model/block_pieces.hpp"
 #include "model/block_probe.hpp"
 #include "model/families/block_traits.hpp"
 #include "model/formats/q8_matmul.hpp"
@@ -54,6 +55,10 @@ struct DecoderConfig {
   /// What the family's block computes (norms, feed-forward, fused tensors, positions…);
   /// llama's by default. rms_epsilon is the ε of whichever norm it names.
   BlockTraits block;
+  /// The GELU of a GELU or GeGLU feed-forward (GPT-2, Gemma) as the format's engine computes it:
+  /// llama.cpp's float16 table (ggml_gelu, ggml_geglu) for GGUF files, transformers' tanh
+  /// formula (gelu_new, gelu_pytorch_tanh) for folders.
+  GeluKind gelu = GeluKind::Tanh;
   /// The attention logit scale when the family's file sets one (Gemma: llama.cpp's
   /// f_attention_scale, transformers' query_pre_attn_scalar^-½); absent: 1/√d_k.
   std::optional<double> attention_scale;
@@ -63,9 +68,10 @@ struct DecoderConfig {
   /// one, where query i sees keys i − W < j ≤ i (llama.cpp's LLAMA_SWA_TYPE_STANDARD,
   /// transformers' sliding_window); 0 = every earlier key.
   std::vector<long> sliding_window;
-  /// RoPE base θ of the sliding-window layers when it differs from rope.theta (Gemma 3: 10 000
-  /// locally, 1 000 000 globally).
-  std::optional<double> local_rope_theta;
+  /// RoPE of the sliding-window layers when they turn otherwise than rope, as the family's rule
+  /// for the format gives it (model/families/local_rope: Gemma 3's own base, unscaled; Gemma 2's
+  /// own base with the file's scale); nullopt: every layer turns by rope.
+  std::optional<RopeSettings> local_rope;
   /// What the file holds that attnviz reads past (metadata it does not know), one line each
   /// naming the file; the CLI prints them.
   std::vector<std::string> warnings;

@@ -2,7 +2,6 @@
 
 #include "core/error.hpp"
 #include "model/block_pieces.hpp"
-#include "model/ggml_gelu.hpp"
 
 namespace attnviz {
 
@@ -17,15 +16,6 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 }  // namespace
-
-std::string encoder_gelu_name(EncoderGelu gelu) {
-  switch (gelu) {
-    case EncoderGelu::Erf: return "gelu (erf)";
-    case EncoderGelu::Tanh: return "gelu (tanh)";
-    case EncoderGelu::GgmlTable: return "gelu (tanh, float16 table)";
-  }
-  return "";
-}
 
 EncoderModel::EncoderModel(EncoderConfig config, std::unique_ptr<WeightSource> weights)
     : config_(std::move(config)), weights_(std::move(weights)) {
@@ -182,12 +172,7 @@ void EncoderModel::forward(const EncoderRequest& request) const {
     const Matrix ffn_input = x.cast<Scalar>();
     Matrix up = linear(l, "ffn_up.weight", c.d_ff, c.d_model, ffn_input);  // [n, d_ff]
     up.rowwise() += weights_->vector(layer_tensor(l, "ffn_up.bias"), c.d_ff).transpose();
-    // llama.cpp's table for its files; the tanh GELU in float32 by Eigen's vectorised tanh (the
-    // decoders' GELU: in float64 by libm it took a quarter of a BERT base forward pass, perf);
-    // the erf GELU in float64.
-    const Matrix hidden = c.gelu == EncoderGelu::GgmlTable ? gelu_ggml(up)
-                          : c.gelu == EncoderGelu::Tanh    ? gelu_tanh(up)
-                                                           : Matrix(up.cast<double>().unaryExpr(&gelu_erf).cast<Scalar>());
+    const Matrix hidden = gelu(up, c.gelu);
     const Matrix down = linear(l, "ffn_down.weight", c.d_model, c.d_ff, hidden);
     WideMatrix ffn = down.cast<double>();  // [n, d_model]
     ffn.rowwise() += wide(layer_tensor(l, "ffn_down.bias"), c.d_model).transpose();

@@ -22,14 +22,6 @@
 
 namespace attnviz {
 
-/// The GELU a file's reference engine applies: transformers' "gelu" is the exact (erf) one,
-/// "gelu_new" / "gelu_pytorch_tanh" the tanh approximation, llama.cpp's ggml_gelu the tanh
-/// approximation looked up in a float16 table (model/ggml_gelu).
-enum class EncoderGelu { Erf, Tanh, GgmlTable };
-
-/// "gelu (erf)", "gelu (tanh)" or "gelu (tanh, float16 table)", as dumps record it.
-std::string encoder_gelu_name(EncoderGelu gelu);
-
 /// Shapes and settings of an encoder.
 struct EncoderConfig {
   std::string architecture = "bert";
@@ -44,7 +36,7 @@ struct EncoderConfig {
   long n_positions = 0;         ///< rows of the learned position table (the context length)
   long n_token_types = 0;       ///< rows of the token-type table
   double layer_norm_epsilon = 1e-12;
-  EncoderGelu gelu = EncoderGelu::Tanh;
+  GeluKind gelu = GeluKind::Tanh;  ///< the feed-forward's GELU, as the file's engine computes it
   std::vector<std::string> warnings;
 };
 

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "model/families/family.hpp"
+#include "model/families/local_rope.hpp"
 #include "model/formats/ggml_types.hpp"
 
 namespace attnviz {
@@ -64,22 +65,40 @@ long required_integer(const GgufFile& file, const std::string& key) {
   return static_cast<long>(*value);
 }
 
-// RoPE's linear scaling as llama.cpp applies it (llama-model.cpp load_hparams, llama-context.cpp):
-// the type defaults to "linear" when absent; the factor is {arch}.rope.scaling.factor, else the
-// older {arch}.rope.scale_linear, and 0 or absent means unscaled (freq_scale = 1); type "none"
-// never scales, whatever factor the file gives. Other types (yarn, longrope) are refused by name.
+// RoPE's linear scaling of the global layers as llama.cpp applies it (llama-model.cpp
+// load_hparams, llama-context.cpp): the type defaults to "linear" when absent; the factor is
+// gguf_rope_factor's; type "none" never scales the global layers, whatever factor the file gives
+// (a family's sliding-window layers follow its own rule: local_rope). Other types (yarn,
+// longrope) are refused by name.
 void read_rope_scaling(const GgufFile& file, const std::string& a, DecoderConfig& c) {
   const std::string type_key = a + ".rope.scaling.type";
   const std::string type = file.string(type_key).value_or("linear");
   if (type != "linear" && type != "none")
     throw InputError::inconsistent(file.path(), type_key + " \"" + type + "\" is not supported (none, linear)");
-  const std::string factor_key = file.has(a + ".rope.scaling.factor") ? a + ".rope.scaling.factor" : a + ".rope.scale_linear";
-  const std::optional<double> factor = file.number(factor_key);
-  if (!factor || *factor == 0) return;
-  require_positive_setting(*factor, file.path(), factor_key);
-  if (type == "none" || *factor == 1) return;
-  c.rope.linear_factor = *factor;
-  c.rope_scaling = "linear x" + std::to_string(*factor);
+  const double factor = gguf_rope_factor(file, a);
+  if (type == "none" || factor == 1) return;
+  c.rope.linear_factor = factor;
+  c.rope_scaling = "linear x" + std::to_string(factor);
+}
+
+// LLaMA 3.1's per-frequency factors (rope_freqs.weight), which llama.cpp loads for the
+// architectures whose family says so and refuses elsewhere ("wrong number of tensors").
+void read_rope_frequency_factors(const GgufFile& file, const DecoderFamily& family, DecoderConfig& c) {
+  const GgufTensorInfo* freqs = file.find_tensor("rope_freqs.weight");
+  if (!freqs) return;
+  if (!family.gguf_rope_frequency_factors)
+    throw InputError::inconsistent(file.path(), "tensor rope_freqs.weight: per-frequency RoPE factors, which llama.cpp does not load "
+                                                "for architecture " + family.gguf_architecture +
+                                                " (it refuses the file: one tensor too many; of attnviz's families only llama has "
+                                                "them), and attnviz does not apply");
+  if (freqs->num_elements() != c.rope.dim / 2)
+    throw InputError::inconsistent(file.path(), "tensor rope_freqs.weight has " + std::to_string(freqs->num_elements()) +
+                                                    " values, expected rope dim / 2 = " + std::to_string(c.rope.dim / 2));
+  const Vector factors = file.vector(*freqs);
+  for (Eigen::Index i = 0; i < factors.size(); ++i)
+    c.rope.frequency_factors.push_back(
+        require_positive_setting(factors(i), file.path(), "tensor rope_freqs.weight[" + std::to_string(i) + "]"));
+  c.rope_scaling = c.rope_scaling == "none" ? "llama3" : c.rope_scaling + ", llama3";
 }
 
 // The keys (after "<arch>.") every family's reader below applies, and those that change
@@ -150,17 +169,9 @@ DecoderConfig family_config(const GgufFile& file, const DecoderFamily& family) {
     throw InputError::inconsistent(file.path(), a + ".rope.dimension_count " + std::to_string(c.rope.dim) +
                                                     " must be even and at most the head width " + std::to_string(c.d_k));
   read_rope_scaling(file, a, c);
-  if (const GgufTensorInfo* freqs = file.find_tensor("rope_freqs.weight")) {  // LLaMA 3.1's per-frequency factors
-    if (freqs->num_elements() != c.rope.dim / 2)
-      throw InputError::inconsistent(file.path(), "tensor rope_freqs.weight has " + std::to_string(freqs->num_elements()) +
-                                                      " values, expected rope dim / 2 = " + std::to_string(c.rope.dim / 2));
-    const Vector factors = file.vector(*freqs);
-    for (Eigen::Index i = 0; i < factors.size(); ++i)
-      c.rope.frequency_factors.push_back(
-          require_positive_setting(factors(i), file.path(), "tensor rope_freqs.weight[" + std::to_string(i) + "]"));
-    c.rope_scaling = c.rope_scaling == "none" ? "llama3" : c.rope_scaling + ", llama3";
-  }
+  read_rope_frequency_factors(file, family, c);
   c.tied_output = file.find_tensor("output.weight") == nullptr;
+  c.gelu = GeluKind::GgmlTable;  // llama.cpp's CPU ggml_gelu / ggml_geglu (vec.h, GGML_GELU_FP16), for every family using one
   if (family.gguf_settings) family.gguf_settings(file, c);
   if (!family.gguf_checks_all_keys) warn_unknown_keys(file, family, c);
   return c;

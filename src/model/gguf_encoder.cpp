@@ -52,7 +52,7 @@ EncoderModel encoder_from_gguf(std::shared_ptr<const GgufFile> file) {
   if (c.n_token_types <= 0)
     throw InputError::inconsistent(file->path(), "metadata tokenizer.ggml.token_type_count: expected a positive count, got " +
                                                      std::to_string(c.n_token_types));
-  c.gelu = EncoderGelu::GgmlTable;  // ggml_gelu (a float16 table of the tanh approximation)
+  c.gelu = GeluKind::GgmlTable;  // ggml_gelu (a float16 table of the tanh approximation)
   const GgufTensorInfo* embedding = file->find_tensor("token_embd.weight");
   if (!embedding || embedding->dims.size() != 2)
     throw InputError(file->path() + ": tensor token_embd.weight is missing (needed by a bert model)");

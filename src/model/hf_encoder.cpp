@@ -89,8 +89,8 @@ EncoderModel encoder_from_hf_folder(const std::string& folder) {
     throw InputError::inconsistent(path, "/num_attention_heads " + std::to_string(c.num_heads) + " does not divide /hidden_size " +
                                              std::to_string(c.d_model));
   const std::string activation = config.text("/hidden_act", "gelu");
-  if (activation == "gelu") c.gelu = EncoderGelu::Erf;  // transformers' ACT2FN["gelu"]: the exact erf GELU
-  else if (activation == "gelu_new" || activation == "gelu_pytorch_tanh") c.gelu = EncoderGelu::Tanh;
+  if (activation == "gelu") c.gelu = GeluKind::Erf;  // transformers' ACT2FN["gelu"]: the exact erf GELU
+  else if (activation == "gelu_new" || activation == "gelu_pytorch_tanh") c.gelu = GeluKind::Tanh;
   else throw InputError::bad_value(path, "/hidden_act", "\"gelu\", \"gelu_new\" or \"gelu_pytorch_tanh\"", "\"" + activation + "\"");
   const std::string positions = config.text("/position_embedding_type", "absolute");
   if (positions != "absolute")

@@ -49,7 +49,6 @@ const MathsKey kMathsKeys[] = {
     {"residual_scale", 1, "the residual branches would be scaled"},
     {"logit_scale", 1, "the output logits would be scaled"},
     {"rope.scaling.attn_factor", 1, "RoPE's cos and sin would be scaled"},
-    {"rope.freq_base_swa", -1, "sliding-window layers would use another RoPE base"},
     {"expert_count", 0, "the feed-forward would be a mixture of experts"},
     {"expert_used_count", 0, "the feed-forward would be a mixture of experts"},
     {"interleave_moe_layer_step", 0, "some layers would be a mixture of experts"},
@@ -89,6 +88,12 @@ std::vector<std::string> check_llama_metadata(const GgufFile& file, long d_k) {
                          ": llama.cpp applies no sliding window for architecture llama, and neither does attnviz: every "
                          "query sees all earlier keys");
       }
+      continue;
+    }
+    if (key == "rope.freq_base_swa") {  // llama.cpp's rope_freq_base_train_swa, read by no layer of a llama graph
+      window.push_back(file.path() + ": metadata " + full_key + " = " + value_text(value) +
+                       ": the RoPE base of sliding-window layers, which architecture llama has none of in llama.cpp: no layer "
+                       "turns by it, in attnviz either");
       continue;
     }
     if (key == "attention.value_length") {  // the converter writes it beside key_length when head_dim is set

@@ -30,15 +30,16 @@ struct ModelSummary {
   std::optional<double> partial_rotary_factor;  ///< config.json's, when given (rope.dim = int(d_k · factor))
   /// The family's settings as applied (decoder families; issue 25): each layer's sliding window
   /// (empty: none), the attention scale when not 1/√d_k, the soft-caps (0: none), the RoPE base
-  /// of sliding-window layers when it differs.
+  /// and scaling of sliding-window layers when they turn otherwise than the others.
   std::vector<long> sliding_window;
   std::optional<double> attention_scale;
   double attention_softcap = 0, final_softcap = 0;
   std::optional<double> local_rope_theta;
+  std::string local_rope_scaling;  ///< the sliding-window layers' scaling as rope_scaling says it, when local_rope_theta is set
   std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
   /// Decoders with Q8_0 weights: how they were multiplied (DecoderModel::matmul); "" otherwise.
   std::string matmul;
-  std::string activation;      ///< encoders: the feed-forward's GELU as the file's engine computes it ("gelu (erf)"); "" otherwise
+  std::string activation;      ///< the feed-forward's GELU as the file's engine computes it ("gelu (erf)"): encoders, GPT-2, Gemma; "" otherwise
 };
 
 /// The names of an encoder-decoder model's kinds of block, as head names and --heads carry them

@@ -7,6 +7,7 @@
 #include "io/json_file.hpp"
 #include "model/formats/gguf_file.hpp"
 #include "model/gguf_decoder.hpp"
+#include "model/families/local_rope.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/tokenizers/hf_end_tokens.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
@@ -46,7 +47,11 @@ ModelSummary summary_of(const DecoderConfig& c) {
   m.attention_scale = c.attention_scale;
   m.attention_softcap = c.attention_softcap;
   m.final_softcap = c.final_softcap;
-  m.local_rope_theta = c.local_rope_theta;
+  if (c.block.ffn != FeedForwardKind::SwiGlu) m.activation = gelu_name(c.gelu);
+  if (c.local_rope) {
+    m.local_rope_theta = c.local_rope->theta;
+    m.local_rope_scaling = rope_scaling_text(*c.local_rope);
+  }
   return m;
 }
 

@@ -30,7 +30,7 @@ const std::set<std::string> kDumpMembers = {"format",        "version",       "m
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
                                              "num_kv_heads", "d_model", "d_k", "context_length", "rope",
                                              "sliding_window", "attention_scale", "attention_softcap",
-                                             "final_logit_softcap", "local_rope_theta", "end_tokens", "activation",
+                                             "final_logit_softcap", "local_rope_theta", "local_rope_scaling", "end_tokens", "activation",
                                              "matmul"};
 
 ordered_json model_json(const ModelSummary& m) {
@@ -56,7 +56,10 @@ ordered_json model_json(const ModelSummary& m) {
   if (m.attention_scale) model["attention_scale"] = *m.attention_scale;
   if (m.attention_softcap > 0) model["attention_softcap"] = m.attention_softcap;
   if (m.final_softcap > 0) model["final_logit_softcap"] = m.final_softcap;
-  if (m.local_rope_theta && windows) model["local_rope_theta"] = *m.local_rope_theta;
+  if (m.local_rope_theta && windows) {
+    model["local_rope_theta"] = *m.local_rope_theta;
+    model["local_rope_scaling"] = m.local_rope_scaling;
+  }
   if (!m.activation.empty()) model["activation"] = m.activation;
   if (!m.matmul.empty()) model["matmul"] = m.matmul;
   return model;

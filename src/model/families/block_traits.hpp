@@ -15,8 +15,8 @@ enum class NormKind {
 /// The feed-forward network after attention.
 enum class FeedForwardKind {
   SwiGlu,  ///< (SiLU(h·W_gate) ⊙ h·W_up)·W_down (Shazeer 2020): LLaMA, Qwen, Mistral, Phi-3
-  GeGlu,   ///< (GELU_tanh(h·W_gate) ⊙ h·W_up)·W_down: Gemma 2/3
-  Gelu,    ///< GELU_tanh(h·W_up + b_up)·W_down + b_down: GPT-2
+  GeGlu,   ///< (GELU(h·W_gate) ⊙ h·W_up)·W_down, the tanh GELU as DecoderConfig::gelu computes it: Gemma 2/3
+  Gelu,    ///< GELU(h·W_up + b_up)·W_down + b_down, the GELU as for GeGlu: GPT-2
 };
 
 /// How a token's position enters the model.

@@ -28,6 +28,9 @@ struct DecoderFamily {
   /// RoPE pairing of the GGUF tensors: llama.cpp picks it by architecture (LLAMA_ROPE_TYPE_NORM
   /// for llama, NEOX for the others); Hugging Face folders are always rotate-half.
   RopeStyle gguf_rope_style = RopeStyle::Half;
+  /// llama.cpp loads rope_freqs.weight (LLaMA 3.1's per-frequency factors) for the architecture
+  /// (llama); elsewhere a file holding it is refused, as llama.cpp refuses it.
+  bool gguf_rope_frequency_factors = false;
   /// The norm ε's GGUF key after the prefix: RMSNorm's, or LayerNorm's for GPT-2.
   std::string gguf_epsilon_key = "attention.layer_norm_rms_epsilon";
   /// GGUF keys after the prefix that gguf_settings reads (beyond the common ones), so that

@@ -80,6 +80,17 @@ std::optional<std::vector<long>> hf_layer_types(const JsonSettings& config, int 
   return windows;
 }
 
+GeluKind hf_gelu(const JsonSettings& config, const std::string& pointer, const std::string& fallback) {
+  const std::string name = config.text(pointer, fallback);
+  // ACT2FN: NewGELUActivation, PytorchGELUTanh and FastGELUActivation all compute
+  // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))); GELUActivation is nn.functional.gelu (erf).
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return GeluKind::Tanh;
+  if (name == "gelu") return GeluKind::Erf;
+  throw InputError::bad_value(config.file(), pointer,
+                              "a GELU attnviz implements: \"gelu_new\", \"gelu_pytorch_tanh\", \"gelu_fast\" (tanh) or \"gelu\" (erf)",
+                              "\"" + name + "\"");
+}
+
 void refuse_qwen_sliding_window(const JsonSettings& config, DecoderConfig& c) {
   if (config.flag("/use_sliding_window", false))
     throw InputError::bad_value(config.file(), "/use_sliding_window",

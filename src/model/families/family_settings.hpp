@@ -42,6 +42,11 @@ std::vector<long> periodic_windows(int num_layers, long window, int period);
 /// or an entry is another word.
 std::optional<std::vector<long>> hf_layer_types(const JsonSettings& config, int num_layers, long window);
 
+/// The GELU transformers' ACT2FN gives config.json's activation at `pointer` (default
+/// `fallback`): "gelu_new", "gelu_pytorch_tanh", "gelu_fast" the tanh approximation, "gelu" the
+/// exact erf one. Throws InputError naming the file and key for another name.
+GeluKind hf_gelu(const JsonSettings& config, const std::string& pointer, const std::string& fallback);
+
 /// Qwen 2/3's config.json: use_sliding_window true (windows in layers ≥ max_window_layers), or
 /// a /layer_types entry "sliding_attention", is refused by name, as attnviz does not apply it;
 /// false or absent passes (and sliding_window, max_window_layers are then of no effect).

@@ -1,6 +1,6 @@
 // Gemma 3, text (Gemma3ForCausalLM; llama.cpp's gemma3): Gemma 2's block with an RMSNorm of
-// each head's q and k, no soft-caps, five local layers to one global, and RoPE bases of their
-// own for local (10 000) and global layers.
+// each head's q and k, no soft-caps, five local layers to one global, and RoPE of their own
+// for local layers (base 10 000, unscaled) and global ones (the file's base and scaling).
 #include <cmath>
 
 #include "core/error.hpp"
@@ -8,6 +8,7 @@
 #include "model/families/family.hpp"
 #include "model/families/family_settings.hpp"
 #include "model/families/gemma_settings.hpp"
+#include "model/families/local_rope.hpp"
 #include "model/formats/gguf_file.hpp"
 
 namespace attnviz {
@@ -15,8 +16,9 @@ namespace attnviz {
 namespace {
 
 // llama.cpp (LLM_ARCH_GEMMA3): the window from the file (required), pattern 6 (layer l is
-// local when l % 6 < 5) unless attention.sliding_window_pattern says, local θ from
-// rope.freq_base_swa or 10 000 (measured: llama.cpp applies both keys), the 27B's scale rule
+// local when l % 6 < 5) unless attention.sliding_window_pattern says, local layers at
+// rope.freq_base_swa or 10 000 and unscaled (rope_freq_scale_train_swa = 1) whatever the file's
+// scaling gives the global ones (measured: llama.cpp applies both keys), the 27B's scale rule
 // (62 layers) as for Gemma 2; the graph with windows (gemma3<iswa = true>) has no soft-cap.
 void gemma3_gguf(const GgufFile& file, DecoderConfig& c) {
   const std::string a = "gemma3.";
@@ -24,8 +26,7 @@ void gemma3_gguf(const GgufFile& file, DecoderConfig& c) {
     throw InputError::inconsistent(file.path(), "missing metadata " + a + "attention.sliding_window (llama.cpp requires it for gemma3)");
   const long window = *gguf_window(file, a + "attention.sliding_window", std::nullopt);
   c.sliding_window = gguf_window_pattern(file, a + "attention.sliding_window_pattern", c.num_layers, window, 6);
-  const std::string base_key = a + "rope.freq_base_swa";
-  c.local_rope_theta = require_positive_setting(file.number(base_key).value_or(10000.0), file.path(), base_key);
+  gguf_local_rope(file, "gemma3", GgufLocalRope{.default_theta = 10000.0, .file_scale = false}, c);
   c.attention_scale = gemma_gguf_scale(c);
 }
 
@@ -33,7 +34,7 @@ void gemma3_hf(const JsonSettings& config, DecoderConfig& c) {
   gemma_hf_settings(config, c, 6, 4096, 0.0, 0.0);
   if (config.flag("/use_bidirectional_attention", false))  // EmbeddingGemma's: no causal mask
     throw InputError::bad_value(config.file(), "/use_bidirectional_attention", "false (attnviz runs Gemma 3 causally)", "true");
-  c.local_rope_theta = require_positive_setting(config.number("/rope_local_base_freq", 10000.0), config.file(), "/rope_local_base_freq");
+  hf_gemma3_local_rope(config, c);
 }
 
 }  // namespace

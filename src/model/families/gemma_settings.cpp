@@ -16,10 +16,8 @@ double gemma_gguf_scale(const DecoderConfig& c) {
 }
 
 void gemma_hf_settings(const JsonSettings& config, DecoderConfig& c, int period, long window, double attn_cap, double final_cap) {
-  const std::string activation = config.text("/hidden_activation", "gelu_pytorch_tanh");
+  c.gelu = hf_gelu(config, "/hidden_activation", "gelu_pytorch_tanh");
   config.consider("/hidden_act");  // Gemma 1's name, which Gemma2Config and Gemma3TextConfig do not read
-  if (activation != "gelu_pytorch_tanh")
-    throw InputError::bad_value(config.file(), "/hidden_activation", "\"gelu_pytorch_tanh\" (the GeGLU attnviz implements)", "\"" + activation + "\"");
   const double scalar = config.number("/query_pre_attn_scalar", 256.0);
   c.attention_scale = 1.0 / std::sqrt(require_positive_setting(scalar, config.file(), "/query_pre_attn_scalar"));
   // A cap written as null is transformers' None (no cap); an absent one takes the config class's default.

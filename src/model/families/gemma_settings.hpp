@@ -20,7 +20,7 @@ double gemma_gguf_scale(const DecoderConfig& c);
 /// (default 256), /attn_logit_softcapping and /final_logit_softcapping (null = none; absent =
 /// the defaults given, 0 = none), windows from /layer_types, else every `period`-th layer global
 /// (Gemma 3's /sliding_window_pattern may change the period), window /sliding_window (default
-/// `window`). /hidden_activation must be gelu_pytorch_tanh. Throws InputError naming key and file.
+/// `window`), the GeGLU's GELU from /hidden_activation (hf_gelu). Throws InputError naming key and file.
 void gemma_hf_settings(const JsonSettings& config, DecoderConfig& c, int period, long window, double attn_cap, double final_cap);
 
 /// llama.cpp's tensor names -> Gemma's Hugging Face names for the block's norms.

@@ -1,12 +1,13 @@
 // GPT-2 (Radford et al. 2019; GPT2LMHeadModel; llama.cpp's gpt2): learned absolute positions
 // added to the embeddings, LayerNorm with biases, Q, K, V fused with biases, the attention
-// output and both feed-forward matrices with biases, GELU (tanh), the output tied to the
-// embedding when output.weight is absent. No RoPE.
+// output and both feed-forward matrices with biases, GELU (tanh; llama.cpp: its float16 table),
+// the output tied to the embedding when output.weight is absent. No RoPE.
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 #include "model/families/family.hpp"
+#include "model/families/family_settings.hpp"
 
 namespace attnviz {
 
@@ -22,9 +23,7 @@ long gpt2_count(const JsonSettings& config, const std::string& pointer, long fal
 // n_inner), refusing what would change the maths attnviz computes.
 DecoderConfig gpt2_hf(const JsonSettings& config) {
   const std::string& file = config.file();
-  const std::string activation = config.text("/activation_function", "gelu_new");
-  if (activation != "gelu_new" && activation != "gelu_pytorch_tanh")
-    throw InputError::bad_value(file, "/activation_function", "\"gelu_new\" (the tanh GELU attnviz implements)", "\"" + activation + "\"");
+  const GeluKind gelu = hf_gelu(config, "/activation_function", "gelu_new");
   if (config.flag("/scale_attn_by_inverse_layer_idx", false))
     throw InputError::bad_value(file, "/scale_attn_by_inverse_layer_idx", "false (attnviz scales scores by 1/sqrt(d_k) only)", "true");
   if (!config.flag("/scale_attn_weights", true))
@@ -51,6 +50,7 @@ DecoderConfig gpt2_hf(const JsonSettings& config) {
   c.context_length = gpt2_count(config, "/n_positions", 1024);
   c.rms_epsilon = require_rms_epsilon(config.number("/layer_norm_epsilon", 1e-5), file, "/layer_norm_epsilon");
   c.tied_output = config.flag("/tie_word_embeddings", true);
+  c.gelu = gelu;
   return c;
 }
 

@@ -20,6 +20,7 @@ const DecoderFamily& llama_family() {
     // The converter permutes Hugging Face's rotate-half rows of W_Q and W_K into adjacent
     // pairs, and llama.cpp turns them as LLAMA_ROPE_TYPE_NORM.
     f.gguf_rope_style = RopeStyle::Interleaved;
+    f.gguf_rope_frequency_factors = true;
     f.gguf_settings = llama_gguf;
     f.gguf_checks_all_keys = true;
     return f;
