@@ -36,7 +36,8 @@ json byte_level_tokenizer() {
   }
   return {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}},
           {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
-          {"added_tokens", json::array({{{"id", kEndOfText}, {"content", "<|endoftext|>"}, {"special", true}}})},
+          {"added_tokens", json::array({{{"id", kEndOfText}, {"content", "<|endoftext|>"}, {"special", true}, {"single_word", false},
+                                  {"lstrip", false}, {"rstrip", false}, {"normalized", false}}})},
           {"post_processor", {{"type", "ByteLevel"}}},
           {"decoder", {{"type", "ByteLevel"}}}};
 }
