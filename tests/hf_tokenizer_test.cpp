@@ -528,3 +528,30 @@ TEST_CASE("tokenizer.json: the files the tokenizers library refuses are refused,
   CHECK(refused == 25);
   CHECK(accepted == 11);
 }
+
+// A normalized added token that its normalizer empties ("qqq" beside a Replace "q" -> "") can
+// never be matched; the library's matcher ran out of memory (a 3 GB allocation, npm tokenizers
+// 0.23.2) on "the cat sat on the mat" beside one. Named, and the ids are those of the file without it.
+TEST_CASE("tokenizer.json: a normalized added token that the normalizer empties is named in a warning", "[tokenizer]") {
+  TempDir dir;
+  const std::string path = dir.file("tokenizer.json");
+  const std::string source = test_data_file("tokenizers/added-sequence.tokenizer.json");
+  nlohmann::json emptied = nlohmann::json::parse(attnviz::test::read_file(source));
+  nlohmann::json& last = emptied["added_tokens"].back();
+  REQUIRE(last["content"] == "Qsun");
+  REQUIRE(last["normalized"] == true);
+  emptied["model"]["vocab"].erase("Qsun");
+  emptied["model"]["vocab"]["qqq"] = last["id"];
+  last["content"] = "qqq";
+  const std::size_t index = emptied["added_tokens"].size() - 1;
+  const Vocabulary vocab = vocabulary_from_tokenizer_json(write(dir, emptied));
+  CHECK(vocab.warnings == std::vector<std::string>{path + ": /added_tokens/" + std::to_string(index) +
+                                                   " \"qqq\" is \"\" after the normalizer, so it is never matched (the tokenizers "
+                                                   "library's matcher may run out of memory on such a token)"});
+  const Vocabulary original = vocabulary_from_tokenizer_json(source);
+  for (const std::string text : {"the cat sat on the mat", "qqq", "ＡＢ qqq"}) {
+    CAPTURE(text);
+    CHECK(tokenize(vocab, text, false) == tokenize(original, text, false));
+  }
+  CHECK(tokenize(vocab, "qqq", false).empty());
+}

@@ -212,7 +212,7 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   vocab.hf_added_tokens = true;
   set_added_patterns(t, read_vocab_table(t, vocab),
                      [&vocab](const std::string& content) { return encode_utf8(hf_normalize(vocab.hf.normalizer, decode_utf8(content)).text); },
-                     vocab.hf);
+                     vocab.hf, vocab.warnings);
   const json* merges = t.find("/model/merges");
   if (!merges || !merges->is_array()) throw InputError::missing_field(path, "/model/merges", "the BPE merges");
   for (const json& merge : *merges) {

@@ -240,7 +240,8 @@ Vocabulary hf_pipeline_vocabulary(const JsonSettings& t) {
   const std::vector<AddedToken> added = read_vocab_table(t, vocab, &ids);
   // The library splits every added token out of the text first, special or not; a normalized
   // one is looked for as the normalizer writes it.
-  set_added_patterns(t, added, [&hf](const std::string& content) { return encode_utf8(hf_normalize(hf.normalizer, decode_utf8(content)).text); }, hf);
+  const auto normalize = [&hf](const std::string& content) { return encode_utf8(hf_normalize(hf.normalizer, decode_utf8(content)).text); };
+  set_added_patterns(t, added, normalize, hf, vocab.warnings);
 
   const std::string unk = t.text("/model/unk_token", wordpiece ? "[UNK]" : "", JsonNull::Absent);
   if (!unk.empty()) {

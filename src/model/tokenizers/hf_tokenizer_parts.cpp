@@ -75,12 +75,17 @@ std::vector<AddedToken> added_tokens(const JsonSettings& t) {
 }
 
 void set_added_patterns(const JsonSettings& t, const std::vector<AddedToken>& added,
-                        const std::function<std::string(const std::string&)>& normalize, HfPipeline& hf) {
+                        const std::function<std::string(const std::string&)>& normalize, HfPipeline& hf,
+                        std::vector<std::string>& warnings) {
   std::unordered_map<std::string, std::size_t> first;  // a normalized pattern -> the index of its token
   for (std::size_t i = 0; i < added.size(); ++i) {
     const AddedToken& token = added[i];
     HfAddedToken pattern{token.normalized ? normalize(token.content) : token.content, static_cast<std::int32_t>(token.id),
                          token.single_word, token.lstrip, token.rstrip};
+    if (token.normalized && pattern.pattern.empty() && !token.content.empty())
+      warnings.push_back(t.file() + ": /added_tokens/" + std::to_string(i) + " " + quoted_piece(token.content) +
+                         " is \"\" after the normalizer, so it is never matched (the tokenizers library's matcher may run out "
+                         "of memory on such a token)");
     if (token.normalized && !pattern.pattern.empty()) {
       const auto [it, inserted] = first.emplace(pattern.pattern, i);
       if (!inserted)

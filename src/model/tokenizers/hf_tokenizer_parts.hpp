@@ -46,8 +46,11 @@ std::vector<AddedToken> added_tokens(const JsonSettings& t);
 /// token's pattern is its content through `normalize` (the file's normalizer). Throws
 /// InputError::inconsistent naming both tokens when two normalized tokens read the same after
 /// the normalizer ("AB" and "ab" beside Lowercase): the library then gives either id, at random.
+/// A normalized token that the normalizer empties is never matched, said in `warnings` (the
+/// library's matcher runs out of memory on ordinary text beside such a pattern).
 void set_added_patterns(const JsonSettings& t, const std::vector<AddedToken>& added,
-                        const std::function<std::string(const std::string&)>& normalize, HfPipeline& hf);
+                        const std::function<std::string(const std::string&)>& normalize, HfPipeline& hf,
+                        std::vector<std::string>& warnings);
 
 /// Refuses what the tokenizers library refuses in a tokenizer.json whatever its kind: a
 /// /version other than "1.0", and a Metaspace pre-tokenizer or decoder (also inside a
