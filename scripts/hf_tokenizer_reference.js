@@ -282,6 +282,18 @@ const VARIANTS = [
   ['BertNormalizer without clean_text', 'wordpiece-uncased', [{ op: 'remove', path: '/normalizer/clean_text' }]],
   ['BertNormalizer without strip_accents', 'wordpiece-uncased', [{ op: 'remove', path: '/normalizer/strip_accents' }]],
   ['BertNormalizer lowercase null', 'wordpiece-uncased', [{ op: 'replace', path: '/normalizer/lowercase', value: null }]],
+  ['ByteLevel pre-tokenizer without trim_offsets', 'added-bytelevel', [{ op: 'remove', path: '/pre_tokenizer/trim_offsets' }]],
+  ['Split without invert', 'added-bytelevel', [{ op: 'replace', path: '/pre_tokenizer', value: { type: 'Sequence', pretokenizers: [
+    { type: 'Split', pattern: { Regex: '\\s+' }, behavior: 'Isolated' },
+    { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false }] } }]],
+  ['ByteLevel post-processor without add_prefix_space', 'added-bytelevel', [{ op: 'remove', path: '/post_processor/add_prefix_space' }]],
+  ['ByteLevel decoder without trim_offsets', 'added-bytelevel', [{ op: 'remove', path: '/decoder/trim_offsets' }]],
+  ['Replace decoder without content', 'spm-llama2', [{ op: 'remove', path: '/decoder/decoders/0/content' }]],
+  ['TemplateProcessing without pair', 'spm-llama2', [{ op: 'remove', path: '/post_processor/pair' }]],
+  ['BertProcessing without cls', 'wordpiece-cased', [{ op: 'remove', path: '/post_processor/cls' }]],
+  ['WordPiece without unk_token', 'wordpiece-uncased', [{ op: 'remove', path: '/model/unk_token' }]],
+  ['WordPiece without max_input_chars_per_word', 'wordpiece-uncased', [{ op: 'remove', path: '/model/max_input_chars_per_word' }]],
+  ['BPE without merges', 'spm-llama2', [{ op: 'remove', path: '/model/merges' }]],
 ];
 const VARIANT_STRINGS = ['', 'hello world', ' the cat', 'the  sun', 'the</s>cat sat', '</s>the cat', '[SEP]the'];
 

@@ -1,6 +1,8 @@
 #include "model/tokenizers/hf_tokenizer_parts.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -144,12 +146,48 @@ HfPreTokenizerStep metaspace_step(const JsonSettings& t, const std::string& at) 
   return step;
 }
 
+namespace {
+
+// The members the library's deserializers require (serde fields without a default) of the kinds
+// attnviz reads, by where the object is and its "type". The normalizers' are checked as they are
+// read (hf_tokenizer_kinds), Metaspace's by metaspace_step.
+const std::vector<std::string>& required_members(const std::string& place, const std::string& type) {
+  static const std::map<std::string, std::vector<std::string>> kRequired = {
+      {"pre-tokenizer ByteLevel", {"add_prefix_space", "trim_offsets"}},
+      {"pre-tokenizer Split", {"pattern", "behavior", "invert"}},
+      {"post-processor ByteLevel", {"add_prefix_space", "trim_offsets"}},
+      {"post-processor TemplateProcessing", {"single", "pair", "special_tokens"}},
+      {"post-processor BertProcessing", {"sep", "cls"}},
+      {"decoder ByteLevel", {"add_prefix_space", "trim_offsets"}},
+      {"decoder Replace", {"pattern", "content"}},
+      {"model BPE", {"vocab", "merges"}},
+      {"model WordPiece", {"vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"}}};
+  static const std::vector<std::string> kNone;
+  const auto it = kRequired.find(place + " " + type);
+  return it == kRequired.end() ? kNone : it->second;
+}
+
+void require_members(const JsonSettings& t, const std::string& at, const std::string& place, const std::string& type) {
+  for (const std::string& member : required_members(place, type))
+    if (!t.find(at + "/" + member, JsonNull::Absent))
+      throw InputError::missing_field(t.file(), at + "/" + member, "the tokenizers library requires it in a " + type + " " + place +
+                                                                       " and refuses the file without it");
+}
+
+}  // namespace
+
 void require_library_accepts(const JsonSettings& t) {
   if (const json* version = t.find("/version"); version && !(version->is_string() && version->get<std::string>() == "1.0"))
     throw InputError::bad_value(t.file(), "/version", "\"1.0\" (the tokenizers library refuses another version)", describe_json(*version));
-  for (const auto& [pointer, list] : {std::pair<const char*, const char*>{"/pre_tokenizer", "pretokenizers"}, {"/decoder", "decoders"}})
-    for (const std::string& at : step_pointers(t, pointer, list))
-      if (t.text(at + "/type", "") == "Metaspace") metaspace_step(t, at);
+  if (const json* model = t.find("/model"); model && model->is_object())
+    require_members(t, "/model", "model", t.text("/model/type", t.find("/model/merges") ? "BPE" : ""));
+  for (const auto& [pointer, list, place] : {std::tuple<const char*, const char*, const char*>{"/pre_tokenizer", "pretokenizers", "pre-tokenizer"},
+                                             {"/post_processor", "processors", "post-processor"}, {"/decoder", "decoders", "decoder"}})
+    for (const std::string& at : step_pointers(t, pointer, list)) {
+      const std::string type = t.text(at + "/type", "");
+      if (type == "Metaspace" && std::string(place) != "post-processor") metaspace_step(t, at);
+      require_members(t, at, place, type);
+    }
 }
 
 // Puts each piece at its id, refusing an id given two pieces or a piece given two ids. /model/vocab

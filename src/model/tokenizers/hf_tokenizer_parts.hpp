@@ -53,8 +53,11 @@ void set_added_patterns(const JsonSettings& t, const std::vector<AddedToken>& ad
                         std::vector<std::string>& warnings);
 
 /// Refuses what the tokenizers library refuses in a tokenizer.json whatever its kind: a
-/// /version other than "1.0", and a Metaspace pre-tokenizer or decoder (also inside a
-/// Sequence) that its deserializer (pre_tokenizers/metaspace.rs) refuses; see metaspace_step.
+/// /version other than "1.0"; a Metaspace pre-tokenizer or decoder (also inside a Sequence)
+/// that its deserializer (pre_tokenizers/metaspace.rs) refuses, see metaspace_step; a member its
+/// deserializers require missing from the model, a ByteLevel or Split pre-tokenizer, a
+/// ByteLevel, TemplateProcessing or BertProcessing post-processor, a ByteLevel or Replace
+/// decoder (InputError::missing_field naming it).
 void require_library_accepts(const JsonSettings& t);
 
 /// The Metaspace object at `at` read as the library's deserializer reads it: "replacement" one
