@@ -1,6 +1,7 @@
 #include "model/tokenizers/added_vocabulary.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <utf8proc.h>
 
 #include "core/utf8.hpp"
@@ -31,35 +32,48 @@ bool is_word(char32_t c) {
          (c >= 0x1F150 && c <= 0x1F169) || (c >= 0x1F170 && c <= 0x1F189);
 }
 
-// The index of the longest of `patterns` that starts at `at`, if any (an empty one never matches).
-std::optional<std::size_t> longest_at(const std::u32string& text, std::size_t at, const std::vector<std::u32string>& patterns) {
-  std::optional<std::size_t> best;
-  for (std::size_t k = 0; k < patterns.size(); ++k) {
-    const std::u32string& pattern = patterns[k];
-    if (!pattern.empty() && (!best || pattern.size() > patterns[*best].size()) && text.compare(at, pattern.size(), pattern) == 0)
-      best = k;
+// The patterns of some added tokens, each looked up by its first character.
+class Patterns {
+ public:
+  explicit Patterns(const std::vector<HfAddedToken>& tokens) {
+    for (std::size_t k = 0; k < tokens.size(); ++k) {
+      patterns_.push_back(decode_utf8(tokens[k].pattern));
+      if (!patterns_.back().empty()) by_first_[patterns_.back().front()].push_back(k);  // an empty one never matches
+    }
   }
-  return best;
-}
+  /// The index of the longest pattern that starts at text[at], if any.
+  std::optional<std::size_t> longest_at(const std::u32string& text, std::size_t at) const {
+    const auto it = by_first_.find(text[at]);
+    if (it == by_first_.end()) return std::nullopt;
+    std::optional<std::size_t> best;
+    for (const std::size_t k : it->second)
+      if ((!best || patterns_[k].size() > patterns_[*best].size()) && text.compare(at, patterns_[k].size(), patterns_[k]) == 0) best = k;
+    return best;
+  }
+  std::size_t size(std::size_t k) const { return patterns_[k].size(); }
+
+ private:
+  std::vector<std::u32string> patterns_;
+  std::unordered_map<char32_t, std::vector<std::size_t>> by_first_;
+};
 
 }  // namespace
 
 std::vector<AddedSection> split_at_added(const std::u32string& text, bool at_start, const std::vector<HfAddedToken>& tokens) {
   if (text.empty()) return {};  // no section (the library's one empty section yields no word)
   if (tokens.empty()) return {{text, std::nullopt, at_start}};
-  std::vector<std::u32string> patterns;
-  for (const HfAddedToken& token : tokens) patterns.push_back(decode_utf8(token.pattern));
+  const Patterns patterns(tokens);
   std::vector<AddedSection> out;
   const auto plain = [&](std::size_t from, std::size_t to) { out.push_back({text.substr(from, to - from), std::nullopt, at_start && from == 0}); };
   std::size_t taken = 0;  // the end of the last token kept (start_offset)
   for (std::size_t at = 0; at < text.size();) {
-    const std::optional<std::size_t> match = longest_at(text, at, patterns);
+    const std::optional<std::size_t> match = patterns.longest_at(text, at);
     if (!match) {
       ++at;
       continue;
     }
     const HfAddedToken* token = &tokens[*match];
-    std::size_t start = at, stop = at + patterns[*match].size();
+    std::size_t start = at, stop = at + patterns.size(*match);
     at = stop;  // the next match is looked for after this one, kept or not
     if (token->single_word) {
       const bool word_before = start > 0 && is_word(text[start - 1]);
