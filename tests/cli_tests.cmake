@@ -271,6 +271,23 @@ attnviz_bad_run(cli_format_twice "attnviz: error: .*--format.*svg is named twice
 attnviz_expect(cli_tokenize_json_only 0
   "^\\{\"tokens\":\\[[^]]*\\],\"token_ids\":\\[1,403,407,261,378\\],\"token_texts\":\\[\"<s>\",\" Once\",\" upon\",\" a\",\" time\"\\]\\}$"
   tokenize --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time")
+# Issue 37: tokenize on a Hugging Face folder whose tokenizer.json has an added token past the
+# model's 512 embeddings printed the ids without the warning dump gives for the same folder and
+# text; both now say it (require_tokenizer_fits), in the same words.
+set(ATTNVIZ_PAST_FOLDER ${ATTNVIZ_CLI_OUT}/past_embeddings)
+add_test(NAME cli_past_embeddings_folder
+         COMMAND ${CMAKE_COMMAND} -E copy_directory ${PROJECT_SOURCE_DIR}/tests/data/stories260k/hf-safetensors ${ATTNVIZ_PAST_FOLDER})
+add_test(NAME cli_past_embeddings_tokenizer
+         COMMAND ${CMAKE_COMMAND} -E copy ${ATTNVIZ_FIXTURES}/tokenizer_past_embeddings.json ${ATTNVIZ_PAST_FOLDER}/tokenizer.json)
+set(ATTNVIZ_PAST_WARNING "attnviz: warning: [^ ]*past_embeddings/tokenizer\\.json: 1 added token has an id past the 512 token embeddings of the model [^ ]*past_embeddings \\(0-511\\), so a text that spells one is refused: \"<big>\" 600")
+attnviz_expect(cli_tokenize_past_embeddings 0
+  "^\\{\"tokens\":\\[\"a\",\"b\"\\],\"token_ids\":\\[0,1\\],\"token_texts\":\\[\"a\",\"b\"\\]\\}[\r\n]+${ATTNVIZ_PAST_WARNING}$"
+  tokenize --model ${ATTNVIZ_PAST_FOLDER} --text "ab")
+attnviz_expect(cli_dump_past_embeddings 0 "^wrote [^\r\n]*\r?\n${ATTNVIZ_PAST_WARNING}$"
+  dump --model ${ATTNVIZ_PAST_FOLDER} --text "ab" -o ${ATTNVIZ_CLI_OUT}/past_embeddings.json)
+set_tests_properties(cli_past_embeddings_folder PROPERTIES FIXTURES_SETUP past_folder)
+set_tests_properties(cli_past_embeddings_tokenizer PROPERTIES FIXTURES_SETUP past_folder DEPENDS cli_past_embeddings_folder)
+set_tests_properties(cli_tokenize_past_embeddings cli_dump_past_embeddings PROPERTIES FIXTURES_REQUIRED past_folder)
 # Misspelt flags get the nearest flag of their command; an option before the command is said to be one.
 attnviz_expect(cli_misspelt_flag 109
   "^attnviz: error: dump: unknown option \"--modle\"@@ did you mean \"--model\"\\? \\(see attnviz dump --help\\)$"

@@ -205,8 +205,8 @@ TEST_CASE("safetensors folder: a --text token beyond the model's embedding names
   std::filesystem::copy_file(source + "/model.safetensors", dir.file("model.safetensors"));
   std::filesystem::copy_file(source + "/config.json", dir.file("config.json"));
   std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
-    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
-    "added_tokens": [{"id": 600, "content": "<big>", "special": false}]})";
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+    "added_tokens": [{"id": 600, "content": "<big>", "special": false, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false}]})";
   Options o = folder_dump(dir);
   o.text = "a<big>";
   const attnviz::test::RunResult r = attnviz::test::run_with(o);
@@ -353,7 +353,7 @@ TEST_CASE("safetensors folder: null stands for 'not set' where LlamaConfig's def
 TEST_CASE("safetensors folder: an eos_token_id that is not a token id is refused naming it", "[model][errors]") {
   TempDir dir;
   std::ofstream(dir.file("tokenizer.json"))
-      << R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false}})";
+      << R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true}})";
   Options o = folder_dump(dir);
   o.text = "a";
   for (const auto& [eos, message] : std::vector<std::pair<nlohmann::json, std::string>>{
@@ -526,7 +526,7 @@ void padded_folder(const TempDir& dir) {
   config.erase("eos_token_id");
   std::ofstream(dir.file("config.json")) << config.dump();
   std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2}, "merges": []},
-    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}, "decoder": {"type": "ByteLevel"}})";
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}, "decoder": {"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true}})";
 }
 
 nlohmann::json read_dump(const TempDir& dir) { return nlohmann::json::parse(attnviz::test::read_file(dir.file("dump.json"))); }
@@ -647,7 +647,7 @@ TEST_CASE("safetensors folder: a tokenizer.json with ids past the model's embedd
   TempDir dir;
   Options o = folder_dump(dir);
   o.text = "ab";
-  const std::string head = R"({"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}, )";
+  const std::string head = R"({"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}, )";
   const std::string expected_run = "the model " + dir.path().string() + " has 512 token embeddings (0-511): its tokenizer and its weights disagree\n";
   SECTION("pieces of /model/vocab past the table: refused, though the text does not use them") {
     folder_with_tokenizer(dir, head + R"("model": {"type": "BPE", "vocab": )" + dense_vocab(514) + R"(, "merges": []}})");
@@ -659,7 +659,7 @@ TEST_CASE("safetensors folder: a tokenizer.json with ids past the model's embedd
   }
   SECTION("a BOS the template adds to every text, past the table: refused") {
     folder_with_tokenizer(dir, head + R"("model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
-      "added_tokens": [{"id": 600, "content": "<s>", "special": true}],
+      "added_tokens": [{"id": 600, "content": "<s>", "special": true, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false}],
       "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
                          "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [600], "tokens": ["<s>"]}}}})");
     const attnviz::test::RunResult r = attnviz::test::run_with(o);
@@ -669,7 +669,7 @@ TEST_CASE("safetensors folder: a tokenizer.json with ids past the model's embedd
   }
   SECTION("added tokens past the table: a warning naming them, and the run goes on") {
     folder_with_tokenizer(dir, head + R"("model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
-      "added_tokens": [{"id": 512, "content": "<image_soft_token>", "special": true}, {"id": 2, "content": "<eos>", "special": true}]})");
+      "added_tokens": [{"id": 512, "content": "<image_soft_token>", "special": true, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false}, {"id": 2, "content": "<eos>", "special": true, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false}]})");
     const attnviz::test::RunResult r = attnviz::test::run_with(o);
     INFO(r.err);
     REQUIRE(r.code == 0);
@@ -742,8 +742,8 @@ TEST_CASE("tokenize: a tokenizer.json past the model's embeddings is named or re
   std::filesystem::copy_file(source + "/config.json", dir.file("config.json"));
   const auto write_tokenizer = [&](const std::string& vocab) {
     std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "BPE", "vocab": )" << vocab << R"(, "merges": []},
-      "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
-      "added_tokens": [{"id": 600, "content": "<big>", "special": false}]})";
+      "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+      "added_tokens": [{"id": 600, "content": "<big>", "special": false, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false}]})";
   };
   write_tokenizer(R"({"a": 0, "b": 1})");
   for (const std::string text : {"a", "a<big>"}) {

@@ -35,10 +35,11 @@ json byte_level_tokenizer() {
     vocab[merges[i].substr(0, space) + merges[i].substr(space + 1)] = 256 + i;
   }
   return {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}},
-          {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
-          {"added_tokens", json::array({{{"id", kEndOfText}, {"content", "<|endoftext|>"}, {"special", true}}})},
-          {"post_processor", {{"type", "ByteLevel"}}},
-          {"decoder", {{"type", "ByteLevel"}}}};
+          {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"added_tokens", json::array({{{"id", kEndOfText}, {"content", "<|endoftext|>"}, {"special", true}, {"single_word", false},
+                                  {"lstrip", false}, {"rstrip", false}, {"normalized", false}}})},
+          {"post_processor", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}}},
+          {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}}}};
 }
 
 // A one-layer LlamaForCausalLM (d_model 8, 2 heads, 260 tokens) with small made-up weights:

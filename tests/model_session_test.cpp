@@ -18,8 +18,8 @@ namespace {
 std::string folder_with_tokenizer(const TempDir& dir) {
   const std::string source = test_data_file("stories260k/hf-safetensors");
   for (const char* name : {"model.safetensors", "config.json"}) std::filesystem::copy_file(source + "/" + name, dir.file(name));
-  std::ofstream(dir.file("tokenizer.json")) << R"({"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
-    "model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}, "added_tokens": [{"id": 2, "content": "<s>", "special": true}],
+  std::ofstream(dir.file("tokenizer.json")) << R"({"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+    "model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}, "added_tokens": [{"id": 2, "content": "<s>", "special": true, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false}],
     "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
                        "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [2], "tokens": ["<s>"]}}}})";
   return dir.path().string();

@@ -72,7 +72,7 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   if (o.exact_matmul) loaded->set_quantized_matmul(false);
   const EncoderModel& model = *loaded;
   if (vocab && o.text && std::filesystem::is_directory(o.model, ec))
-    if (std::string past = check_tokenizer_fits(*vocab, model.config().n_vocab, o.model); !past.empty()) vocab->warnings.push_back(std::move(past));
+    require_tokenizer_fits(*vocab, model.config().n_vocab, o.model);
   if (vocab && o.text) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   const EncoderConfig& c = model.config();
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());

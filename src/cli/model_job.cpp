@@ -276,8 +276,7 @@ std::string tokenize_report(const Options& options, std::vector<std::string>& wa
   // A tokenizer.json with more ids than the model has embeddings: refused, or named, as
   // heatmaps --model refuses or names it (the ids it gives are of no use to the model).
   const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? hf_folder_vocab(options.model, warnings) : std::nullopt;
-  if (n_vocab)
-    if (std::string past = check_tokenizer_fits(vocab, *n_vocab, options.model); !past.empty()) vocab.warnings.push_back(std::move(past));
+  if (n_vocab) require_tokenizer_fits(vocab, *n_vocab, options.model);
   warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
   const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
   if (n_vocab) check_ids_in_model(options, &vocab, ids, *n_vocab);

@@ -100,8 +100,7 @@ LoadedDecoder load_decoder_model(const DecoderInput& o) {
       if (!fs::exists(tokenizer, ec))
         throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
       loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
-      if (std::string past = check_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model); !past.empty())
-        loaded.vocab->warnings.push_back(std::move(past));
+      require_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model);
     } else {
       loaded.names = hf_token_names(o.model, loaded.model->config().n_vocab);
     }

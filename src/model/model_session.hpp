@@ -37,7 +37,7 @@ struct LoadedDecoder {
 };
 
 /// Loads input.model: a Hugging Face folder (with its tokenizer.json when input.text is given,
-/// checked against the model's embeddings by check_tokenizer_fits, whose warning joins the
+/// checked against the model's embeddings by require_tokenizer_fits, whose warning joins the
 /// vocabulary's; else its token names) or a GGUF file (with its vocabulary when it has one).
 /// Throws UsageError naming --text for a folder without tokenizer.json, InputError as the readers.
 LoadedDecoder load_decoder_model(const DecoderInput& input);

@@ -1,7 +1,8 @@
 // The steps of a Hugging Face tokenizer.json that attnviz runs itself for the kinds llama.cpp's
 // tokenizers do not match exactly: the SentencePiece-style BPE of Llama 2, Mistral, TinyLlama
 // and Gemma (Vocabulary model "hf-bpe") and BERT's WordPiece ("hf-wordpiece"). Read by
-// hf_tokenizer, run by tokenizer_hf, following the tokenizers library (huggingface/tokenizers,
+// hf_tokenizer, run by tokenizer_hf (a byte-level BPE tokenizer.json keeps its normalizer and
+// added tokens here too, for tokenizer_bpe), following the tokenizers library (huggingface/tokenizers,
 // tokenizers/src: normalizers/, pre_tokenizers/, models/bpe/word.rs, models/wordpiece/mod.rs).
 #pragma once
 
@@ -32,6 +33,15 @@ struct HfPreTokenizerStep {
   bool split = true;                          ///< Metaspace: a word starts at every replacement
 };
 
+/// An added token as the library matches it (AddedToken, tokenizers/src/tokenizer/added_vocabulary.rs).
+struct HfAddedToken {
+  std::string pattern;  ///< what is looked for: the content, normalized for a token with "normalized": true
+  std::int32_t id = 0;
+  bool single_word = false;  ///< kept only with no word character (regex \w) next to it
+  bool lstrip = false;       ///< takes the white space before it
+  bool rstrip = false;       ///< takes the white space after it
+};
+
 /// What hf-bpe and hf-wordpiece tokenize by, besides the Vocabulary's pieces.
 struct HfPipeline {
   std::vector<HfNormalizerStep> normalizer;
@@ -47,9 +57,9 @@ struct HfPipeline {
   std::string continuing_subword_prefix = "##";
   std::size_t max_input_chars_per_word = 100;
   std::int32_t unk = -1;  ///< the unknown token's id; -1: none (a character without a piece is dropped, as the library does)
-  /// Added tokens matched in the raw text (normalized false) and in each run's normalized text
-  /// (normalized true), leftmost-longest, before anything else: piece -> id.
-  std::vector<std::pair<std::string, std::int32_t>> raw_added, normalized_added;
+  /// Added tokens matched in the raw text (normalized false) and in each section's normalized
+  /// text (normalized true, their content normalized too), before anything else (added_vocabulary).
+  std::vector<HfAddedToken> raw_added, normalized_added;
   /// The post-processor's template for one text: ids before and after it.
   std::vector<std::int32_t> prefix, suffix;
 };

@@ -7,10 +7,12 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
 #include "model/tokenizers/hf_tokenizer_kinds.hpp"
 #include "model/tokenizers/hf_tokenizer_parts.hpp"
+#include "model/tokenizers/tokenizer_hf.hpp"
 
 namespace attnviz {
 
@@ -67,11 +69,13 @@ std::string pre_tokenizer_name(const JsonSettings& t, bool ignore_merges) {
 }
 
 // /normalizer: none, or NFC (Qwen 2's), which tokenize applies before pre-tokenizing.
-bool normalizes_nfc(const JsonSettings& t) {
-  if (!optional_object(t, "/normalizer")) return false;
+std::vector<HfNormalizerStep> nfc_or_none(const JsonSettings& t) {
+  if (!optional_object(t, "/normalizer")) return {};
   const std::string type = t.text("/normalizer/type", "");
-  if (type == "NFC") return true;
-  throw InputError::unsupported_tokenizer(t.file(), "normalizer \"" + type + "\" (/normalizer)", "none, NFC");
+  if (type != "NFC") throw InputError::unsupported_tokenizer(t.file(), "normalizer \"" + type + "\" (/normalizer)", "none, NFC");
+  HfNormalizerStep nfc;
+  nfc.kind = HfNormalizerStep::Kind::Nfc;
+  return {nfc};
 }
 
 // The BPE model's options that change ids, each held to the value GPT-2's, LLaMA 3's and
@@ -180,6 +184,7 @@ std::optional<TemplateToken> template_bos(const JsonSettings& t, const std::stri
 Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   const json root = read_json_file(path);  // no memory budget: tokenizer.json files run to tens of MB
   const JsonSettings t(root, path);
+  require_library_accepts(t);
   const json* model = t.find("/model");
   if (!model || !model->is_object())
     throw InputError::bad_value(path, "/model", "the tokenizer model (an object)", model ? describe_json(*model) : "nothing");
@@ -195,14 +200,19 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   Vocabulary vocab;
   vocab.source = path;
   vocab.model = "gpt2";
-  vocab.normalize_nfc = normalizes_nfc(t);
+  vocab.hf.normalizer = nfc_or_none(t);
   const bool ignore_merges = t.flag("/model/ignore_merges", false, JsonNull::Absent);
   vocab.pre = pre_tokenizer_name(t, ignore_merges);
   if (vocab.pre.empty() && ignore_merges && !pre_tokenizer_name(t, false).empty())
     throw InputError::unsupported_tokenizer(path, "/model/ignore_merges true with this pre-tokenizer", "false");
   if (vocab.pre.empty())
     throw InputError::inconsistent(path, std::string("/pre_tokenizer: only ") + kSupportedPreTokenizers + " are supported; pass --token-ids");
-  read_vocab_table(t, vocab);
+  // The library splits every added token, special or not, out of the text first; a normalized
+  // one is looked for as the normalizer writes it.
+  vocab.hf_added_tokens = true;
+  set_added_patterns(t, read_vocab_table(t, vocab),
+                     [&vocab](const std::string& content) { return encode_utf8(hf_normalize(vocab.hf.normalizer, decode_utf8(content)).text); },
+                     vocab.hf, vocab.warnings);
   const json* merges = t.find("/model/merges");
   if (!merges || !merges->is_array()) throw InputError::missing_field(path, "/model/merges", "the BPE merges");
   for (const json& merge : *merges) {
@@ -213,7 +223,6 @@ Vocabulary vocabulary_from_tokenizer_json(const std::string& path) {
   }
   vocab.add_bos = false;
   vocab.add_space_prefix = false;
-  vocab.special_tokens_in_text = true;  // the library splits every added token out of the text first
   if (const auto bos = template_bos(t, "/post_processor")) {
     for (std::size_t id = 0; id < vocab.pieces.size(); ++id)
       if (vocab.pieces[id] == bos->piece) vocab.bos = static_cast<std::int32_t>(id);

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "model/tokenizers/hf_tokenizer_parts.hpp"
+#include "model/tokenizers/tokenizer_hf.hpp"
 
 namespace attnviz {
 
@@ -20,19 +22,11 @@ constexpr const char* kNormalizers = "Prepend, Replace of a String, NFC, NFD, NF
 constexpr const char* kPreTokenizers = "Metaspace, BertPreTokenizer, a Sequence of them";
 constexpr const char* kPostProcessors = "TemplateProcessing, BertProcessing, ByteLevel, a Sequence of them";
 
-// The steps at `pointer`: one object of kind `type`, or a Sequence of them under `list`.
-std::vector<std::string> step_pointers(const JsonSettings& t, const std::string& pointer, const std::string& list) {
-  if (!optional_object(t, pointer)) return {};
-  if (t.text(pointer + "/type", "") != "Sequence") return {pointer};
-  const json* steps = t.find(pointer + "/" + list);
-  if (!steps || !steps->is_array())
-    throw InputError::bad_value(t.file(), pointer + "/" + list, "a list of steps", steps ? describe_json(*steps) : "nothing");
-  std::vector<std::string> pointers;
-  for (std::size_t i = 0; i < steps->size(); ++i) {
-    const std::string at = pointer + "/" + list + "/" + std::to_string(i);
-    for (const std::string& inner : step_pointers(t, at, list)) pointers.push_back(inner);
-  }
-  return pointers;
+// A member the library's deserializer requires (no serde default): refused when absent.
+const json& required(const JsonSettings& t, const std::string& pointer, const std::string& what) {
+  const json* value = t.find(pointer);
+  if (!value) throw InputError::missing_field(t.file(), pointer, what + "; the tokenizers library refuses the file without it");
+  return *value;
 }
 
 HfNormalizerStep normalizer_step(const JsonSettings& t, const std::string& at) {
@@ -41,21 +35,25 @@ HfNormalizerStep normalizer_step(const JsonSettings& t, const std::string& at) {
   HfNormalizerStep step;
   if (type == "Prepend") {
     step.kind = Kind::Prepend;
-    step.content = t.text(at + "/prepend", "");
+    step.content = read_string(required(t, at + "/prepend", "the text put before"), t.file(), at + "/prepend");
   } else if (type == "Replace") {
     step.kind = Kind::Replace;
     if (t.find(at + "/pattern/Regex"))
       throw InputError::unsupported_tokenizer(t.file(), "a Regex pattern (" + at + "/pattern/Regex)", "a String pattern");
     if (!t.find(at + "/pattern/String")) throw InputError::missing_field(t.file(), at + "/pattern/String", "the text replaced");
     step.pattern = t.text(at + "/pattern/String", "");
-    step.content = t.text(at + "/content", "");
+    step.content = read_string(required(t, at + "/content", "what replaces the pattern"), t.file(), at + "/content");
   } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD" || type == "Lowercase") {
     step.kind = type == "NFC" ? Kind::Nfc : type == "NFD" ? Kind::Nfd : type == "NFKC" ? Kind::Nfkc : type == "NFKD" ? Kind::Nfkd : Kind::Lowercase;
   } else if (type == "BertNormalizer") {
     step.kind = Kind::Bert;
-    step.clean_text = t.flag(at + "/clean_text", true);
-    step.handle_chinese_chars = t.flag(at + "/handle_chinese_chars", true);
-    step.lowercase = t.flag(at + "/lowercase", true);
+    const auto option = [&](const char* name) {
+      const std::string pointer = at + "/" + name;
+      return read_bool(required(t, pointer, "true or false"), t.file(), pointer);
+    };
+    step.clean_text = option("clean_text");
+    step.handle_chinese_chars = option("handle_chinese_chars");
+    step.lowercase = option("lowercase");
     step.strip_accents = t.flag(at + "/strip_accents", step.lowercase, JsonNull::Absent);  // null: as lowercase
   } else {
     throw InputError::unsupported_tokenizer(t.file(), "normalizer \"" + type + "\" (" + at + ")", kNormalizers);
@@ -65,24 +63,10 @@ HfNormalizerStep normalizer_step(const JsonSettings& t, const std::string& at) {
 
 HfPreTokenizerStep pre_tokenizer_step(const JsonSettings& t, const std::string& at) {
   const std::string type = t.text(at + "/type", "");
+  if (type == "Metaspace") return metaspace_step(t, at);
+  if (type != "BertPreTokenizer") throw InputError::unsupported_tokenizer(t.file(), "pre-tokenizer \"" + type + "\" (" + at + ")", kPreTokenizers);
   HfPreTokenizerStep step;
-  if (type == "BertPreTokenizer") {
-    step.kind = HfPreTokenizerStep::Kind::Bert;
-    return step;
-  }
-  if (type != "Metaspace") throw InputError::unsupported_tokenizer(t.file(), "pre-tokenizer \"" + type + "\" (" + at + ")", kPreTokenizers);
-  step.kind = HfPreTokenizerStep::Kind::Metaspace;
-  step.replacement = t.text(at + "/replacement", step.replacement);
-  if (step.replacement.empty()) throw InputError::bad_value(t.file(), at + "/replacement", "a character", "\"\"");
-  step.split = t.flag(at + "/split", true);
-  // Files from before prepend_scheme say add_prefix_space (true: "always").
-  const bool legacy = t.flag(at + "/add_prefix_space", true);
-  const std::string scheme = t.text(at + "/prepend_scheme", legacy ? "always" : "never");
-  using Prepend = HfPreTokenizerStep::Prepend;
-  if (scheme == "always") step.prepend = Prepend::Always;
-  else if (scheme == "first") step.prepend = Prepend::First;
-  else if (scheme == "never") step.prepend = Prepend::Never;
-  else throw InputError::bad_value(t.file(), at + "/prepend_scheme", "\"always\", \"first\" or \"never\"", "\"" + scheme + "\"");
+  step.kind = HfPreTokenizerStep::Kind::Bert;
   return step;
 }
 
@@ -254,9 +238,10 @@ Vocabulary hf_pipeline_vocabulary(const JsonSettings& t) {
 
   std::unordered_map<std::string, std::int32_t> ids;  // /model/vocab's: what merges may name
   const std::vector<AddedToken> added = read_vocab_table(t, vocab, &ids);
-  // The library splits every added token out of the text first, special or not.
-  for (const AddedToken& token : added)
-    (token.normalized ? hf.normalized_added : hf.raw_added).emplace_back(token.content, static_cast<std::int32_t>(token.id));
+  // The library splits every added token out of the text first, special or not; a normalized
+  // one is looked for as the normalizer writes it.
+  const auto normalize = [&hf](const std::string& content) { return encode_utf8(hf_normalize(hf.normalizer, decode_utf8(content)).text); };
+  set_added_patterns(t, added, normalize, hf, vocab.warnings);
 
   const std::string unk = t.text("/model/unk_token", wordpiece ? "[UNK]" : "", JsonNull::Absent);
   if (!unk.empty()) {

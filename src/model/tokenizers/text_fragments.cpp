@@ -10,8 +10,7 @@ namespace {
 std::vector<std::int32_t> user_defined_by_length(const Vocabulary& vocab) {
   std::vector<std::int32_t> ids;
   for (std::size_t id = 0; id < vocab.types.size() && id < vocab.size(); ++id) {
-    const bool added = vocab.types[id] == TokenType::UserDefined || (vocab.special_tokens_in_text && vocab.types[id] == TokenType::Control);
-    if (added && !vocab.pieces[id].empty()) {
+    if (vocab.types[id] == TokenType::UserDefined && !vocab.pieces[id].empty()) {
       ids.push_back(static_cast<std::int32_t>(id));
     }
   }

@@ -1,7 +1,8 @@
-// The first step of every tokenizer: the text is cut around the vocabulary's user-defined
-// tokens, which stand for themselves wherever they occur (llama.cpp's tokenizer_st_partition
-// with parse_special off; Hugging Face's "added tokens"). Control tokens such as "<s>" are not
-// recognised in text, unless vocab.special_tokens_in_text (a tokenizer.json). Internal to model/.
+// The first step of llama.cpp's tokenizers on a GGUF's vocabulary: the text is cut around the
+// user-defined tokens, which stand for themselves wherever they occur (llama.cpp's
+// tokenizer_st_partition with parse_special off). Control tokens such as "<s>" are not
+// recognised in text. A tokenizer.json's added tokens are split by added_vocabulary instead.
+// Internal to model/.
 #pragma once
 
 #include <cstdint>

@@ -11,9 +11,11 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "model/tokenizers/added_vocabulary.hpp"
 #include "model/tokenizers/bpe_pre_tokenizer.hpp"
 #include "model/tokenizers/piece_index.hpp"
 #include "model/tokenizers/text_fragments.hpp"
+#include "model/tokenizers/tokenizer_hf.hpp"
 #include "model/tokenizers/utf8_chars.hpp"
 
 namespace attnviz {
@@ -166,16 +168,19 @@ void emit(const PieceIndex& index, std::string_view part, std::vector<std::int32
   }
 }
 
-// `text` (valid UTF-8) in Unicode Normalization Form C, as Hugging Face's NFC normalizer
-// gives it (utf8proc's canonical composition).
-std::string nfc(const std::string& text) {
-  utf8proc_uint8_t* composed = nullptr;
-  const utf8proc_ssize_t length = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                                               static_cast<utf8proc_ssize_t>(text.size()), &composed,
-                                               static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-  if (length < 0) throw std::runtime_error(std::string("utf8proc: ") + utf8proc_errmsg(length));
-  std::string out(reinterpret_cast<const char*>(composed), static_cast<std::size_t>(length));
-  std::free(composed);
+// The sections of `text`, each a run of text (valid UTF-8) or an added token's id: for a
+// tokenizer.json, its added tokens split out as the tokenizers library does, its normalizer
+// (NFC or none) applied; for a GGUF, its user-defined tokens split out as llama.cpp does, bytes
+// that are not UTF-8 read as U+FFFD.
+std::vector<std::pair<std::string, std::optional<std::int32_t>>> sections(const Vocabulary& vocab, std::string_view text) {
+  std::vector<std::pair<std::string, std::optional<std::int32_t>>> out;
+  if (vocab.hf_added_tokens) {
+    const auto normalize = [&vocab](const std::u32string& raw) { return hf_normalize(vocab.hf.normalizer, raw); };
+    for (const AddedSection& section : extract_added(vocab.hf, text, normalize)) out.emplace_back(encode_utf8(section.text), section.token);
+    return out;
+  }
+  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text))
+    out.emplace_back(fragment.token ? std::string(fragment.text) : encode_utf8(decode_utf8(fragment.text)), fragment.token);
   return out;
 }
 
@@ -214,14 +219,12 @@ std::vector<std::int32_t> tokenize_bpe(const Vocabulary& vocab, std::string_view
   if (add_special && vocab.add_bos && vocab.bos) ids.push_back(*vocab.bos);
   const PieceIndex index(vocab);
   const MergeRanks ranks(vocab.merges);
-  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text)) {
-    if (fragment.token) {
-      ids.push_back(*fragment.token);
+  for (const auto& [section, token] : sections(vocab, text)) {
+    if (token) {
+      ids.push_back(*token);
       continue;
     }
-    std::string valid_text = encode_utf8(decode_utf8(fragment.text));  // bad bytes -> U+FFFD
-    if (vocab.normalize_nfc) valid_text = nfc(valid_text);
-    for (const std::string& word : split_words(valid_text, pre_tokenizer)) {
+    for (const std::string& word : split_words(section, pre_tokenizer)) {
       const std::string encoded = byte_encode(word);
       const std::optional<std::int32_t> whole = pre_tokenizer.ignore_merges ? index.find(encoded) : std::nullopt;
       if (whole) {

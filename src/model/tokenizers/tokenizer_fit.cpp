@@ -61,4 +61,8 @@ std::string check_tokenizer_fits(const Vocabulary& vocab, long n_vocab, const st
          " token embeddings of the model " + model + " " + id_range(n_vocab) + ", so a text that spells one is refused: " + added;
 }
 
+void require_tokenizer_fits(Vocabulary& vocab, long n_vocab, const std::string& model) {
+  if (std::string past = check_tokenizer_fits(vocab, n_vocab, model); !past.empty()) vocab.warnings.push_back(std::move(past));
+}
+
 }  // namespace attnviz

@@ -22,4 +22,10 @@ namespace attnviz {
 ///    has "<image_soft_token>" at 262144 beside 262144 embeddings. "" when everything fits.
 std::string check_tokenizer_fits(const Vocabulary& vocab, long n_vocab, const std::string& model);
 
+/// check_tokenizer_fits, its warning (if any) added to vocab.warnings, which the commands print
+/// with the vocabulary's own: what every command that reads a Hugging Face folder's
+/// tokenizer.json beside its model calls (dump, heatmaps, compare, attribute, explain, census,
+/// tokenize), so that each says the same. Throws as check_tokenizer_fits.
+void require_tokenizer_fits(Vocabulary& vocab, long n_vocab, const std::string& model);
+
 }  // namespace attnviz

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "model/tokenizers/added_vocabulary.hpp"
 
 namespace attnviz {
 
@@ -84,12 +85,15 @@ std::u32string lowercase(const std::u32string& text) {
 
 // BertNormalizer::normalize (tokenizers/src/normalizers/bert.rs): clean_text, handle_chinese_chars,
 // strip_accents (NFD, then nonspacing marks dropped), lowercase, in that order.
-std::u32string bert_normalize(const HfNormalizerStep& step, std::u32string text) {
+std::u32string bert_normalize(const HfNormalizerStep& step, std::u32string text, bool& keeps_start) {
   if (step.clean_text) {
     std::u32string clean;
     for (const char32_t c : text) {
       const bool white = c == '\t' || c == '\n' || c == '\r' || is_white_space(c);
-      if (c == 0 || c == kReplacementCharacter || (!white && is_other(c))) continue;
+      if (c == 0 || c == kReplacementCharacter || (!white && is_other(c))) {
+        if (clean.empty()) keeps_start = false;
+        continue;
+      }
       clean += white ? U' ' : c;
     }
     text = std::move(clean);
@@ -101,8 +105,10 @@ std::u32string bert_normalize(const HfNormalizerStep& step, std::u32string text)
   }
   if (step.strip_accents) {
     std::u32string stripped;
-    for (const char32_t c : normalization_form(text, UTF8PROC_DECOMPOSE))
+    for (const char32_t c : normalization_form(text, UTF8PROC_DECOMPOSE)) {
       if (category_of(c) != UTF8PROC_CATEGORY_MN) stripped += c;
+      else if (stripped.empty()) keeps_start = false;
+    }
     text = std::move(stripped);
   }
   return step.lowercase ? lowercase(text) : text;
@@ -117,47 +123,6 @@ std::u32string replace_all(const std::u32string& text, const std::u32string& pat
     from = at + pattern.size();
   }
   return out.append(text, from, std::u32string::npos);
-}
-
-// --- Added tokens: the library's AddedVocabulary splits them out first, leftmost-longest.
-
-struct Run {
-  std::u32string text;
-  std::optional<std::int32_t> token;  // an added token
-  bool at_start = false;              // the run begins the input (Metaspace's prepend_scheme "first")
-};
-
-// `runs` with every plain run split at the `tokens` it holds (the leftmost match, the longest
-// of those starting there).
-std::vector<Run> split_added(const std::vector<Run>& runs, const std::vector<std::pair<std::u32string, std::int32_t>>& tokens) {
-  if (tokens.empty()) return runs;
-  std::vector<Run> out;
-  for (const Run& run : runs) {
-    if (run.token) {
-      out.push_back(run);
-      continue;
-    }
-    std::size_t from = 0;
-    for (std::size_t i = 0; i < run.text.size(); ++i) {
-      const std::pair<std::u32string, std::int32_t>* best = nullptr;
-      for (const auto& token : tokens)
-        if (!token.first.empty() && run.text.compare(i, token.first.size(), token.first) == 0 && (!best || token.first.size() > best->first.size()))
-          best = &token;
-      if (!best) continue;
-      if (i > from) out.push_back({run.text.substr(from, i - from), std::nullopt, run.at_start && from == 0});
-      out.push_back({best->first, best->second, false});
-      from = i + best->first.size();
-      i = from - 1;
-    }
-    if (from < run.text.size()) out.push_back({run.text.substr(from), std::nullopt, run.at_start && from == 0});
-  }
-  return out;
-}
-
-std::vector<std::pair<std::u32string, std::int32_t>> decoded(const std::vector<std::pair<std::string, std::int32_t>>& tokens) {
-  std::vector<std::pair<std::u32string, std::int32_t>> out;
-  for (const auto& [piece, id] : tokens) out.emplace_back(decode_utf8(piece), id);
-  return out;
 }
 
 // --- Pre-tokenizers: each splits every word into words.
@@ -366,23 +331,30 @@ void wordpiece_word(const Vocabulary& vocab, const PieceIds& pieces, const std::
 
 }  // namespace
 
-std::u32string hf_normalize(const std::vector<HfNormalizerStep>& steps, std::u32string text) {
+NormalizedText hf_normalize(const std::vector<HfNormalizerStep>& steps, std::u32string text) {
   using Kind = HfNormalizerStep::Kind;
+  bool keeps_start = true;
   for (const HfNormalizerStep& step : steps) {
     switch (step.kind) {
       case Kind::Prepend:
         if (!text.empty()) text = decode_utf8(step.content) + text;
         break;
-      case Kind::Replace: text = replace_all(text, decode_utf8(step.pattern), decode_utf8(step.content)); break;
+      case Kind::Replace: {
+        // A match at the start replaced by nothing deletes the first character.
+        const std::u32string pattern = decode_utf8(step.pattern);
+        if (step.content.empty() && !pattern.empty() && text.compare(0, pattern.size(), pattern) == 0) keeps_start = false;
+        text = replace_all(text, pattern, decode_utf8(step.content));
+        break;
+      }
       case Kind::Nfc: text = normalization_form(text, UTF8PROC_COMPOSE); break;
       case Kind::Nfd: text = normalization_form(text, UTF8PROC_DECOMPOSE); break;
       case Kind::Nfkc: text = normalization_form(text, UTF8PROC_COMPOSE | UTF8PROC_COMPAT); break;
       case Kind::Nfkd: text = normalization_form(text, UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT); break;
       case Kind::Lowercase: text = lowercase(text); break;
-      case Kind::Bert: text = bert_normalize(step, std::move(text)); break;
+      case Kind::Bert: text = bert_normalize(step, std::move(text), keeps_start); break;
     }
   }
-  return text;
+  return {std::move(text), keeps_start};
 }
 
 std::vector<std::int32_t> tokenize_hf(const Vocabulary& vocab, std::string_view text, bool add_special) {
@@ -391,21 +363,15 @@ std::vector<std::int32_t> tokenize_hf(const Vocabulary& vocab, std::string_view 
   const bool wordpiece = vocab.model == "hf-wordpiece";
   Ids ids;
   if (add_special) ids = hf.prefix;
-  const std::vector<std::pair<std::u32string, std::int32_t>> normalized_added = decoded(hf.normalized_added);
-  for (const Run& raw : split_added({{decode_utf8(text), std::nullopt, true}}, decoded(hf.raw_added))) {
-    if (raw.token) {
-      ids.push_back(*raw.token);
+  const auto normalize = [&hf](const std::u32string& raw) { return hf_normalize(hf.normalizer, raw); };
+  for (const AddedSection& section : extract_added(hf, text, normalize)) {
+    if (section.token) {
+      ids.push_back(*section.token);
       continue;
     }
-    for (const Run& run : split_added({{hf_normalize(hf.normalizer, raw.text), std::nullopt, raw.at_start}}, normalized_added)) {
-      if (run.token) {
-        ids.push_back(*run.token);
-        continue;
-      }
-      for (const Word& word : pre_tokenize(hf.pre_tokenizer, {run.text, run.at_start})) {
-        if (wordpiece) wordpiece_word(vocab, pieces, word.text, ids);
-        else bpe_word(vocab, pieces, word.text, ids);
-      }
+    for (const Word& word : pre_tokenize(hf.pre_tokenizer, {section.text, section.at_start})) {
+      if (wordpiece) wordpiece_word(vocab, pieces, word.text, ids);
+      else bpe_word(vocab, pieces, word.text, ids);
     }
   }
   if (add_special) ids.insert(ids.end(), hf.suffix.begin(), hf.suffix.end());

@@ -40,11 +40,11 @@ struct Vocabulary {
   bool add_space_prefix = true;       ///< tokenizer.ggml.add_space_prefix (llama default true)
   bool lowercase = true;              ///< bert: tokenizer.ggml.normalizer.lowercase
   bool strip_accents = true;          ///< bert: tokenizer.ggml.normalizer.strip_accents
-  bool normalize_nfc = false;         ///< gpt2: text is put in Unicode NFC before pre-tokenizing
-                                      ///< (a tokenizer.json NFC normalizer, as Qwen 2's; GGUF has none)
-  HfPipeline hf;                      ///< "hf-bpe", "hf-wordpiece": the tokenizer.json steps (hf_tokenizer)
-  bool special_tokens_in_text = false;  ///< control tokens written in the text are split out as user-defined
-                                        ///< ones are (a tokenizer.json: the tokenizers library's default)
+  HfPipeline hf;                      ///< "hf-bpe", "hf-wordpiece": the tokenizer.json steps (hf_tokenizer);
+                                      ///< "gpt2" from a tokenizer.json: its added tokens and normalizer
+  bool hf_added_tokens = false;       ///< gpt2: a tokenizer.json's, whose added tokens (vocab.hf, special ones
+                                      ///< too) are split out and its normalizer (NFC, as Qwen 2's, or none)
+                                      ///< applied as the tokenizers library does (added_vocabulary)
   std::string source;                 ///< the file it was read from, for messages ("" if built in code)
   /// What the file leaves out or holds that the tokens may suffer from (a gpt2 file without
   /// tokenizer.ggml.pre, empty pieces), one line each naming the file; the CLI prints them
