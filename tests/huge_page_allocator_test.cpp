@@ -31,7 +31,7 @@ TEST_CASE("huge page allocator: a large block is 2 MiB-aligned and reused once f
   allocator.deallocate(again, bytes + 1000);
 }
 
-TEST_CASE("huge page allocator: a kept block serves a smaller one; a larger one releases it first", "[core]") {
+TEST_CASE("huge page allocator: a kept block serves a smaller one, and a larger one releases it first", "[core]") {
   if (!attnviz::transparent_huge_pages_available()) {
     SUCCEED("no transparent huge pages on this machine: the heap serves every block");
     return;
