@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference_forward import read_gguf  # noqa: E402
+from reference_forward import gelu as decoder_gelu, read_gguf  # noqa: E402
 
 
 def layer_norm(x, gain, bias, eps):
@@ -29,16 +29,9 @@ def layer_norm(x, gain, bias, eps):
 
 
 def gelu(x, kind):
-    if kind == "ggml":
-        # x rounded to float16; the entry: the tanh GELU of that float16 value in float32, rounded to
-        # float16; 0 below -10 and x above 10.
-        h = x.astype(np.float32).astype(np.float16).astype(np.float32)
-        c, a = np.float32(math.sqrt(2.0 / math.pi)), np.float32(0.044715)
-        entry = (np.float32(0.5) * h * (np.float32(1) + np.tanh(c * h * (np.float32(1) + a * h * h)))).astype(np.float16)
-        return np.where(x <= -10, 0.0, np.where(x >= 10, x, entry.astype(np.float64)))
     if kind == "erf":
         return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return decoder_gelu(x, kind)  # "ggml": llama.cpp's float16 table; otherwise the tanh formula
 
 
 def forward(meta, t, ids, types, gelu_kind):

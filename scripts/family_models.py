@@ -262,13 +262,14 @@ def hf_config(name, s):
     return c
 
 
-def write_safetensors(path, tensors):
-    header, offset = {}, 0
-    blobs = []
-    for key in sorted(tensors):
-        data = np.asarray(tensors[key], dtype=np.float32)
-        raw = data.tobytes()
-        header[key] = {"dtype": "F32", "shape": list(data.shape), "data_offsets": [offset, offset + len(raw)]}
+def write_safetensors(path, tensors, metadata=None):
+    """As safetensors' serialize_file: {["__metadata__": …,] name: {dtype, shape, data_offsets}…}, F32."""
+    header, blobs, offset = {}, [], 0
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name in sorted(tensors):
+        raw = np.ascontiguousarray(tensors[name], dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(np.shape(tensors[name])), "data_offsets": [offset, offset + len(raw)]}
         blobs.append(raw)
         offset += len(raw)
     text = json.dumps(header, separators=(",", ":")).encode()

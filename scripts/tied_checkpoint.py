@@ -30,6 +30,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from family_models import write_safetensors  # noqa: E402  (the same layout, with __metadata__)
+
 DECODERS = ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Gemma2ForCausalLM",
             "Gemma3ForCausalLM", "Phi3ForCausalLM")
 
@@ -48,22 +51,6 @@ def read_safetensors(path):
         begin, end = info["data_offsets"]
         tensors[name] = np.frombuffer(data[begin:end], dtype="<f4").reshape(info["shape"])
     return tensors
-
-
-def write_safetensors(path, tensors, metadata):
-    """As safetensors' serialize_file: {"__metadata__": …, name: {dtype, shape, data_offsets}…}."""
-    header, blobs, offset = {}, [], 0
-    if metadata is not None:
-        header["__metadata__"] = metadata
-    for name in sorted(tensors):
-        raw = np.ascontiguousarray(tensors[name], dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 def tied_model(config, tensors):
