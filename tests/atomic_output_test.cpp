@@ -4,6 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -128,4 +132,25 @@ TEST_CASE("atomic output: a set written ahead hands its files on when moved", "[
   moved.commit();
   CHECK(attnviz::test::read_file(dir.file("out/a.png")) == "a");
   CHECK(attnviz::test::snapshot(dir.path()).size() == 2);
+}
+
+// Found on reading the change: a committed set left the folders it made in the signal handler's
+// list, so a SIGINT later in the same process removed a committed folder that was still empty.
+TEST_CASE("atomic output: after commit a signal removes none of the set's folders", "[io]") {
+  attnviz::test::TempDir dir;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    OutputSet files;
+    files.create_directory(dir.file("made/empty"));  // committed, and empty: rmdir would take it
+    files.add(dir.file("other/a.txt"), std::string("a"));
+    files.commit();
+    raise(SIGINT);  // the handler removes what is still pending, then dies of the signal
+    _exit(3);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(std::filesystem::is_directory(dir.file("made/empty")));
+  CHECK(attnviz::test::read_file(dir.file("other/a.txt")) == "a");
 }

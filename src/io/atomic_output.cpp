@@ -21,30 +21,44 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Temporaries that exist right now, for the signal handler. A fixed array of fixed buffers:
-// the handler may only use async-signal-safe calls (unlink, _exit), no allocation.
-constexpr int kMaxPendingTemporaries = 4096;
 constexpr std::size_t kMaxPathBytes = 4096;
-char g_pending[kMaxPendingTemporaries][kMaxPathBytes];
-std::atomic<int> g_pending_count{0};
 
-// Folders made for temporaries (a model run writes each layer's pictures ahead, issue 38).
-constexpr int kMaxPendingFolders = 1024;
-char g_pending_folders[kMaxPendingFolders][kMaxPathBytes];
-std::atomic<int> g_pending_folder_count{0};
+// Paths for the signal handler to remove: a fixed array of fixed buffers, since the handler may
+// only use async-signal-safe calls (unlink, rmdir), no allocation. A set adds its paths and later
+// forgets them from its first slot on (sets write one after another, so theirs are the last).
+template <int kCapacity>
+struct PendingPaths {
+  char paths[kCapacity][kMaxPathBytes];
+  std::atomic<int> count{0};
+
+  // Returns the slot used (or the list's length when it is full or the path too long).
+  int add(const std::string& path) {
+    const int slot = count.load();
+    if (slot >= kCapacity || path.size() >= kMaxPathBytes) return slot;
+    std::memcpy(paths[slot], path.c_str(), path.size() + 1);
+    count.store(slot + 1);
+    return slot;
+  }
+  void forget_from(int slot) {
+    if (slot >= 0 && slot < count.load()) count.store(slot);
+  }
+};
+
+PendingPaths<4096> g_temporaries;  // temporaries that exist right now
+PendingPaths<1024> g_folders;      // folders made for them (a model run writes ahead, issue 38)
 
 extern "C" void remove_temporaries_and_exit(int signal_number) {
-  const int n = g_pending_count.load();
+  const int n = g_temporaries.count.load();
   for (int i = 0; i < n; ++i) {
-    if (g_pending[i][0] != '\0') unlink(g_pending[i]);
+    if (g_temporaries.paths[i][0] != '\0') unlink(g_temporaries.paths[i]);
   }
   // A folder goes once its children have: one pass per level (rmdir fails on the others).
-  const int folders = g_pending_folder_count.load();
+  const int folders = g_folders.count.load();
   for (bool removed = true; removed;) {
     removed = false;
     for (int i = 0; i < folders; ++i)
-      if (g_pending_folders[i][0] != '\0' && rmdir(g_pending_folders[i]) == 0) {
-        g_pending_folders[i][0] = '\0';
+      if (g_folders.paths[i][0] != '\0' && rmdir(g_folders.paths[i]) == 0) {
+        g_folders.paths[i][0] = '\0';
         removed = true;
       }
   }
@@ -60,34 +74,6 @@ void install_handlers_once() {
     return true;
   }();
   (void)installed;
-}
-
-// Returns the slot used (or the list's length when it is full).
-int register_temporary(const std::string& path) {
-  const int slot = g_pending_count.load();
-  if (slot >= kMaxPendingTemporaries || path.size() >= kMaxPathBytes) return slot;
-  std::memcpy(g_pending[slot], path.c_str(), path.size() + 1);
-  g_pending_count.store(slot + 1);
-  return slot;
-}
-
-// Returns the slot used, as register_temporary does.
-int register_folder(const std::string& path) {
-  const int slot = g_pending_folder_count.load();
-  if (slot >= kMaxPendingFolders || path.size() >= kMaxPathBytes) return slot;
-  std::memcpy(g_pending_folders[slot], path.c_str(), path.size() + 1);
-  g_pending_folder_count.store(slot + 1);
-  return slot;
-}
-
-void forget_folders(int from) {
-  if (from >= 0 && from < g_pending_folder_count.load()) g_pending_folder_count.store(from);
-}
-
-// Forgets the temporaries from slot `from` on (a set forgets its own, which are the last ones
-// registered: sets write one after another).
-void forget_temporaries(int from) {
-  if (from >= 0 && from < g_pending_count.load()) g_pending_count.store(from);
 }
 
 std::string temporary_name(const std::string& path, std::size_t index) {
@@ -225,17 +211,21 @@ OutputSet& OutputSet::operator=(OutputSet&& other) noexcept {
   return *this;
 }
 
+void OutputSet::forget_written() noexcept {
+  g_temporaries.forget_from(registered_from_);
+  g_folders.forget_from(folders_registered_from_);
+  temporaries_.clear();
+  created_.clear();
+  registered_from_ = folders_registered_from_ = -1;
+}
+
 void OutputSet::remove_written() noexcept {
   for (const std::string& t : temporaries_) ::unlink(t.c_str());
-  forget_temporaries(registered_from_);
-  forget_folders(folders_registered_from_);
   std::error_code ec;
   std::sort(created_.begin(), created_.end(),  // deepest first; remove() takes only empty folders
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const std::string& folder : created_) fs::remove(folder, ec);
-  temporaries_.clear();
-  created_.clear();
-  registered_from_ = folders_registered_from_ = -1;
+  forget_written();
 }
 
 // Writes the temporaries of the files not yet written (and creates their folders).
@@ -254,12 +244,12 @@ void OutputSet::write_temporaries() {
   }
   for (const fs::path& folder : created) {
     created_.push_back(folder.string());
-    const int slot = register_folder(created_.back());
+    const int slot = g_folders.add(created_.back());
     if (folders_registered_from_ < 0) folders_registered_from_ = slot;
   }
   for (std::size_t i = temporaries_.size(); i < paths_.size(); ++i) {
     temporaries_.push_back(temporary_name(paths_[i], i));
-    const int slot = register_temporary(temporaries_.back());
+    const int slot = g_temporaries.add(temporaries_.back());
     if (registered_from_ < 0) registered_from_ = slot;
     write_whole_file(temporaries_.back(), contents_[i], paths_[i]);
     contents_[i] = {};  // on disk now: its memory serves the next layer
@@ -291,10 +281,7 @@ void OutputSet::commit() {
     remove_written();
     throw;
   }
-  forget_temporaries(registered_from_);
-  temporaries_.clear();
-  created_.clear();
-  registered_from_ = folders_registered_from_ = -1;
+  forget_written();  // in place now: neither a later failure nor a signal may remove them
 }
 
 }  // namespace attnviz

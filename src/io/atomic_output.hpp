@@ -88,7 +88,8 @@ class OutputSet {
   int folders_registered_from_ = -1;  // the same for its folders
 
   void write_temporaries();
-  void remove_written() noexcept;
+  void forget_written() noexcept;  // drops what was written ahead from this set and the signal handler's lists
+  void remove_written() noexcept;  // removes it from disk, then forgets it
 };
 
 }  // namespace attnviz
