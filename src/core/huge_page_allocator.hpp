@@ -24,6 +24,10 @@ void* allocate_huge_page_block(std::size_t bytes);
 /// that fits in it (up to 64 MiB of blocks in all), otherwise returned to the kernel.
 void free_huge_page_block(void* block, std::size_t bytes) noexcept;
 
+/// Whether this process maps large blocks on transparent huge pages (Linux with THP "always" or
+/// "madvise"); read once from /sys/kernel/mm/transparent_hugepage/enabled.
+bool transparent_huge_pages_available() noexcept;
+
 /// Bytes of freed blocks kept for reuse now (for tests and measurements).
 std::size_t huge_page_bytes_kept() noexcept;
 
@@ -46,28 +50,16 @@ struct HugePageAllocator {
   }
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
-    if (bytes >= kHugePageBlockBytes && huge_pages_available())
+    if (bytes >= kHugePageBlockBytes && transparent_huge_pages_available())
       free_huge_page_block(p, bytes);
     else
       ::operator delete(p);
   }
-
-  /// Whether allocate_huge_page_block maps blocks (read once per process).
-  static bool huge_pages_available() noexcept;
 
   template <class U>
   friend bool operator==(const HugePageAllocator&, const HugePageAllocator<U>&) noexcept {
     return true;
   }
 };
-
-/// Whether this process maps large blocks on transparent huge pages (Linux with THP "always" or
-/// "madvise"); read once from /sys/kernel/mm/transparent_hugepage/enabled.
-bool transparent_huge_pages_available() noexcept;
-
-template <class T>
-bool HugePageAllocator<T>::huge_pages_available() noexcept {
-  return transparent_huge_pages_available();
-}
 
 }  // namespace attnviz

@@ -19,7 +19,9 @@ int png_workers(int threads, std::size_t n_jobs) {
 
 std::vector<RenderedPng> render_pngs(const std::vector<PngJob>& jobs, const FontSet& fonts,
                                      int threads) {
-  if (jobs.size() > 1) keep_freed_memory_in_heap();  // each raster, freed, serves the next picture
+  // Each picture's drawn cells and small rasters, freed, serve the next (rasters of 1 MiB or more
+  // are kept by core/huge_page_allocator).
+  if (jobs.size() > 1) keep_freed_memory_in_heap();
   std::vector<RenderedPng> results(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
   std::atomic<std::size_t> next_job{0};
