@@ -133,7 +133,7 @@ TEST_CASE("ggml types: unsupported and unknown ids are refused by name", "[ggml]
   };
   const Expected table[] = {
       {GgmlType::Q8_1, "q8_1"},       {GgmlType::Q8_K, "q8_K"},     {GgmlType::IQ2_XXS, "iq2_xxs"},
-      {GgmlType::IQ4_NL, "iq4_nl"},   {GgmlType::IQ1_M, "iq1_m"},   {GgmlType::I8, "i8"},
+      {GgmlType::IQ3_S, "iq3_s"},     {GgmlType::IQ1_M, "iq1_m"},   {GgmlType::I8, "i8"},
       {GgmlType::F64, "f64"},         {GgmlType::TQ1_0, "tq1_0"},   {GgmlType::TQ2_0, "tq2_0"},
   };
   for (const Expected& e : table) {

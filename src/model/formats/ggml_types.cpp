@@ -156,6 +156,30 @@ struct BlockQ6_K {
 };
 static_assert(sizeof(BlockQ6_K) == 210);
 
+// block_iq4_nl, 18 bytes: d (fp16) @0 | qs[16] @2. Each nibble indexes kvalues_iq4nl; element j
+// is the low nibble of qs[j], element j+16 the high one; value d·kvalues[nibble].
+struct BlockIq4Nl {
+  static constexpr int kElements = kQk;
+  std::uint16_t d;
+  std::uint8_t qs[kQk / 2];
+};
+static_assert(sizeof(BlockIq4Nl) == 18);
+
+// block_iq4_xs, 136 bytes: d (fp16) @0 | scales_h (u16) @2 | scales_l[4] @4 | qs[128] @8. Sub-block
+// ib of 32 has the 6-bit scale ls = low nibble ib of scales_l | 2 bits ib of scales_h << 4; its
+// values d·(ls − 32)·kvalues[nibble], nibbles laid out as iq4_nl's per 16 bytes.
+struct BlockIq4Xs {
+  static constexpr int kElements = kQkK;
+  std::uint16_t d;
+  std::uint16_t scales_h;
+  std::uint8_t scales_l[kQkK / 64];
+  std::uint8_t qs[kQkK / 2];
+};
+static_assert(sizeof(BlockIq4Xs) == 136);
+
+// ggml-common.h's kvalues_iq4nl.
+constexpr std::int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
 // ---------------------------------------------------------------------------------------------
 // One decoder per block type (ggml-quants.c, dequantize_row_<type>).
 
@@ -324,6 +348,27 @@ void decode_q6_K(const BlockQ6_K& x, float* y) {
   }
 }
 
+void decode_iq4_nl(const BlockIq4Nl& x, float* y) {
+  const float d = half_to_float(x.d);
+  for (int j = 0; j < kQk / 2; ++j) {
+    y[j] = d * kIq4nlValues[x.qs[j] & 0xF];
+    y[j + kQk / 2] = d * kIq4nlValues[x.qs[j] >> 4];
+  }
+}
+
+void decode_iq4_xs(const BlockIq4Xs& x, float* y) {
+  const float d = half_to_float(x.d);
+  const std::uint8_t* qs = x.qs;
+  for (int ib = 0; ib < kQkK / 32; ++ib, y += 32, qs += 16) {
+    const int ls = ((x.scales_l[ib / 2] >> 4 * (ib % 2)) & 0xf) | (((x.scales_h >> 2 * ib) & 3) << 4);
+    const float dl = d * (ls - 32);
+    for (int j = 0; j < 16; ++j) {
+      y[j] = dl * kIq4nlValues[qs[j] & 0xf];
+      y[j + 16] = dl * kIq4nlValues[qs[j] >> 4];
+    }
+  }
+}
+
 // Decodes n / Block::kElements consecutive blocks with `decode_block`.
 template <typename Block>
 void decode_blocks(const std::uint8_t* src, float* dst, std::int64_t n,
@@ -369,10 +414,10 @@ TypeTraits traits(std::uint32_t id) {
     case GgmlType::IQ2_XS: return {"iq2_xs", 0, 0};
     case GgmlType::IQ3_XXS: return {"iq3_xxs", 0, 0};
     case GgmlType::IQ1_S: return {"iq1_s", 0, 0};
-    case GgmlType::IQ4_NL: return {"iq4_nl", 0, 0};
+    case GgmlType::IQ4_NL: return block_traits<BlockIq4Nl>("iq4_nl");
     case GgmlType::IQ3_S: return {"iq3_s", 0, 0};
     case GgmlType::IQ2_S: return {"iq2_s", 0, 0};
-    case GgmlType::IQ4_XS: return {"iq4_xs", 0, 0};
+    case GgmlType::IQ4_XS: return block_traits<BlockIq4Xs>("iq4_xs");
     case GgmlType::I8: return {"i8", 0, 0};
     case GgmlType::I16: return {"i16", 0, 0};
     case GgmlType::I32: return {"i32", 0, 0};
@@ -428,6 +473,8 @@ void dequantize_row(GgmlType type, const std::uint8_t* src, float* dst, std::int
     case GgmlType::Q4_K: return decode_blocks(src, dst, n, decode_q4_K);
     case GgmlType::Q5_K: return decode_blocks(src, dst, n, decode_q5_K);
     case GgmlType::Q6_K: return decode_blocks(src, dst, n, decode_q6_K);
+    case GgmlType::IQ4_NL: return decode_blocks(src, dst, n, decode_iq4_nl);
+    case GgmlType::IQ4_XS: return decode_blocks(src, dst, n, decode_iq4_xs);
     default:
       assert(false && "dequantize_row: unsupported type (the GGUF reader refuses it)");
       return;
