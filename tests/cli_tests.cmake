@@ -472,15 +472,16 @@ attnviz_bad_run(cli_attribute_decoder_target_tokens "attnviz: error: --target-to
 attnviz_bad_run(cli_compare_model_alti
   "attnviz: error: --measure: alti has one map per layer \\(every head and the residual mixed\\), no heads to compare or census; draw every layer with heatmaps --model .* --measure alti, or compare two layers' files from dump --model .* --measure alti --layers 2"
   compare --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --measure alti --heads L0H1,L1H2 -o ${ATTNVIZ_CLI_OUT}/never_written.png)
-# A GGUF file's Q8_0 weights multiply as llama.cpp's do (activations rounded to Q8_0) unless
-# --exact-matmul; the dump's model block says which (docs/models.md "Q8_0 products").
+# A GGUF file's quantized weights multiply as llama.cpp's do (activations rounded to Q8_0 here)
+# unless --exact-matmul; the dump's model block says which, per weight type (docs/models.md
+# "Quantized products").
 foreach(mode default exact)
   if(mode STREQUAL "exact")
     set(flag "--exact-matmul")
-    set(expected "float32")
+    set(expected "q8_0: float32")
   else()
     set(flag "")
-    set(expected "q8_0 activations, as llama.cpp")
+    set(expected "q8_0: q8_0 activations, as llama.cpp")
   endif()
   add_test(NAME cli_dump_q8_matmul_${mode}
            COMMAND /bin/sh -c "$<TARGET_FILE:attnviz> dump --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --token-ids 1,40,77 --layers 0 ${flag} -o ${ATTNVIZ_CLI_OUT}/q8_${mode}.json >/dev/null && /usr/bin/python3 -c \"import json, sys; print('matmul:', json.load(open(sys.argv[1]))['model']['matmul'])\" ${ATTNVIZ_CLI_OUT}/q8_${mode}.json")
@@ -495,11 +496,11 @@ endforeach()
 attnviz_expect(cli_attribute_q8_float32 0
   "^wrote attribution.json and attribution.png to [^\n]*\ntarget \"<0x02>\" \\(id 5\\) at position 10 \"<0x64>\": logit -1\\.419, log p -85\\.729\n"
   attribute --model ${CMAKE_CURRENT_SOURCE_DIR}/data/q8-matmul/qwen2-q8_0.gguf --text "hello world" --target-id 5 -o ${ATTNVIZ_CLI_OUT}/attribute_q8)
-# --exact-matmul is named where it changes nothing: refused without --model, warned on a model without Q8_0 weights.
+# --exact-matmul is named where it changes nothing: refused without --model, warned on a model whose weights are all f32.
 attnviz_bad_run(cli_exact_matmul_needs_model "attnviz: error: --exact-matmul: needs --model"
   dump ${CMAKE_CURRENT_SOURCE_DIR}/../data/stories260k/layer0.json --exact-matmul -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 attnviz_expect(cli_exact_matmul_ignored 0
-  "attnviz: warning: --exact-matmul: [^\n]*stories260K\\.gguf has no Q8_0 weights that attnviz multiplies quantised \\(only GGUF Q8_0 decoders and BERT encoders\\): ignored"
+  "attnviz: warning: --exact-matmul: [^\n]*stories260K\\.gguf has no quantized or half-precision weights that attnviz multiplies as llama\\.cpp \\(only GGUF decoders and BERT encoders with weights other than f32\\): ignored"
   dump --model ${ATTNVIZ_STORIES_GGUF} --token-ids 1,5,6 --exact-matmul -o ${ATTNVIZ_CLI_OUT}/exact_ignored.json)
 
 # Stale files: a run into a folder that holds another run's outputs names the ones it did not

@@ -208,9 +208,9 @@ TEST_CASE("stories260K F32 GGUF: every layer's attention matches llama.cpp and t
 }
 
 // llama.cpp's own F16 and BF16 runs differ from its F32 run by 2.2e-3 and 1.4e-2: its CPU
-// products convert the activations to the weights' type. attnviz decodes the weights exactly
-// and multiplies in float32, so it lies between: 1.04e-3 (F16) and 8.0e-3 (BF16) from
-// llama.cpp, measured. The float64 reference (scripts/reference_forward.py) is the tight check.
+// products convert the activations to the weights' type. So do attnviz's (model/ggml_products),
+// which halves the gap (1.0e-3 and 8.0e-3 when it multiplied the unrounded activations); what is
+// left is not found yet (docs/models.md "Quantized products").
 TEST_CASE("stories260K F16 and BF16 GGUF copies stay within llama.cpp's own rounding of them", "[model][realdata]") {
   const std::vector<std::pair<const char*, double>> bounds = {{"F16", 1.5e-3}, {"BF16", 1e-2}};
   for (const auto& [type, bound] : bounds) {
@@ -235,9 +235,9 @@ TEST_CASE("decoder: a token id outside the vocabulary is refused", "[model]") {
   CHECK_THROWS_WITH(model.forward(request), "token id 512 (position 1) is outside the vocabulary of 512 tokens");
 }
 
-// Quantized copies. By default their Q8_0 tensors multiply as llama.cpp's do (activations
-// quantised too), the rest are dequantized exactly and computed in float; with --exact-matmul
-// every tensor is dequantized exactly, as the float64 reference pyref-attn-<T> does.
+// Quantized copies. By default every tensor multiplies as llama.cpp's does (activations converted
+// to the weight type's vec_dot_type: Q8_0 for q4_0, q5_0, q8_0; float16 for the f16 ffn_down);
+// with --exact-matmul every tensor is dequantized exactly, as the float64 reference pyref-attn-<T> does.
 TEST_CASE("stories260K quantized GGUF copies: attention against the float64 reference and llama.cpp", "[model][realdata]") {
   struct Case {
     const char* type;
@@ -248,7 +248,7 @@ TEST_CASE("stories260K quantized GGUF copies: attention against the float64 refe
     REQUIRE(blocks.size() == 5);
     const double vs_llamacpp = worst_attention_difference(blocks, reference(std::string("llamacpp-attn-") + c.type + ".json"));
     INFO(c.type << ": max |attnviz - llama.cpp| = " << vs_llamacpp);
-    CHECK(vs_llamacpp < 0.05);
+    CHECK(vs_llamacpp < 1e-5);
     if (c.has_pyref) {
       const auto exact = run_all_layers(test_data_file(std::string("stories260k/quantized/stories260K-") + c.type + ".gguf"), nullptr, true);
       const double vs_pyref = worst_attention_difference(exact, reference(std::string("pyref-attn-") + c.type + ".json"));

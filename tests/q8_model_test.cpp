@@ -49,10 +49,10 @@ std::pair<double, double> worst_differences(const DecoderModel& model) {
 
 TEST_CASE("an all-Q8_0 GGUF model: the default products match llama.cpp's attention, the exact ones do not", "[model][q8_matmul]") {
   DecoderModel model = q8_model();
-  CHECK(model.matmul() == "q8_0 activations, as llama.cpp");
+  CHECK(model.matmul() == "q8_0: q8_0 activations, as llama.cpp");
   const auto [as_llamacpp, logits_as_llamacpp] = worst_differences(model);
   model.set_quantized_matmul(false);
-  CHECK(model.matmul() == "float32");
+  CHECK(model.matmul() == "q8_0: float32");
   const auto [exact, logits_exact] = worst_differences(model);
   INFO("max |attnviz - llama.cpp| attention: " << as_llamacpp << " (q8_0 products), " << exact << " (--exact-matmul); logits: "
                                                << logits_as_llamacpp << ", " << logits_exact);
@@ -62,7 +62,7 @@ TEST_CASE("an all-Q8_0 GGUF model: the default products match llama.cpp's attent
   CHECK(exact > 20 * as_llamacpp);
 }
 
-TEST_CASE("a model without Q8_0 weights says nothing about its products", "[model][q8_matmul]") {
+TEST_CASE("a model whose product weights are all f32 says nothing about its products", "[model][q8_matmul]") {
   const DecoderModel model = decoder_from_gguf(std::make_shared<const GgufFile>(test::data_file("stories260k/stories260K.gguf")));
   CHECK(model.matmul().empty());
 }
@@ -127,10 +127,10 @@ std::vector<double> encoder_differences(const EncoderModel& model) {
 // there magnified (the float32 tanh formula: 3.1e-3).
 TEST_CASE("an all-Q8_0 BERT GGUF: the default products match llama.cpp's attention, the exact ones do not", "[model][encoder][q8_matmul]") {
   EncoderModel model = q8_bert();
-  CHECK(model.matmul() == "q8_0 activations, as llama.cpp");
+  CHECK(model.matmul() == "q8_0: q8_0 activations, as llama.cpp");
   const std::vector<double> as_llamacpp = encoder_differences(model);
   model.set_quantized_matmul(false);
-  CHECK(model.matmul() == "float32");
+  CHECK(model.matmul() == "q8_0: float32");
   const std::vector<double> exact = encoder_differences(model);
   INFO("max |attnviz - llama.cpp| attention, layers 0 and 1: " << as_llamacpp[0] << ", " << as_llamacpp[1] << " (q8_0 products); "
                                                                << exact[0] << ", " << exact[1] << " (--exact-matmul)");

@@ -249,7 +249,7 @@ void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out,
                                  "is for encoder-decoder (CTranslate2) models; " + options.model + " is a decoder-only model");
   DecoderRun run = prepare_decoder_run(options, warnings, "");
   // DLA splits the logit into terms that must add up to it, and each ablation is a difference of
-  // two log p: Q8_0 products round every activation to 8 bits, which is not linear, so attribute
+  // two log p: llama.cpp's products round every activation to 8 bits (or float16), which is not linear, so attribute
   // always multiplies in float32 (as --exact-matmul), whatever the file's weights.
   run.model->set_quantized_matmul(false);
   if (!run.info.model.matmul.empty()) run.info.model.matmul = run.model->matmul();

@@ -370,8 +370,9 @@ void add_model_options(CLI::App& sub, Options& o) {
       "With --model, encoders (BERT): the segment of each token, e.g. 0,0,0,1,1 (default: all 0, segment A).");
   sub.add_flag("--no-bos", o.no_bos, "With --text: do not add BOS (or CLS/SEP).");
   sub.add_flag("--exact-matmul", o.exact_matmul,
-               "With a GGUF --model: multiply Q8_0 weights exactly in float32 instead of as llama.cpp does "
-               "(activations rounded to 8 bits per block of 32; the default, dump's model.matmul says which).");
+               "With a GGUF --model: multiply the dequantized weights exactly in float32 instead of as llama.cpp does "
+               "(activations rounded to the weight type's 8-bit blocks, float16 or bfloat16; the default, the dump's "
+               "model.matmul says which per weight type).");
   sub.add_option("--generate", o.generate,
                  "With --model: continue the text greedily by N tokens (stopping at EOS) and show the attention "
                  "over prompt + continuation, as the model saw it when it wrote the last token. "

@@ -123,8 +123,8 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
 
 // The warning for --exact-matmul on a model whose products it does not change.
 std::string exact_matmul_ignored(const std::string& model) {
-  return "--exact-matmul: " + model + " has no Q8_0 weights that attnviz multiplies quantised (only GGUF Q8_0 "
-         "decoders and BERT encoders): ignored";
+  return "--exact-matmul: " + model + " has no quantized or half-precision weights that attnviz multiplies as llama.cpp "
+         "(only GGUF decoders and BERT encoders with weights other than f32): ignored";
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ struct Options : ModelPictureSettings {
   std::optional<std::vector<int>> token_ids;  ///< --token-ids, used as given
   std::optional<std::vector<int>> token_types;  ///< --token-types: BERT's segment per token (default all 0)
   bool no_bos = false;
-  bool exact_matmul = false;         ///< --exact-matmul: Q8_0 weights decoded to float32, no activation rounding
+  bool exact_matmul = false;         ///< --exact-matmul: GGUF weights decoded to float32, no activation rounding
   int generate = -1;                 ///< --generate N; -1 = not given
   std::string layers = "all";        ///< --layers all|2|0,3|1-4
   bool logits = false;               ///< dump: last_logits

@@ -74,11 +74,39 @@ Matrix gelu(const Matrix& x, GeluKind kind) {
 
 Matrix geglu(const Matrix& gate, const Matrix& up, GeluKind kind) { return gelu(gate, kind).cwiseProduct(up); }
 
+namespace {
+
+// ggml's ggml_v_expf (ggml-cpu/vec.h, the AVX-512 version llama.cpp's CPU backend runs here),
+// lane by lane: the same fused multiply-adds in the same order, so the same bits for |n| ≤ 192
+// (|x| up to ~133); beyond, ggml flushes to +inf or 0, as here.
+float ggml_v_expf(float x) {
+  const float r = 0x1.8p23f;
+  const float z = std::fma(x, 0x1.715476p+0f, r);
+  const float n = z - r;
+  const float b = std::fma(-n, 0x1.7f7d1cp-20f, std::fma(-n, 0x1.62e4p-1f, x));
+  if (std::fabs(n) > 192.0f) return n > 0 ? HUGE_VALF : 0.0f;
+  const float u = b * b;
+  const float j = std::fma(std::fma(std::fma(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, std::fma(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)), u,
+                           std::fma(0x1.ffffecp-1f, b, 1.0f));
+  return std::ldexp(j, static_cast<int>(n));  // _mm512_scalef_ps(j, n), n integral
+}
+
+}  // namespace
+
 Matrix swiglu(const Matrix& gate, const Matrix& up) {
-  // Eigen's vectorised exp (within an ulp or two of expf, as ggml's own vectorised silu is):
-  // one scalar expf per cell was a tenth of a small model's forward pass. Below g ≈ −88 it
-  // clamps, giving ~1e-38·g·up instead of −0: float32 noise either way.
-  return (gate.array() / (1.0f + (-gate.array()).exp()) * up.array()).matrix();
+  // As ggml_vec_swiglu_f32 on AVX-512, to the bit: silu(g) = g / (1 + ggml_v_expf(0 − g)) for
+  // each full group of 16 values of a row, the C library's expf for the rest, times up. The
+  // products after it round their activations to 8 bits (or float16), where an ulp can move a
+  // value across a rounding step, so the ulps matter for llama.cpp's numbers.
+  Matrix out(gate.rows(), gate.cols());
+  const Eigen::Index vectorised = gate.cols() / 16 * 16;
+  for (Eigen::Index r = 0; r < gate.rows(); ++r)
+    for (Eigen::Index c = 0; c < gate.cols(); ++c) {
+      const float g = gate(r, c);
+      const float e = c < vectorised ? ggml_v_expf(0.0f - g) : std::exp(-g);
+      out(r, c) = g / (1.0f + e) * up(r, c);
+    }
+  return out;
 }
 
 Matrix soft_cap(const Matrix& z, double cap) {

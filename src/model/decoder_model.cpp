@@ -14,6 +14,7 @@
 #include "core/product_threads.hpp"
 #include "core/split_product.hpp"
 #include "model/block_pieces.hpp"
+#include "model/ggml_products.hpp"
 
 namespace attnviz {
 
@@ -52,8 +53,13 @@ double require_rms_epsilon(double value, const std::string& file, const std::str
 Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
   Matrix out(x.rows(), x.cols());
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    // The mean square summed in double (as ggml does), then x / rms · gain in float32.
-    const double mean_square = x.row(r).cast<double>().squaredNorm() / static_cast<double>(x.cols());
+    // As ggml_compute_forward_rms_norm_f32, to the bit: each square in float32, summed in double,
+    // the mean rounded to float32, scale = 1/sqrt(mean + ε) in float32, then x·scale·gain. The
+    // products that follow round their activations to 8 bits (or float16), so a last-bit
+    // difference here can move a value across a rounding step of them.
+    double sum = 0.0;
+    for (Eigen::Index c = 0; c < x.cols(); ++c) sum += static_cast<double>(x(r, c) * x(r, c));
+    const double mean_square = sum / static_cast<double>(x.cols());
     // ggml turns this mean into a float32 too, and beyond 3.4e38 divides every x by infinity:
     // a row of zeros that looks like a result. Refused instead.
     if (!std::isfinite(static_cast<Scalar>(mean_square))) {
@@ -61,8 +67,8 @@ Matrix rms_norm(const Matrix& x, const Vector& gain, double epsilon) {
       std::snprintf(value, sizeof value, "%.3g", mean_square);
       throw InputError("RMSNorm: the mean square of row " + std::to_string(r) + " (" + value + ") overflows float32");
     }
-    const Scalar rms = std::sqrt(static_cast<Scalar>(mean_square) + static_cast<Scalar>(epsilon));
-    out.row(r) = (x.row(r) / rms).cwiseProduct(gain.transpose());
+    const Scalar scale = 1.0f / std::sqrt(static_cast<Scalar>(mean_square) + static_cast<Scalar>(epsilon));
+    out.row(r) = (x.row(r) * scale).cwiseProduct(gain.transpose());
   }
   return out;
 }
@@ -84,6 +90,7 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
     if (found.empty()) throw InputError(weights_->describe(name) + " is missing (architecture " + c.architecture + " needs it)");
     if (found != expected)
       throw InputError(weights_->describe(name) + ": expected shape " + text(expected) + " (from the model's settings), got " + text(found));
+    weights_->check_type(name);
   };
   const BlockTraits& b = c.block;
   const bool layer_norm = b.norm == NormKind::Layer;
@@ -171,10 +178,7 @@ bool DecoderModel::keep_decoded_weights(double max_bytes) {
 
 Projection DecoderModel::quantized_projection(const std::string& name, long rows, long cols, long first, long count) const {
   if (!quantized_matmul_) return {};
-  const std::optional<Q8Rows> all = weights_->q8_rows(name, rows, cols);
-  if (!all) return {};
-  const Q8Rows w{all->blocks + first * (cols / kQ8BlockValues) * kQ8BlockBytes, count < 0 ? rows - first : count, cols};
-  return [w](const Matrix& x, int threads) { return q8_matmul(x, w, q8_matmul_threads(threads, x.rows(), w)); };
+  return ggml_projection(*weights_, name, rows, cols, first, count);
 }
 
 Matrix DecoderModel::linear(int l, const char* name, long rows, long cols, const Matrix& x) const {
@@ -192,11 +196,24 @@ Projection DecoderModel::output_projection() const {
 
 std::string DecoderModel::matmul() const {
   const DecoderConfig& c = config_;
-  const bool q8 = weights_->q8_rows(c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model) ||
-                  weights_->q8_rows(block_name(0, "ffn_down.weight"), c.d_model, c.d_ff) ||
-                  weights_->q8_rows(block_name(0, "attn_output.weight"), c.d_model, c.num_heads * c.d_k);
-  if (!q8) return "";
-  return quantized_matmul_ ? "q8_0 activations, as llama.cpp" : "float32";
+  const long q_width = c.num_heads * c.d_k, kv_width = c.num_kv_heads * c.d_k;
+  std::vector<ProductTensor> tensors;
+  for (int l = 0; l < c.num_layers; ++l) {
+    if (c.block.fused_qkv) {
+      tensors.push_back({block_name(l, "attn_qkv.weight"), q_width + 2 * kv_width, c.d_model});
+    } else {
+      tensors.push_back({block_name(l, "attn_q.weight"), q_width, c.d_model});
+      tensors.push_back({block_name(l, "attn_k.weight"), kv_width, c.d_model});
+      tensors.push_back({block_name(l, "attn_v.weight"), kv_width, c.d_model});
+    }
+    tensors.push_back({block_name(l, "attn_output.weight"), c.d_model, q_width});
+    const long up_rows = c.block.fused_gate_up ? 2 * c.d_ff : c.d_ff;
+    tensors.push_back({block_name(l, "ffn_gate.weight"), c.d_ff, c.d_model});
+    tensors.push_back({block_name(l, "ffn_up.weight"), up_rows, c.d_model});
+    tensors.push_back({block_name(l, "ffn_down.weight"), c.d_model, c.d_ff});
+  }
+  tensors.push_back({c.tied_output ? "token_embd.weight" : "output.weight", c.n_vocab, c.d_model});
+  return matmul_description(*weights_, tensors, quantized_matmul_);
 }
 
 AttentionLayer DecoderModel::attention_layer(int layer, bool keep_float) const {

@@ -22,7 +22,7 @@
 #include "model/block_pieces.hpp"
 #include "model/block_probe.hpp"
 #include "model/families/block_traits.hpp"
-#include "model/formats/q8_matmul.hpp"
+#include "model/formats/quant_matmul.hpp"
 #include "model/head_ablation.hpp"
 #include "model/model_run.hpp"
 #include "model/residual_trace.hpp"
@@ -102,12 +102,17 @@ class WeightSource {
     for (std::size_t i = 0; i < ids.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = all.row(ids[i]);
     return out;
   }
-  /// Tensor `name` [rows, cols] as its Q8_0 blocks, borrowed from the source (valid while it
-  /// lives), when it is stored so; none otherwise (and from sources that never store Q8_0).
-  virtual std::optional<Q8Rows> q8_rows(const std::string& name, long rows, long cols) const {
+  /// Tensor `name` [rows, cols] as the ggml blocks the source stores it in (any ggml type, f32
+  /// and f16 included), borrowed from the source (valid while it lives); none when the tensor is
+  /// missing or of another shape, and from sources that do not store ggml blocks (safetensors).
+  virtual std::optional<QuantRows> quant_rows(const std::string& name, long rows, long cols) const {
     (void)name, (void)rows, (void)cols;
     return std::nullopt;
   }
+  /// Throws InputError naming the source, the tensor and its type when tensor `name` is stored in
+  /// a type this build cannot decode (nor multiply): called for every tensor a model needs, at
+  /// load, so that a run stops before it writes anything. This default accepts every tensor.
+  virtual void check_type(const std::string& name) const { (void)name; }
   /// A 1-D tensor of n values.
   virtual Vector vector(const std::string& name, long n) const = 0;
   virtual bool has(const std::string& name) const = 0;
@@ -162,13 +167,18 @@ class DecoderModel {
 
   const DecoderConfig& config() const { return config_; }
 
-  /// On: every weight the source stores as Q8_0 is multiplied as llama.cpp multiplies it, with
-  /// the activations quantised to Q8_0 per block of 32 (model/formats/q8_matmul; the projections, the
-  /// feed-forward and the logits; the embedding stays a row lookup). Off: each weight is decoded
-  /// to float32 and multiplied exactly (--exact-matmul). decoder_from_gguf turns it on.
+  /// On: every product with a weight the source stores in ggml blocks is computed as llama.cpp's
+  /// CPU backend computes it: the activations converted to the weight type's vec_dot_type (Q8_0,
+  /// Q8_1, Q8_K blocks, float16 or bfloat16) and multiplied per block (model/formats/quant_matmul;
+  /// the projections, the feed-forward and the logits; the embedding stays a row lookup). Types
+  /// with no such product here (iq1–iq3, tq) and f32 are decoded and multiplied in float32. Off:
+  /// every weight is decoded to float32 and multiplied exactly (--exact-matmul).
+  /// decoder_from_gguf turns it on.
   void set_quantized_matmul(bool on) { quantized_matmul_ = on; }
-  /// What the products of Q8_0 weights compute, for the dump's model block: "q8_0 activations,
-  /// as llama.cpp" (quantized matmul on), "float32" (off), "" when the model has no Q8_0 weight.
+  /// How the products were computed, per weight type of the product tensors, for the dump's model
+  /// block: "q4_K: q8_K activations, as llama.cpp; q6_K: q8_K activations, as llama.cpp" (types in
+  /// the order the forward pass meets them; "float32" for each under --exact-matmul and for f32);
+  /// "" when every product weight is f32 or the source is not GGUF.
   std::string matmul() const;
 
   /// Runs every layer on request.token_ids (positions 0 … n−1, causal mask) and returns the
@@ -221,8 +231,9 @@ class DecoderModel {
   /// quantized matmul becomes a Projection, its float32 matrix left empty unless `keep_float`
   /// (what the residual trace, value vectors and explain's probe read).
   AttentionLayer attention_layer(int layer, bool keep_float = false) const;
-  /// X·Wᵀ by q8_matmul for rows [first, first + count) (count < 0: all) of the [rows, cols]
-  /// tensor `name`, when quantized matmul is on and the tensor is Q8_0; empty otherwise.
+  /// X·Wᵀ as llama.cpp computes it (quantized_product) for rows [first, first + count) (count < 0:
+  /// all) of the [rows, cols] tensor `name`, when quantized matmul is on and the tensor's type has
+  /// such a product; empty otherwise.
   Projection quantized_projection(const std::string& name, long rows, long cols, long first = 0, long count = -1) const;
   /// X [m, in]·Wᵀ for layer l's tensor `name` [rows, cols]: quantized_projection, or decoded.
   Matrix linear(int l, const char* name, long rows, long cols, const Matrix& x) const;

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "model/block_pieces.hpp"
+#include "model/ggml_products.hpp"
 
 namespace attnviz {
 
@@ -27,6 +28,7 @@ EncoderModel::EncoderModel(EncoderConfig config, std::unique_ptr<WeightSource> w
     if (found != expected)
       throw InputError(weights_->describe(name) + ": expected shape " + shape_text(expected) + " (from the model's settings), got " +
                        shape_text(found));
+    weights_->check_type(name);
   };
   check("token_embd.weight", c.n_vocab, c.d_model);
   check("token_types.weight", c.n_token_types, c.d_model);
@@ -53,9 +55,7 @@ WideVector EncoderModel::wide(const std::string& name, long n) const { return we
 
 Projection EncoderModel::quantized_projection(const std::string& name, long rows, long cols) const {
   if (!quantized_matmul_) return {};
-  const std::optional<Q8Rows> w = weights_->q8_rows(name, rows, cols);
-  if (!w) return {};
-  return [w = *w](const Matrix& x, int threads) { return q8_matmul(x, w, q8_matmul_threads(threads, x.rows(), w)); };
+  return ggml_projection(*weights_, name, rows, cols);
 }
 
 Matrix EncoderModel::linear(int l, const char* name, long rows, long cols, const Matrix& x) const {
@@ -66,11 +66,14 @@ Matrix EncoderModel::linear(int l, const char* name, long rows, long cols, const
 
 std::string EncoderModel::matmul() const {
   const EncoderConfig& c = config_;
-  const bool q8 = weights_->q8_rows(layer_tensor(0, "ffn_down.weight"), c.d_model, c.d_ff) ||
-                  weights_->q8_rows(layer_tensor(0, "ffn_up.weight"), c.d_ff, c.d_model) ||
-                  weights_->q8_rows(layer_tensor(0, "attn_output.weight"), c.d_model, c.d_model);
-  if (!q8) return "";
-  return quantized_matmul_ ? "q8_0 activations, as llama.cpp" : "float32";
+  std::vector<ProductTensor> tensors;
+  for (int l = 0; l < c.num_layers; ++l) {
+    for (const char* name : {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight"})
+      tensors.push_back({layer_tensor(l, name), c.d_model, c.d_model});
+    tensors.push_back({layer_tensor(l, "ffn_up.weight"), c.d_ff, c.d_model});
+    tensors.push_back({layer_tensor(l, "ffn_down.weight"), c.d_model, c.d_ff});
+  }
+  return matmul_description(*weights_, tensors, quantized_matmul_);
 }
 
 AttentionLayer EncoderModel::attention_layer(int l, bool keep_float) const {

@@ -77,21 +77,21 @@ class EncoderModel {
   /// Bytes of float32 weights of one layer and of the embedding tables: the memory estimate.
   double layer_float_bytes() const;
 
-  /// On: every layer weight the source stores as Q8_0 is multiplied as llama.cpp multiplies it,
-  /// with the activations quantised to Q8_0 per block of 32 (model/formats/q8_matmul: the Q, K, V and
-  /// output projections and the feed-forward). Off: decoded to float32 and multiplied exactly
-  /// (--exact-matmul). encoder_from_gguf turns it on.
+  /// On: every layer weight the source stores in ggml blocks is multiplied as llama.cpp's CPU
+  /// backend multiplies it, the activations converted to the type's vec_dot_type
+  /// (model/ggml_products: the Q, K, V and output projections and the feed-forward). Off: decoded
+  /// to float32 and multiplied exactly (--exact-matmul). encoder_from_gguf turns it on.
   void set_quantized_matmul(bool on) { quantized_matmul_ = on; }
-  /// For the dump's model block: "q8_0 activations, as llama.cpp" (on), "float32" (off), ""
-  /// when the model has no Q8_0 layer weight.
+  /// For the dump's model block, per weight type of the layer products (DecoderModel::matmul's
+  /// form): "q8_0: q8_0 activations, as llama.cpp"; "" when all are f32.
   std::string matmul() const;
 
  private:
-  /// Layer l's attention parameters; Q8_0 weights under quantized matmul become Projections,
+  /// Layer l's attention parameters; ggml-block weights under quantized matmul become Projections,
   /// their float32 matrices left empty unless `keep_float` (explain's probe reads them).
   AttentionLayer attention_layer(int layer, bool keep_float) const;
-  /// X·Wᵀ by q8_matmul for the [rows, cols] tensor `name` when quantized matmul is on and it is
-  /// stored as Q8_0; empty otherwise.
+  /// X·Wᵀ as llama.cpp computes it (ggml_projection) for the [rows, cols] tensor `name` when
+  /// quantized matmul is on and its type has such a product; empty otherwise.
   Projection quantized_projection(const std::string& name, long rows, long cols) const;
   /// X [m, cols]·Wᵀ for layer l's tensor `name` [rows, cols]: quantized_projection, or decoded.
   Matrix linear(int l, const char* name, long rows, long cols, const Matrix& x) const;

@@ -31,16 +31,22 @@ class GgufWeights : public WeightSource {
   Matrix gather_rows(const std::string& name, long rows, long cols, const std::vector<std::int32_t>& ids) const override {
     return file_->matrix_rows(file_->tensor(name, {cols, rows}, "expected " + dims_text(rows, cols)), ids);
   }
-  std::optional<Q8Rows> q8_rows(const std::string& name, long rows, long cols) const override {
+  std::optional<QuantRows> quant_rows(const std::string& name, long rows, long cols) const override {
     const GgufTensorInfo* info = file_->find_tensor(name);
-    if (info == nullptr || info->type != static_cast<std::uint32_t>(GgmlType::Q8_0) || info->dims != std::vector<std::int64_t>{cols, rows})
-      return std::nullopt;
-    return Q8Rows{info->data, rows, cols};
+    if (info == nullptr || info->dims != std::vector<std::int64_t>{cols, rows}) return std::nullopt;
+    return QuantRows{static_cast<GgmlType>(info->type), info->data, rows, cols};
   }
   Vector vector(const std::string& name, long n) const override {
     return file_->vector(file_->tensor(name, {n}, "expected " + dims_text(n, 0)));
   }
   bool has(const std::string& name) const override { return file_->find_tensor(name) != nullptr; }
+  void check_type(const std::string& name) const override {
+    const GgufTensorInfo* info = file_->find_tensor(name);
+    if (info != nullptr && !ggml_type_supported(info->type))
+      throw InputError::inconsistent(file_->path(), "tensor " + name + ": type " + ggml_type_name(info->type) +
+                                                        " is not supported (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_K, "
+                                                        "q3_K, q4_K, q5_K, q6_K, iq4_nl, iq4_xs are)");
+  }
   std::vector<std::string> unread(const std::set<std::string>& read) const override {
     std::vector<std::string> names;
     for (const GgufTensorInfo& t : file_->tensors())

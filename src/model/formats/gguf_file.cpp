@@ -438,7 +438,7 @@ Matrix GgufFile::matrix(const GgufTensorInfo& tensor) const {
   if (!ggml_type_supported(tensor.type))
     throw InputError::inconsistent(path_, "tensor " + tensor.name + ": type " + ggml_type_name(tensor.type) +
                                               " is not supported (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, "
-                                              "q2_K, q3_K, q4_K, q5_K, q6_K are)");
+                                              "q2_K, q3_K, q4_K, q5_K, q6_K, iq4_nl, iq4_xs are)");
   const std::int64_t rows = tensor.num_rows(), cols = tensor.row_length();
   Matrix values(rows, cols);
   const std::uint64_t row_bytes = tensor.bytes / static_cast<std::uint64_t>(rows);
@@ -452,7 +452,7 @@ Matrix GgufFile::matrix_rows(const GgufTensorInfo& tensor, const std::vector<std
   if (!ggml_type_supported(tensor.type))
     throw InputError::inconsistent(path_, "tensor " + tensor.name + ": type " + ggml_type_name(tensor.type) +
                                               " is not supported (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, "
-                                              "q2_K, q3_K, q4_K, q5_K, q6_K are)");
+                                              "q2_K, q3_K, q4_K, q5_K, q6_K, iq4_nl, iq4_xs are)");
   const std::int64_t rows = tensor.num_rows(), cols = tensor.row_length();
   Matrix values(static_cast<Eigen::Index>(ids.size()), cols);
   const std::uint64_t row_bytes = tensor.bytes / static_cast<std::uint64_t>(rows);
