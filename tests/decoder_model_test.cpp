@@ -248,7 +248,7 @@ TEST_CASE("stories260K quantized GGUF copies: attention against the float64 refe
     REQUIRE(blocks.size() == 5);
     const double vs_llamacpp = worst_attention_difference(blocks, reference(std::string("llamacpp-attn-") + c.type + ".json"));
     INFO(c.type << ": max |attnviz - llama.cpp| = " << vs_llamacpp);
-    CHECK(vs_llamacpp < 1e-5);
+    CHECK(vs_llamacpp < 5e-5);  // 2.0e-6 measured on copies made the same way (2.6e-2 before issue 32)
     if (c.has_pyref) {
       const auto exact = run_all_layers(test_data_file(std::string("stories260k/quantized/stories260K-") + c.type + ".gguf"), nullptr, true);
       const double vs_pyref = worst_attention_difference(exact, reference(std::string("pyref-attn-") + c.type + ".json"));
