@@ -218,6 +218,11 @@ std::string shortest_number(double value) {
   return std::string(text, static_cast<std::size_t>(end - text));
 }
 
+/// The bytes a picture's drawn cells hold (values and mask).
+std::size_t drawn_bytes(const DrawnCells& cells) {
+  return static_cast<std::size_t>(cells.values.size()) * sizeof(Matrix::Scalar) + static_cast<std::size_t>(cells.allowed.size());
+}
+
 }  // namespace
 
 std::string heatmap_figure_title(const AttentionRecord& record, const std::string& block, const std::string& measure) {
@@ -334,6 +339,7 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
     grid_.drawn_block = layout_grid(grid_, pictures_.fonts()).block;
     largest_ = 0;
     heads_.clear();
+    held_heads_.clear();
   }
   largest_ = std::max(largest_, weights.maxCoeff());
   const SharedMatrix panel = drawn_rows(weights, first_);
@@ -351,6 +357,15 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   single.drawn_block = layout_grid(single, pictures_.fonts()).block;
   single.drawn = {std::make_shared<const DrawnCells>(grid_panel_cells(single, *panel, single.drawn_block))};
   const std::string path = (std::filesystem::path(options_.output) / ("head_" + std::to_string(head) + ".png")).string();
+  // Every head has the same shape, so head 0 decides for the layer: all held or none.
+  if (head == 0) hold_heads_ = drawn_bytes(*single.drawn.front()) * static_cast<std::size_t>(record.num_heads) <= kHeldHeadBytes;
+  if (hold_heads_) {
+    // Held until the grid is handed in, so that the grid, six times a head's picture, starts
+    // first and the heads fill the other workers: the last layer then ends on a head's picture
+    // rather than on the grid alone (issue 38's tail).
+    held_heads_.push_back(PngJob{std::move(single), path});
+    return;
+  }
   heads_.emplace_back(path, pictures_.submit(PngJob{std::move(single), path}));
 }
 
@@ -360,9 +375,14 @@ PendingPictures HeadByHeadHeatmaps::finish() {
   warn_if_flat(largest_, options_, pending.warnings);
   const std::string path = (std::filesystem::path(options_.output) / "grid.png").string();
   pending.pictures.emplace_back(path, pictures_.submit(PngJob{std::move(grid_), path}));
-  pending.pictures.insert(pending.pictures.end(), heads_.begin(), heads_.end());
+  pending.pictures.insert(pending.pictures.end(), heads_.begin(), heads_.end());  // empty when held
+  for (PngJob& job : held_heads_) {
+    std::string head_path = job.destination;
+    pending.pictures.emplace_back(std::move(head_path), pictures_.submit(std::move(job)));
+  }
   grid_ = GridRequest();
   heads_.clear();
+  held_heads_.clear();
   return pending;
 }
 
