@@ -60,16 +60,23 @@ TEST_CASE("attribute: writes attribution.json and attribution.png, whose shares 
   CHECK(height > width / 2);  // two maps, one above the other
 }
 
-TEST_CASE("attribute: --format svg,html writes attribution.svg and attribution.html beside the JSON", "[attribute][cli]") {
+TEST_CASE("attribute: --format svg writes attribution.svg beside the JSON, and html is refused, naming it", "[attribute][cli]") {
   TempDir dir;
   Options o = attribute_options(dir.file("out"));
-  o.formats = {"svg", "html"};
+  o.formats = {"svg"};
   const attnviz::test::RunResult r = run_with(o);
   REQUIRE(r.code == kExitOk);
   CHECK(std::filesystem::exists(dir.file("out/attribution.svg")));
-  CHECK(std::filesystem::exists(dir.file("out/attribution.html")));
   CHECK(!std::filesystem::exists(dir.file("out/attribution.png")));
-  CHECK_THAT(r.out, Contains("wrote attribution.json, attribution.svg and attribution.html to "));
+  CHECK_THAT(r.out, Contains("wrote attribution.json and attribution.svg to "));
+  // The report's head and text views are for attention maps: a page of them over layer x head
+  // tables drew "attention lines" from layers to heads (issue 34 §3).
+  Options h = attribute_options(dir.file("html"));
+  h.formats = {"png", "html"};
+  const attnviz::test::RunResult refused = run_with(h);
+  CHECK(refused.code == kExitInputError);
+  CHECK_THAT(refused.err, Contains("--format: html: attribute has no HTML page"));
+  CHECK(!std::filesystem::exists(dir.file("html")));
 }
 
 TEST_CASE("attribute: --target is tokenized exactly as written, --target-id and --position pick the logit", "[attribute][cli]") {

@@ -242,6 +242,9 @@ void run_ct2_attribute(const Options& options, PhaseTimer& timer, std::ostream& 
 
 void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the folder for attribution.json and attribution.png");
+  if (std::find(options.formats.begin(), options.formats.end(), "html") != options.formats.end())
+    throw UsageError::bad_option("--format", "html: attribute has no HTML page (the HTML report shows attention maps, not layer x "
+                                             "head tables); attribute writes png and svg");
   reuse_freed_memory();
   if (is_encoder_decoder_model(options)) return run_ct2_attribute(options, timer, out, warnings);
   if (options.source_tokens || options.target_tokens || options.generate >= 0)

@@ -6,7 +6,6 @@
 
 #include "render/color_scale.hpp"
 #include "render/head_grid.hpp"
-#include "render/html_report.hpp"
 #include "render/overview_collector.hpp"
 #include "render/picture_fonts.hpp"
 #include "render/picture_formats.hpp"
@@ -131,12 +130,6 @@ void add_attribution_pictures(const HeadAttribution& a, const AttributionTitle& 
     std::vector<SvgPicture> parts;
     for (std::size_t i = 0; i < requests.size(); ++i) parts.push_back(grid_svg(requests[i], fonts, "p" + std::to_string(i)));
     files.add(with_extension(png, ".svg"), svg_document(parts));
-  }
-  if (wants_format(options, "html")) {
-    ReportPage page{requests.front().figure_title, {}, false};
-    for (std::size_t i = 0; i < requests.size(); ++i)
-      page.views.push_back(report_view(requests[i], fonts, i == 0 ? "direct logit attribution" : "ablation", requests[i].panel_titles));
-    files.add(with_extension(png, ".html"), html_report(page));
   }
 }
 
