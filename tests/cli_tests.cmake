@@ -612,7 +612,8 @@ set_tests_properties(cli_stale_journal_attribute PROPERTIES FIXTURES_REQUIRED st
 add_test(NAME explain_page_browser
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/explain_page_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(explain_page_browser PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "1 passed, 0 failed")
-# Issue 34 §3: attribute has no HTML page (the report's views are for attention maps): html is
-# refused when parsed, naming what attribute writes.
-attnviz_bad_run(cli_attribute_no_html "attnviz: error: --format: html: attribute has no HTML page .*attribute writes png and svg"
-  attribute --model ${ATTNVIZ_STORIES_GGUF} --text "Once upon a time" --format png,html -o ${ATTNVIZ_CLI_OUT}/never_written)
+# Issue 34 §3: attribute's own page (the maps as tables, hover values, the top heads) in
+# chromium, against attribution.json; no longer the attention report.
+add_test(NAME attribution_page_browser
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/attribution_page_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(attribution_page_browser PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "1 passed, 0 failed")

@@ -162,20 +162,23 @@ namespace {
 void write_attribution(const Options& options, const HeadAttribution& a, const AttributionContext& context,
                        const std::string& position_token, double budget, PhaseTimer& timer, std::ostream& out,
                        std::vector<std::string>& warnings) {
-  OutputSet files;
-  files.create_directory(options.output);
-  files.add((fs::path(options.output) / "attribution.json").string(), attribution_to_json(a, context));
-  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, options.output,
-                           budget, files, warnings);
-  files.protect(input_files(options));
-  timer.lap("render");
-  commit_folder(files, options.output, warnings);
-  timer.lap("write");
   std::vector<NamedTable> dla = {{"", &a.dla.heads}}, ablation = {{"", &a.ablation}};
   if (a.encoder_decoder) {
     dla = {{"dec", &a.dla.heads}, {"cross", &a.encoder_decoder->dla_cross}};
     ablation = {{"enc", &a.encoder_decoder->ablation_encoder}, {"dec", &a.ablation}, {"cross", &a.encoder_decoder->ablation_cross}};
   }
+  // The summary's top heads, printed and on the page.
+  std::vector<std::string> top_heads = {"top direct logit attribution: " + ranked_heads(dla, 1, kRankedHeads)};
+  if (!a.ablation.empty()) top_heads.push_back("largest drop in log p when ablated: " + ranked_heads(ablation, -1, kRankedHeads));
+  OutputSet files;
+  files.create_directory(options.output);
+  files.add((fs::path(options.output) / "attribution.json").string(), attribution_to_json(a, context));
+  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, options.output,
+                           budget, top_heads, files, warnings);
+  files.protect(input_files(options));
+  timer.lap("render");
+  commit_folder(files, options.output, warnings);
+  timer.lap("write");
   out << "wrote " << files_named(options) << " to " << options.output << "/\n"
       << "target " << quoted_piece(context.target_token) << " (id " << a.target_id << ") at position " << a.position << " "
       << quoted_piece(position_token) << ": logit " << fixed(a.logit) << ", log p " << fixed(a.log_prob) << "\n"
@@ -242,9 +245,6 @@ void run_ct2_attribute(const Options& options, PhaseTimer& timer, std::ostream& 
 
 void run_attribute(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.output.empty()) throw UsageError::bad_option("-o", "required: the folder for attribution.json and attribution.png");
-  if (std::find(options.formats.begin(), options.formats.end(), "html") != options.formats.end())
-    throw UsageError::bad_option("--format", "html: attribute has no HTML page (the HTML report shows attention maps, not layer x "
-                                             "head tables); attribute writes png and svg");
   reuse_freed_memory();
   if (is_encoder_decoder_model(options)) return run_ct2_attribute(options, timer, out, warnings);
   if (options.source_tokens || options.target_tokens || options.generate >= 0)

@@ -432,22 +432,16 @@ void add_resource_options(CLI::App& sub, Options& o) {
       ->check(kPositive);
 }
 
-// "png,svg,html": picture formats, each once, in any order. `html` false: a command without a
-// page of its own (attribute: the report's views are for attention maps) refuses html, saying so.
-std::vector<std::string> parse_formats(const std::string& text, bool html = true) {
+// "png,svg,html": picture formats, each once, in any order.
+std::vector<std::string> parse_formats(const std::string& text) {
   std::vector<std::string> formats;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
-    if (item == "html" && !html) {
-      throw CLI::ValidationError("--format", "html: attribute has no HTML page (the HTML report shows attention maps, not "
-                                             "layer x head tables); attribute writes png and svg, e.g. --format png,svg");
-    }
     if (item != "png" && item != "svg" && item != "html") {
-      throw CLI::ValidationError("--format", std::string(html ? "expected png, svg or html separated by commas, e.g. png,html"
-                                                              : "expected png or svg separated by commas, e.g. png,svg") +
-                                                 "; got \"" + text + "\"");
+      throw CLI::ValidationError("--format", "expected png, svg or html separated by commas, e.g. png,html; got \"" +
+                                                 text + "\"");
     }
     if (std::find(formats.begin(), formats.end(), item) != formats.end()) {
       throw CLI::ValidationError("--format", item + " is named twice in \"" + text + "\"");
@@ -538,9 +532,9 @@ void add_attribute_command(CLI::App& app, Options& o) {
   attribute->add_option("--font", o.fonts, "TrueType/OpenType font for labels, one file per --font (repeatable).")
       ->allow_extra_args(false);
   attribute->add_option_function<std::string>(
-      "--format", [&o](const std::string& text) { o.formats = parse_formats(text, false); },
-      "Picture formats, comma-separated (default png): png (attribution.png) and svg (attribution.svg, the same maps "
-      "as vector graphics). No html: the HTML report's views are for attention maps.");
+      "--format", [&o](const std::string& text) { o.formats = parse_formats(text); },
+      "Picture formats, comma-separated (default png): png (attribution.png), svg (attribution.svg, the same maps as "
+      "vector graphics) and html (attribution.html: the maps as tables, each head's value on hover, and the top heads).");
   add_resource_options(*attribute, o);
   attribute->callback([&o] { o.command = Command::Attribute; });
 }
