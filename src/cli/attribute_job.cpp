@@ -162,20 +162,23 @@ namespace {
 void write_attribution(const Options& options, const HeadAttribution& a, const AttributionContext& context,
                        const std::string& position_token, double budget, PhaseTimer& timer, std::ostream& out,
                        std::vector<std::string>& warnings) {
-  OutputSet files;
-  files.create_directory(options.output);
-  files.add((fs::path(options.output) / "attribution.json").string(), attribution_to_json(a, context));
-  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, options.output,
-                           budget, files, warnings);
-  files.protect(input_files(options));
-  timer.lap("render");
-  commit_folder(files, options.output, warnings);
-  timer.lap("write");
   std::vector<NamedTable> dla = {{"", &a.dla.heads}}, ablation = {{"", &a.ablation}};
   if (a.encoder_decoder) {
     dla = {{"dec", &a.dla.heads}, {"cross", &a.encoder_decoder->dla_cross}};
     ablation = {{"enc", &a.encoder_decoder->ablation_encoder}, {"dec", &a.ablation}, {"cross", &a.encoder_decoder->ablation_cross}};
   }
+  // The summary's top heads, printed and on the page.
+  std::vector<std::string> top_heads = {"top direct logit attribution: " + ranked_heads(dla, 1, kRankedHeads)};
+  if (!a.ablation.empty()) top_heads.push_back("largest drop in log p when ablated: " + ranked_heads(ablation, -1, kRankedHeads));
+  OutputSet files;
+  files.create_directory(options.output);
+  files.add((fs::path(options.output) / "attribution.json").string(), attribution_to_json(a, context));
+  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, options.output,
+                           budget, top_heads, files, warnings);
+  files.protect(input_files(options));
+  timer.lap("render");
+  commit_folder(files, options.output, warnings);
+  timer.lap("write");
   out << "wrote " << files_named(options) << " to " << options.output << "/\n"
       << "target " << quoted_piece(context.target_token) << " (id " << a.target_id << ") at position " << a.position << " "
       << quoted_piece(position_token) << ": logit " << fixed(a.logit) << ", log p " << fixed(a.log_prob) << "\n"

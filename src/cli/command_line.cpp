@@ -391,8 +391,8 @@ void add_model_options(CLI::App& sub, Options& o) {
 // subcommand gets a whole model from: render takes no --model, only a model dump.
 void add_rollout_options(CLI::App& sub, Options& o, const std::string& source) {
   CLI::Option* rollout = sub.add_flag("--rollout", o.rollout,
-               source + ": attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, rows renormalised; "
-               "dump adds rollout [layer][query][key], heatmaps and render write rollout.png.");
+               source + ": attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, rows renormalised; " +
+                   (sub.get_name() == "dump" ? "adds rollout [layer][query][key] to the dump." : "writes rollout.png."));
   sub.add_option("--rollout-residual", o.rollout_residual,
                  "The residual weight a of --rollout, from 0 to 1 (default 0.5, as Abnar & Zuidema 2020).")
       ->check(kUnitInterval)
@@ -401,11 +401,18 @@ void add_rollout_options(CLI::App& sub, Options& o, const std::string& source) {
 
 // Value-weighted norms and ALTI (docs/analysis.md "What a head writes"); --flow only where a
 // whole model runs (dump and heatmaps with --model).
+// The help says only what this command does with them (issue 34: help texts copied between
+// commands named flags and files the command has not): the dump's fields for dump, --rollout
+// where the command has it.
 void add_measure_options(CLI::App& sub, Options& o, bool flow) {
+  const bool dump = sub.get_name() == "dump";
+  const bool rollout = sub.get_option_no_throw("--rollout") != nullptr;
   sub.add_option("--measure", o.measure,
-                 "What the maps show: weights (default: the attention weights), norms (|| a f(x) ||, Kobayashi et al. "
-                 "2020: dump adds norms, value_norms, layer_norms) or alti (ALTI contributions with the residual, "
-                 "Ferrando et al. 2022: dump adds alti; with --rollout also alti_rollout).")
+                 std::string("What the maps show: weights (default: the attention weights), norms (|| a f(x) ||, Kobayashi et al. "
+                             "2020") + (dump ? ": dump adds norms, value_norms, layer_norms" : "") +
+                     ") or alti (ALTI contributions with the residual, Ferrando et al. 2022" + (dump ? ": dump adds alti" : "") +
+                     (rollout ? std::string(dump ? "; " : ": ") + "with --rollout also " + (dump ? "alti_rollout" : "its rollout") : "") +
+                     ").")
       ->check(CLI::IsMember({"weights", "norms", "alti"}));
   if (!flow) return;
   sub.add_flag("--flow", o.flow,
@@ -524,7 +531,10 @@ void add_attribute_command(CLI::App& app, Options& o) {
       ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
   attribute->add_option("--font", o.fonts, "TrueType/OpenType font for labels, one file per --font (repeatable).")
       ->allow_extra_args(false);
-  add_format_option(*attribute, o);
+  attribute->add_option_function<std::string>(
+      "--format", [&o](const std::string& text) { o.formats = parse_formats(text); },
+      "Picture formats, comma-separated (default png): png (attribution.png), svg (attribution.svg, the same maps as "
+      "vector graphics) and html (attribution.html: the maps as tables, each head's value on hover, and the top heads).");
   add_resource_options(*attribute, o);
   attribute->callback([&o] { o.command = Command::Attribute; });
 }
@@ -532,9 +542,11 @@ void add_attribute_command(CLI::App& app, Options& o) {
 // --rows (issue 23): with --generate, only the generated tokens' rows, each new token's attention
 // over everything before it.
 void add_rows_option(CLI::App& sub, Options& o) {
+  const bool generates = sub.get_option_no_throw("--generate") != nullptr;  // render draws a dump: it runs no model
   sub.add_option("--rows", o.rows,
-                 "Query rows to draw: all (default) or generated (with --generate N, or a dump of such a run: "
-                 "only the N generated tokens' rows, positions P to P+N-1 after the P prompt tokens).")
+                 std::string("Query rows to draw: all (default) or generated (") +
+                     (generates ? "with --generate N, or a dump of such a run" : "a dump of a run with generated tokens") +
+                     ": only the N generated tokens' rows, positions P to P+N-1 after the P prompt tokens).")
       ->check(CLI::IsMember({"all", "generated"}));
 }
 
@@ -602,7 +614,9 @@ void add_census_command(CLI::App& app, Options& o) {
                            ->allow_extra_args(true);
   auto merge_folders = std::make_shared<std::vector<std::string>>();
   census->add_option("DIR", *merge_folders, "With --merge: the folders to combine, before or after -o (--merge -o OUT DIR1 DIR2 ...).");
-  census->add_flag("--resume", o.resume, "Continue the journal DIR/texts.jsonl of an interrupted run, skipping its texts.");
+  census->add_flag("--resume", o.resume,
+                   "Continue the journal DIR/texts.jsonl of an interrupted run, skipping its texts; or extend a finished run "
+                   "over more texts (a larger --limit). Without it, a finished census in -o is replaced (with a warning).");
   auto quiet = std::make_shared<bool>(false);
   census->add_flag("--quiet", *quiet, "No progress on stderr.");
   census->add_option("--layers", o.layers, "Layers to count: all (default), 2, 0,3 or 1-4 (from 0).");
@@ -612,6 +626,9 @@ void add_census_command(CLI::App& app, Options& o) {
   // picture flags would change nothing, so they are not offered.
   for (const char* unused : {"--format", "--scale", "--annotate", "--exclude-sink"})
     census->remove_option(census->get_option(unused));
+  // The grid's words (heads, cells, long inputs) are not census.png's: its panels are statistics.
+  census->get_option("--cols")->description("Panels per row of census.png, one panel per statistic (default 0: 4 per row).");
+  census->get_option("--max-size")->description("Largest side of census.png in pixels (default 4096), from 256 to 16384.");
   add_resource_options(*census, o);
   census->remove_option(census->get_option("--profile"));  // a census has no phases to time; progress shows its pace
   census->callback([&o, quiet, merge, merge_folders] {
@@ -673,7 +690,7 @@ void add_options(CLI::App& app, Options& o) {
       "render", "Draw heatmaps from an attention JSON (a dump, or weights [head][query][key] with tokens).");
   render->add_option("ATTENTION", o.sentence, "The attention JSON to draw.")->required();
   render->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
-  add_rollout_options(*render, o, "With a model dump (attnviz dump --model ... -o FILE.json)");
+  add_rollout_options(*render, o, "With a model dump (a whole model's dump, as dump writes it from a model file)");
   add_measure_options(*render, o, false);
   add_picture_options(*render, o);
   add_rows_option(*render, o);
@@ -706,6 +723,12 @@ void add_options(CLI::App& app, Options& o) {
                       "With --model: every (layer, head)'s statistics as FILE.csv or FILE.json; without --heads, -o "
                       "draws them as layer x head tables.");
   add_picture_options(*compare, o);
+  // compare draws every head on one scale: a sink left out of a computed range is heatmaps' and render's.
+  compare->remove_option(compare->get_option("--exclude-sink"));
+  compare->get_option("--scale")->description(
+      "Colour scale: fixed (default: 0 to 1) or shared (one min-max over every panel); the other scales are "
+      "heatmaps' and render's.");
+  compare->get_option("--cols")->description("Panels per row of the figure (default 0: near-square).");
   add_resource_options(*compare, o);
   compare->callback([&o] { o.command = Command::Compare; });
 
@@ -715,6 +738,7 @@ void add_options(CLI::App& app, Options& o) {
                  "(circuits.png).");
   add_attention_inputs(*explain, o);
   add_model_options(*explain, o);
+  explain->remove_option(explain->get_option("--layers"));  // --head names the layer (L2H5)
   explain->add_option("--head", o.explain_head,
                       "The head to explain: H or H3 for a single layer; L2H5 with --model (cross.L2H5, enc.L2H5, dec.L2H5 "
                       "for encoder-decoder models). From 0.")

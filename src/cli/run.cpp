@@ -20,6 +20,7 @@
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
+#include "cli/output_kind.hpp"
 #include "cli/picture_choices.hpp"
 #include "cli/profile.hpp"
 #include "cli/report_heads.hpp"
@@ -374,13 +375,6 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
       << counted(static_cast<long long>(dump.blocks.size()), "attention block") << ", one folder each; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
-// The extension of `path`, lower case ("" when none).
-std::string extension_of(const std::string& path) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
-}
-
 // An output file that is one of the run's inputs is refused before any work (OutputSet::commit
 // refuses it again at the end, for outputs named only then): a model run may take minutes.
 void refuse_inputs_as_outputs(const Options& options) {
@@ -389,16 +383,6 @@ void refuse_inputs_as_outputs(const Options& options) {
     std::error_code ec;
     if (!output->empty() && std::filesystem::is_regular_file(*output, ec)) refuse_input_as_output(*output, inputs);
   }
-}
-
-// -o - is standard output, which only dump's single JSON document can use.
-void check_standard_output(const Options& options) {
-  if (!to_standard_output(options) || options.command == Command::Dump) return;
-  throw UsageError::bad_option("-o", options.command == Command::Compare
-                                         ? "\"-\" (standard output) is for dump's JSON; compare writes a PNG file "
-                                           "(and .svg/.html beside it): give a file name ending in .png"
-                                         : "\"-\" (standard output) is for dump's JSON; this command writes a folder of "
-                                           "pictures: give a folder name");
 }
 
 // An output whose folder can never be made (a file where a folder must be: heatmaps -o FILE,
@@ -412,51 +396,6 @@ void refuse_unmakeable_folders(const Options& options) {
   }
   for (const std::string* file : {&options.census, &options.stats}) {
     if (!file->empty()) require_creatable_folder(std::filesystem::path(*file).parent_path().string(), *file);
-  }
-}
-
-// Refuses, before any work, an -o whose name says another kind of output than the command
-// writes: `heatmaps -o out.png` would otherwise make a folder named out.png, `dump -o a.png` a
-// JSON file named .png. An existing folder is always accepted as a folder.
-void check_output_kind(const Options& options) {
-  const std::string extension = extension_of(options.output);
-  const bool file_like = extension == ".png" || extension == ".json" || extension == ".csv";
-  switch (options.command) {
-    case Command::Heatmaps:
-    case Command::Render:
-    case Command::Explain:
-      if (file_like && !std::filesystem::is_directory(options.output)) {
-        throw UsageError::bad_option(
-            "-o", "\"" + options.output + "\" names a " + extension + " file, but " +
-                      (options.command == Command::Render    ? "render writes a folder (grid.png and head_<h>.png)"
-                       : options.command == Command::Explain ? "explain writes a folder (explain.json, explain.png, circuits.png)"
-                                                             : "heatmaps writes a folder (grid.png and head_<h>.png)") +
-                      "; give a folder name, e.g. -o " +
-                      (std::filesystem::path(options.output).replace_extension().string()));
-      }
-      return;
-    case Command::Dump:
-      if (extension == ".png" || extension == ".csv") {
-        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
-                                               " file, but dump writes JSON; give a name ending in .json");
-      }
-      return;
-    case Command::Tokenize:
-    case Command::Census:
-      return;
-    case Command::Attribute:
-      if (file_like && !std::filesystem::is_directory(options.output))
-        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
-                                               " file, but attribute writes a folder (attribution.json and attribution.png); "
-                                               "give a folder name");
-      return;
-    case Command::Compare:
-      if (extension == ".json" || extension == ".csv") {
-        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
-                                               " file, but compare writes a PNG picture (the statistics go to "
-                                               "--stats FILE.json or FILE.csv); give a name ending in .png");
-      }
-      return;
   }
 }
 
@@ -518,12 +457,14 @@ void warn_if_diverging_cmap(const Options& options, std::vector<std::string>& wa
 // `out` is where its messages go (standard error when the data took standard output).
 void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out, std::ostream& err,
               std::vector<std::string>& warnings) {
-  if (options.command == Command::Census) return run_corpus_census(options, out, err, warnings);
+  if (options.command == Command::Census) {
+    check_output_kind(options);
+    return run_corpus_census(options, out, err, warnings);
+  }
   if (options.command == Command::Tokenize) {
     data << tokenize_report(options, warnings);
     return;
   }
-  check_standard_output(options);
   check_output_kind(options);
   refuse_inputs_as_outputs(options);
   refuse_unmakeable_folders(options);

@@ -26,12 +26,23 @@ constexpr int kFormatVersion = 1;
 const std::set<std::string> kDumpMembers = {"format",        "version",       "model",          "tokens",
                                             "token_ids",     "token_texts",   "text",           "prompt_length",
                                             "generated_text", "source_tokens", "source_text",   "target_tokens",
-                                            "last_logits",   "rollout_residual", "rollout",     "layers"};
+                                            "last_logits",   "rollout_residual", "rollout",     "alti_rollout",
+                                            "attention_flow", "layers"};
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
                                              "num_kv_heads", "d_model", "d_k", "context_length", "rope",
                                              "sliding_window", "attention_scale", "attention_softcap",
                                              "final_logit_softcap", "local_rope_theta", "local_rope_scaling", "end_tokens", "activation",
                                              "matmul"};
+
+}  // namespace
+
+std::set<std::string> model_dump_members() { return kDumpMembers; }
+
+std::set<std::string> model_summary_members() { return kModelMembers; }
+
+std::set<std::string> model_dump_layer_members() { return {"stack", "kind"}; }
+
+namespace {
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;

@@ -5,6 +5,7 @@
 // (the run hands blocks over one at a time) and read back by `render` and `compare`.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,13 @@ struct ModelDump {
   ModelRunInfo info;
   std::vector<AttentionBlock> blocks;
 };
+
+/// The members a model dump can have at its top level, in its `model` object, and in each
+/// `layers[]` entry beside a single-layer dump's (record_members_written): each documented in
+/// docs/models.md "Model dumps".
+std::set<std::string> model_dump_members();
+std::set<std::string> model_summary_members();
+std::set<std::string> model_dump_layer_members();
 
 /// True when `text` is a model dump (its `format` is "attnviz.model_attention").
 bool is_model_dump_text(const FileText& text);

@@ -91,7 +91,7 @@ json rope_json(const std::optional<RopeSettings>& rope) {
 }
 
 // Every member a single-layer dump has (docs/output-formats.md), plus "tokens", which
-// another tool may write for both axes.
+// another tool may write for both axes (read, never written).
 const std::set<std::string> kRecordMembers = {
     "format",     "version",    "mode",     "model",     "layer",   "inputs",   "query_tokens",
     "key_tokens", "tokens",     "num_heads", "num_kv_heads", "d_model", "d_k",   "d_v",
@@ -99,6 +99,16 @@ const std::set<std::string> kRecordMembers = {
     "cols",       "index",      "vmin",     "vmax",      "fully_masked_rows", "weights", "scores_masked",
     "scores",     "head_outputs", "output", "sliding_window", "logit_softcap", "norms", "value_norms",
     "layer_norms", "alti"};
+
+}  // namespace
+
+std::set<std::string> record_members_written() {
+  std::set<std::string> written = kRecordMembers;
+  written.erase("tokens");
+  return written;
+}
+
+namespace {
 
 // The small fields, in a fixed order, via nlohmann (escaping, UTF-8 checks).
 std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r) {

@@ -25,6 +25,10 @@ std::string record_to_json(const AttentionRecord& record);
 /// brace. Reserves the room the text can take first, so `out` grows at most once.
 void append_record_json(const AttentionRecord& record, std::string_view prefix, std::string& out);
 
+/// Every member a single-layer dump (and each `layers[]` entry of a model dump) can have, each
+/// documented in docs/output-formats.md "Single-layer dumps" (tests/dump_members_test.cpp checks both).
+std::set<std::string> record_members_written();
+
 /// Most bytes of dump text per number: the longest shortest-round-trip float32
 /// ("-1.00211145e-36", 15 characters) and its comma. The memory guard counts this much text
 /// per number for `dump`; record_to_json reserves it (with the lines and header) up front.
