@@ -13,7 +13,9 @@ little-endian header length N, N bytes of JSON {name: {dtype, shape, data_offset
   each layer's resid_pre the last one's resid_post, z = the heads' outputs, and the last layer's
   resid_post through the final RMSNorm and W_U (numpy, float64) gives the dump's --logits
   within 1e-5;
-* bad input: an unknown hook point is refused naming it, --activations without --model too.
+* bad input: an unknown hook point is refused naming it, --activations without --model too, and
+  a JSON dump of activations over 64 MiB before the forward pass, naming the size and the
+  safetensors spelling.
 
     /usr/bin/python3 tests/safetensors_dump_test.py build/attnviz
 """
@@ -196,6 +198,7 @@ def main():
         run(attnviz, "compare", one_json, one_st, "-o", os.path.join(tmp, "cmp.png"), "--stats", stats_a)
         run(attnviz, "compare", one_st, one_st, "-o", os.path.join(tmp, "cmp2.png"), "--stats", stats_b)
         check(open(stats_a).read() == open(stats_b).read(), "compare: the .safetensors against the JSON as against itself")
+        compare_model(json.load(open(one_json)), read_safetensors(one_st), "one layer, written head by head")
         n, _, tensors = read_safetensors(one_st)
         h, q = 8, len(IDS.split(","))
         check(os.path.getsize(one_st) == 8 + n + 4 * h * q * q and list(tensors) == ["blocks.2.attn.hook_pattern"],
@@ -244,6 +247,17 @@ def main():
                   "-o", os.path.join(tmp, "never.safetensors"), ok=False)
         check(bad.returncode != 0 and '"residual"' in bad.stderr and not os.path.exists(os.path.join(tmp, "never.safetensors")),
               "an unknown hook point is refused, named: " + bad.stderr.strip().splitlines()[-1][:120])
+        # A JSON dump of activations past 64 MiB is refused before the forward pass: 2 layers ×
+        # 4000 positions × 5 hook points × d_model 512 floats is 78.1 MiB.
+        wide = os.path.join(tmp, "wide.gguf")
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts/gguf_writer.py"), wide, "--layers", "2", "--d-model", "512",
+                        "--heads", "8", "--kv-heads", "8", "--ff", "64", "--vocab", "64", "--context", "4096"], check=True,
+                       stdout=subprocess.DEVNULL)
+        ids = ",".join(["1"] + [str(2 + i % 60) for i in range(3999)])
+        big = run(attnviz, "dump", "--model", wide, "--token-ids", ids, "--activations", "resid_pre,resid_mid,resid_post,attn_out,mlp_out",
+                  "-o", os.path.join(tmp, "big.json"), ok=False)
+        check(big.returncode != 0 and "78.1 MiB" in big.stderr and "big.safetensors" in big.stderr and
+              not os.path.exists(os.path.join(tmp, "big.json")), "JSON activations over 64 MiB refused: " + big.stderr.strip()[:200])
         alone = run(attnviz, "dump", STORIES_LAYER, "--activations", "resid_pre", "-o", os.path.join(tmp, "never.json"), ok=False)
         check(alone.returncode != 0 and "--activations" in alone.stderr and "--model" in alone.stderr,
               "--activations without --model is refused: " + alone.stderr.strip().splitlines()[-1][:120])

@@ -156,14 +156,6 @@ void trim_to_request(const Options& options, AttentionBlock& block) {
   if (!options.outputs && wants_z(options)) block.record.output = Matrix();
 }
 
-// The float32 values --activations adds for a block: resid_* and *_out [n, d_model] each, z h × [n, d_v].
-double activation_values(const Options& options, const AttentionBlock& block) {
-  const double n = static_cast<double>(block.record.query_tokens.size());
-  const double matrices = static_cast<double>(options.activations.size()) - (wants_z(options) ? 1.0 : 0.0);
-  return n * (matrices * static_cast<double>(block.record.d_model) +
-              (wants_z(options) ? static_cast<double>(block.record.num_heads) * static_cast<double>(block.record.d_v) : 0.0));
-}
-
 // The JSON dump holds at most this much of --activations as float32 (issue 36): past it, text
 // is the wrong container; safetensors writes any size.
 constexpr double kMaxJsonActivationBytes = 64.0 * 1024 * 1024;
@@ -174,13 +166,18 @@ std::string mib_text(double bytes) {
   return text;
 }
 
-void refuse_large_json_activations(const Options& options, const AttentionBlock& first, int blocks) {
-  const double bytes = 4.0 * activation_values(options, first) * std::max(blocks, 1);
+// Refused before the forward pass, from the model's shape and the run's: resid_* and *_out are
+// [n, d_model] a layer, z h × [n, d_k].
+void refuse_large_json_activations(const Options& options, const ModelSummary& model, long tokens, int layers) {
+  const double matrices = static_cast<double>(options.activations.size()) - (wants_z(options) ? 1.0 : 0.0);
+  const double per_token = matrices * static_cast<double>(model.d_model) +
+                           (wants_z(options) ? static_cast<double>(model.num_heads) * static_cast<double>(model.d_k) : 0.0);
+  const double bytes = 4.0 * per_token * static_cast<double>(tokens) * layers;
   if (bytes <= kMaxJsonActivationBytes) return;
-  throw UsageError::bad_option("--activations", mib_text(bytes) + " of float32 values (" + std::to_string(std::max(blocks, 1)) +
-                                                    " layers x " + std::to_string(first.record.query_tokens.size()) +
-                                                    " positions) is over the JSON dump's 64 MiB; write them as safetensors: "
-                                                    "-o " + std::filesystem::path(options.output).replace_extension(".safetensors").string() +
+  throw UsageError::bad_option("--activations", mib_text(bytes) + " of float32 values (" + std::to_string(layers) + " layers x " +
+                                                    std::to_string(tokens) + " positions) is over the JSON dump's 64 MiB; write them "
+                                                    "as safetensors: -o " +
+                                                    std::filesystem::path(options.output).replace_extension(".safetensors").string() +
                                                     " (or --format safetensors)");
 }
 
@@ -238,13 +235,14 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
   ModelDumpWriter writer;
   RolloutCollector rollout(options, true);
   MeasureCollector measures(options);
-  int planned_blocks = 0;
+  ModelSummary model_shape;  // for --activations' size, known before the pass (ModelProbe::check)
+  ModelProbe probe;
+  probe.check = [&model_shape](const ModelSummary& model) { model_shape = model; };
   // Each layer is formatted as soon as it is computed (one layer's weights held at a time); the
   // formatting counts as `render`, so that `compute` is the model's load, forward pass and capture.
   double format_seconds = 0;
   const BlockSink sink = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
-    if (writer.layer_count() == 0 && !options.activations.empty()) refuse_large_json_activations(options, block, planned_blocks);
     trim_to_request(options, block);
     writer.add(block);
     format_seconds += seconds_since(start);
@@ -255,12 +253,12 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
   // (norms: N of every head besides the weights, and the layer's norms).
   const double stacks = 1.0 + (options.scores ? 1.0 : 0.0) + (options.measure == "norms" ? 1.5 : 0.0);
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
-    planned_blocks = layers;
+    if (!options.activations.empty()) refuse_large_json_activations(options, model_shape, tokens, layers);
     return attention_values(tokens, layers, heads) * kMaxDumpBytesPerNumber * stacks +
            (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0) +
            MeasureCollector::kept_bytes(options, tokens, layers);
   };
-  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept, &probe);
   if (options.rollout) {
     writer.add_field("rollout_residual", rollout.residual_json());
     writer.add_field("rollout", rollout.json_text());

@@ -412,10 +412,8 @@ Matrix ct2_encode(const Ct2Transformer& model, const std::vector<std::int32_t>& 
       AttentionResult self =
           attend(model, layer.self_attention, input, input, MaskMatrix(), block_name("encoder", i, "self"), capture.wants);
       capture_residual(model, capture, x, layer.self_norm);
-      // Taken before the hook, which may move the block's output out (dump --outputs).
-      WideMatrix joined = self.output.cast<double>();
       if (hook) hook("encoder", "self", i, self);
-      return joined;
+      return WideMatrix(self.output.cast<double>());
     });
     feed_forward_sublayer(model, x, layer.ffn);
   }
@@ -436,10 +434,8 @@ WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
       AttentionResult self =
           attend(model, layer.self_attention, input, input, causal, block_name("decoder", i, "self"), capture.wants);
       capture_residual(model, capture, y, layer.self_norm);
-      // Taken before the hook, which may move the block's output out (dump --outputs).
-      WideMatrix joined = self.output.cast<double>();
       if (hook) hook("decoder", "self", i, self);
-      return joined;
+      return WideMatrix(self.output.cast<double>());
     });
     residual(model, y, layer.cross_norm, [&](const WideMatrix& h) {
       const Matrix queries = narrow(h);
@@ -449,10 +445,8 @@ WideMatrix ct2_decoder_logits(const Ct2Transformer& model, const Matrix& memory,
                   model.encoder_norm ? Vector(model.encoder_norm->gamma.cast<Scalar>()) : Vector());
       AttentionResult cross =
           attend(model, layer.cross_attention, queries, memory, MaskMatrix(), block_name("decoder", i, "cross"), capture.wants);
-      // Taken before the hook, which may move the block's output out (dump --outputs).
-      WideMatrix joined = cross.output.cast<double>();
       if (hook) hook("decoder", "cross", i, cross);
-      return joined;
+      return WideMatrix(cross.output.cast<double>());
     });
     feed_forward_sublayer(model, y, layer.ffn);
   }
