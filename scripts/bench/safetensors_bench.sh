@@ -3,7 +3,7 @@
 # synthetic model of RESULTS.md's "Long texts" (d_model 256, 8 heads, context 8192), 8192 fixed
 # token ids. For `dump --layers 0 -o x.safetensors` and, beside it, `heatmaps --layers 0` (the
 # memory bound): --profile's phases (render + write are the dump's cost beyond the load and the
-# forward pass), GNU time's wall and maximum RSS, and whether the file is exactly its header plus
+# forward pass; for the dump, the tensors' writes), GNU time's wall, CPU and maximum RSS, and whether the file is exactly its header plus
 # 4·h·n² bytes. Prints a Markdown table; the load average after it (the machine may be shared).
 #   scripts/bench/safetensors_bench.sh [N]     (after building build/attnviz; N tokens, default 8192)
 set -euo pipefail
@@ -25,16 +25,16 @@ run() {  # run LABEL ARGS...: one table row
   local label=$1
   shift
   rm -rf "$work/out" "$work/x.safetensors"
-  if /usr/bin/time -f '%e %M' -o "$work/time" "$attnviz" "$@" --profile >"$work/stdout" 2>"$work/stderr"; then
-    read -r wall rss <"$work/time"
-    printf '| `%s` | %s s | %s s | %s s | %s s | %.1f s | %.0f MiB |\n' "$label" "$(phase load)" "$(phase compute)" \
-      "$(phase render)" "$(phase write)" "$wall" "$((rss / 1024))"
+  if /usr/bin/time -f '%e %M %U %S' -o "$work/time" "$attnviz" "$@" --profile >"$work/stdout" 2>"$work/stderr"; then
+    read -r wall rss user sys <"$work/time"
+    printf '| `%s` | %.2f s | %.2f s | %.2f s | %.1f s | %.1f s | %d MiB |\n' "$label" "$(phase compute)" "$(phase render)" \
+      "$(phase write)" "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1024))"
   else
     printf '| `%s` | failed: %s | | | | | |\n' "$label" "$(grep -m1 . "$work/stderr" | cut -c1-160)"
   fi
 }
 
-echo "| Command ($n tokens, layer 0, 8 heads) | load | compute | render | write | Wall | Peak RSS |"
+echo "| Command ($n tokens, layer 0, 8 heads) | compute (load + forward) | render | write | Wall | CPU | Peak RSS |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 run "dump --model m8k.gguf --token-ids … --layers 0 -o x.safetensors" dump --model "$model" --token-ids "$ids" --layers 0 -o "$work/x.safetensors"
 size=$(stat -c %s "$work/x.safetensors")
