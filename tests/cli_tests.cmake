@@ -79,6 +79,18 @@ set_tests_properties(limits interrupt pipes PROPERTIES
 add_test(NAME model_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/model_reference_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(model_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+# --activations names hook points; an unknown one is refused naming it (and the valid ones).
+attnviz_bad_run(cli_activations_unknown "attnviz: error: .*--activations.*\"residual\".*resid_pre, resid_mid"
+  dump --model ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf --token-ids 1,403 --activations resid_pre,residual
+  -o ${ATTNVIZ_CLI_OUT}/never_written.safetensors)
+# A safetensors dump is a file: standard output takes JSON only.
+attnviz_bad_run(cli_safetensors_stdout "attnviz: error: .*standard output.*JSON only"
+  dump ${ATTNVIZ_STORIES} --format safetensors -o -)
+# dump -o FILE.safetensors against the JSON dump of the same run, read by a reader written from
+# the format's description (issue 36): stories260K, qwen2, gpt2, aren-translit, --activations.
+add_test(NAME safetensors_dump
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/safetensors_dump_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(safetensors_dump PROPERTIES PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed")
 # Every decoder family's synthetic model (tests/data/families) against llama.cpp's own attention
 # and logits, against the float64 reference, and as a Hugging Face folder (issue 25), with the
 # GGUF-only variants of each family's local RoPE and GELU (issue 37).

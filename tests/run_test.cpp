@@ -126,8 +126,8 @@ TEST_CASE("run: an output name of the wrong kind is refused before any work", "[
                "(grid.png and head_<h>.png); give a folder name, e.g. -o " + dir.file("out") + "\n";
   }
   SECTION("dump -o out.png") {
-    expected = "attnviz: error: -o: \"" + dir.file("out.png") + "\" names a .png file, but dump writes JSON; give a "
-               "name ending in .json\n";
+    expected = "attnviz: error: -o: \"" + dir.file("out.png") + "\" names a .png file, but dump writes JSON or safetensors; give a "
+               "name ending in .json or .safetensors\n";
   }
   SECTION("compare -o out.CSV") {
     options.command = Command::Compare;
@@ -146,7 +146,7 @@ TEST_CASE("run: an output name of the wrong kind is refused before any work", "[
     options.output = dir.file("pictures/");
     expected = "attnviz: error: -o: \"" + dir.file("pictures/") + "\" names a folder, but " +
                (options.command == Command::Compare ? "compare writes a PNG picture; give a file name, e.g. -o " + dir.file("pictures/compare.png")
-                                                    : "dump writes JSON; give a file name, e.g. -o " + dir.file("pictures/attention.json")) + "\n";
+                                                    : "dump writes JSON or safetensors; give a file name, e.g. -o " + dir.file("pictures/attention.json")) + "\n";
   }
   SECTION("compare -o out.svg: the .svg is written beside the .png, not instead") {
     options.command = Command::Compare;
@@ -169,8 +169,8 @@ TEST_CASE("run: an output name of the wrong kind is refused before any work", "[
   }
   SECTION("dump -o out.html") {
     options.output = dir.file("out.html");
-    expected = "attnviz: error: -o: \"" + dir.file("out.html") + "\" names a .html file, but dump writes JSON; give a "
-               "name ending in .json\n";
+    expected = "attnviz: error: -o: \"" + dir.file("out.html") + "\" names a .html file, but dump writes JSON or safetensors; give a "
+               "name ending in .json or .safetensors\n";
   }
   const RunResult r = run_with(options);
   CHECK(r.code == kExitInputError);

@@ -432,6 +432,25 @@ void add_resource_options(CLI::App& sub, Options& o) {
       ->check(kPositive);
 }
 
+// "resid_pre,z": hook points, each once; an unknown name is refused naming it and the valid ones.
+std::vector<std::string> parse_activations(const std::string& text) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    if (std::find(kActivationNames.begin(), kActivationNames.end(), item) == kActivationNames.end())
+      throw CLI::ValidationError("--activations", "unknown hook point \"" + item + "\" in \"" + text +
+                                                      "\"; the hook points are resid_pre, resid_mid, resid_post, attn_out, "
+                                                      "mlp_out and z, separated by commas");
+    if (std::find(names.begin(), names.end(), item) != names.end())
+      throw CLI::ValidationError("--activations", item + " is named twice in \"" + text + "\"");
+    names.push_back(item);
+    start = comma + 1;
+  }
+  return names;
+}
+
 // "png,svg,html": picture formats, each once, in any order.
 std::vector<std::string> parse_formats(const std::string& text) {
   std::vector<std::string> formats;
@@ -668,6 +687,14 @@ void add_options(CLI::App& app, Options& o) {
   dump->add_flag("--logits", o.logits, "With --model: also write the last position's logits (n_vocab values).");
   add_rollout_options(*dump, o, "With --model");
   add_measure_options(*dump, o, true);
+  dump->add_option("--format", o.dump_format,
+                   "json or safetensors (float32 tensors named by TransformerLens's hook points, for numpy and PyTorch; "
+                   "docs/output-formats.md). Default: safetensors when -o ends in .safetensors, else json.")
+      ->check(CLI::IsMember({"json", "safetensors"}));
+  dump->add_option_function<std::string>(
+      "--activations", [&o](const std::string& text) { o.activations = parse_activations(text); },
+      "With --model (decoders): also write these hook points of the selected layers, comma-separated: resid_pre, "
+      "resid_mid, resid_post, attn_out, mlp_out ([position, d_model] each) and z (each head's output, as --outputs).");
   add_resource_options(*dump, o);
   dump->callback([&o] { o.command = Command::Dump; });
 

@@ -45,7 +45,8 @@ void refuse_model_options(const Options& o) {
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
                       : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
                       : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.flow ? "--flow"
-                      : o.token_types ? "--token-types" : o.exact_matmul ? "--exact-matmul" : nullptr;
+                      : o.token_types ? "--token-types" : o.exact_matmul ? "--exact-matmul"
+                      : !o.activations.empty() ? "--activations" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
@@ -87,7 +88,9 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
   request.generate = o.generate;
   request.logits = o.logits;
   request.scores = o.scores;
-  request.outputs = o.outputs;
+  // --activations z is the heads' outputs, which --outputs keeps.
+  request.outputs = o.outputs || std::find(o.activations.begin(), o.activations.end(), "z") != o.activations.end();
+  request.activations = ActivationWants::of(o.activations);
   request.value_vectors = measure_needs_value_vectors(o.measure);
   request.alti = o.measure == "alti";
   request.memory_budget = memory_budget;
@@ -105,6 +108,9 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
                                  double memory_budget, ModelProbe* probe) {
   if (o.token_ids) throw UsageError::bad_option("--token-ids", "is for decoder-only models; give --source-tokens or --text");
   if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
+  if (!o.activations.empty())
+    throw UsageError::bad_option("--activations", o.model + " is an encoder-decoder (CTranslate2) model: activations are "
+                                                  "written for decoder-only models so far");
   if (o.target_tokens && o.generate >= 0)
     throw UsageError::bad_option("--generate", "caps greedy decoding; --target-tokens forces the translation instead");
   Ct2Request request;
@@ -173,8 +179,8 @@ static ModelRunInfo run_model_once(const Options& options, const BlockSink& plai
     // vectors, residual and post-LN norm (issue 20); what else needs the values or the layer's
     // inputs is refused by name rather than drawn as plain weights.
     const std::string encoder = options.model + " is an encoder (bert): ";
-    if (options.scores || options.outputs || options.flow)
-      throw UsageError::bad_option(options.scores ? "--scores" : options.outputs ? "--outputs" : "--flow",
+    if (options.scores || options.outputs || options.flow || !options.activations.empty())
+      throw UsageError::bad_option(options.scores ? "--scores" : options.outputs ? "--outputs" : options.flow ? "--flow" : "--activations",
                                    encoder + "not computed for encoders yet");
     return run_encoder_model(options, sink, warnings, memory_budget, kept, probe);
   }

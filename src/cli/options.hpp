@@ -60,6 +60,10 @@ struct Options : ModelPictureSettings {
   bool scores = false;
   bool outputs = false;
 
+  // Dump.
+  std::string dump_format;               ///< --format json|safetensors; "" = by -o's extension (.safetensors, else JSON)
+  std::vector<std::string> activations;  ///< --activations: hook points (kActivationNames), in the order given
+
   // Pictures (besides PictureSettings' cmap, scale, cols, max_size_px, annotate, fonts, formats).
   bool exclude_sink = false;         ///< --exclude-sink: ranges without key 0 and queries 0–3 (head|layer|shared)
   std::string rows = "all";          ///< --rows all | generated (with --generate: the generated tokens' rows)

@@ -13,7 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The extensions of the files attnviz writes: a folder named so is most likely a file meant.
-constexpr const char* kFileExtensions[] = {".png", ".svg", ".html", ".json", ".csv", ".jsonl"};
+constexpr const char* kFileExtensions[] = {".png", ".svg", ".html", ".json", ".csv", ".jsonl", ".safetensors"};
 
 std::string lower_extension(const std::string& path) {
   std::string extension = fs::path(path).extension().string();
@@ -38,7 +38,7 @@ const char* command_name(Command command) {
 // What the command writes, for the messages.
 std::string what_it_writes(Command command) {
   switch (command) {
-    case Command::Dump: return "JSON";
+    case Command::Dump: return "JSON or safetensors";
     case Command::Compare: return "a PNG picture";
     case Command::Heatmaps:
     case Command::Render: return "a folder (grid.png and head_<h>.png)";
@@ -75,12 +75,16 @@ void check_output_kind(const Options& options) {
   const std::string quoted = "\"" + output + "\"";
   std::error_code ec;
   const bool is_folder = fs::is_directory(output, ec);
+  const std::string extension = lower_extension(output);
+  if (options.command == Command::Dump && options.dump_format == "json" && extension == ".safetensors")
+    throw UsageError::bad_option("--format", "json, but -o " + quoted + " names a .safetensors file; drop --format json, or name the file .json");
   if (output == "-") {
+    if (options.command == Command::Dump && options.dump_format == "safetensors")
+      throw UsageError::bad_option("-o", "\"-\" (standard output) takes JSON only; a safetensors dump is written to a file (e.g. -o dump.safetensors)");
     if (options.command == Command::Dump) return;
     throw UsageError::bad_option("-o", "\"-\" (standard output) is for dump's JSON; " + writes +
                                            (kind == "folder" ? ": give a folder name" : " (.svg and .html beside it): give a file name ending in .png"));
   }
-  const std::string extension = lower_extension(output);
   if (kind == "folder") {
     if (is_folder) return;
     const bool file_like = std::find(std::begin(kFileExtensions), std::end(kFileExtensions), extension) != std::end(kFileExtensions);
@@ -98,9 +102,9 @@ void check_output_kind(const Options& options) {
     throw UsageError::bad_option("-o", quoted + (extension.empty() ? " has no extension" : " names a " + extension + " file") + ", but " +
                                            writes + (extension == ".json" || extension == ".csv" ? " (the statistics go to --stats FILE.json or FILE.csv)" : "") +
                                            "; give a name ending in .png, e.g. -o " + fs::path(output).replace_extension(".png").string());
-  if (options.command == Command::Dump && extension != ".json" &&
+  if (options.command == Command::Dump && extension != ".json" && extension != ".safetensors" &&
       std::find(std::begin(kFileExtensions), std::end(kFileExtensions), extension) != std::end(kFileExtensions))
-    throw UsageError::bad_option("-o", quoted + " names a " + extension + " file, but " + writes + "; give a name ending in .json");
+    throw UsageError::bad_option("-o", quoted + " names a " + extension + " file, but " + writes + "; give a name ending in .json or .safetensors");
 }
 
 }  // namespace attnviz

@@ -32,6 +32,7 @@
 #include "io/json_file.hpp"
 #include "records/model_dump.hpp"
 #include "records/record_json.hpp"
+#include "records/safetensors_dump.hpp"
 #include "render/grid_notes.hpp"
 #include "render/html_report.hpp"
 #include "render/measure_collector.hpp"
@@ -135,17 +136,115 @@ std::string output_name(const Options& options) {
   return to_standard_output(options) ? "standard output" : options.output;
 }
 
+// The extension of `path`, lower case ("" when none).
+std::string extension_of(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return extension;
+}
+
+// dump writes safetensors for --format safetensors, or by default for -o *.safetensors.
+bool writes_safetensors(const Options& options) {
+  return options.dump_format == "safetensors" || (options.dump_format.empty() && extension_of(options.output) == ".safetensors");
+}
+
+bool wants_z(const Options& options) {
+  return std::find(options.activations.begin(), options.activations.end(), "z") != options.activations.end();
+}
+
+// What the run's blocks carry for the dump: z without --outputs keeps the heads' outputs only.
+void trim_to_request(const Options& options, AttentionBlock& block) {
+  if (!options.outputs && wants_z(options)) block.record.output = Matrix();
+}
+
+// The JSON dump holds at most this much of --activations as float32 (issue 36): past it, text
+// is the wrong container; safetensors writes any size.
+constexpr double kMaxJsonActivationBytes = 64.0 * 1024 * 1024;
+
+std::string mib_text(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  return text;
+}
+
+// Refused before the forward pass, from the model's shape and the run's: resid_* and *_out are
+// [n, d_model] a layer, z h × [n, d_k].
+void refuse_large_json_activations(const Options& options, const ModelSummary& model, long tokens, int layers) {
+  const double matrices = static_cast<double>(options.activations.size()) - (wants_z(options) ? 1.0 : 0.0);
+  const double per_token = matrices * static_cast<double>(model.d_model) +
+                           (wants_z(options) ? static_cast<double>(model.num_heads) * static_cast<double>(model.d_k) : 0.0);
+  const double bytes = 4.0 * per_token * static_cast<double>(tokens) * layers;
+  if (bytes <= kMaxJsonActivationBytes) return;
+  throw UsageError::bad_option("--activations", mib_text(bytes) + " of float32 values (" + std::to_string(layers) + " layers x " +
+                                                    std::to_string(tokens) + " positions) is over the JSON dump's 64 MiB; write them "
+                                                    "as safetensors: -o " +
+                                                    std::filesystem::path(options.output).replace_extension(".safetensors").string() +
+                                                    " (or --format safetensors)");
+}
+
+void print_model_dump_line(const Options& options, const ModelRunInfo& info, std::size_t blocks, std::ostream& out);
+
+// dump --model -o FILE.safetensors: each block's tensors written as it comes (layer by layer,
+// nothing of it held after), the header last; renamed into place when complete.
+void run_model_safetensors(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  OutputSet files;
+  files.protect(input_files(options));
+  SafetensorsDumpWriter writer(files.stream_ahead(options.output), options.output, is_encoder_decoder_model(options));
+  RolloutCollector rollout(options, true);
+  MeasureCollector measures(options);
+  double write_seconds = 0;
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    const auto start = std::chrono::steady_clock::now();
+    trim_to_request(options, block);
+    writer.add(block);
+    write_seconds += seconds_since(start);
+    if (options.rollout) rollout.add(block);
+    if (measures.active()) measures.add(block);
+  };
+  const KeptBytes kept = [&](long tokens, int layers, int) {
+    writer.plan(tokens, layers);
+    return (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0) +
+           MeasureCollector::kept_bytes(options, tokens, layers);
+  };
+  // Head by head where nothing else reads a whole layer (issue 23): one head's n² weights held,
+  // as heatmaps holds, whatever the layer's size.
+  const bool by_head = !options.rollout && !measures.active() && options.measure == "weights" && !options.scores &&
+                       !options.outputs && options.activations.empty();
+  const HeadSink heads = [&](const AttentionBlock& block, int head, Matrix& weights) {
+    const auto start = std::chrono::steady_clock::now();
+    writer.add_head(block, head, weights);
+    write_seconds += seconds_since(start);
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept, nullptr, by_head ? &heads : nullptr);
+  if (options.rollout) {
+    writer.add_field("rollout_residual", rollout.residual_json());
+    writer.add_field("rollout", rollout.json_text());
+  }
+  for (auto& [name, text] : measures.dump_fields()) writer.add_field(name, text);
+  timer.lap("compute", write_seconds);
+  writer.finish(info, options.logits);
+  timer.lap("render");
+  files.commit();
+  timer.lap("write");
+  print_model_dump_line(options, info, writer.layer_count(), out);
+}
+
 void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
                     std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
+  if (writes_safetensors(options)) return run_model_safetensors(options, timer, out, warnings);
   ModelDumpWriter writer;
   RolloutCollector rollout(options, true);
   MeasureCollector measures(options);
+  ModelSummary model_shape;  // for --activations' size, known before the pass (ModelProbe::check)
+  ModelProbe probe;
+  probe.check = [&model_shape](const ModelSummary& model) { model_shape = model; };
   // Each layer is formatted as soon as it is computed (one layer's weights held at a time); the
   // formatting counts as `render`, so that `compute` is the model's load, forward pass and capture.
   double format_seconds = 0;
   const BlockSink sink = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
+    trim_to_request(options, block);
     writer.add(block);
     format_seconds += seconds_since(start);
     if (options.rollout) rollout.add(block);
@@ -155,11 +254,12 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
   // (norms: N of every head besides the weights, and the layer's norms).
   const double stacks = 1.0 + (options.scores ? 1.0 : 0.0) + (options.measure == "norms" ? 1.5 : 0.0);
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
+    if (!options.activations.empty()) refuse_large_json_activations(options, model_shape, tokens, layers);
     return attention_values(tokens, layers, heads) * kMaxDumpBytesPerNumber * stacks +
            (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0) +
            MeasureCollector::kept_bytes(options, tokens, layers);
   };
-  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept, &probe);
   if (options.rollout) {
     writer.add_field("rollout_residual", rollout.residual_json());
     writer.add_field("rollout", rollout.json_text());
@@ -170,7 +270,11 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
   timer.lap("render");
   write_dump(options, std::move(pieces), data);
   timer.lap("write");
-  out << "wrote " << output_name(options) << ": " << counted(static_cast<long long>(writer.layer_count()), "attention block") << " of "
+  print_model_dump_line(options, info, writer.layer_count(), out);
+}
+
+void print_model_dump_line(const Options& options, const ModelRunInfo& info, std::size_t blocks, std::ostream& out) {
+  out << "wrote " << output_name(options) << ": " << counted(static_cast<long long>(blocks), "attention block") << " of "
       << printable(info.model.name) << " over "
       << (info.source_tokens.empty()
               ? counted(static_cast<long long>(info.token_ids.size()), "token")
@@ -350,9 +454,8 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   print_continuation(info, out);
 }
 
-void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
+void run_render_model_dump(ModelDump dump, const Options& options, PhaseTimer& timer, std::ostream& out,
                            std::vector<std::string>& warnings) {
-  ModelDump dump = read_model_dump(text, options.sentence, warnings);
   timer.lap("load");
   timer.lap("compute");
   const bool encoder_decoder = !dump.info.source_tokens.empty();
@@ -404,6 +507,18 @@ void run_dump(const Options& options, PhaseTimer& timer, std::ostream& data, std
   require_output(options, "the dump file to write");
   const AttentionRecord record = compute_record(options, warnings, &timer);
   timer.lap("compute");
+  if (writes_safetensors(options)) {
+    OutputSet files;
+    files.protect(input_files(options));
+    write_record_safetensors(record, files.stream_ahead(options.output), options.output);
+    timer.lap("render");
+    files.commit();
+    timer.lap("write");
+    out << "wrote " << options.output << ": " << counted(record.num_heads, "head") << " x "
+        << counted(static_cast<long long>(record.query_tokens.size()), "query", "queries") << " x "
+        << counted(static_cast<long long>(record.key_tokens.size()), "key") << "\n";
+    return;
+  }
   std::vector<std::string> pieces;
   pieces.push_back(record_to_json(record));
   timer.lap("render");
@@ -418,12 +533,20 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   require_output(options, "the folder for the PNG files");
   FileText text;
   if (options.command == Command::Render) {
-    text = read_input_text(options.sentence, memory_budget_bytes(options));
-    if (is_model_dump_text(text)) return run_render_model_dump(text, options, timer, out, warnings);
+    text = read_dump_text(options.sentence, memory_budget_bytes(options));
+    if (is_model_dump_text(text))
+      return run_render_model_dump(read_model_dump(text, options.sentence, warnings), options, timer, out, warnings);
+  }
+  std::optional<AttentionRecord> stored;  // a safetensors dump's layer
+  if (options.command == Command::Render && is_safetensors_text(text)) {
+    SafetensorsDump dump = read_safetensors_dump(std::move(text), options.sentence, warnings);
+    if (dump.model) return run_render_model_dump(std::move(*dump.model), options, timer, out, warnings);
+    stored = std::move(dump.record);
   }
   if (options.rollout) throw UsageError::bad_option("--rollout", "needs a whole model: --model FILE, or a model dump to render");
-  const AttentionRecord record =
-      options.command == Command::Render ? read_record(text, options.sentence, warnings) : compute_record(options, warnings, &timer);
+  const AttentionRecord record = stored                                ? std::move(*stored)
+                                 : options.command == Command::Render ? read_record(text, options.sentence, warnings)
+                                                                      : compute_record(options, warnings, &timer);
   if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
   timer.lap("compute");                                       // printed so every command has the phases
   OutputSet files;

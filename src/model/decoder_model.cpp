@@ -352,7 +352,8 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
 
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                                         const MaskMatrix& allowed, const AttentionWants& wants, const BlockProbe* probe,
-                                        const HeadWeightsSink* per_head, bool attention_only) const {
+                                        const HeadWeightsSink* per_head, bool attention_only, BlockActivations* taps,
+                                        const ActivationWants& tap_wants) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   const std::optional<RopeRequest> rope = layer_rope(l, first, m);
@@ -374,20 +375,32 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
                      " or the layer's input holds NaN or too large values");
-  if (!attention_only) finish_layer(l, x, result.output);
+  if (!attention_only) finish_layer(l, x, result.output, taps, tap_wants);
   return result;
 }
 
-void DecoderModel::finish_layer(int l, Matrix& x, const Matrix& attention_output) const {
+void DecoderModel::finish_layer(int l, Matrix& x, const Matrix& attention_output, BlockActivations* taps,
+                                const ActivationWants& wants) const {
   const DecoderConfig& c = config_;
   // A pre-norm block's sublayer reads N(x); Gemma's post-norms apply to each sublayer's output
   // before it joins the residual stream, so they are part of the sublayer here. The attention
   // sublayer's output is given (run_layer computed it, an ablation may have changed it).
   const auto post_norm = [&](bool has, const char* name, Matrix out) { return has ? layer_norm_input(l, out, name) : out; };
-  x += post_norm(c.block.post_attention_norm, "post_attention_norm", attention_output);
+  if (taps && wants.attn_out) {
+    taps->attn_out = post_norm(c.block.post_attention_norm, "post_attention_norm", attention_output);
+    x += taps->attn_out;
+  } else {
+    x += post_norm(c.block.post_attention_norm, "post_attention_norm", attention_output);
+  }
+  if (taps && wants.resid_mid) taps->resid_mid = x;
   const ProductThreads threads(2.0 * 3.0 * static_cast<double>(x.rows()) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
   residual_sublayer(x, NormPlacement::Pre, [this, l](const Matrix& v) { return layer_norm_input(l, v, "ffn_norm"); },
-                    [&](const Matrix& h) { return post_norm(c.block.post_ffn_norm, "post_ffw_norm", feed_forward(l, h)); });
+                    [&](const Matrix& h) {
+                      Matrix out = post_norm(c.block.post_ffn_norm, "post_ffw_norm", feed_forward(l, h));
+                      if (taps && wants.mlp_out) taps->mlp_out = out;
+                      return out;
+                    });
+  if (taps && wants.resid_post) taps->resid_post = x;
   // Checked here, not only at the logits, so that the message names the layer where the
   // residual stream stopped being finite.
   if (!x.allFinite())
@@ -496,12 +509,20 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
     const bool by_head = selected && request.sink && request.head_sink && !request.trace;
     const AttentionBlock shell = by_head ? block_of(l, layer.logit_scale(), request.tokens, AttentionResult()) : AttentionBlock();
     const HeadWeightsSink per_head = [&](int h, Matrix& weights) { (*request.head_sink)(shell, h, weights); };
+    // --activations: the residual entering the layer, and what finish_layer taps.
+    const bool tapped = selected && request.sink && request.activations.any();
+    BlockActivations taps;
+    if (tapped && request.activations.resid_pre) taps.resid_pre = x;
     AttentionResult result = run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal,
                                        request.wants, selected ? request.probe : nullptr, by_head ? &per_head : nullptr,
-                                       l == last && !request.logits && !request.trace);
+                                       l == last && !request.logits && !request.trace && !tapped, tapped ? &taps : nullptr,
+                                       request.activations);
     if (request.trace) trace_layer(l, layer, result, x, *request.trace);
-    if (request.sink && request.layers.contains(l))
-      (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering, layer.b_o));
+    if (request.sink && request.layers.contains(l)) {
+      AttentionBlock block = block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering, layer.b_o);
+      block.activations = std::move(taps);
+      (*request.sink)(std::move(block));
+    }
   }
   if (request.trace) trace_final_norm(x, *request.trace);
   if (!request.logits) return {};

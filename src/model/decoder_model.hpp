@@ -139,6 +139,9 @@ struct ForwardRequest {
   /// What each block keeps beside its weights: scores, head outputs with the block's output
   /// (--scores, --outputs), and f^h(x_j) with the residual entering the layer (--measure).
   AttentionWants wants{false, false, false};
+  /// The residual stream and sublayer outputs each selected block hands on, every position
+  /// (--activations; AttentionBlock::activations). The last selected layer's MLP then runs.
+  ActivationWants activations;
   // Head attribution (issue 20 §3); none of these changes what the sink receives.
   ResidualTrace* trace = nullptr;       ///< filled with the last position's parts (residual_trace.hpp)
   const HeadAblation* ablation = nullptr;  ///< heads whose z^h is zeroed before W_O (head_ablation.hpp)
@@ -248,13 +251,16 @@ class DecoderModel {
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed, const AttentionWants& wants = {false, true},
                             const BlockProbe* probe = nullptr, const HeadWeightsSink* per_head = nullptr,
-                            bool attention_only = false) const;
+                            bool attention_only = false, BlockActivations* taps = nullptr,
+                            const ActivationWants& tap_wants = {}) const;
   /// run_layer for the last row of x [n, d_model] alone: its attention over every row (the
   /// rows' own K and V), then its feed-forward; x becomes that row [1, d_model].
   void run_last_row(int l, const AttentionLayer& layer, Matrix& x) const;
   /// After layer l's attention: x += [PostNorm](attention_output), then the feed-forward
-  /// sublayer on x's rows; throws InputError when x is no longer finite.
-  void finish_layer(int l, Matrix& x, const Matrix& attention_output) const;
+  /// sublayer on x's rows; throws InputError when x is no longer finite. `taps`, when given,
+  /// keeps resid_mid, attn_out, mlp_out and resid_post where `wants` asks for them.
+  void finish_layer(int l, Matrix& x, const Matrix& attention_output, BlockActivations* taps = nullptr,
+                    const ActivationWants& wants = {}) const;
   /// The family's norm (RMSNorm or LayerNorm) of x [m, d_model] with layer l's tensor `norm`
   /// ("attn_norm": blk.l.attn_norm.weight, and .bias for LayerNorm); throws InputError naming
   /// the file and layer when a row's mean square overflows float32.

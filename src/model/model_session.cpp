@@ -243,6 +243,7 @@ ModelRunInfo run_decoder_request(const LoadedDecoder& loaded, const DecoderRunRe
   if (head_sink != nullptr) request.head_sink = &marked_heads;
   request.logits = r.logits;  // only dump --logits writes them; the output layer is skipped otherwise
   request.wants = AttentionWants{r.scores, r.outputs, r.value_vectors};
+  request.activations = r.activations;
   if (probe && probe->block) request.probe = &probe->block;
   info.last_logits = model.forward(request);
   if (probe && probe->want_output) {

@@ -103,6 +103,7 @@ struct DecoderRunRequest {
   bool logits = false, scores = false, outputs = false;
   bool value_vectors = false;  ///< hand each block's f^h(x_j), residual and b_O on (analysis/value_norms, alti)
   bool alti = false;           ///< ALTI will be computed: refused for post-attention-norm families
+  ActivationWants activations; ///< --activations: each selected block's residual stream and sublayer outputs
   double memory_budget = 0;    ///< bytes; the run is refused (LimitError) if its estimate exceeds it
 };
 

@@ -58,6 +58,22 @@ AttentionRecord read_record(const FileText& text, const std::string& path, std::
 AttentionRecord record_from_json(const nlohmann::json& object, const std::string& path,
                                  std::vector<std::string>& warnings, const std::set<std::string>& extra_members = {});
 
+/// Appends `m` [rows, cols] as JSON lists, one row a line, each float32 in its shortest form
+/// that reads back the same (as record_to_json writes matrices).
+void append_matrix_json(const Matrix& m, std::string& out);
+
+/// The record's header as record_to_json writes it (every field but the matrices, "scale"
+/// included), one JSON object, with `prefix` after the opening brace as append_record_json.
+/// What a safetensors dump keeps beside its tensors (records/safetensors_dump).
+std::string record_header_json(const AttentionRecord& record, std::string_view prefix = "");
+
+/// record_from_json on a header (record_header_json's fields) and weights read elsewhere (a
+/// safetensors dump's tensor `weights_name`, named in messages): h × [n_q, n_k] checked against
+/// the tokens, then every check of record_from_json. Throws InputError.
+AttentionRecord record_from_header(const nlohmann::json& header, std::vector<Matrix> weights, const std::string& path,
+                                   const std::string& weights_name, std::vector<std::string>& warnings,
+                                   const std::set<std::string>& extra_members = {});
+
 /// True when `text` (read from `path`) holds attention weights (a `weights` field and no
 /// `embeddings`) rather than a sentence or weights file. Throws InputError when it is not JSON.
 bool is_record_text(const FileText& text, const std::string& path);
