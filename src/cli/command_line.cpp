@@ -352,6 +352,39 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
       ->check(CLI::Range(2L, 1L << 20));
 }
 
+// --chat, --chat-role, --messages and --add-generation-prompt (issue 34): a conversation rendered
+// through the model's own chat template, then tokenized with its special tokens.
+void add_chat_options(CLI::App& sub, Options& o) {
+  sub.add_option_function<std::string>(
+         "--chat", [&o](const std::string& text) { o.chat_turns.emplace_back("user", text); },
+         "A user message, rendered through the model's chat template (GGUF tokenizer.chat_template, or the "
+         "folder's chat_template.jinja / tokenizer_config.json) with its bos/eos tokens, then tokenized with "
+         "special tokens parsed. Repeatable; turns keep the order given.")
+      ->check(kUtf8Text)
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option_function<std::string>(
+         "--chat-role",
+         [&o](const std::string& turn) {
+           const auto equals = turn.find('=');
+           if (equals == std::string::npos || equals == 0) {
+             throw CLI::ValidationError("--chat-role", "expected ROLE=TEXT (system=..., user=..., assistant=...), got \"" + turn + "\"");
+           }
+           o.chat_turns.emplace_back(turn.substr(0, equals), turn.substr(equals + 1));
+         },
+         "A turn ROLE=TEXT of the conversation (system=You are terse., assistant=Hello!), in order with --chat. Repeatable.")
+      ->check(kUtf8Text)
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option("--messages", o.messages_file,
+                 "A JSON file of the conversation in OpenAI's form, [{\"role\": \"user\", \"content\": \"...\"}, ...], "
+                 "rendered through the model's chat template (other members, such as content as a list of parts, reach "
+                 "the template as they are).");
+  sub.add_flag("--add-generation-prompt,!--no-add-generation-prompt", o.add_generation_prompt,
+               "With --chat/--messages: end the prompt with the assistant's turn header, as for a reply (on by default; "
+               "--no-add-generation-prompt renders the conversation alone).");
+}
+
 void add_model_options(CLI::App& sub, Options& o) {
   sub.add_option("--model", o.model,
                  "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), a Hugging Face "
@@ -362,6 +395,7 @@ void add_model_options(CLI::App& sub, Options& o) {
                  "With --model: the text to run (UTF-8), tokenized as the model file says; BOS is added when "
                  "the file asks for it. For CTranslate2 character-level models: the source text.")
       ->check(kUtf8Text);
+  add_chat_options(sub, o);
   sub.add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "With --model: token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
@@ -495,6 +529,7 @@ void add_attribute_command(CLI::App& app, Options& o) {
       ->required();
   attribute->add_option("--text", o.text, "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks.")
       ->check(kUtf8Text);
+  add_chat_options(*attribute, o);
   attribute->add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "Token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
@@ -743,7 +778,9 @@ void add_options(CLI::App& app, Options& o) {
   tokenize->add_option("--model", o.model,
                        "The GGUF model (or vocabulary-only GGUF) file, or a Hugging Face folder with tokenizer.json.")
       ->required();
-  tokenize->add_option("--text", o.text, "The text to split (UTF-8).")->required()->check(kUtf8Text);
+  tokenize->add_option("--text", o.text, "The text to split (UTF-8); or give a conversation with --chat/--messages.")
+      ->check(kUtf8Text);
+  add_chat_options(*tokenize, o);
   tokenize->add_flag("--no-bos", o.no_bos, "Do not add BOS (or CLS/SEP).");
   auto json = std::make_shared<bool>(false);
   tokenize->add_flag("--json", *json, "Print the JSON document even on a terminal (elsewhere it is all stdout holds).");

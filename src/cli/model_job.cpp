@@ -191,6 +191,7 @@ static ModelRunInfo run_model_once(const Options& options, const BlockSink& plai
 ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
   ModelRunInfo info = run_model_once(options, plain_sink, warnings, memory_budget, kept, probe, heads);
+  info.chat_prompt = options.chat_prompt;
   // The flag changes only Q8_0 products (decoders and BERT from GGUF files): say when it did nothing.
   // The one place that says it (attribute, the other user of a loaded decoder, does not take the
   // flag: it always multiplies in float32).
