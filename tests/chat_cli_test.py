@@ -86,6 +86,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("raise_exception: its message", code == 1 and "Only user and assistant roles are supported!" in err, err)
     code, _, err = run("tokenize", "--model", model, "--chat", "Hi", "--text", "Hi")
     check("--chat with --text refused", code == 1 and "not both" in err, err)
+    code, _, err = run("tokenize", "--model", model, "--chat", "Hi", "--no-parse-special")
+    check("--chat with --no-parse-special refused", code == 1 and "--no-parse-special" in err, err)
     code, _, err = run("tokenize", "--model", model, "--chat-role", "Hi")
     check("--chat-role without ROLE=", code != 0 and "ROLE=TEXT" in err, err)
     with open(messages, "w") as f:

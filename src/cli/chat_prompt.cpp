@@ -34,6 +34,10 @@ Options with_chat_prompt(const Options& options) {
     throw UsageError::bad_option("--messages", "give the conversation as --messages FILE.json or as --chat/--chat-role, not both");
   }
   if (options.model.empty()) throw UsageError::bad_option("--chat", "needs --model, whose chat template renders the conversation");
+  if (options.no_parse_special) {
+    throw UsageError::bad_option("--no-parse-special", "applies to --text: a chat template's turn markers are special tokens, "
+                                                       "read as such (render the text yourself and pass --text to read them as text)");
+  }
   const ModelChatTemplate source = read_model_chat_template(options.model);
   const ChatTemplate chat(source.source, source.origin);
   ChatRequest request;

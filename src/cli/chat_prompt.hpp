@@ -10,7 +10,7 @@ namespace attnviz {
 
 /// `options` with a conversation rendered into `text` (and kept in `chat_prompt`), or unchanged
 /// when none is given. Throws UsageError for a conversation beside --text or --token-ids, --chat
-/// beside --messages, or no --model; InputError naming the model when it has no chat template,
+/// beside --messages, --no-parse-special, or no --model; InputError naming the model when it has no chat template,
 /// naming the template's line when it raises, naming FILE.json and the message for bad messages.
 Options with_chat_prompt(const Options& options);
 

@@ -47,6 +47,7 @@ struct Options : ModelPictureSettings {
   std::string chat_prompt;            ///< what the chat template rendered ("" without --chat/--messages)
   std::optional<std::vector<int>> token_types;  ///< --token-types: BERT's segment per token (default all 0)
   bool no_bos = false;
+  bool no_parse_special = false;     ///< --no-parse-special: special tokens' text in --text read as plain text
   bool exact_matmul = false;         ///< --exact-matmul: Q8_0 weights decoded to float32, no activation rounding
   int generate = -1;                 ///< --generate N; -1 = not given
   std::string layers = "all";        ///< --layers all|2|0,3|1-4
