@@ -76,7 +76,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check("dump's ids", dump["token_ids"] == chat)
 
     code, _, err = run("tokenize", "--model", stories, "--chat", "Hi")
-    check("no template: refused naming the file", code == 1 and stories + " has no chat template" in err, err)
+    check("no template: refused naming the file", code == 1 and stories + ": has no chat template" in err, err)
     bad = with_template(tmp, "bad", "{% for m in messages %}\n{{ m.content | wordwrap }}\n{% endfor %}")
     code, _, err = run("tokenize", "--model", bad, "--chat", "Hi")
     check("unsupported filter: refused with its line",

@@ -177,7 +177,7 @@ TEST_CASE("a Hugging Face folder's template: chat_template.jinja first, else tok
 
   TempDir base;
   write(base.file("tokenizer_config.json"), R"({"bos_token": "<s>"})");
-  CHECK_THROWS_WITH(read_model_chat_template(base.path().string()), Contains(base.path().string() + " has no chat template"));
+  CHECK_THROWS_WITH(read_model_chat_template(base.path().string()), Contains(base.path().string() + ": has no chat template"));
   write(base.file("tokenizer_config.json"), R"({"chat_template": 3})");
   CHECK_THROWS_WITH(read_model_chat_template(base.path().string()),
                     Contains("tokenizer_config.json: /chat_template: expected a string or a list"));
@@ -185,5 +185,5 @@ TEST_CASE("a Hugging Face folder's template: chat_template.jinja first, else tok
 
 TEST_CASE("a GGUF without tokenizer.chat_template is refused naming the file", "[chat]") {
   const std::string stories = std::string(ATTNVIZ_DATA_DIR) + "/stories260k/stories260K.gguf";
-  CHECK_THROWS_WITH(read_model_chat_template(stories), Contains(stories + " has no chat template"));
+  CHECK_THROWS_WITH(read_model_chat_template(stories), Contains(stories + ": has no chat template"));
 }
