@@ -133,7 +133,7 @@ TEST_CASE("loops, namespaces, slices and filters the real templates use", "[chat
                three) == "2");
   CHECK(render("{% set x = 1 %}{% for m in messages %}{% set x = 2 %}{% endfor %}{{ x }}", three) == "1");
   CHECK(render("{{ messages[1:] | length }}{{ messages[-1].content }}{{ 'hello'[1:3] }}{{ 'hello'[::-1] }}", three) ==
-        "2cellolleh");
+        "2celolleh");  // "hello"[1:3] is "el"
   CHECK(render("{{ messages[0].content | trim }}|{{ messages[0]['content'].strip() }}|", three) == "a|a|");
   CHECK(render("{{ {'b': [1, 2.5, none, true], 'a': 'é\"'} | tojson }}", three) ==
         R"({"b": [1, 2.5, null, true], "a": "é\""})");
