@@ -53,7 +53,7 @@ std::int32_t target_from_text(const Options& o, const DecoderRun& run) {
   std::optional<Vocabulary> vocab = target_tokenizer(o, run);
   if (!vocab) throw UsageError::bad_option("--target", o.model + " has no tokenizer to read the text with; give the token's id with --target-id");
   vocab->add_space_prefix = false;  // exactly as written: " He" has its space, "He" has none
-  const std::vector<std::int32_t> ids = tokenize(*vocab, *o.target, false);
+  const std::vector<std::int32_t> ids = tokenize(*vocab, *o.target, false, !o.no_parse_special);
   const std::string quoted = quoted_piece(*o.target);
   if (ids.empty()) throw UsageError::bad_option("--target", quoted + " gives no token; give one token's text, or its id with --target-id");
   if (ids.size() > 1)

@@ -352,6 +352,48 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
       ->check(CLI::Range(2L, 1L << 20));
 }
 
+// --chat, --chat-role, --messages and --add-generation-prompt (issue 34): a conversation rendered
+// through the model's own chat template, then tokenized with its special tokens.
+void add_chat_options(CLI::App& sub, Options& o) {
+  sub.add_option_function<std::string>(
+         "--chat", [&o](const std::string& text) { o.chat_turns.emplace_back("user", text); },
+         "A user message, rendered through the model's chat template (GGUF tokenizer.chat_template, or the "
+         "folder's chat_template.jinja / tokenizer_config.json) with its bos/eos tokens, then tokenized with "
+         "special tokens parsed. Repeatable; turns keep the order given.")
+      ->check(kUtf8Text)
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option_function<std::string>(
+         "--chat-role",
+         [&o](const std::string& turn) {
+           const auto equals = turn.find('=');
+           if (equals == std::string::npos || equals == 0) {
+             throw CLI::ValidationError("--chat-role", "expected ROLE=TEXT (system=..., user=..., assistant=...), got \"" + turn + "\"");
+           }
+           o.chat_turns.emplace_back(turn.substr(0, equals), turn.substr(equals + 1));
+         },
+         "A turn ROLE=TEXT of the conversation (system=You are terse., assistant=Hello!), in order with --chat. Repeatable.")
+      ->check(kUtf8Text)
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option("--messages", o.messages_file,
+                 "A JSON file of the conversation in OpenAI's form, [{\"role\": \"user\", \"content\": \"...\"}, ...], "
+                 "rendered through the model's chat template (other members, such as content as a list of parts, reach "
+                 "the template as they are).");
+  sub.add_flag("--add-generation-prompt,!--no-add-generation-prompt", o.add_generation_prompt,
+               "With --chat/--messages: end the prompt with the assistant's turn header, as for a reply (on by default; "
+               "--no-add-generation-prompt renders the conversation alone).");
+}
+
+// --no-parse-special (tokenize(): llama_tokenize's parse_special off).
+void add_parse_special_option(CLI::App& sub, Options& o, const std::string& what) {
+  sub.add_flag("--no-parse-special", o.no_parse_special,
+               "Read special tokens written in " + what + " (<|im_start|>, <s>, <|endoftext|>) as plain text. By default "
+               "they are those tokens, as llama.cpp reads a prompt (GGUF: control, user-defined and unknown tokens; "
+               "tokenizer.json: its added tokens, as the tokenizers library does). Without it a GGUF's user-defined "
+               "tokens, and a tokenizer.json's added tokens that are not special, are still matched.");
+}
+
 void add_model_options(CLI::App& sub, Options& o) {
   sub.add_option("--model", o.model,
                  "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), a Hugging Face "
@@ -362,6 +404,7 @@ void add_model_options(CLI::App& sub, Options& o) {
                  "With --model: the text to run (UTF-8), tokenized as the model file says; BOS is added when "
                  "the file asks for it. For CTranslate2 character-level models: the source text.")
       ->check(kUtf8Text);
+  add_chat_options(sub, o);
   sub.add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "With --model: token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
@@ -369,6 +412,7 @@ void add_model_options(CLI::App& sub, Options& o) {
       "--token-types", [&o](const std::string& text) { o.token_types = parse_token_ids(text, "--token-types", "0,0,0,1,1"); },
       "With --model, encoders (BERT): the segment of each token, e.g. 0,0,0,1,1 (default: all 0, segment A).");
   sub.add_flag("--no-bos", o.no_bos, "With --text: do not add BOS (or CLS/SEP).");
+  add_parse_special_option(sub, o, "--text");
   sub.add_flag("--exact-matmul", o.exact_matmul,
                "With a GGUF --model: multiply Q8_0 weights exactly in float32 instead of as llama.cpp does "
                "(activations rounded to 8 bits per block of 32; the default, dump's model.matmul says which).");
@@ -521,10 +565,12 @@ void add_attribute_command(CLI::App& app, Options& o) {
       ->required();
   attribute->add_option("--text", o.text, "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks.")
       ->check(kUtf8Text);
+  add_chat_options(*attribute, o);
   attribute->add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "Token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
   attribute->add_flag("--no-bos", o.no_bos, "With --text: do not add BOS.");
+  add_parse_special_option(*attribute, o, "--text and --target");
   // Encoder-decoder (CTranslate2) models: the source, and the decoder prefix whose next token is attributed.
   attribute->add_option("--source-tokens", o.source_tokens,
                         "CTranslate2 models: the source as space-separated tokens (--text: the source as characters).")
@@ -640,6 +686,7 @@ void add_census_command(CLI::App& app, Options& o) {
   census->add_flag("--quiet", *quiet, "No progress on stderr.");
   census->add_option("--layers", o.layers, "Layers to count: all (default), 2, 0,3 or 1-4 (from 0).");
   census->add_flag("--no-bos", o.no_bos, "Do not add BOS to the texts.");
+  add_parse_special_option(*census, o, "the texts");
   add_picture_options(*census, o);
   // census.png is one PNG, each statistic on its own min-max with the values printed: these
   // picture flags would change nothing, so they are not offered.
@@ -794,8 +841,11 @@ void add_options(CLI::App& app, Options& o) {
   tokenize->add_option("--model", o.model,
                        "The GGUF model (or vocabulary-only GGUF) file, or a Hugging Face folder with tokenizer.json.")
       ->required();
-  tokenize->add_option("--text", o.text, "The text to split (UTF-8).")->required()->check(kUtf8Text);
+  tokenize->add_option("--text", o.text, "The text to split (UTF-8); or give a conversation with --chat/--messages.")
+      ->check(kUtf8Text);
+  add_chat_options(*tokenize, o);
   tokenize->add_flag("--no-bos", o.no_bos, "Do not add BOS (or CLS/SEP).");
+  add_parse_special_option(*tokenize, o, "--text");
   auto json = std::make_shared<bool>(false);
   tokenize->add_flag("--json", *json, "Print the JSON document even on a terminal (elsewhere it is all stdout holds).");
   tokenize->callback([&o, json] {

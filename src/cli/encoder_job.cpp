@@ -24,7 +24,7 @@ std::vector<std::int32_t> encoder_input_ids(const Options& o, const Vocabulary* 
   }
   if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 2,1037,3");
   if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
-  return tokenize(*vocab, *o.text, !o.no_bos);
+  return tokenize(*vocab, *o.text, !o.no_bos, !o.no_parse_special);
 }
 
 ModelSummary summary_of(const EncoderConfig& c) {
@@ -83,7 +83,7 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   info.token_ids = encoder_input_ids(o, vocab.get());
   if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
   // As a decoder's: --token-ids named for the user's ids, the tokenizer for the ids of a text.
-  check_ids_in_model(DecoderInput{o.model, o.text, o.token_ids, o.no_bos}, vocab.get(), info.token_ids, c.n_vocab);
+  check_ids_in_model(DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special}, vocab.get(), info.token_ids, c.n_vocab);
   info.prompt_length = static_cast<int>(info.token_ids.size());
   EncoderRequest request;
   request.token_ids = info.token_ids;

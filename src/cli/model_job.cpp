@@ -51,7 +51,7 @@ void refuse_model_options(const Options& o) {
 }
 
 // The library's view of the decoder options: the model, --text / --token-ids, --no-bos.
-DecoderInput decoder_input(const Options& o) { return DecoderInput{o.model, o.text, o.token_ids, o.no_bos}; }
+DecoderInput decoder_input(const Options& o) { return DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special}; }
 
 void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
   check_ids_in_model(decoder_input(o), vocab, ids, n_vocab);
@@ -197,6 +197,7 @@ static ModelRunInfo run_model_once(const Options& options, const BlockSink& plai
 ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
   ModelRunInfo info = run_model_once(options, plain_sink, warnings, memory_budget, kept, probe, heads);
+  info.chat_prompt = options.chat_prompt;
   // The flag changes only Q8_0 products (decoders and BERT from GGUF files): say when it did nothing.
   // The one place that says it (attribute, the other user of a loaded decoder, does not take the
   // flag: it always multiplies in float32).
@@ -284,7 +285,7 @@ std::string tokenize_report(const Options& options, std::vector<std::string>& wa
   const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? hf_folder_vocab(options.model, warnings) : std::nullopt;
   if (n_vocab) require_tokenizer_fits(vocab, *n_vocab, options.model);
   warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
-  const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
+  const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos, !options.no_parse_special);
   if (n_vocab) check_ids_in_model(options, &vocab, ids, *n_vocab);
   Tokens pieces, texts;
   for (const std::int32_t id : ids) {
@@ -341,7 +342,7 @@ long DecoderSession::n_vocab() const { return loaded_->decoder.model->config().n
 std::vector<std::int32_t> DecoderSession::tokenize(const std::string& text) const {
   const Vocabulary* vocab = loaded_->decoder.vocab.get();
   if (!vocab) throw InputError::inconsistent(options_.model, "the model has no tokenizer to split the corpus's texts; give token_ids (JSONL)");
-  return attnviz::tokenize(*vocab, text, !options_.no_bos);
+  return attnviz::tokenize(*vocab, text, !options_.no_bos, !options_.no_parse_special);
 }
 
 ModelRunInfo DecoderSession::run(const std::vector<std::int32_t>& ids, const BlockSink& sink, std::vector<std::string>& warnings,

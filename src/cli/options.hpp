@@ -39,8 +39,15 @@ struct Options : ModelPictureSettings {
   std::string model;                 ///< --model FILE.gguf, or a folder (CTranslate2, safetensors)
   std::optional<std::string> text;   ///< --text (UTF-8)
   std::optional<std::vector<int>> token_ids;  ///< --token-ids, used as given
+  /// --chat TEXT (a user turn) and --chat-role ROLE=TEXT, in the order given: rendered through the
+  /// model's chat template into `text` (cli/chat_prompt).
+  std::vector<std::pair<std::string, std::string>> chat_turns;
+  std::string messages_file;          ///< --messages FILE.json: OpenAI-style [{"role", "content"}, ...]
+  bool add_generation_prompt = true;  ///< --add-generation-prompt / --no-add-generation-prompt
+  std::string chat_prompt;            ///< what the chat template rendered ("" without --chat/--messages)
   std::optional<std::vector<int>> token_types;  ///< --token-types: BERT's segment per token (default all 0)
   bool no_bos = false;
+  bool no_parse_special = false;     ///< --no-parse-special: special tokens' text in --text read as plain text
   bool exact_matmul = false;         ///< --exact-matmul: Q8_0 weights decoded to float32, no activation rounding
   int generate = -1;                 ///< --generate N; -1 = not given
   std::string layers = "all";        ///< --layers all|2|0,3|1-4

@@ -13,6 +13,7 @@
 
 #include "cli/attention_job.hpp"
 #include "cli/attribute_job.hpp"
+#include "cli/chat_prompt.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/corpus_job.hpp"
 #include "cli/explain_job.hpp"
@@ -45,7 +46,8 @@
 namespace attnviz {
 
 std::vector<std::string> input_files(const Options& options) {
-  std::vector<std::string> inputs = {options.sentence, options.weights, options.source, options.model};
+  std::vector<std::string> inputs = {options.sentence, options.weights, options.source, options.model,
+                                     options.messages_file};
   inputs.insert(inputs.end(), options.fonts.begin(), options.fonts.end());
   // A model folder (CTranslate2, Hugging Face) is read file by file: model.bin, config.json,
   // the vocabularies, shards. None of them may be replaced by an output.
@@ -585,6 +587,7 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
     return run_corpus_census(options, out, err, warnings);
   }
   if (options.command == Command::Tokenize) {
+    if (!options.text) throw UsageError::bad_option("tokenize", "needs the text: --text \"...\", or a conversation with --chat/--messages");
     data << tokenize_report(options, warnings);
     return;
   }
@@ -627,7 +630,8 @@ int run(const Options& options, std::ostream& out, std::ostream& err) {
   int code = kExitOk;
   std::string error;
   try {
-    dispatch(options, timer, out, to_standard_output(options) && options.command == Command::Dump ? err : out, err, warnings);
+    const Options resolved = with_chat_prompt(options);
+    dispatch(resolved, timer, out, to_standard_output(resolved) && resolved.command == Command::Dump ? err : out, err, warnings);
     out.flush();
     if (!out) throw OutputError::cannot_write("standard output", "the results could not be printed");
   } catch (const LimitError& e) {

@@ -118,6 +118,7 @@ struct ModelRunInfo {
   Tokens token_texts;                  ///< what each reads as (token_display_text); empty when unknown
   std::vector<std::int32_t> token_ids;
   std::string text;                    ///< decoded text of every token after BOS
+  std::string chat_prompt;             ///< the chat template's rendering of --chat/--messages ("" without)
   int prompt_length = 0;               ///< tokens that came from the input, BOS included
   std::string generated_text;          ///< decoded continuation ("" without --generate)
   std::vector<float> last_logits;      ///< the final position's n_vocab logits, when asked

@@ -25,7 +25,7 @@ std::vector<std::int32_t> decoder_input_ids(const DecoderInput& o, const Vocabul
   }
   if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 1,403,407");
   if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
-  return tokenize(*vocab, *o.text, !o.no_bos);
+  return tokenize(*vocab, *o.text, !o.no_bos, o.parse_special);
 }
 
 ModelSummary summary_of(const DecoderConfig& c) {

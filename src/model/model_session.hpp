@@ -20,12 +20,14 @@
 namespace attnviz {
 
 /// What a decoder run reads: the model (a GGUF file or a Hugging Face folder) and its input,
-/// a text (--text, BOS added unless no_bos) or ids used as given (--token-ids).
+/// a text (--text, BOS added unless no_bos, special tokens written in it read as such unless
+/// parse_special is false: tokenize()) or ids used as given (--token-ids).
 struct DecoderInput {
   std::string model;
   std::optional<std::string> text;
   std::optional<std::vector<int>> token_ids;
   bool no_bos = false;
+  bool parse_special = true;  ///< false: --no-parse-special
 };
 
 /// The decoder of a DecoderInput: the model, its tokenizer, the token names of a folder run by ids.

@@ -25,7 +25,7 @@ constexpr int kFormatVersion = 1;
 // The members finish() and model_json() write (docs/models.md).
 const std::set<std::string> kDumpMembers = {"format",        "version",       "model",          "tokens",
                                             "token_ids",     "token_texts",   "text",           "prompt_length",
-                                            "generated_text", "source_tokens", "source_text",   "target_tokens",
+                                            "generated_text", "chat_prompt", "source_tokens", "source_text",   "target_tokens",
                                             "last_logits",   "rollout_residual", "rollout",     "alti_rollout",
                                             "attention_flow", "layers"};
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
@@ -182,6 +182,7 @@ ordered_json run_header(const ModelRunInfo& info) {
                {"generated_text", info.generated_text}};
   // Added after the first dumps of version 1, which readers still take: optional.
   if (!info.token_texts.empty()) head["token_texts"] = info.token_texts;
+  if (!info.chat_prompt.empty()) head["chat_prompt"] = info.chat_prompt;  // --chat / --messages (issue 34)
   if (!info.source_tokens.empty()) {
     head["source_tokens"] = info.source_tokens;
     head["source_text"] = info.source_text;
@@ -311,6 +312,7 @@ ModelDump read_model_dump_header(const nlohmann::json& root, const std::string& 
     dump.info.text = field_or<std::string>(root, "text", "");
     dump.info.prompt_length = field_or<int>(root, "prompt_length", 0);
     dump.info.generated_text = field_or<std::string>(root, "generated_text", "");
+    dump.info.chat_prompt = field_or<std::string>(root, "chat_prompt", "");
     dump.info.source_tokens = field_or<Tokens>(root, "source_tokens", {});
     dump.info.source_text = field_or<std::string>(root, "source_text", "");
     dump.info.target_tokens = field_or<Tokens>(root, "target_tokens", {});
