@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -214,7 +215,10 @@ double picture_budget(const AttentionRecord& record, double memory_budget, int w
 // "50", "2.5": std::to_chars's shortest form.
 std::string shortest_number(double value) {
   char text[32];
-  const char* end = std::to_chars(text, text + sizeof text, value).ptr;
+  // A value that is a float32 (the scale the engine used) in float32's shortest form: "0.2".
+  const auto single = static_cast<float>(value);
+  const char* end = static_cast<double>(single) == value ? std::to_chars(text, text + sizeof text, single).ptr
+                                                         : std::to_chars(text, text + sizeof text, value).ptr;
   return std::string(text, static_cast<std::size_t>(end - text));
 }
 
@@ -234,6 +238,10 @@ std::string heatmap_figure_title(const AttentionRecord& record, const std::strin
   if (record.causal) title += " · causal mask";
   if (record.sliding_window > 0) title += " · sliding window " + std::to_string(record.sliding_window);
   if (record.logit_softcap > 0) title += " · scores soft-capped at " + shortest_number(record.logit_softcap);
+  if (record.no_rope) title += " · NoPE layer (no RoPE)";
+  // A scale other than 1/√d_k (Granite's attention multiplier, Gemma's query_pre_attn_scalar).
+  if (record.scale > 0 && record.d_k > 0 && std::abs(record.scale * std::sqrt(static_cast<double>(record.d_k)) - 1.0) > 1e-6)
+    title += " · scores × " + shortest_number(static_cast<double>(static_cast<float>(record.scale)));
   if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
     title += " · padding mask";
   }

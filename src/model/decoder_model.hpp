@@ -68,6 +68,16 @@ struct DecoderConfig {
   /// one, where query i sees keys i − W < j ≤ i (llama.cpp's LLAMA_SWA_TYPE_STANDARD,
   /// transformers' sliding_window); 0 = every earlier key.
   std::vector<long> sliding_window;
+  /// Layers that turn no RoPE at all (NoPE; SmolLM3: llama.cpp every 4th, transformers'
+  /// no_rope_layers), ascending; empty: every layer turns.
+  std::vector<int> no_rope_layers;
+  /// Granite's multipliers (llama.cpp's f_embedding_scale, f_residual_scale, f_logit_scale;
+  /// transformers' embedding_multiplier, residual_multiplier, logits_scaling): the embeddings
+  /// × embedding_multiplier, each sublayer's output × residual_multiplier before it joins the
+  /// residual stream, the logits ÷ logit_divisor. 1 elsewhere.
+  double embedding_multiplier = 1.0;
+  double residual_multiplier = 1.0;
+  double logit_divisor = 1.0;
   /// RoPE of the sliding-window layers when they turn otherwise than rope, as the family's rule
   /// for the format gives it (model/families/local_rope: Gemma 3's own base, unscaled; Gemma 2's
   /// own base with the file's scale); nullopt: every layer turns by rope.
@@ -265,6 +275,9 @@ class DecoderModel {
   /// ("attn_norm": blk.l.attn_norm.weight, and .bias for LayerNorm); throws InputError naming
   /// the file and layer when a row's mean square overflows float32.
   Matrix layer_norm_input(int l, const Matrix& x, const char* norm) const;
+  /// What layer l's sublayer reads: layer_norm_input(l, x, norm) in a pre-norm block, x itself
+  /// where the family has no pre-norm (BlockTraits::pre_norm false: OLMo 2).
+  Matrix sublayer_input(int l, const Matrix& x, const char* norm) const;
   /// The family's norm of x with the tensor `name`.weight (and .bias), any layer or none.
   Matrix norm(const Matrix& x, const std::string& name) const;
   /// The family's feed-forward network of layer l on h [m, d_model]: [m, d_model].

@@ -36,6 +36,9 @@ struct ModelSummary {
   double attention_softcap = 0, final_softcap = 0;
   std::optional<double> local_rope_theta;
   std::string local_rope_scaling;  ///< the sliding-window layers' scaling as rope_scaling says it, when local_rope_theta is set
+  std::vector<int> no_rope_layers;  ///< NoPE layers of a RoPE model (SmolLM3, Granite without RoPE), ascending; empty: none
+  /// Granite's multipliers (1: none): embeddings ×, each sublayer's output × before the residual, logits ÷.
+  double embedding_multiplier = 1.0, residual_multiplier = 1.0, logit_divisor = 1.0;
   std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
   /// Decoders with Q8_0 weights: how they were multiplied (DecoderModel::matmul); "" otherwise.
   std::string matmul;

@@ -48,6 +48,10 @@ ModelSummary summary_of(const DecoderConfig& c) {
   m.attention_softcap = c.attention_softcap;
   m.final_softcap = c.final_softcap;
   if (c.block.ffn != FeedForwardKind::SwiGlu) m.activation = gelu_name(c.gelu);
+  m.no_rope_layers = c.no_rope_layers;
+  m.embedding_multiplier = c.embedding_multiplier;
+  m.residual_multiplier = c.residual_multiplier;
+  m.logit_divisor = c.logit_divisor;
   if (c.local_rope) {
     m.local_rope_theta = c.local_rope->theta;
     m.local_rope_scaling = rope_scaling_text(*c.local_rope);

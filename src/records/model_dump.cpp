@@ -32,7 +32,8 @@ const std::set<std::string> kModelMembers = {"file", "architecture", "name", "nu
                                              "num_kv_heads", "d_model", "d_k", "context_length", "rope",
                                              "sliding_window", "attention_scale", "attention_softcap",
                                              "final_logit_softcap", "local_rope_theta", "local_rope_scaling", "end_tokens", "activation",
-                                             "matmul"};
+                                             "matmul", "no_rope_layers", "embedding_multiplier", "residual_multiplier",
+                                             "logit_divisor"};
 
 // What a model dump's layer holds beside a single-layer dump's fields: its block, and the
 // activations --activations adds (BlockActivations).
@@ -75,6 +76,10 @@ ordered_json model_json(const ModelSummary& m) {
     model["local_rope_theta"] = *m.local_rope_theta;
     model["local_rope_scaling"] = m.local_rope_scaling;
   }
+  if (!m.no_rope_layers.empty()) model["no_rope_layers"] = m.no_rope_layers;
+  if (m.embedding_multiplier != 1.0) model["embedding_multiplier"] = m.embedding_multiplier;
+  if (m.residual_multiplier != 1.0) model["residual_multiplier"] = m.residual_multiplier;
+  if (m.logit_divisor != 1.0) model["logit_divisor"] = m.logit_divisor;
   if (!m.activation.empty()) model["activation"] = m.activation;
   if (!m.matmul.empty()) model["matmul"] = m.matmul;
   return model;

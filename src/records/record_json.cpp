@@ -97,7 +97,7 @@ const std::set<std::string> kRecordMembers = {
     "key_tokens", "tokens",     "num_heads", "num_kv_heads", "d_model", "d_k",   "d_v",
     "scale",      "causal",     "positional", "rope",    "key_mask", "query_mask", "rows",
     "cols",       "index",      "vmin",     "vmax",      "fully_masked_rows", "weights", "scores_masked",
-    "scores",     "head_outputs", "output", "sliding_window", "logit_softcap", "norms", "value_norms",
+    "scores",     "head_outputs", "output", "sliding_window", "logit_softcap", "no_rope", "norms", "value_norms",
     "layer_norms", "alti"};
 
 }  // namespace
@@ -143,6 +143,7 @@ std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r
   // Only when present, so that dumps of models without them stay as they were.
   if (r.sliding_window > 0) fields.emplace_back("sliding_window", r.sliding_window);
   if (r.logit_softcap > 0) fields.emplace_back("logit_softcap", r.logit_softcap);
+  if (r.no_rope) fields.emplace_back("no_rope", true);
   return fields;
 }
 
@@ -489,6 +490,10 @@ void read_header_fields(const JsonSource& source, AttentionRecord& record, std::
   if (const json* cap = source.find("logit_softcap"); cap && !cap->is_null()) {
     record.logit_softcap = read_scalar(*cap, path, "/logit_softcap");
     if (!(record.logit_softcap > 0)) throw InputError::bad_value(path, "/logit_softcap", "a soft-cap > 0", cap->dump());
+  }
+  if (const json* no_rope = source.find("no_rope"); no_rope && !no_rope->is_null()) {
+    if (!no_rope->is_boolean()) throw InputError::bad_value(path, "/no_rope", "true or false", describe_json(*no_rope));
+    record.no_rope = no_rope->get<bool>();
   }
   if (const json* scale = source.find("scale")) {
     record.scale = read_scalar(*scale, path, "/scale");
