@@ -150,7 +150,7 @@ TEST_CASE("dense families: incremental decoding equals full forward passes", "[m
   }
 }
 
-TEST_CASE("dense families: OLMo 2 has post-norms only and one QK-norm over all heads; OLMo 3's window as llama.cpp reads it",
+TEST_CASE("dense families: OLMo 2 has post-norms only and one QK-norm over all heads, and OLMo 3's window as llama.cpp reads it",
           "[model][families]") {
   const DecoderConfig c = gguf_model("olmo2").config();
   CHECK(!c.block.pre_norm);
@@ -161,7 +161,12 @@ TEST_CASE("dense families: OLMo 2 has post-norms only and one QK-norm over all h
   // OLMo 3's keys in an olmo2 file: every 4th layer global; local layers at the file's θ, unscaled
   // (rope.freq_base_swa read by llama.cpp's loader, not used by its graph: named in a warning).
   const DecoderModel swa = gguf_model("olmo2-swa");
-  CHECK(swa.config().sliding_window == std::vector<long>{5, 5, 5, 0});
+  const std::vector<long>& window = swa.config().sliding_window;
+  REQUIRE(window.size() == 4);
+  CHECK(window[0] == 5);
+  CHECK(window[1] == 5);
+  CHECK(window[2] == 5);
+  CHECK(window[3] == 0);
   REQUIRE(swa.config().local_rope);
   CHECK(swa.config().local_rope->linear_factor == 1.0);
   CHECK(swa.config().local_rope->theta == swa.config().rope.theta);

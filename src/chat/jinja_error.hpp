@@ -11,8 +11,8 @@ namespace attnviz::jinja {
 /// A fault at a place in the template: "line L, column C: DETAIL" once a file is named.
 class TemplateError : public std::runtime_error {
  public:
-  TemplateError(int line, int column, const std::string& detail)
-      : std::runtime_error(detail), line(line), column(column) {}
+  TemplateError(int at_line, int at_column, const std::string& detail)
+      : std::runtime_error(detail), line(at_line), column(at_column) {}
   int line;
   int column;
 };

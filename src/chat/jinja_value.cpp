@@ -122,7 +122,7 @@ std::string float_output(double x) {
 // JSON.stringify of a string, optionally escaping every code unit from U+007F as \uXXXX.
 std::string json_string(const std::string& text, bool ensure_ascii) {
   std::string out = "\"";
-  char hex[8];
+  char hex[16];  // "\\uXXXX" and its NUL; wider so that the compiler sees no truncation
   for (char32_t c : decode_utf8(text)) {
     switch (c) {
       case '"': out += "\\\""; continue;

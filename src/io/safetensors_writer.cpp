@@ -29,7 +29,7 @@ std::uint64_t element_count(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 SafetensorsWriter::SafetensorsWriter(const std::string& file, std::string target) : target_(std::move(target)) {
-  fd_ = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  fd_ = ::open(file.c_str(), O_RDWR | O_TRUNC | O_CLOEXEC);
   if (fd_ < 0) throw OutputError::cannot_write(target_, std::strerror(errno));
 }
 
