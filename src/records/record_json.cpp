@@ -412,19 +412,31 @@ AttentionRecord read_record(const FileText& text, const std::string& path, std::
   return record;
 }
 
-AttentionRecord record_from_json(const nlohmann::json& root, const std::string& path, std::vector<std::string>& warnings,
-                                 const std::set<std::string>& extra_members) {
-  const JsonSource source{root, path};
+namespace {
+
+// What a dump's record and a safetensors header's record begin with: the object checked, members
+// it does not know named in a warning, and its tokens read.
+AttentionRecord record_tokens(const JsonSource& source, std::vector<std::string>& warnings,
+                              const std::set<std::string>& extra_members) {
   require_object(source);
   std::set<std::string> known = kRecordMembers;
   known.insert(extra_members.begin(), extra_members.end());
-  if (std::string warning = unknown_members_warning(root, path, "", known, "an attention dump (docs/output-formats.md)");
+  if (std::string warning = unknown_members_warning(source.root, source.file, "", known, "an attention dump (docs/output-formats.md)");
       !warning.empty())
     warnings.push_back(std::move(warning));
   AttentionRecord record;
-  record.inputs = {path};
+  record.inputs = {source.file};
   record.query_tokens = read_tokens_field(source, "query_tokens");
   record.key_tokens = read_tokens_field(source, "key_tokens");
+  return record;
+}
+
+}  // namespace
+
+AttentionRecord record_from_json(const nlohmann::json& root, const std::string& path, std::vector<std::string>& warnings,
+                                 const std::set<std::string>& extra_members) {
+  const JsonSource source{root, path};
+  AttentionRecord record = record_tokens(source, warnings, extra_members);
   const long n_q = static_cast<long>(record.query_tokens.size());
   const long n_k = static_cast<long>(record.key_tokens.size());
   record.weights = read_weight_stack(source, n_q, n_k);
@@ -436,16 +448,7 @@ AttentionRecord record_from_header(const nlohmann::json& header, std::vector<Mat
                                    const std::string& weights_name, std::vector<std::string>& warnings,
                                    const std::set<std::string>& extra_members) {
   const JsonSource source{header, path};
-  require_object(source);
-  std::set<std::string> known = kRecordMembers;
-  known.insert(extra_members.begin(), extra_members.end());
-  if (std::string warning = unknown_members_warning(header, path, "", known, "an attention dump (docs/output-formats.md)");
-      !warning.empty())
-    warnings.push_back(std::move(warning));
-  AttentionRecord record;
-  record.inputs = {path};
-  record.query_tokens = read_tokens_field(source, "query_tokens");
-  record.key_tokens = read_tokens_field(source, "key_tokens");
+  AttentionRecord record = record_tokens(source, warnings, extra_members);
   const long n_q = static_cast<long>(record.query_tokens.size());
   const long n_k = static_cast<long>(record.key_tokens.size());
   if (weights.empty()) throw InputError::bad_value(path, weights_name, "[head, query, key] attention weights", "no heads");
