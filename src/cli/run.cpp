@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <iostream>
 #include <ostream>
 #include <set>
 
 #include "cli/attention_job.hpp"
+#include "cli/model_path.hpp"
+#include "cli/text_input.hpp"
 #include "cli/attribute_job.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/corpus_job.hpp"
@@ -45,6 +48,8 @@ namespace attnviz {
 std::vector<std::string> input_files(const Options& options) {
   std::vector<std::string> inputs = {options.sentence, options.weights, options.source, options.model};
   inputs.insert(inputs.end(), options.fonts.begin(), options.fonts.end());
+  if (!options.tokenizer.empty()) inputs.push_back(options.tokenizer);
+  if (options.text_file && *options.text_file != "-") inputs.push_back(*options.text_file);
   // A model folder (CTranslate2, Hugging Face) is read file by file: model.bin, config.json,
   // the vocabularies, shards. None of them may be replaced by an output.
   std::error_code ec;
@@ -556,13 +561,18 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
 
 }  // namespace
 
-int run(const Options& options, std::ostream& out, std::ostream& err) {
-  if (options.threads > 0) Eigen::setNbThreads(options.threads);
-  PhaseTimer timer(options.profile);
+int run(const Options& options, std::ostream& out, std::ostream& err) { return run(options, out, err, std::cin); }
+
+int run(const Options& given, std::ostream& out, std::ostream& err, std::istream& in) {
+  if (given.threads > 0) Eigen::setNbThreads(given.threads);
+  PhaseTimer timer(given.profile);
   std::vector<std::string> warnings;
   int code = kExitOk;
   std::string error;
   try {
+    const Options options = with_text_read(given, in);
+    check_text(options);
+    if (!options.model.empty()) check_model_path(options.model);
     dispatch(options, timer, out, to_standard_output(options) && options.command == Command::Dump ? err : out, err, warnings);
     out.flush();
     if (!out) throw OutputError::cannot_write("standard output", "the results could not be printed");
