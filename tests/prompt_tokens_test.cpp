@@ -15,7 +15,7 @@
 using namespace attnviz;
 using Ids = std::vector<std::int32_t>;
 
-TEST_CASE("--max-tokens keeps the last tokens, the first (BOS, CLS) and last (SEP) pinned when asked", "[model]") {
+TEST_CASE("max-tokens: keeps the last tokens, the first (BOS, CLS) and last (SEP) pinned when asked", "[model]") {
   Ids ids{1, 10, 11, 12, 13, 14};
   CHECK(keep_last_tokens(ids, 0, true, false, "--text").empty());
   CHECK(keep_last_tokens(ids, 6, true, false, "--text").empty());
@@ -47,7 +47,7 @@ TEST_CASE("a text mostly unknown tokens or byte fallbacks gets one warning with 
   CHECK(unread_text_warning(gpt2, tokenize(gpt2, "\xE7\x8C\xAB\xE7\x8C\xAB", true, true), "--text").empty());  // bytes by design
 }
 
-TEST_CASE("--tokenizer reads a GGUF's vocabulary or a tokenizer.json by the file's first bytes", "[tokenizer]") {
+TEST_CASE("tokenizer file: --tokenizer reads a GGUF's vocabulary or a tokenizer.json by the file's first bytes", "[tokenizer]") {
   const Vocabulary gguf = vocabulary_from_file(test::data_file("stories260k/stories260K.gguf"));
   CHECK(tokenize(gguf, "Once upon a time", true, true) == Ids{1, 403, 407, 261, 378});
   const Vocabulary json = vocabulary_from_file(test::test_data_file("tokenizers/spm-llama2.tokenizer.json"));

@@ -46,12 +46,16 @@ TEST_CASE("text input: an empty text is refused by every command that runs one, 
     std::istringstream in;
     CHECK(run(o, out, err, in) == kExitInputError);
     CHECK(err.str() == "attnviz: error: --text: is empty: give the text to run (an empty text would run BOS alone, or nothing), "
-                       "or the ids with --token-ids\n");
+                       "the ids with --token-ids, or --generate N to continue from BOS alone\n");
   }
   Options o = model_options(Command::Dump);
   o.text_file = "-";
   std::istringstream only_newline("\n");
   CHECK_THROWS_WITH(check_text(with_text_read(o, only_newline)),
                     "--text-file: standard input (--text-file -) is empty: give the text to run (an empty text would run BOS "
-                    "alone, or nothing), or the ids with --token-ids");
+                    "alone, or nothing), the ids with --token-ids, or --generate N to continue from BOS alone");
+  o.text_file.reset();
+  o.text = "";
+  o.generate = 40;
+  CHECK_NOTHROW(check_text(o));  // a continuation from BOS alone
 }

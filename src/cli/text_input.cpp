@@ -81,10 +81,12 @@ Options with_text_read(const Options& options, std::istream& in) {
 
 void check_text(const Options& o) {
   if (o.command == Command::Census) return;  // its texts are the corpus's lines
-  if (o.text && o.text->empty())
+  // With --generate, an empty text is a continuation from BOS alone: kept.
+  if (o.text && o.text->empty() && o.generate <= 0)
     throw UsageError::bad_option(o.text_file ? "--text-file" : "--text",
                                  (o.text_file ? text_source(o) + " is empty" : std::string("is empty")) +
-                                     ": give the text to run (an empty text would run BOS alone, or nothing), or the ids with --token-ids");
+                                     ": give the text to run (an empty text would run BOS alone, or nothing), the ids with --token-ids, or "
+                                     "--generate N to continue from BOS alone");
   if (o.no_parse_special && !o.text && !o.target)
     throw UsageError::bad_option("--no-parse-special", "goes with a text (--text, --text-file); --token-ids are used as given");
 }

@@ -23,7 +23,8 @@ std::string utf8_problem(std::string_view text);
 /// byte and its offset).
 Options with_text_read(const Options& options, std::istream& in);
 
-/// Refuses an empty text (--text "", an empty --text-file or standard input) for the commands
+/// Refuses an empty text (--text "", an empty --text-file or standard input), unless --generate
+/// continues from BOS alone, for the commands
 /// that run or split one (not census, whose texts are its corpus's lines): UsageError naming where it came from (an empty text runs BOS alone,
 /// or nothing). Also refuses --no-parse-special without a text to read (it would change nothing).
 void check_text(const Options& options);
