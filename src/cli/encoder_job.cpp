@@ -87,8 +87,6 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   info.model.matmul = model.matmul();
   info.token_ids = encoder_input_ids(o, vocab.get());
   if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
-  if (o.text && vocab)
-    if (const std::string unread = unread_text_warning(*vocab, info.token_ids, "--text"); !unread.empty()) warnings.push_back(unread);
   // --max-tokens keeps [CLS] first and [SEP] last around the last tokens of the text.
   const bool framed = o.text && !o.no_bos;
   if (const std::string cut = keep_last_tokens(info.token_ids, o.max_tokens, framed, framed && vocab && vocab->sep.has_value(),
@@ -98,6 +96,8 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   // As a decoder's: --token-ids named for the user's ids, the tokenizer for the ids of a text.
   check_ids_in_model(DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special, o.tokenizer, o.max_tokens}, vocab.get(),
                      info.token_ids, c.n_vocab);
+  if (o.text && vocab)
+    if (const std::string unread = unread_text_warning(*vocab, info.token_ids, "--text"); !unread.empty()) warnings.push_back(unread);
   info.prompt_length = static_cast<int>(info.token_ids.size());
   EncoderRequest request;
   request.token_ids = info.token_ids;

@@ -189,8 +189,6 @@ ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& 
   if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   if (info.token_ids.empty())
     throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
-  if (o.text && vocab)
-    if (const std::string unread = unread_text_warning(*vocab, info.token_ids, "--text"); !unread.empty()) warnings.push_back(unread);
   // The BOS (or template's first token) the tokenizer put first stays first when --max-tokens cuts.
   const bool bos_first = o.text && !o.no_bos && vocab &&
                          ((vocab->add_bos && vocab->bos && info.token_ids.front() == *vocab->bos) ||
@@ -199,6 +197,8 @@ ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& 
       !cut.empty())
     warnings.push_back(cut);
   check_ids_in_model(o, vocab, info.token_ids, c.n_vocab);
+  if (o.text && vocab)
+    if (const std::string unread = unread_text_warning(*vocab, info.token_ids, "--text"); !unread.empty()) warnings.push_back(unread);
   info.prompt_length = static_cast<int>(info.token_ids.size());
   const long total = static_cast<long>(info.token_ids.size()) + std::max(generate, 0);
   if (c.context_length > 0 && total > c.context_length)
