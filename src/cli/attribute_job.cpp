@@ -20,6 +20,7 @@
 #include "model/ct2_model.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_file.hpp"
 #include "records/attribution_json.hpp"
 #include "render/attribution_figure.hpp"
 
@@ -33,6 +34,7 @@ namespace fs = std::filesystem;
 // run came by --token-ids (which loads only its token names).
 std::optional<Vocabulary> target_tokenizer(const Options& o, const DecoderRun& run) {
   if (run.vocab) return *run.vocab;
+  if (!o.tokenizer.empty()) return vocabulary_from_file(o.tokenizer);
   std::error_code ec;
   const fs::path tokenizer = fs::path(o.model) / "tokenizer.json";
   if (is_hf_model_folder(o.model) && fs::exists(tokenizer, ec)) return vocabulary_from_tokenizer_json(tokenizer.string());
@@ -212,6 +214,9 @@ std::optional<std::int32_t> ct2_target(const Options& o, const Ct2Model& model) 
 void run_ct2_attribute(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.token_ids) throw UsageError::bad_option("--token-ids", "is for decoder-only models; give --source-tokens or --text");
   if (options.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
+  if (!options.tokenizer.empty() || options.max_tokens > 0)
+    throw UsageError::bad_option(options.max_tokens > 0 ? "--max-tokens" : "--tokenizer",
+                                 "is for decoder-only models; a CTranslate2 model's source is given as tokens or characters");
   if (options.target_tokens && options.generate >= 0)
     throw UsageError::bad_option("--generate", "caps greedy decoding; --target-tokens forces the translation instead");
   const double budget = memory_budget_bytes(options);

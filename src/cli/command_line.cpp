@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -262,11 +263,29 @@ std::vector<std::string> option_names(const CLI::App& command) {
   return names;
 }
 
+// What users of llama.cpp's tools (llama-cli, llama-server) and of transformers' generate()
+// type for an option attnviz spells otherwise: "--prompt" is --text, not the nearest spelling
+// ("--rope"). The option meant, when `command` has it.
+std::optional<std::string> other_tools_name(const CLI::App& command, const std::string& option) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"--prompt", "--text"},         {"--file", "--text-file"},         {"--prompt-file", "--text-file"},
+      {"-n", "--generate"},           {"--n-predict", "--generate"},     {"--max-new-tokens", "--generate"},
+      {"-c", "--max-tokens"},         {"--ctx-size", "--max-tokens"},    {"--model-path", "--model"},
+      {"--no-special", "--no-parse-special"},
+  };
+  const std::vector<std::string> names = option_names(command);
+  for (const auto& [theirs, ours] : kNames)
+    if (option == theirs && std::find(names.begin(), names.end(), ours) != names.end()) return std::string(ours);
+  return std::nullopt;
+}
+
 // "COMMAND: unknown option "--modle"; did you mean "--model"? (see attnviz COMMAND --help)":
 // the nearest of the command's own options, or the commands that have it.
 std::string unknown_option(const CLI::App& app, const CLI::App& command, const std::string& option) {
   std::string message = command.get_name() + ": unknown option \"" + option + "\"";
-  if (const std::optional<std::string> nearest = nearest_name(option, option_names(command))) {
+  if (const std::optional<std::string> meant = other_tools_name(command, option)) {
+    message += "; did you mean \"" + *meant + "\"?";
+  } else if (const std::optional<std::string> nearest = nearest_name(option, option_names(command))) {
     message += "; did you mean \"" + *nearest + "\"?";
   } else {
     std::vector<std::string> owners;
@@ -394,17 +413,42 @@ void add_parse_special_option(CLI::App& sub, Options& o, const std::string& what
                "tokens, and a tokenizer.json's added tokens that are not special, are still matched.");
 }
 
+// Where a text comes from besides --text: a file or standard input (text_input.hpp), as llama.cpp's -f.
+void add_text_file_option(CLI::App& sub, Options& o) {
+  sub.add_option("-f,--text-file", o.text_file,
+                 "Read the text from FILE (UTF-8; - reads standard input), as llama.cpp's -f: one final newline is dropped, "
+                 "the rest kept as it is. Instead of --text.");
+}
+
+// --tokenizer FILE: a tokenizer for a model folder that ships none.
+void add_tokenizer_option(CLI::App& sub, Options& o) {
+  sub.add_option("--tokenizer", o.tokenizer,
+                 "The tokenizer to split the text with instead of the model's own: a tokenizer.json, or a GGUF file whose "
+                 "vocabulary to use (for a Hugging Face folder that ships no tokenizer.json). Refused when its ids do not "
+                 "fit the model's token embeddings.");
+}
+
+// --max-tokens N for a command that runs one text.
+void add_max_tokens_option(CLI::App& sub, Options& o) {
+  sub.add_option("--max-tokens", o.max_tokens,
+                 "With --model: keep only the last N tokens of the input (BOS, when added, stays first), for a text "
+                 "longer than the model's context or than you want to see.")
+      ->check(CLI::Range(1L, 1L << 30));
+}
+
 void add_model_options(CLI::App& sub, Options& o) {
-  sub.add_option("--model", o.model,
+  sub.add_option("-m,--model", o.model,
                  "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), a Hugging Face "
                  "folder (config.json + model.safetensors; Llama, Mistral, Qwen 2/3, Gemma 2/3, Phi-3, GPT-2, BERT), or a CTranslate2 model folder "
                  "(model.bin + vocabularies). Every layer's attention is computed from the model's real "
                  "forward pass.");
-  sub.add_option("--text", o.text,
+  sub.add_option("-p,--text", o.text,
                  "With --model: the text to run (UTF-8), tokenized as the model file says; BOS is added when "
-                 "the file asks for it. For CTranslate2 character-level models: the source text.")
+                 "the file asks for it; - reads it from standard input. For CTranslate2 character-level models: the "
+                 "source text.")
       ->check(kUtf8Text);
   add_chat_options(sub, o);
+  add_text_file_option(sub, o);
   sub.add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "With --model: token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
@@ -413,6 +457,8 @@ void add_model_options(CLI::App& sub, Options& o) {
       "With --model, encoders (BERT): the segment of each token, e.g. 0,0,0,1,1 (default: all 0, segment A).");
   sub.add_flag("--no-bos", o.no_bos, "With --text: do not add BOS (or CLS/SEP).");
   add_parse_special_option(sub, o, "--text");
+  add_tokenizer_option(sub, o);
+  add_max_tokens_option(sub, o);
   sub.add_flag("--exact-matmul", o.exact_matmul,
                "With a GGUF --model: multiply Q8_0 weights exactly in float32 instead of as llama.cpp does "
                "(activations rounded to 8 bits per block of 32; the default, dump's model.matmul says which).");
@@ -559,18 +605,23 @@ void add_attribute_command(CLI::App& app, Options& o) {
   CLI::App* attribute = app.add_subcommand(
       "attribute", "Which heads push a model towards a token: each head's direct logit attribution and the "
                    "change in log p(target) when its output is zeroed, as attribution.json and two layer x head maps.");
-  attribute->add_option("--model", o.model,
+  attribute->add_option("-m,--model", o.model,
                         "The model: a decoder-only GGUF file or Hugging Face folder, or a CTranslate2 encoder-decoder "
                         "folder (its decoder's next token is attributed).")
       ->required();
-  attribute->add_option("--text", o.text, "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks.")
+  attribute->add_option("-p,--text", o.text,
+                        "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks; - reads "
+                        "standard input.")
       ->check(kUtf8Text);
   add_chat_options(*attribute, o);
+  add_text_file_option(*attribute, o);
   attribute->add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "Token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
   attribute->add_flag("--no-bos", o.no_bos, "With --text: do not add BOS.");
   add_parse_special_option(*attribute, o, "--text and --target");
+  add_tokenizer_option(*attribute, o);
+  add_max_tokens_option(*attribute, o);
   // Encoder-decoder (CTranslate2) models: the source, and the decoder prefix whose next token is attributed.
   attribute->add_option("--source-tokens", o.source_tokens,
                         "CTranslate2 models: the source as space-separated tokens (--text: the source as characters).")
@@ -649,7 +700,7 @@ void add_census_command(CLI::App& app, Options& o) {
   CLI::App* census = app.add_subcommand(
       "census", "Every head's statistics over a corpus (mean, std and 95% interval over texts): census.json, census.csv "
                 "and census.png in -o DIR. Split the work with --shard K/N and combine the outputs with --merge.");
-  census->add_option("--model", o.model,
+  census->add_option("-m,--model", o.model,
                      "The model: a GGUF file or a Hugging Face folder (decoder-only), or a CTranslate2 folder (each text a "
                      "source, translated greedily; encoder, decoder and cross-attention heads).");
   census->add_option("--corpus", o.corpus,
@@ -687,6 +738,7 @@ void add_census_command(CLI::App& app, Options& o) {
   census->add_option("--layers", o.layers, "Layers to count: all (default), 2, 0,3 or 1-4 (from 0).");
   census->add_flag("--no-bos", o.no_bos, "Do not add BOS to the texts.");
   add_parse_special_option(*census, o, "the texts");
+  add_tokenizer_option(*census, o);
   add_picture_options(*census, o);
   // census.png is one PNG, each statistic on its own min-max with the values printed: these
   // picture flags would change nothing, so they are not offered.
@@ -838,14 +890,17 @@ void add_options(CLI::App& app, Options& o) {
   CLI::App* tokenize = app.add_subcommand(
       "tokenize", "Print how a model's tokenizer splits a text: one JSON document {\"tokens\": [...], \"token_ids\": "
                   "[...], \"token_texts\": [...]}, or on a terminal a table, one line per token.");
-  tokenize->add_option("--model", o.model,
+  tokenize->add_option("-m,--model", o.model,
                        "The GGUF model (or vocabulary-only GGUF) file, or a Hugging Face folder with tokenizer.json.")
       ->required();
-  tokenize->add_option("--text", o.text, "The text to split (UTF-8); or give a conversation with --chat/--messages.")
+  tokenize->add_option("-p,--text", o.text,
+                       "The text to split (UTF-8; - reads standard input); or give a conversation with --chat/--messages.")
       ->check(kUtf8Text);
+  add_text_file_option(*tokenize, o);
   add_chat_options(*tokenize, o);
   tokenize->add_flag("--no-bos", o.no_bos, "Do not add BOS (or CLS/SEP).");
   add_parse_special_option(*tokenize, o, "--text");
+  add_tokenizer_option(*tokenize, o);
   auto json = std::make_shared<bool>(false);
   tokenize->add_flag("--json", *json, "Print the JSON document even on a terminal (elsewhere it is all stdout holds).");
   tokenize->callback([&o, json] {

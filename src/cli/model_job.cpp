@@ -18,6 +18,7 @@
 #include "model/hf_encoder.hpp"
 #include "model/tokenizers/hf_end_tokens.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_file.hpp"
 #include "model/tokenizers/tokenizer_fit.hpp"
 #include "model/tokenizers/vocabulary.hpp"
 
@@ -46,12 +47,16 @@ void refuse_model_options(const Options& o) {
                       : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
                       : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.flow ? "--flow"
                       : o.token_types ? "--token-types" : o.exact_matmul ? "--exact-matmul"
-                      : !o.activations.empty() ? "--activations" : nullptr;
+                      : !o.activations.empty() ? "--activations"
+                      : o.text_file ? "--text-file" : !o.tokenizer.empty() ? "--tokenizer" : o.max_tokens > 0 ? "--max-tokens"
+                      : o.no_parse_special ? "--no-parse-special" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
 // The library's view of the decoder options: the model, --text / --token-ids, --no-bos.
-DecoderInput decoder_input(const Options& o) { return DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special}; }
+DecoderInput decoder_input(const Options& o) {
+  return DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special, o.tokenizer, o.max_tokens};
+}
 
 void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
   check_ids_in_model(decoder_input(o), vocab, ids, n_vocab);
@@ -111,6 +116,9 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
   if (!o.activations.empty())
     throw UsageError::bad_option("--activations", o.model + " is an encoder-decoder (CTranslate2) model: activations are "
                                                   "written for decoder-only models so far");
+  if (!o.tokenizer.empty() || o.max_tokens > 0)
+    throw UsageError::bad_option(o.max_tokens > 0 ? "--max-tokens" : "--tokenizer",
+                                 "is for decoder-only and encoder models; a CTranslate2 model's source is given as tokens or characters");
   if (o.target_tokens && o.generate >= 0)
     throw UsageError::bad_option("--generate", "caps greedy decoding; --target-tokens forces the translation instead");
   Ct2Request request;
@@ -279,7 +287,8 @@ std::optional<long> hf_folder_vocab(const std::string& folder, std::vector<std::
 }
 
 std::string tokenize_report(const Options& options, std::vector<std::string>& warnings) {
-  Vocabulary vocab = tokenizer_of(options.model);
+  if (!options.text) throw UsageError::bad_option("--text", "required: the text to split (--text \"...\", or --text-file FILE)");
+  Vocabulary vocab = options.tokenizer.empty() ? tokenizer_of(options.model) : vocabulary_from_file(options.tokenizer);
   // A tokenizer.json with more ids than the model has embeddings: refused, or named, as
   // heatmaps --model refuses or names it (the ids it gives are of no use to the model).
   const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? hf_folder_vocab(options.model, warnings) : std::nullopt;
@@ -287,6 +296,7 @@ std::string tokenize_report(const Options& options, std::vector<std::string>& wa
   warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
   const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos, !options.no_parse_special);
   if (n_vocab) check_ids_in_model(options, &vocab, ids, *n_vocab);
+  if (const std::string unread = unread_text_warning(vocab, ids, "--text"); !unread.empty()) warnings.push_back(unread);
   Tokens pieces, texts;
   for (const std::int32_t id : ids) {
     pieces.push_back(vocab.pieces[static_cast<std::size_t>(id)]);

@@ -37,7 +37,9 @@ struct Options : ModelPictureSettings {
 
   // Whole models (--model replaces SENTENCE/WEIGHTS).
   std::string model;                 ///< --model FILE.gguf, or a folder (CTranslate2, safetensors)
-  std::optional<std::string> text;   ///< --text (UTF-8)
+  std::optional<std::string> text;   ///< --text / -p (UTF-8); "-" = standard input (text_input.hpp)
+  std::optional<std::string> text_file;  ///< -f / --text-file FILE ("-" = standard input), read into text
+  std::string tokenizer;             ///< --tokenizer FILE: a tokenizer.json or a GGUF whose vocabulary to use
   std::optional<std::vector<int>> token_ids;  ///< --token-ids, used as given
   /// --chat TEXT (a user turn) and --chat-role ROLE=TEXT, in the order given: rendered through the
   /// model's chat template into `text` (cli/chat_prompt).

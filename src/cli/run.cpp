@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <iostream>
 #include <ostream>
 #include <set>
 
 #include "cli/attention_job.hpp"
+#include "cli/model_path.hpp"
+#include "cli/text_input.hpp"
 #include "cli/attribute_job.hpp"
 #include "cli/chat_prompt.hpp"
 #include "cli/compare_job.hpp"
@@ -49,6 +52,8 @@ std::vector<std::string> input_files(const Options& options) {
   std::vector<std::string> inputs = {options.sentence, options.weights, options.source, options.model,
                                      options.messages_file};
   inputs.insert(inputs.end(), options.fonts.begin(), options.fonts.end());
+  if (!options.tokenizer.empty()) inputs.push_back(options.tokenizer);
+  if (options.text_file && *options.text_file != "-") inputs.push_back(*options.text_file);
   // A model folder (CTranslate2, Hugging Face) is read file by file: model.bin, config.json,
   // the vocabularies, shards. None of them may be replaced by an output.
   std::error_code ec;
@@ -623,15 +628,20 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
 
 }  // namespace
 
-int run(const Options& options, std::ostream& out, std::ostream& err) {
-  if (options.threads > 0) Eigen::setNbThreads(options.threads);
-  PhaseTimer timer(options.profile);
+int run(const Options& options, std::ostream& out, std::ostream& err) { return run(options, out, err, std::cin); }
+
+int run(const Options& given, std::ostream& out, std::ostream& err, std::istream& in) {
+  if (given.threads > 0) Eigen::setNbThreads(given.threads);
+  PhaseTimer timer(given.profile);
   std::vector<std::string> warnings;
   int code = kExitOk;
   std::string error;
   try {
-    const Options resolved = with_chat_prompt(options);
-    dispatch(resolved, timer, out, to_standard_output(resolved) && resolved.command == Command::Dump ? err : out, err, warnings);
+    const Options text_read = with_text_read(given, in);
+    if (!text_read.model.empty()) check_model_path(text_read.model);
+    const Options options = with_chat_prompt(text_read);
+    check_text(options);
+    dispatch(options, timer, out, to_standard_output(options) && options.command == Command::Dump ? err : out, err, warnings);
     out.flush();
     if (!out) throw OutputError::cannot_write("standard output", "the results could not be printed");
   } catch (const LimitError& e) {

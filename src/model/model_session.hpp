@@ -28,6 +28,8 @@ struct DecoderInput {
   std::optional<std::vector<int>> token_ids;
   bool no_bos = false;
   bool parse_special = true;  ///< false: --no-parse-special
+  std::string tokenizer;      ///< --tokenizer FILE: a tokenizer.json or GGUF replacing the model's own ("" = its own)
+  long max_tokens = 0;        ///< --max-tokens N: keep the last N tokens (BOS kept first); 0 = all
 };
 
 /// The decoder of a DecoderInput: the model, its tokenizer, the token names of a folder run by ids.
@@ -53,6 +55,13 @@ std::vector<std::int32_t> decoder_input_ids(const DecoderInput& input, const Voc
 /// ids the user gave; InputError naming the tokenizer for ids it made from the text (its
 /// tokenizer and its weights disagree).
 void check_ids_in_model(const DecoderInput& input, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab);
+
+/// --max-tokens: cuts `ids` to its last `max_tokens` ids, the first id (BOS, CLS) kept in front
+/// with `keep_first` and the last (SEP) kept at the end with `keep_last`; `what` names the input
+/// ("--text"). Returns a warning saying what was cut, or "" when nothing was (max_tokens ≤ 0 or
+/// not exceeded). Throws UsageError when max_tokens leaves no room beside the kept ids.
+std::string keep_last_tokens(std::vector<std::int32_t>& ids, long max_tokens, bool keep_first, bool keep_last,
+                             const std::string& what);
 
 /// The start every decoder run shares (run_decoder_request, and the commands that run a loaded
 /// decoder themselves): info.model from the model (summary and matmul), info.token_ids from
