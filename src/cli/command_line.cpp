@@ -1,7 +1,6 @@
 #include "cli/command_line.hpp"
 
 #include <unistd.h>
-#include <utf8proc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "cli/suggestion.hpp"
+#include "cli/text_input.hpp"
 #include "model/model_run.hpp"
 #include "render/colormap.hpp"
 
@@ -44,22 +44,7 @@ const CLI::Validator kPositive(
 // Text that is UTF-8 (a tokenizer splits characters, and Hugging Face's refuses other bytes):
 // invalid bytes are named with their offset rather than tokenized as stray byte tokens.
 const CLI::Validator kUtf8Text(
-    [](std::string& text) -> std::string {
-      const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-      const auto size = static_cast<utf8proc_ssize_t>(text.size());
-      utf8proc_int32_t code_point = 0;
-      for (utf8proc_ssize_t at = 0; at < size;) {
-        const utf8proc_ssize_t used = utf8proc_iterate(bytes + at, size - at, &code_point);
-        if (used < 0) {
-          char byte[8];
-          std::snprintf(byte, sizeof byte, "0x%02X", bytes[at]);
-          return "is not UTF-8: byte " + std::string(byte) + " at offset " + std::to_string(at) +
-                 " starts no valid character (check the terminal's or the file's encoding)";
-        }
-        at += used;
-      }
-      return {};
-    },
+    [](std::string& text) -> std::string { return utf8_problem(text); },
     "UTF-8");
 
 // A number from 0 to 1 (CLI11's Range prints "0.000000 to 1.000000").
