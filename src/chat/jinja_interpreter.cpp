@@ -20,11 +20,33 @@ using ScopePtr = std::shared_ptr<Scope>;
 struct BreakLoop {};
 struct ContinueLoop {};
 
-ScopePtr child_of(const ScopePtr& parent) {
-  auto scope = std::make_shared<Scope>();
-  scope->parent = parent;
-  return scope;
-}
+// Every scope one rendering makes. A macro holds the scope it was defined in, and that scope
+// holds the macro (a namespace can hold one too): reference cycles that would outlive the
+// rendering. At its end the arena empties every scope still alive, which breaks them.
+class ScopeArena {
+ public:
+  ScopeArena() = default;
+  ScopeArena(const ScopeArena&) = delete;
+  ScopeArena& operator=(const ScopeArena&) = delete;
+  ~ScopeArena() {
+    for (const std::weak_ptr<Scope>& weak : made_) {
+      if (ScopePtr scope = weak.lock()) {
+        Mapping vars = std::move(scope->vars);  // destroyed after the scope lets go of them
+        scope->vars.entries.clear();
+        scope->parent.reset();
+      }
+    }
+  }
+  ScopePtr child_of(const ScopePtr& parent) {
+    auto scope = std::make_shared<Scope>();
+    scope->parent = parent;
+    made_.push_back(scope);
+    return scope;
+  }
+
+ private:
+  std::vector<std::weak_ptr<Scope>> made_;
+};
 
 // What JavaScript's toString gives for `a + b` and `a ~ b` in HF's renderer: a float 1.0 is "1",
 // a list joins its items' printed forms with ",", a mapping is "[object Map]".
@@ -45,7 +67,7 @@ std::string js_string(const Value& value) {
 
 class Interpreter {
  public:
-  explicit Interpreter(const Clock& clock) : clock_(clock) {}
+  Interpreter(const Clock& clock, ScopeArena& scopes) : clock_(clock), scopes_(scopes) {}
 
   std::string block(const std::vector<NodePtr>& body, const ScopePtr& scope) {
     std::string out;
@@ -125,7 +147,7 @@ class Interpreter {
   }
 
   std::string for_loop(const Node& node, const ScopePtr& outer) {
-    ScopePtr scope = child_of(outer);
+    ScopePtr scope = scopes_.child_of(outer);
     Value iterable = eval(*node.b, scope);
     List candidates;
     if (iterable.is_list()) {
@@ -138,7 +160,7 @@ class Interpreter {
     List items;
     for (const Value& item : candidates) {
       if (node.c) {
-        ScopePtr test_scope = child_of(scope);
+        ScopePtr test_scope = scopes_.child_of(scope);
         assign(*node.a, item, test_scope);
         if (!eval(*node.c, test_scope).truthy()) continue;
       }
@@ -209,7 +231,7 @@ class Interpreter {
   Value macro(const Node& node, const ScopePtr& defining) {
     const Node* def = &node;
     return Value(Function([this, def, defining](CallArgs& args) {
-      ScopePtr scope = child_of(defining);
+      ScopePtr scope = scopes_.child_of(defining);
       if (args.caller) scope->vars.set("caller", *args.caller);
       bind(*def, "'" + def->name + "'", def->items, args, scope);
       return Value(block(def->body, scope));
@@ -219,7 +241,7 @@ class Interpreter {
   Value call_block(const Node& node, const ScopePtr& scope) {
     const Node* def = &node;
     Value caller(Function([this, def, scope](CallArgs& args) {
-      ScopePtr inner = child_of(scope);
+      ScopePtr inner = scopes_.child_of(scope);
       bind(*def, "caller", def->items, args, inner);
       return Value(block(def->body, inner));
     }));
@@ -458,6 +480,7 @@ class Interpreter {
   }
 
   const Clock& clock_;
+  ScopeArena& scopes_;
 };
 
 }  // namespace
@@ -551,11 +574,12 @@ Clock system_clock() {
 }
 
 std::string render(const std::vector<NodePtr>& program, const Mapping& context, const Clock& clock) {
-  auto global = std::make_shared<Scope>();
+  ScopeArena scopes;
+  auto global = scopes.child_of(nullptr);
   global->vars = globals(clock);
   for (const auto& [key, value] : context.entries) global->vars.set(key, value);
-  auto top = child_of(global);
-  Interpreter interpreter(clock);
+  auto top = scopes.child_of(global);
+  Interpreter interpreter(clock, scopes);
   try {
     return interpreter.block(program, top);
   } catch (const BreakLoop&) {
