@@ -38,6 +38,11 @@ FAMILIES = {
                    query_pre_attn_scalar=8),
     "phi3": dict(layers=2, d=32, heads=4, kv=4, dk=8, ff=48, theta=1e4, eps=1e-5, rope_dim=4, window=5),
     "gpt2": dict(layers=2, d=32, heads=4, kv=4, dk=8, ff=64, eps=1e-5, context=64),
+    "olmo2": dict(layers=2, d=32, heads=4, kv=2, dk=8, ff=48, theta=5e5, eps=1e-6),
+    # 5 layers: llama.cpp's NoPE layer is 3 (every 4th); the folder's no_rope_layers names 1 and 4
+    "smollm3": dict(layers=5, d=16, heads=2, kv=1, dk=8, ff=24, theta=2e6, eps=1e-6, no_rope=[1, 4]),
+    "granite": dict(layers=2, d=32, heads=4, kv=2, dk=8, ff=48, theta=1e4, eps=1e-6, embedding_multiplier=3.0,
+                    attention_multiplier=0.2, residual_multiplier=0.4, logits_scaling=2.5),
 }
 
 
@@ -77,7 +82,20 @@ VARIANTS = {
     "phi3-rope": ("phi3", dict(FAMILIES["phi3"], **SMALL), keys("phi3", SWA_500, LINEAR_4), GELU_SHARE),
     "gpt2-gelu": ("gpt2", dict(FAMILIES["gpt2"], **SMALL), {}, 1.0),
     "gemma2-gelu": ("gemma2", dict(FAMILIES["gemma2"], **SMALL), {}, 1.0),
+    # OLMo 3's sliding-window layers as llama.cpp's olmo2 reads them: every 4th layer global, the
+    # others turning unscaled at the global base (rope.freq_base_swa, written, is not used by its
+    # graph), while the global ones are scaled
+    "olmo2-swa": ("olmo2", dict(FAMILIES["olmo2"], **dict(SMALL, layers=4), window=5), keys("olmo2", SWA_500, LINEAR_4), GELU_SHARE),
+    # granite without RoPE (rope.scaling.finetuned false) and with llama.cpp's default attention scale
+    "granite-nope": ("granite", dict({k: v for k, v in FAMILIES["granite"].items() if k != "attention_multiplier"}, **SMALL),
+                     {"granite.rope.scaling.finetuned": False}, GELU_SHARE),
 }
+
+
+# Each family's seed: its place in this list + 25 (the first seven sorted, as they were written
+# before OLMo 2, SmolLM3 and Granite joined, so that their files stay the same), and the variants'.
+SEED_ORDER = ["gemma2", "gemma3", "gpt2", "mistral", "phi3", "qwen2", "qwen3", "olmo2", "smollm3", "granite"]
+VARIANT_SEED = 7 + 25
 
 
 def tensors_of(name, s, rng, gelu_share=GELU_SHARE):
@@ -97,11 +115,12 @@ def tensors_of(name, s, rng, gelu_share=GELU_SHARE):
     t["output_norm.weight"] = gain(d)
     if name == "gpt2":
         t["output_norm.bias"] = 0.1 * rng.standard_normal(d)
-    if name in ("qwen2", "mistral", "phi3"):
+    if name in ("qwen2", "mistral", "phi3", "olmo2"):
         t["output.weight"] = lin(VOCAB, d)
     for l in range(s["layers"]):
         b = "blk.%d." % l
-        t[b + "attn_norm.weight"] = gain(d)
+        if name != "olmo2":  # OLMo 2: no norm before the sublayers
+            t[b + "attn_norm.weight"] = gain(d)
         if name == "gpt2":
             t[b + "attn_norm.bias"] = 0.1 * rng.standard_normal(d)
         q, k, v = lin(h * dk, d, 1.5), lin(kv * dk, d, 1.5), lin(kv * dk, d)
@@ -116,12 +135,15 @@ def tensors_of(name, s, rng, gelu_share=GELU_SHARE):
                 t[b + "attn_%s.bias" % part] = 0.3 * rng.standard_normal(width)
         if name in ("qwen3", "gemma3"):
             t[b + "attn_q_norm.weight"], t[b + "attn_k_norm.weight"] = gain(dk), gain(dk)
+        if name == "olmo2":  # over the whole q and k, before the head split
+            t[b + "attn_q_norm.weight"], t[b + "attn_k_norm.weight"] = gain(h * dk), gain(kv * dk)
         t[b + "attn_output.weight"] = lin(d, h * dk)
         if name == "gpt2":
             t[b + "attn_output.bias"] = 0.1 * rng.standard_normal(d)
-        if name.startswith("gemma"):
+        if name.startswith("gemma") or name == "olmo2":
             t[b + "post_attention_norm.weight"] = gain(d)
-        t[b + "ffn_norm.weight"] = gain(d)
+        if name != "olmo2":
+            t[b + "ffn_norm.weight"] = gain(d)
         if name == "gpt2":
             t[b + "ffn_norm.bias"] = 0.1 * rng.standard_normal(d)
             t[b + "ffn_up.weight"], t[b + "ffn_up.bias"] = lin(ff, d), 0.1 * rng.standard_normal(ff)
@@ -135,6 +157,8 @@ def tensors_of(name, s, rng, gelu_share=GELU_SHARE):
             t[b + "ffn_down.weight"] = lin(d, ff, 0.3)
         if name.startswith("gemma"):
             t[b + "post_ffw_norm.weight"] = gelu_share * gain(d)
+        if name == "olmo2":
+            t[b + "post_ffw_norm.weight"] = gain(d)
     return t
 
 
@@ -158,6 +182,11 @@ def gguf_metadata(name, s):
         m[arch + ".rope.dimension_count"] = s.get("rope_dim", s["dk"])
     if "window" in s:
         m[arch + ".attention.sliding_window"] = s["window"]
+    if name == "granite":
+        m.update({arch + ".embedding_scale": s["embedding_multiplier"], arch + ".residual_scale": s["residual_multiplier"],
+                  arch + ".logit_scale": s["logits_scaling"]})
+        if "attention_multiplier" in s:
+            m[arch + ".attention.scale"] = s["attention_multiplier"]
     if name == "gemma2":
         m[arch + ".attn_logit_softcapping"] = s["attn_cap"]
         m[arch + ".final_logit_softcapping"] = s["final_cap"]
@@ -220,13 +249,13 @@ def hf_tensors(name, s, t):
             hf = HF_WHOLE[key]
         else:
             _, layer, rest = key.split(".", 2)
-            table = dict(HF_LAYER, **(HF_GEMMA if name.startswith("gemma") else {}))
+            table = dict(HF_LAYER, **(HF_GEMMA if name.startswith("gemma") or name == "olmo2" else {}))
             if name == "phi3" and rest == "ffn_up.weight":
                 table[rest] = "mlp.gate_up_proj.weight"
             hf = "model.layers.%s.%s" % (layer, table[rest])
         if name.startswith("gemma") and key.endswith("norm.weight"):
             value = value - 1.0
-        if name == "mistral" and key.endswith(("attn_q.weight", "attn_k.weight")):
+        if name in ("mistral", "smollm3", "granite") and key.endswith(("attn_q.weight", "attn_k.weight")):
             value = unpermute_llama(value, s["heads"] if "attn_q" in key else s["kv"])
         out[hf] = value
     return out
@@ -239,12 +268,13 @@ def hf_config(name, s):
                 "layer_norm_epsilon": s["eps"], "activation_function": "gelu_new", "tie_word_embeddings": True,
                 "torch_dtype": "float32"}
     cls = {"qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM", "mistral": "MistralForCausalLM",
-           "gemma2": "Gemma2ForCausalLM", "gemma3": "Gemma3ForCausalLM", "phi3": "Phi3ForCausalLM"}[name]
+           "gemma2": "Gemma2ForCausalLM", "gemma3": "Gemma3ForCausalLM", "phi3": "Phi3ForCausalLM",
+           "olmo2": "Olmo2ForCausalLM", "smollm3": "SmolLM3ForCausalLM", "granite": "GraniteForCausalLM"}[name]
     c = {"architectures": [cls], "model_type": name if name != "gemma3" else "gemma3_text",
          "num_hidden_layers": s["layers"], "hidden_size": s["d"], "intermediate_size": s["ff"],
          "num_attention_heads": s["heads"], "num_key_value_heads": s["kv"], "head_dim": s["dk"],
          "vocab_size": VOCAB, "max_position_embeddings": 256, "rms_norm_eps": s["eps"], "rope_theta": s["theta"],
-         "tie_word_embeddings": name not in ("qwen2", "mistral", "phi3"), "torch_dtype": "float32"}
+         "tie_word_embeddings": name not in ("qwen2", "mistral", "phi3", "olmo2"), "torch_dtype": "float32"}
     if name in ("mistral", "phi3"):
         c["sliding_window"] = s["window"]
     if name in ("qwen2", "qwen3"):
@@ -256,6 +286,10 @@ def hf_config(name, s):
                  query_pre_attn_scalar=s["query_pre_attn_scalar"])
     if name == "gemma2":
         c.update(attn_logit_softcapping=s["attn_cap"], final_logit_softcapping=s["final_cap"])
+    if name == "smollm3":
+        c.update(no_rope_layers=[0 if l in s["no_rope"] else 1 for l in range(s["layers"])], use_sliding_window=False)
+    if name == "granite":
+        c.update({key: s[key] for key in ("embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling")})
     if name == "gemma3":
         c.update(rope_local_base_freq=s["local_theta"], sliding_window_pattern=6, attn_logit_softcapping=None,
                  final_logit_softcapping=None)
@@ -301,13 +335,13 @@ def main():
     os.makedirs(out, exist_ok=True)
     for name in [n for n in names if n in VARIANTS]:
         arch, s, extra, gelu_share = VARIANTS[name]
-        t = tensors_of(arch, s, np.random.default_rng(len(FAMILIES) + 25), gelu_share)
+        t = tensors_of(arch, s, np.random.default_rng(VARIANT_SEED), gelu_share)
         write_gguf(os.path.join(out, name + ".gguf"), dict(gguf_metadata(arch, s), **extra),
                    [(key, value.shape, F32, value) for key, value in t.items()])
     names = [n for n in names if n not in VARIANTS]
     for name in names:
         s = FAMILIES[name]
-        rng = np.random.default_rng(sorted(FAMILIES).index(name) + 25)
+        rng = np.random.default_rng(SEED_ORDER.index(name) + 25)
         t = tensors_of(name, s, rng)
         tensors = [(key, value.shape, F32, value) for key, value in t.items()]
         write_gguf(os.path.join(out, name + ".gguf"), gguf_metadata(name, s), tensors)

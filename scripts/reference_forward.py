@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Independent float64 forward pass of a decoder GGUF (F32/F16/BF16 tensors): llama, qwen2,
-qwen3, gemma2, gemma3, phi3, gpt2, each as llama.cpp's graph for it computes.
+qwen3, gemma2, gemma3, phi3, gpt2, olmo2, smollm3, granite, each as llama.cpp's graph for it
+computes: OLMo 2's post-norms without pre-norms and its QK-norm over the whole q and k,
+SmolLM3's NoPE layers (every 4th; --no-rope-layers 1,4 names them instead, as transformers'
+no_rope_layers does), Granite's multipliers (embedding_scale, attention.scale, residual_scale,
+logit_scale) and its rope.scaling.finetuned false (no RoPE).
 
 Shares no code with attnviz: its own GGUF reader, its own RMSNorm and LayerNorm, RoPE (adjacent
 pairs for llama, halves for the others), QK-norm, grouped-query attention with causal and
@@ -14,6 +18,7 @@ gelu_pytorch_tanh compute it). Writes {"token_ids", "attention": {layer: [head][
 "last_logits"} as JSON.
 
     /usr/bin/python3 scripts/reference_forward.py MODEL.gguf 1,403,407 OUT.json [--window-every-layer] [--gelu tanh]
+        [--no-rope-layers 1,4]
 """
 import json
 import math
@@ -108,7 +113,8 @@ def layer_ropes(arch, meta, window):
     else rope.scale_linear (absent or 0: 1), whatever rope.scaling.type says; its context unscales
     the layers it turns at the global settings when the type is "none". Sliding-window layers turn
     at rope_freq_base_train_swa / rope_freq_scale_train_swa: Gemma 2 rope.freq_base_swa (default
-    the global θ) with the file's scale, Gemma 3 rope.freq_base_swa (default 10 000) unscaled.
+    the global θ) with the file's scale, Gemma 3 rope.freq_base_swa (default 10 000) unscaled,
+    OLMo 2 (OLMo 3's windows) the global θ unscaled (rope.freq_base_swa is not used by its graph).
     Other families have no such layers in llama.cpp."""
     theta = meta.get(arch + ".rope.freq_base", 10000.0)
     key = arch + ".rope.scaling.factor"
@@ -116,7 +122,8 @@ def layer_ropes(arch, meta, window):
     unscaled = meta.get(arch + ".rope.scaling.type", "linear") == "none"
     full = (theta, 1.0 if unscaled else 1.0 / factor)
     local = {"gemma2": (meta.get(arch + ".rope.freq_base_swa", theta), 1.0 / factor),
-             "gemma3": (meta.get(arch + ".rope.freq_base_swa", 10000.0), 1.0)}.get(arch, full)
+             "gemma3": (meta.get(arch + ".rope.freq_base_swa", 10000.0), 1.0),
+             "olmo2": (theta, 1.0)}.get(arch, full)  # its graph passes freq_base: rope.freq_base_swa is read, not used
     return [local if w else full for w in window]
 
 
@@ -145,13 +152,25 @@ def windows(arch, meta, n_layers, every_layer):
     (llama.cpp's swa patterns 2 and 6); with every_layer, Mistral's and Phi-3's window in every
     layer as transformers applies it (llama.cpp applies none for llama and phi3)."""
     w = meta.get(arch + ".attention.sliding_window", 4096 if arch == "gemma2" else 0)
-    if arch in ("gemma2", "gemma3"):
-        n = meta.get(arch + ".attention.sliding_window_pattern", 2 if arch == "gemma2" else 6)
+    if arch in ("gemma2", "gemma3") or (arch == "olmo2" and w):  # OLMo 3's windows, in llama.cpp's olmo2
+        n = meta.get(arch + ".attention.sliding_window_pattern", {"gemma2": 2, "gemma3": 6, "olmo2": 4}[arch])
         return [w if n == 0 or l % n < n - 1 else 0 for l in range(n_layers)]
     return [w if every_layer else 0] * n_layers
 
 
-def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
+def no_rope(arch, meta, n_layers, listed):
+    """The layers that turn no RoPE: SmolLM3's every 4th (llama.cpp's n_no_rope_layer_step, no
+    key), or `listed`; Granite's all when rope.scaling.finetuned is false."""
+    if listed is not None:
+        return set(listed)
+    if arch == "smollm3":
+        return {l for l in range(n_layers) if (l + 1) % 4 == 0}
+    if arch == "granite" and not meta.get(arch + ".rope.scaling.finetuned", True):
+        return set(range(n_layers))
+    return set()
+
+
+def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml", no_rope_listed=None):
     arch = meta["general.architecture"]
     n_layers = meta[arch + ".block_count"]
     n_heads = meta[arch + ".attention.head_count"]
@@ -164,6 +183,13 @@ def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
     attn_cap = meta.get(arch + ".attn_logit_softcapping", 50.0) if arch == "gemma2" else 0
     final_cap = meta.get(arch + ".final_logit_softcapping", 30.0) if arch == "gemma2" else 0
     window = windows(arch, meta, n_layers, every_layer_window)
+    nope = no_rope(arch, meta, n_layers, no_rope_listed)
+    post_norms = gemma or arch == "olmo2"
+    # Granite's multipliers (0 or absent: none; the attention's 1/sqrt(d_head)), llama.cpp's float32 values
+    granite = {key: float(np.float32(meta.get(arch + "." + key, 0.0))) or None
+               for key in ("embedding_scale", "residual_scale", "logit_scale", "attention.scale")} if arch == "granite" else {}
+    attention_scale = granite.get("attention.scale") or 1 / np.sqrt(d_head)
+    residual_scale = granite.get("residual_scale") or 1.0
     ropes = layer_ropes(arch, meta, windows(arch, meta, n_layers, False))
     n = len(ids)
     x = t["token_embd.weight"][ids]
@@ -171,6 +197,8 @@ def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
         x = x * np.sqrt(d_model)
     if gpt2:
         x = x + t["position_embd.weight"][:n]
+    if granite.get("embedding_scale"):
+        x = x * granite["embedding_scale"]
 
     def norm(h, name):
         if gpt2:
@@ -181,19 +209,22 @@ def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
     attention = {}
     for l in range(n_layers):
         p = "blk.%d." % l
-        h = norm(x, p + "attn_norm")
+        h = x if arch == "olmo2" else norm(x, p + "attn_norm")  # OLMo 2: no pre-norm
         if p + "attn_qkv.weight" in t:
             qkv = h @ t[p + "attn_qkv.weight"].T + t.get(p + "attn_qkv.bias", 0)
             q, k, v = np.split(qkv, [n_heads * d_head, (n_heads + n_kv) * d_head], axis=1)
         else:
             q, k, v = (h @ t[p + "attn_%s.weight" % m].T + t.get(p + "attn_%s.bias" % m, 0) for m in "qkv")
-        if p + "attn_q_norm.weight" in t:
+        if arch == "olmo2":  # one RMSNorm over the whole q and the whole k
+            q, k = rms_norm(q, t[p + "attn_q_norm.weight"], eps), rms_norm(k, t[p + "attn_k_norm.weight"], eps)
+        elif p + "attn_q_norm.weight" in t:
             q = rms_norm(q.reshape(n, n_heads, d_head), t[p + "attn_q_norm.weight"], eps).reshape(n, -1)
             k = rms_norm(k.reshape(n, n_kv, d_head), t[p + "attn_k_norm.weight"], eps).reshape(n, -1)
-        if not gpt2:
+        if not gpt2 and l not in nope:
             layer_theta, scale = ropes[l]
-            q = rope(q, n_heads, d_head, rope_dim, layer_theta, halves=arch != "llama", scale=scale)
-            k = rope(k, n_kv, d_head, rope_dim, layer_theta, halves=arch != "llama", scale=scale)
+            halves = arch not in ("llama", "smollm3", "granite")
+            q = rope(q, n_heads, d_head, rope_dim, layer_theta, halves=halves, scale=scale)
+            k = rope(k, n_kv, d_head, rope_dim, layer_theta, halves=halves, scale=scale)
         allowed = j <= i
         if window[l]:
             allowed = allowed & (i - j < window[l])
@@ -201,7 +232,7 @@ def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
         for head in range(n_heads):
             g = head // (n_heads // n_kv)
             qh, kh, vh = (m[:, c * d_head:(c + 1) * d_head] for m, c in ((q, head), (k, g), (v, g)))
-            scores = qh @ kh.T / np.sqrt(d_head)
+            scores = qh @ kh.T * attention_scale
             if attn_cap:
                 scores = attn_cap * np.tanh(scores / attn_cap)
             scores = np.where(allowed, scores, -np.inf)
@@ -211,8 +242,8 @@ def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
             outs.append(w @ vh)
         attention[str(l)] = np.array(heads).tolist()
         out = np.concatenate(outs, axis=1) @ t[p + "attn_output.weight"].T + t.get(p + "attn_output.bias", 0)
-        x = x + (norm(out, p + "post_attention_norm") if gemma else out)
-        h = norm(x, p + "ffn_norm")
+        x = x + residual_scale * (norm(out, p + "post_attention_norm") if post_norms else out)
+        h = x if arch == "olmo2" else norm(x, p + "ffn_norm")
         if gpt2:
             up = h @ t[p + "ffn_up.weight"].T + t[p + "ffn_up.bias"]
             out = gelu(up, gelu_kind) @ t[p + "ffn_down.weight"].T + t[p + "ffn_down.bias"]
@@ -223,10 +254,12 @@ def forward(meta, t, ids, every_layer_window=False, gelu_kind="ggml"):
                 gate, up = np.split(h @ t[p + "ffn_up.weight"].T, 2, axis=1)
             act = gelu(gate, gelu_kind) if gemma else gate / (1 + np.exp(-gate))
             out = (act * up) @ t[p + "ffn_down.weight"].T
-        x = x + (norm(out, p + "post_ffw_norm") if gemma else out)
+        x = x + residual_scale * (norm(out, p + "post_ffw_norm") if post_norms else out)
     last = norm(x[-1:], "output_norm")[0]
     output = t.get("output.weight", t["token_embd.weight"])
     logits = output @ last
+    if granite.get("logit_scale"):
+        logits = logits / granite["logit_scale"]
     if final_cap:
         logits = final_cap * np.tanh(logits / final_cap)
     return attention, logits.tolist()
@@ -239,7 +272,11 @@ def main():
     assert gelu_kind in ("ggml", "tanh"), "--gelu ggml or --gelu tanh"
     ids = [int(i) for i in ids_text.split(",")]
     meta, tensors = read_gguf(model)
-    attention, logits = forward(meta, tensors, ids, every_layer_window, gelu_kind)
+    listed = None
+    if "--no-rope-layers" in sys.argv:
+        text = sys.argv[sys.argv.index("--no-rope-layers") + 1]
+        listed = [int(l) for l in text.split(",") if l]
+    attention, logits = forward(meta, tensors, ids, every_layer_window, gelu_kind, listed)
     json.dump({"token_ids": ids, "attention": attention, "last_logits": logits}, open(out_path, "w"))
 
 

@@ -60,16 +60,28 @@ TEST_CASE("attribute: writes attribution.json and attribution.png, whose shares 
   CHECK(height > width / 2);  // two maps, one above the other
 }
 
-TEST_CASE("attribute: --format svg,html writes attribution.svg and attribution.html beside the JSON", "[attribute][cli]") {
+TEST_CASE("attribute: --format svg,html writes attribution.svg and attribution's own page beside the JSON", "[attribute][cli]") {
   TempDir dir;
   Options o = attribute_options(dir.file("out"));
   o.formats = {"svg", "html"};
   const attnviz::test::RunResult r = run_with(o);
   REQUIRE(r.code == kExitOk);
   CHECK(std::filesystem::exists(dir.file("out/attribution.svg")));
-  CHECK(std::filesystem::exists(dir.file("out/attribution.html")));
   CHECK(!std::filesystem::exists(dir.file("out/attribution.png")));
   CHECK_THAT(r.out, Contains("wrote attribution.json, attribution.svg and attribution.html to "));
+  // Its own page, not the attention report (issue 34 §3: that drew "attention lines" from
+  // layers to heads and read its layer labels as a text, L0L1L2L3L4): one title, one cell per
+  // (layer, head) of each map (stories260K: 5 layers of 8 heads), and the top heads.
+  const std::string page = attnviz::test::read_file(dir.file("out/attribution.html"));
+  std::size_t cells = 0;
+  for (std::size_t at = page.find("<td class=\"v\""); at != std::string::npos; at = page.find("<td class=\"v\"", at + 1)) ++cells;
+  CHECK(cells == 2 * 5 * 8);
+  std::size_t titles = 0;
+  for (std::size_t at = page.find("<h1>"); at != std::string::npos; at = page.find("<h1>", at + 1)) ++titles;
+  CHECK(titles == 1);
+  CHECK_THAT(page, Contains("<li>top direct logit attribution: L"));
+  CHECK_THAT(page, Contains("<li>largest drop in log p when ablated: L"));
+  CHECK_THAT(page, !Contains("head-lines") && !Contains("attnviz-data"));
 }
 
 TEST_CASE("attribute: --target is tokenized exactly as written, --target-id and --position pick the logit", "[attribute][cli]") {

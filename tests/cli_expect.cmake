@@ -4,7 +4,12 @@
 # in one test. Arguments are joined by "@@" (see attnviz_expect in cli_tests.cmake).
 string(REPLACE "@@" ";" args "${ARGS}")
 string(REPLACE "@@" ";" regex "${EXPECTED_REGEX}")
-execute_process(COMMAND ${ATTNVIZ} ${args} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# -DINPUT=FILE: the run's standard input (for --text -).
+if(DEFINED INPUT)
+  execute_process(COMMAND ${ATTNVIZ} ${args} INPUT_FILE ${INPUT} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${ATTNVIZ} ${args} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
 string(STRIP "${out}${err}" text)
 if(NOT code STREQUAL EXPECTED_CODE)
   message(FATAL_ERROR "exit code ${code}, expected ${EXPECTED_CODE}; output:\n${text}")

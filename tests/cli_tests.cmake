@@ -79,12 +79,24 @@ set_tests_properties(limits interrupt pipes PROPERTIES
 add_test(NAME model_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/model_reference_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(model_reference PROPERTIES PASS_REGULAR_EXPRESSION "3 passed, 0 failed")
+# --activations names hook points; an unknown one is refused naming it (and the valid ones).
+attnviz_bad_run(cli_activations_unknown "attnviz: error: .*--activations.*\"residual\".*resid_pre, resid_mid"
+  dump --model ${PROJECT_SOURCE_DIR}/data/stories260k/stories260K.gguf --token-ids 1,403 --activations resid_pre,residual
+  -o ${ATTNVIZ_CLI_OUT}/never_written.safetensors)
+# A safetensors dump is a file: standard output takes JSON only.
+attnviz_bad_run(cli_safetensors_stdout "attnviz: error: .*standard output.*JSON only"
+  dump ${ATTNVIZ_STORIES} --format safetensors -o -)
+# dump -o FILE.safetensors against the JSON dump of the same run, read by a reader written from
+# the format's description (issue 36): stories260K, qwen2, gpt2, aren-translit, --activations.
+add_test(NAME safetensors_dump
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/safetensors_dump_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(safetensors_dump PROPERTIES PASS_REGULAR_EXPRESSION "[0-9]+ passed, 0 failed")
 # Every decoder family's synthetic model (tests/data/families) against llama.cpp's own attention
 # and logits, against the float64 reference, and as a Hugging Face folder (issue 25), with the
 # GGUF-only variants of each family's local RoPE and GELU (issue 37).
 add_test(NAME family_reference
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/family_reference_test.py $<TARGET_FILE:attnviz>)
-set_tests_properties(family_reference PROPERTIES PASS_REGULAR_EXPRESSION "51 passed, 0 failed")
+set_tests_properties(family_reference PROPERTIES PASS_REGULAR_EXPRESSION "65 passed, 0 failed")
 
 # --measure norms|alti and --flow against an independent float64 reference (scripts/measures_reference.py,
 # networkx's max-flow), issue 20: single layers (stories260K, USE-Lite), the whole stories260K model
@@ -179,7 +191,7 @@ attnviz_expect(cli_v_overflow_weights_fine 0 "^wrote [^ ]*v_overflow.json: 1 hea
   dump ${ATTNVIZ_FIXTURES}/v_overflow.json -o ${ATTNVIZ_CLI_OUT}/v_overflow.json)
 
 # One value per --font, repeatable: the argument after it is never taken as a second font.
-set(ATTNVIZ_DEJAVU /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf)
+set(ATTNVIZ_DEJAVU ${ATTNVIZ_DEFAULT_FONT})
 attnviz_expect(cli_font_before_sentence 0 "^wrote 5 PNG files to "
   heatmaps --font ${ATTNVIZ_DEJAVU} ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/font_before)
 attnviz_expect(cli_font_before_weights 0 "^wrote 5 PNG files to "
@@ -307,7 +319,7 @@ attnviz_expect(cli_switch_with_value 114
 attnviz_expect(cli_dump_stdout 0 "^\\{\n.*\n\\}\nwrote standard output: 4 heads x 14 queries x 14 keys$"
   dump ${ATTNVIZ_USE_LITE} -o -)
 attnviz_expect(cli_heatmaps_stdout_refused 1
-  "^attnviz: error: -o: \"-\" \\(standard output\\) is for dump's JSON@@ this command writes a folder of pictures: give a folder name$"
+  "^attnviz: error: -o: \"-\" \\(standard output\\) is for dump's JSON@@ heatmaps writes a folder \\(grid.png and head_<h>.png\\): give a folder name$"
   heatmaps ${ATTNVIZ_USE_LITE} -o -)
 # -o naming an existing file where a folder must be (this very file).
 attnviz_expect(cli_output_is_file 2 "^attnviz: error: [^ ]*/cli_tests\\.cmake: cannot write: is a file, not a folder$"
@@ -392,8 +404,9 @@ attnviz_expect(cli_compare_scale_log 1
 attnviz_expect(cli_exclude_sink_fixed 1
   "^attnviz: error: --exclude-sink: leaves the sink out of a computed range: it needs --scale head, layer or shared \\(got --scale fixed\\)$"
   heatmaps ${ATTNVIZ_USE_LITE} --exclude-sink -o ${ATTNVIZ_CLI_OUT}/never_written)
-attnviz_expect(cli_exclude_sink_compare 1
-  "^attnviz: error: --exclude-sink: is for heatmaps and render \\(compare draws every head on one scale\\)$"
+# compare's parser has no --exclude-sink (its --help listed a flag it always refused, issue 34).
+attnviz_expect(cli_exclude_sink_compare 109
+  "^attnviz: error: compare: unknown option \"--exclude-sink\": it is an option of heatmaps and render \\(see attnviz compare --help\\)$"
   compare ${ATTNVIZ_USE_LITE} --scale shared --exclude-sink -o ${ATTNVIZ_CLI_OUT}/never_written.png)
 attnviz_expect(cli_rows_generated_without_generate 1
   "^attnviz: error: --rows: generated draws the rows of generated tokens: it needs --model with --generate N \\(N > 0\\), or render of a dump of such a run$"
@@ -608,3 +621,12 @@ set_tests_properties(cli_stale_cross_attribute_ct2 PROPERTIES FIXTURES_REQUIRED 
 set_tests_properties(cli_stale_cross_explain_input PROPERTIES FIXTURES_REQUIRED stale_cross_attributed)
 set_tests_properties(cli_stale_journal_census PROPERTIES FIXTURES_SETUP stale_journal_census)
 set_tests_properties(cli_stale_journal_attribute PROPERTIES FIXTURES_REQUIRED stale_journal_census)
+# Issue 34 §3: explain.html's score bars are signed and start at 0, as explain.png draws them.
+add_test(NAME explain_page_browser
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/explain_page_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(explain_page_browser PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "1 passed, 0 failed")
+# Issue 34 §3: attribute's own page (the maps as tables, hover values, the top heads) in
+# chromium, against attribution.json; no longer the attention report.
+add_test(NAME attribution_page_browser
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/attribution_page_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(attribution_page_browser PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "1 passed, 0 failed")

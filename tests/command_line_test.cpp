@@ -125,7 +125,7 @@ TEST_CASE("command_line: a misspelt flag is named with the nearest of its comman
 
 TEST_CASE("command_line: a flag of another command says whose it is, a far one is only named", "[cli][errors]") {
   CHECK(failure_of({"tokenize", "--model", "m.gguf", "--text", "a", "--format", "png"}).first ==
-        "attnviz: error: tokenize: unknown option \"--format\": it is an option of heatmaps, render, compare, explain and attribute "
+        "attnviz: error: tokenize: unknown option \"--format\": it is an option of dump, heatmaps, render, compare, explain and attribute "
         "(see attnviz tokenize --help)\n");
   CHECK(failure_of({"dump", "a.json", "-x", "-o", "x.json"}).first ==
         "attnviz: error: dump: unknown option \"-x\" (see attnviz dump --help)\n");

@@ -165,3 +165,99 @@ TEST_CASE("corpus_job: an encoder-decoder counts all three kinds of head, each t
   CHECK(cross == 48);
   CHECK_THAT(test::read_file(dir.file("out/census.csv")), StartsWith("stack,kind,layer,head,entropy_mean_texts,"));
 }
+
+namespace {
+
+const char* kSixStories = "Once upon a time, there was a little girl named Lily.\nShe liked to play with her dog.\n"
+                          "The dog was big and the dog was happy.\nOne day, Lily went to the park.\n"
+                          "She saw a bird in a tree.\nThe bird sang a song and Lily smiled.\n";
+
+nlohmann::json census_of(const std::string& folder) { return nlohmann::json::parse(test::read_file(folder + "/census.json")); }
+
+std::string first_line(const std::string& path) {
+  const std::string text = test::read_file(path);
+  return text.substr(0, text.find('\n'));
+}
+
+}  // namespace
+
+// Issue 34 §3: a finished census folder could not be run again: a plain re-run was refused with
+// "continue it with --resume", and --resume with a larger --limit was refused too. A fresh run
+// over the same texts is the reference: its census.json, member for member.
+TEST_CASE("corpus_job: --resume with a larger --limit extends a finished census to the fresh run's values", "[census][cli]") {
+  test::TempDir dir;
+  const std::string corpus = write(dir, "six.txt", kSixStories);
+  Options first = census_options(corpus, dir.file("out"));
+  first.limit = 3;
+  REQUIRE(test::run_with(first).code == 0);
+  CHECK(census_of(dir.file("out"))["heads"][0]["entropy_mean"]["texts"] == 3);
+
+  Options more = census_options(corpus, dir.file("out"));
+  more.limit = 5;
+  more.resume = true;
+  const test::RunResult extended = test::run_with(more);
+  INFO(extended.err);
+  REQUIRE(extended.code == 0);
+  CHECK_THAT(extended.out, Contains("5 texts (") && Contains(", 3 from the journal)"));
+
+  Options fresh = census_options(corpus, dir.file("fresh"));
+  fresh.limit = 5;
+  REQUIRE(test::run_with(fresh).code == 0);
+  const nlohmann::json got = census_of(dir.file("out")), want = census_of(dir.file("fresh"));
+  CHECK(got["heads"][0]["entropy_mean"]["texts"] == 5);
+  for (const char* part : {"model", "corpus", "settings", "covers"}) CHECK(got[part] == want[part]);
+  REQUIRE(got["heads"].size() == want["heads"].size());
+  for (std::size_t h = 0; h < want["heads"].size(); ++h) {
+    for (const auto& [name, statistic] : want["heads"][h].items()) {
+      if (!statistic.is_object() || !statistic.contains("mean")) continue;
+      INFO("head " << h << " " << name);
+      CHECK(got["heads"][h][name]["texts"] == statistic["texts"]);
+      if (statistic["mean"].is_number()) CHECK(std::abs(got["heads"][h][name]["mean"].get<double>() - statistic["mean"].get<double>()) <= 1e-12);
+    }
+  }
+  // The journal is the larger run's now: its header is the fresh run's, and it holds 5 texts.
+  CHECK(first_line(dir.file("out/texts.jsonl")) == first_line(dir.file("fresh/texts.jsonl")));
+  const std::string journal = test::read_file(dir.file("out/texts.jsonl"));
+  CHECK(std::count(journal.begin(), journal.end(), '\n') == 6);
+
+  SECTION("a smaller --limit is no extension: refused, naming it, the census left as it was") {
+    Options fewer = census_options(corpus, dir.file("out"));
+    fewer.limit = 2;
+    fewer.resume = true;
+    const test::RunResult refused = test::run_with(fewer);
+    CHECK(refused.code == 1);
+    CHECK_THAT(refused.err, Contains("is the journal of a run with another corpus.texts (5, this run: 2: --limit or the corpus changed)"));
+    CHECK(census_of(dir.file("out")) == got);
+  }
+}
+
+TEST_CASE("corpus_job: a plain run into a finished census folder replaces it with a warning, an unfinished one is kept", "[census][cli]") {
+  test::TempDir dir;
+  const std::string corpus = write(dir, "six.txt", kSixStories);
+  Options first = census_options(corpus, dir.file("out"));
+  first.limit = 4;
+  REQUIRE(test::run_with(first).code == 0);
+
+  Options again = census_options(corpus, dir.file("out"));
+  again.limit = 2;
+  const test::RunResult replaced = test::run_with(again);
+  INFO(replaced.err);
+  REQUIRE(replaced.code == 0);
+  CHECK_THAT(replaced.err, Contains("warning: " + dir.file("out") + " holds a finished census (4 texts): this run replaces it"));
+  Options fresh = census_options(corpus, dir.file("fresh"));
+  fresh.limit = 2;
+  REQUIRE(test::run_with(fresh).code == 0);
+  const nlohmann::json got = census_of(dir.file("out")), want = census_of(dir.file("fresh"));
+  CHECK(got["heads"][0]["entropy_mean"]["texts"] == 2);
+  CHECK(got["heads"] == want["heads"]);
+  CHECK(test::read_file(dir.file("out/texts.jsonl")) == test::read_file(dir.file("fresh/texts.jsonl")));
+
+  SECTION("a journal without its census.json is an unfinished run: refused, pointing at --resume") {
+    fs::remove(dir.file("out/census.json"));
+    const std::string before = test::read_file(dir.file("out/texts.jsonl"));
+    const test::RunResult refused = test::run_with(census_options(corpus, dir.file("out")));
+    CHECK(refused.code == 1);
+    CHECK_THAT(refused.err, Contains("holds the journal (texts.jsonl) of an unfinished census: continue it with --resume"));
+    CHECK(test::read_file(dir.file("out/texts.jsonl")) == before);
+  }
+}

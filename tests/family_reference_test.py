@@ -9,8 +9,9 @@
      shared with attnviz): 1e-5;
   3. the same weights as a Hugging Face folder against the same float64 reference with
      transformers' tanh GELU: 1e-5. Where transformers and llama.cpp differ (Mistral's and
-     Phi-3's sliding_window in every layer), the folder is held to the reference run with that
-     difference (--window-every-layer), and its attention must differ from the GGUF's.
+     Phi-3's sliding_window in every layer; SmolLM3's NoPE layers from no_rope_layers), the folder
+     is held to the reference run with that difference (--window-every-layer, --no-rope-layers),
+     and its attention must differ from the GGUF's.
 
     /usr/bin/python3 tests/family_reference_test.py build/attnviz
 """
@@ -31,7 +32,10 @@ FAMILIES = ["qwen2", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "gpt2", "ge
             "gemma3-rope-swa-linear", "gemma3-rope-swa-none", "gemma3-rope-linear", "qwen2-rope", "mistral-rope",
             "phi3-rope",
             # a GELU feed-forward writing its whole output: llama.cpp's float16 GELU table shows
-            "gpt2-gelu", "gemma2-gelu"]
+            "gpt2-gelu", "gemma2-gelu",
+            # OLMo 2 (post-norms, whole-vector QK-norm; OLMo 3's window), SmolLM3 (NoPE layers),
+            # Granite (multipliers; without RoPE)
+            "olmo2", "olmo2-swa", "smollm3", "granite", "granite-nope"]
 # attnviz's bounds against llama.cpp's attention and logits (relative to the largest |logit|).
 LLAMACPP_ATTENTION, LLAMACPP_LOGITS = 5e-6, 5e-6
 # Where the tanh GELU formula misses llama.cpp by far more than that bound (the float64
@@ -39,6 +43,8 @@ LLAMACPP_ATTENTION, LLAMACPP_LOGITS = 5e-6, 5e-6
 GELU_VARIANTS = ["gpt2-gelu", "gemma2-gelu"]
 # transformers applies these folders' sliding_window in every layer; llama.cpp in none.
 WINDOW_EVERY_LAYER = ["mistral", "phi3"]
+# transformers' NoPE layers (config.json's no_rope_layers) where llama.cpp's are every 4th.
+NO_ROPE_LAYERS = {"smollm3": "1,4"}
 
 
 def attnviz_dump(attnviz, model, ids, tmp):
@@ -97,11 +103,13 @@ def main():
             hf_dump = attnviz_dump(attnviz, folder, ids, tmp)
             # transformers' tanh GELU for the folder, and its window in every layer where it has one
             subprocess.run([sys.executable, os.path.join(ROOT, "scripts/reference_forward.py"), gguf, ids, ref_path, "--gelu",
-                            "tanh"] + (["--window-every-layer"] if family in WINDOW_EVERY_LAYER else []), check=True)
+                            "tanh"] + (["--window-every-layer"] if family in WINDOW_EVERY_LAYER else []) +
+                           (["--no-rope-layers", NO_ROPE_LAYERS[family]] if family in NO_ROPE_LAYERS else []), check=True)
             ref = json.load(open(ref_path))
-            if family in WINDOW_EVERY_LAYER:
+            if family in WINDOW_EVERY_LAYER or family in NO_ROPE_LAYERS:
                 apart, _ = differences(hf_dump, llamacpp["attention"], llamacpp["last_logits"])
-                report(apart > 0.1, "%s-hf differs from the GGUF by transformers' window: max |attention diff| %.3g" % (family, apart))
+                what = "window" if family in WINDOW_EVERY_LAYER else "no_rope_layers"
+                report(apart > 0.1, "%s-hf differs from the GGUF by transformers' %s: max |attention diff| %.3g" % (family, what, apart))
             worst, worst_logit = differences(hf_dump, ref["attention"], ref["last_logits"])
             report(worst < 1e-5 and worst_logit < 1e-5,
                    "%s-hf vs float64: max |attention diff| %.3g, max |logit diff| / max |logit| %.3g" % (family, worst, worst_logit))

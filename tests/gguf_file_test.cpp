@@ -255,7 +255,7 @@ TEST_CASE("GGUF decoder: an unknown architecture is named with the supported one
   GgufBytes mamba;
   mamba.header(3, 0, 1).str("general.architecture").put<std::uint32_t>(8).str("mamba");
   const GgufFile file(mamba.write(dir));
-  CHECK_THROWS_WITH(decoder_config_from_gguf(file), Catch::EndsWith("architecture \"mamba\" is not supported (supported: gemma2, gemma3, gpt2, llama, phi3, qwen2, qwen3)"));
+  CHECK_THROWS_WITH(decoder_config_from_gguf(file), Catch::EndsWith("architecture \"mamba\" is not supported (supported: gemma2, gemma3, gpt2, granite, llama, olmo2, phi3, qwen2, qwen3, smollm3)"));
 }
 
 namespace {

@@ -236,7 +236,8 @@ TEST_CASE("safetensors: a config that disagrees with the tensors is refused, nam
   std::ofstream(dir.file("config.json")) << config.dump();
   CHECK_THROWS_WITH(decoder_from_hf_folder(dir.path().string()),
                     Contains("architecture \"MambaForCausalLM\" is not supported (supported: GPT2LMHeadModel, Gemma2ForCausalLM, Gemma3ForCausalLM, "
-                             "LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)"));
+                             "GraniteForCausalLM, LlamaForCausalLM, MistralForCausalLM, Olmo2ForCausalLM, Phi3ForCausalLM, "
+                             "Qwen2ForCausalLM, Qwen3ForCausalLM, SmolLM3ForCausalLM)"));
   config["architectures"] = {"LlamaForCausalLM"};
   config["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4}};
   std::ofstream(dir.file("config.json")) << config.dump();

@@ -82,7 +82,7 @@ TEST_CASE("tokenizer.json: GPT-2's byte-level BPE gives Hugging Face's ids for t
   const auto expected = reference_ids();
   REQUIRE(strings.size() == 46);
   std::size_t matches = 0;
-  for (std::size_t i = 0; i < strings.size(); ++i) matches += tokenize(vocab, strings[i], true) == expected[i];
+  for (std::size_t i = 0; i < strings.size(); ++i) matches += tokenize(vocab, strings[i], true, true) == expected[i];
   CHECK(matches == 46);
 }
 
@@ -111,7 +111,7 @@ TEST_CASE("tokenizer.json: other kinds are refused, naming what the file holds",
   const Vocabulary with_bos = vocabulary_from_tokenizer_json(write(dir, templated));
   CHECK(with_bos.add_bos);
   CHECK(with_bos.bos == 50256);
-  CHECK(tokenize(with_bos, "Hello", true) == std::vector<std::int32_t>{50256, 15496});
+  CHECK(tokenize(with_bos, "Hello", true, true) == std::vector<std::int32_t>{50256, 15496});
 }
 
 // Read by io/json_file: a syntax error names the file, line and column.
@@ -285,7 +285,7 @@ TEST_CASE("tokenizer.json: the settings of GPT-2's, LLaMA 3's and Qwen 2's files
   gpt2["added_tokens"][0].update({{"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", true}});
   const Vocabulary gpt2_vocab = vocabulary_from_tokenizer_json(write(dir, gpt2));
   CHECK(gpt2_vocab.pre == "gpt-2");
-  CHECK(tokenize(gpt2_vocab, "Hello world", true) == std::vector<std::int32_t>{15496, 995});
+  CHECK(tokenize(gpt2_vocab, "Hello world", true, true) == std::vector<std::int32_t>{15496, 995});
 
   json llama3 = split_tokenizer_json(kLlama3Regex, true);
   llama3["model"].update({{"dropout", nullptr}, {"continuing_subword_prefix", nullptr}, {"end_of_word_suffix", nullptr}});
@@ -300,7 +300,7 @@ TEST_CASE("tokenizer.json: the settings of GPT-2's, LLaMA 3's and Qwen 2's files
   const Vocabulary llama3_vocab = vocabulary_from_tokenizer_json(write(dir, llama3));
   CHECK(llama3_vocab.pre == "llama3");
   CHECK(llama3_vocab.bos == 50256);
-  CHECK(tokenize(llama3_vocab, "Hello world", true) == std::vector<std::int32_t>{50256, 15496, 995});
+  CHECK(tokenize(llama3_vocab, "Hello world", true, true) == std::vector<std::int32_t>{50256, 15496, 995});
   // The same pattern merging every word is llama.cpp's smaug-bpe.
   CHECK(vocabulary_from_tokenizer_json(write(dir, split_tokenizer_json(kLlama3Regex, false))).pre == "smaug-bpe");
 
@@ -311,8 +311,8 @@ TEST_CASE("tokenizer.json: the settings of GPT-2's, LLaMA 3's and Qwen 2's files
   REQUIRE(qwen2_vocab.hf.normalizer.size() == 1);
   CHECK(qwen2_vocab.hf.normalizer[0].kind == HfNormalizerStep::Kind::Nfc);
   // "e" + U+0301 COMBINING ACUTE ACCENT is "é" (U+00E9) in NFC: the same ids.
-  CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false) == tokenize(qwen2_vocab, "caf\xC3\xA9", false));
-  CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false) != tokenize(gpt2_vocab, "caf" "e\xCC\x81", false));
+  CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false, true) == tokenize(qwen2_vocab, "caf\xC3\xA9", false, true));
+  CHECK(tokenize(qwen2_vocab, "caf" "e\xCC\x81", false, true) != tokenize(gpt2_vocab, "caf" "e\xCC\x81", false, true));
 }
 
 // A tester found truncation, padding, fuse_unk, an unk_token missing from the vocabulary and
@@ -372,9 +372,9 @@ TEST_CASE("tokenizer.json: SentencePiece-style BPE and WordPiece give the tokeni
     const std::string text = c["text"];
     CAPTURE(text);
     const std::vector<std::int32_t> with = c["ids"], without = c["ids_without_special"];
-    CHECK(tokenize(vocab, text, true) == with);
-    CHECK(tokenize(vocab, text, false) == without);
-    matches += tokenize(vocab, text, true) == with;
+    CHECK(tokenize(vocab, text, true, true) == with);
+    CHECK(tokenize(vocab, text, false, true) == without);
+    matches += tokenize(vocab, text, true, true) == with;
     ++cases;
   }
   CHECK(matches == cases);
@@ -386,9 +386,9 @@ TEST_CASE("tokenizer.json: SentencePiece-style BPE and WordPiece give the tokeni
 TEST_CASE("tokenizer.json: a special token written in the text is its own id, as the tokenizers library gives it", "[tokenizer]") {
   TempDir dir;
   const Vocabulary vocab = vocabulary_from_tokenizer_json(write(dir, gpt2_tokenizer_json()));
-  CHECK(tokenize(vocab, "Hello<|endoftext|>", false) == std::vector<std::int32_t>{15496, 50256});
+  CHECK(tokenize(vocab, "Hello<|endoftext|>", false, true) == std::vector<std::int32_t>{15496, 50256});
   const Vocabulary llama2 = vocabulary_from_tokenizer_json(test_data_file("tokenizers/spm-llama2.tokenizer.json"));
-  const std::vector<std::int32_t> ids = tokenize(llama2, "the<s>cat</s>", false);
+  const std::vector<std::int32_t> ids = tokenize(llama2, "the<s>cat</s>", false, true);
   CHECK(std::count(ids.begin(), ids.end(), 1) == 1);
   CHECK(ids.back() == 2);
 }
@@ -453,7 +453,7 @@ std::vector<std::string> library_mismatches(const Vocabulary& vocab, const nlohm
   for (const nlohmann::json& c : expected_cases) {
     const std::string text = c["text"];
     const std::vector<std::int32_t> with = c["ids"], without = c["ids_without_special"];
-    if (tokenize(vocab, text, true) != with || tokenize(vocab, text, false) != without) wrong.push_back(text);
+    if (tokenize(vocab, text, true, true) != with || tokenize(vocab, text, false, true) != without) wrong.push_back(text);
     ++cases;
   }
   return wrong;
@@ -481,6 +481,29 @@ TEST_CASE("tokenizer.json: added tokens, normalized or not, single_word, lstrip 
   CHECK(cases > 70);
 }
 
+// --no-parse-special on a tokenizer.json: the special added tokens' text is read as plain text
+// (the library's encode_special_tokens), the other added tokens still split out
+// (scripts/hf_no_parse_special_reference.js: npm tokenizers with the special tokens left out).
+TEST_CASE("tokenizer.json: without parse_special, special added tokens are text and the others still match", "[tokenizer][golden]") {
+  const nlohmann::json expected =
+      nlohmann::json::parse(attnviz::test::read_file(test_data_file("tokenizers/no-parse-special.expected.json")));
+  std::size_t cases = 0, changed = 0;
+  for (const nlohmann::json& file : expected["files"]) {
+    const std::string name = file["file"];
+    const Vocabulary vocab = vocabulary_from_tokenizer_json(test_data_file("tokenizers/" + name));
+    for (const nlohmann::json& c : file["cases"]) {
+      const std::string text = c["text"];
+      CAPTURE(name, text);
+      CHECK(tokenize(vocab, text, true, false) == c["ids"].get<std::vector<std::int32_t>>());
+      CHECK(tokenize(vocab, text, false, false) == c["ids_without_special"].get<std::vector<std::int32_t>>());
+      changed += tokenize(vocab, text, false, true) != tokenize(vocab, text, false, false);
+      ++cases;
+    }
+  }
+  CHECK(cases == 13);
+  CHECK(changed == cases);  // every text holds a special token, which parse_special reads as one
+}
+
 // Two normalized added tokens that read the same after the normalizer: the library's split trie
 // then gives either id, differently from one load to the next (seen with npm tokenizers 0.23.2).
 TEST_CASE("tokenizer.json: two normalized added tokens that normalize alike are refused naming both", "[tokenizer][errors]") {
@@ -500,7 +523,7 @@ TEST_CASE("tokenizer.json: two normalized added tokens that normalize alike are 
   // The same pair matched in the raw text is two tokens.
   lower["added_tokens"][last]["normalized"] = false;
   const Vocabulary vocab = vocabulary_from_tokenizer_json(write(dir, lower));
-  CHECK(tokenize(vocab, "aB", false) == std::vector<std::int32_t>{static_cast<std::int32_t>(second["id"])});
+  CHECK(tokenize(vocab, "aB", false, true) == std::vector<std::int32_t>{static_cast<std::int32_t>(second["id"])});
 }
 
 // Issue 37: what the tokenizers library refuses when it loads a file (a Metaspace whose
@@ -561,7 +584,7 @@ TEST_CASE("tokenizer.json: a normalized added token that the normalizer empties 
   const Vocabulary original = vocabulary_from_tokenizer_json(source);
   for (const std::string text : {"the cat sat on the mat", "qqq", "ＡＢ qqq"}) {
     CAPTURE(text);
-    CHECK(tokenize(vocab, text, false) == tokenize(original, text, false));
+    CHECK(tokenize(vocab, text, false, true) == tokenize(original, text, false, true));
   }
-  CHECK(tokenize(vocab, "qqq", false).empty());
+  CHECK(tokenize(vocab, "qqq", false, true).empty());
 }

@@ -138,7 +138,7 @@ TEST_CASE("model run: options that do not fit are refused before anything is wri
       {[](Options& o) { o.text = "a"; o.generate = 2048; }, "2050 tokens with the continuation exceed the model's context length of 2048"},
       {[](Options& o) { o.text = "a"; o.sentence = "s.json"; }, "--model: replaces SENTENCE and WEIGHTS"},
       {[](Options& o) { o.text = "a"; o.causal = true; }, "--causal: is for single layers"},
-      {[](Options& o) { o.text = ""; o.no_bos = true; }, "--text: gives no tokens"},
+      {[](Options& o) { o.text = ""; o.no_bos = true; }, "--text: is empty"},
       {[](Options& o) { o.text = "a"; o.max_memory_mib = 0.01; },
        "the forward pass over 2 tokens and what is kept across its layers (the dump's text"},
       // One layer's dump text (3 KB) is less than the continuation's cache of five layers (6 KB).

@@ -1,5 +1,6 @@
 // The whole pipeline in process, as the command line runs it: exit codes, the one-line
 // errors, warnings, and that a failed run leaves the output folder exactly as it was.
+#include "cli/output_kind.hpp"
 #include "cli/run.hpp"
 
 #include <filesystem>
@@ -125,20 +126,65 @@ TEST_CASE("run: an output name of the wrong kind is refused before any work", "[
                "(grid.png and head_<h>.png); give a folder name, e.g. -o " + dir.file("out") + "\n";
   }
   SECTION("dump -o out.png") {
-    expected = "attnviz: error: -o: \"" + dir.file("out.png") + "\" names a .png file, but dump writes JSON; give a "
-               "name ending in .json\n";
+    expected = "attnviz: error: -o: \"" + dir.file("out.png") + "\" names a .png file, but dump writes JSON or safetensors; give a "
+               "name ending in .json or .safetensors\n";
   }
   SECTION("compare -o out.CSV") {
     options.command = Command::Compare;
     options.output = dir.file("out.CSV");
     expected = "attnviz: error: -o: \"" + dir.file("out.CSV") + "\" names a .csv file, but compare writes a PNG "
-               "picture (the statistics go to --stats FILE.json or FILE.csv); give a name ending in .png\n";
+               "picture (the statistics go to --stats FILE.json or FILE.csv); give a name ending in .png, e.g. -o " + dir.file("out.png") + "\n";
+  }
+  SECTION("compare -o DIR (no extension): it wrote a PNG named DIR") {
+    options.command = Command::Compare;
+    options.output = dir.file("pictures");
+    expected = "attnviz: error: -o: \"" + dir.file("pictures") + "\" has no extension, but compare writes a PNG picture; "
+               "give a name ending in .png, e.g. -o " + dir.file("pictures.png") + "\n";
+  }
+  SECTION("compare -o DIR/ and dump -o DIR/ name folders") {
+    options.command = GENERATE(Command::Compare, Command::Dump);
+    options.output = dir.file("pictures/");
+    expected = "attnviz: error: -o: \"" + dir.file("pictures/") + "\" names a folder, but " +
+               (options.command == Command::Compare ? "compare writes a PNG picture; give a file name, e.g. -o " + dir.file("pictures/compare.png")
+                                                    : "dump writes JSON or safetensors; give a file name, e.g. -o " + dir.file("pictures/attention.json")) + "\n";
+  }
+  SECTION("compare -o out.svg: the .svg is written beside the .png, not instead") {
+    options.command = Command::Compare;
+    options.output = dir.file("out.svg");
+    expected = "attnviz: error: -o: \"" + dir.file("out.svg") + "\" names a .svg file, but compare writes a PNG picture; "
+               "give a name ending in .png, e.g. -o " + dir.file("out.png") + "\n";
+  }
+  SECTION("every folder command refuses every extension of a file attnviz writes") {
+    options.command = GENERATE(Command::Heatmaps, Command::Render, Command::Explain, Command::Attribute, Command::Census);
+    const std::string extension = GENERATE(".png", ".svg", ".html", ".json", ".csv", ".jsonl");
+    options.output = dir.file("out" + extension);
+    const std::string writes = options.command == Command::Explain     ? "explain writes a folder (explain.json, explain.png, circuits.png)"
+                               : options.command == Command::Attribute ? "attribute writes a folder (attribution.json and attribution.png)"
+                               : options.command == Command::Census
+                                   ? "census writes a folder (census.json, census.csv, census.png and the journal texts.jsonl)"
+                               : options.command == Command::Render ? "render writes a folder (grid.png and head_<h>.png)"
+                                                                    : "heatmaps writes a folder (grid.png and head_<h>.png)";
+    expected = "attnviz: error: -o: \"" + options.output + "\" names a " + extension + " file, but " + writes +
+               "; give a folder name, e.g. -o " + dir.file("out") + "\n";
+  }
+  SECTION("dump -o out.html") {
+    options.output = dir.file("out.html");
+    expected = "attnviz: error: -o: \"" + dir.file("out.html") + "\" names a .html file, but dump writes JSON or safetensors; give a "
+               "name ending in .json or .safetensors\n";
   }
   const RunResult r = run_with(options);
   CHECK(r.code == kExitInputError);
   CHECK(r.err == expected);
   CHECK(test::snapshot(dir.path()).empty());
   CHECK(std::filesystem::is_empty(dir.path()));
+}
+
+TEST_CASE("run: what -o names, per command: a folder or a file, and for which command it is none", "[cli]") {
+  CHECK(output_kind(Command::Dump) == "file");
+  CHECK(output_kind(Command::Compare) == "file");
+  for (const Command command : {Command::Heatmaps, Command::Render, Command::Explain, Command::Attribute, Command::Census})
+    CHECK(output_kind(command) == "folder");
+  CHECK(output_kind(Command::Tokenize).empty());
 }
 
 TEST_CASE("run: an existing folder whose name ends in .png is still a folder for heatmaps", "[cli]") {

@@ -61,7 +61,7 @@ std::size_t matching_strings(const std::string& name) {
   REQUIRE(expected.size() == strings.size());
   std::size_t matches = 0;
   for (std::size_t i = 0; i < strings.size(); ++i) {
-    const Ids ids = tokenize(vocab, strings[i], false);
+    const Ids ids = tokenize(vocab, strings[i], false, true);
     CAPTURE(i, strings[i]);
     CHECK(ids == expected[i]);
     matches += ids == expected[i];
@@ -162,17 +162,17 @@ TEST_CASE("tokenize llama: stories260K gives llama.cpp's ids for a TinyStories s
   const std::string text = "Once upon a time, there was a little girl named Lily. She loved to play outside in the park.";
   const Ids expected = {1,   403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426,
                         338, 401, 396, 267, 337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426};
-  CHECK(tokenize(vocab, text, true) == expected);
-  CHECK(tokenize(vocab, text, false) == Ids(expected.begin() + 1, expected.end()));
+  CHECK(tokenize(vocab, text, true, true) == expected);
+  CHECK(tokenize(vocab, text, false, true) == Ids(expected.begin() + 1, expected.end()));
   CHECK(decode(vocab, expected) == text);
-  CHECK(tokenize(vocab, "", true) == Ids{1});
+  CHECK(tokenize(vocab, "", true, true) == Ids{1});
   // 猫 is not in the vocabulary: its three UTF-8 bytes as byte tokens.
-  const Ids cat = tokenize(vocab, "\xE7\x8C\xAB", false);
+  const Ids cat = tokenize(vocab, "\xE7\x8C\xAB", false, true);
   REQUIRE(cat.size() == 4);  // "▁" first (the dummy prefix)
   CHECK(piece_display(vocab, cat[1]) == "<0xE7>");
   CHECK(piece_display(vocab, cat[2]) == "<0x8C>");
   CHECK(piece_display(vocab, cat[3]) == "<0xAB>");
-  CHECK(decode(vocab, tokenize(vocab, "\xE7\x8C\xAB and Lily", true)) == "\xE7\x8C\xAB and Lily");
+  CHECK(decode(vocab, tokenize(vocab, "\xE7\x8C\xAB and Lily", true, true)) == "\xE7\x8C\xAB and Lily");
   CHECK(piece_display(vocab, 1) == "<s>");
 }
 
@@ -187,14 +187,14 @@ TEST_CASE("tokenize bert: the 46 reference strings of ggml-vocab-bert-bge give H
 
 TEST_CASE("tokenize bert: bge adds CLS and SEP with add_special", "[tokenizer]") {
   const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::test_data_file("vocab-gguf/ggml-vocab-bert-bge.gguf")));
-  CHECK(tokenize(vocab, "Hello world", true) == Ids{101, 7592, 2088, 102});
+  CHECK(tokenize(vocab, "Hello world", true, true) == Ids{101, 7592, 2088, 102});
   CHECK(decode(vocab, {101, 7592, 2088, 102}) == "hello world");
 }
 
 TEST_CASE("decode gpt2: the reference strings round-trip", "[tokenizer]") {
   const Vocabulary vocab = vocabulary_from_gguf(GgufFile(test::test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf")));
   for (const std::string& text : test_strings(test::test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf.inp"))) {
-    CHECK(decode(vocab, tokenize(vocab, text, false)) == text);
+    CHECK(decode(vocab, tokenize(vocab, text, false, true)) == text);
   }
 }
 
@@ -234,7 +234,7 @@ TEST_CASE("vocabulary_from_gguf: a piece listed twice is refused naming it and b
         path + ": tokenizer.ggml.tokens: the piece \"\\n\\\"\" is listed twice, as ids 3 and 4 (a piece names one token)");
   const Vocabulary with_empty = vocabulary_from_gguf(GgufFile(llama({"<unk>", "<s>", "</s>", "", "\xE2\x96\x81" "a", ""}).write(dir)));
   CHECK(with_empty.warnings == std::vector<std::string>{path + ": tokenizer.ggml.tokens: 2 empty pieces (ids 3, 5): no text tokenizes to them"});
-  CHECK(tokenize(with_empty, "a", false) == Ids{4});  // "▁a": the dummy space prefix
+  CHECK(tokenize(with_empty, "a", false, true) == Ids{4});  // "▁a": the dummy space prefix
   CHECK(stories260k().warnings.empty());
 }
 
@@ -254,7 +254,7 @@ TEST_CASE("vocabulary_from_gguf: a gpt2 vocabulary without tokenizer.ggml.pre is
                                 path + ": tokenizer.ggml.pre is missing: the text is split with the \"default\" pre-tokenizer (GPT-2's "
                                        "regex), as llama.cpp does; if the model was trained with another (LLaMA 3's, Qwen 2's…) its "
                                        "tokens will differ: reconvert the model with a current llama.cpp, or pass --token-ids"});
-  CHECK(tokenize(without, "ab", false) == Ids{2});
+  CHECK(tokenize(without, "ab", false, true) == Ids{2});
   CHECK(vocabulary_from_gguf(GgufFile(gpt2().string("tokenizer.ggml.pre", "gpt-2").write(dir))).warnings.empty());
   CHECK(vocabulary_from_gguf(GgufFile(gpt2().string("tokenizer.ggml.pre", "default").write(dir))).warnings.empty());
   CHECK(vocabulary_from_gguf(GgufFile(test::test_data_file("vocab-gguf/ggml-vocab-gpt-2.gguf"))).warnings.empty());
@@ -310,7 +310,7 @@ TEST_CASE("tokenize: a GGUF with another tokenizer model loads, and tokenize nam
                                .write(dir);
   const Vocabulary vocab = vocabulary_from_gguf(GgufFile(path));
   CHECK(token_text(vocab, 2) == " a");  // ids given with --token-ids can still be shown
-  CHECK_THROWS_WITH(tokenize(vocab, "a", true), path + ": tokenizer model \"t5\" is not supported "
+  CHECK_THROWS_WITH(tokenize(vocab, "a", true, true), path + ": tokenizer model \"t5\" is not supported "
                                                        "(supported: llama, gpt2, bert); pass --token-ids");
 }
 

@@ -68,56 +68,57 @@ TEST_CASE("tokenize llama: pairs merge best score first, the leftmost of equal s
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}, {"b", -2}, {"c", -2}, {"ab", -5}, {"bc", -3},
                                      {kSpace + "a", -4}, {"aa", -6}});
   vocab.add_space_prefix = false;
-  CHECK(tokenize(vocab, "abc", false) == ids_of(vocab, {"a", "bc"}));        // bc scores above ab
-  CHECK(tokenize(vocab, "aaa", false) == ids_of(vocab, {"aa", "a"}));        // tie: leftmost pair
+  CHECK(tokenize(vocab, "abc", false, true) == ids_of(vocab, {"a", "bc"}));        // bc scores above ab
+  CHECK(tokenize(vocab, "aaa", false, true) == ids_of(vocab, {"aa", "a"}));        // tie: leftmost pair
   vocab.add_space_prefix = true;
-  CHECK(tokenize(vocab, "ab", false) == ids_of(vocab, {kSpace + "a", "b"}));  // ▁a beats ab
-  CHECK(tokenize(vocab, "a b", false) == ids_of(vocab, {kSpace + "a", kSpace, "b"}));
+  CHECK(tokenize(vocab, "ab", false, true) == ids_of(vocab, {kSpace + "a", "b"}));  // ▁a beats ab
+  CHECK(tokenize(vocab, "a b", false, true) == ids_of(vocab, {kSpace + "a", kSpace, "b"}));
 }
 
 TEST_CASE("tokenize llama: BOS only with add_special, empty text gives BOS alone", "[tokenizer]") {
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}});
-  CHECK(tokenize(vocab, "", true) == Ids{1});
-  CHECK(tokenize(vocab, "", false).empty());
-  CHECK(tokenize(vocab, "a", true) == Ids{1, id_of(vocab, kSpace), id_of(vocab, "a")});
+  CHECK(tokenize(vocab, "", true, true) == Ids{1});
+  CHECK(tokenize(vocab, "", false, true).empty());
+  CHECK(tokenize(vocab, "a", true, true) == Ids{1, id_of(vocab, kSpace), id_of(vocab, "a")});
   vocab.add_bos = false;
-  CHECK(tokenize(vocab, "a", true) == ids_of(vocab, {kSpace, "a"}));
+  CHECK(tokenize(vocab, "a", true, true) == ids_of(vocab, {kSpace, "a"}));
   vocab.add_eos = true;
-  CHECK(tokenize(vocab, "a", true) == Ids{id_of(vocab, kSpace), id_of(vocab, "a"), 2});
+  CHECK(tokenize(vocab, "a", true, true) == Ids{id_of(vocab, kSpace), id_of(vocab, "a"), 2});
 }
 
 TEST_CASE("tokenize llama: a character outside the vocabulary becomes its byte tokens", "[tokenizer]") {
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}});
   vocab.add_space_prefix = false;
   // 猫 is E7 8C AB; byte token <0xXX> has id 3 + XX.
-  CHECK(tokenize(vocab, "a\xE7\x8C\xAB", false) == Ids{id_of(vocab, "a"), 3 + 0xE7, 3 + 0x8C, 3 + 0xAB});
+  CHECK(tokenize(vocab, "a\xE7\x8C\xAB", false, true) == Ids{id_of(vocab, "a"), 3 + 0xE7, 3 + 0x8C, 3 + 0xAB});
   // Bytes that are not UTF-8 fall back the same way.
-  CHECK(tokenize(vocab, "\xFF", false) == Ids{3 + 0xFF});
+  CHECK(tokenize(vocab, "\xFF", false, true) == Ids{3 + 0xFF});
 }
 
 TEST_CASE("tokenize llama: without byte tokens an unknown character is one unknown token", "[tokenizer]") {
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}}, false);
   vocab.add_space_prefix = false;
-  CHECK(tokenize(vocab, "a\xE7\x8C\xAB" "a", false) == Ids{id_of(vocab, "a"), 0, id_of(vocab, "a")});
+  CHECK(tokenize(vocab, "a\xE7\x8C\xAB" "a", false, true) == Ids{id_of(vocab, "a"), 0, id_of(vocab, "a")});
   vocab.unk.reset();
-  CHECK_THROWS_WITH(tokenize(vocab, "\xE7\x8C\xAB", false), Catch::Contains("no unknown token"));
+  CHECK_THROWS_WITH(tokenize(vocab, "\xE7\x8C\xAB", false, true), Catch::Contains("no unknown token"));
 }
 
 TEST_CASE("tokenize llama: a user-defined token stands for itself, the dummy space follows it", "[tokenizer]") {
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}, {"b", -2}, {kSpace + "a", -3}});
   const std::int32_t tag = add(vocab, "<tag>", 0, TokenType::UserDefined);
   const std::int32_t control = add(vocab, "<ctl>", 0, TokenType::Control);
-  CHECK(tokenize(vocab, "a<tag>a", false) == Ids{id_of(vocab, kSpace + "a"), tag, id_of(vocab, kSpace + "a")});
-  CHECK(tokenize(vocab, "<tag><tag>", true) == Ids{1, tag, tag});
-  CHECK(tokenize(vocab, "<ctl>", false) != Ids{control});  // control tokens are not read from text
+  CHECK(tokenize(vocab, "a<tag>a", false, true) == Ids{id_of(vocab, kSpace + "a"), tag, id_of(vocab, kSpace + "a")});
+  CHECK(tokenize(vocab, "<tag><tag>", true, true) == Ids{1, tag, tag});
+  CHECK(tokenize(vocab, "<ctl>", false, false) != Ids{control});  // without parse_special, control tokens are not read from text
+  CHECK(tokenize(vocab, "<ctl>", false, true) == Ids{control});
   CHECK(token_text(vocab, tag) == "<tag>");
 }
 
 TEST_CASE("decode llama: round trip, leading space dropped, bytes joined", "[tokenizer]") {
   Vocabulary vocab = spm_vocabulary({{kSpace, -1}, {"a", -2}, {"b", -2}, {kSpace + "a", -3}});
   for (const std::string text : {"a b", "ab  a", "\xE7\x8C\xAB a", " a", ""}) {
-    CHECK(decode(vocab, tokenize(vocab, text, true)) == text);
-    CHECK(decode(vocab, tokenize(vocab, text, false)) == text);
+    CHECK(decode(vocab, tokenize(vocab, text, true, true)) == text);
+    CHECK(decode(vocab, tokenize(vocab, text, false, true)) == text);
   }
   CHECK(token_text(vocab, id_of(vocab, kSpace + "a")) == " a");
   CHECK(token_text(vocab, 1).empty());          // <s> is a control token
@@ -142,8 +143,8 @@ TEST_CASE("tokenize: a tokenizer model this build lacks names the file and --tok
   vocab.model = "t5";
   vocab.source = "model.gguf";
   vocab.pieces = {"a"};
-  CHECK_THROWS_AS(tokenize(vocab, "a", true), InputError);
-  CHECK_THROWS_WITH(tokenize(vocab, "a", true),
+  CHECK_THROWS_AS(tokenize(vocab, "a", true, true), InputError);
+  CHECK_THROWS_WITH(tokenize(vocab, "a", true, true),
                     "model.gguf: tokenizer model \"t5\" is not supported (supported: llama, gpt2, bert); "
                     "pass --token-ids");
 }
@@ -210,47 +211,47 @@ TEST_CASE("tokenize gpt2: merges by rank, bytes spelt with GPT-2's alphabet", "[
   CHECK(gpt2_byte_piece(' ') == kG);
   CHECK(gpt2_byte_piece('a') == "a");
   // " the": Ġ t (rank 0) then h e (rank 1) then Ġt he (rank 2); "t h" (rank 3) never comes up.
-  CHECK(tokenize(vocab, " the", false) == ids_of(vocab, {kG + "the"}));
-  CHECK(tokenize(vocab, "the", false) == ids_of(vocab, {"t", "he"}));
-  CHECK(tokenize(vocab, "x\n", false) == Ids{'x', '\n'});  // byte b has id b here
-  CHECK(tokenize(vocab, "\xE7\x8C\xAB", false) == Ids{0xE7, 0x8C, 0xAB});
-  CHECK(tokenize(vocab, "\xFF", false) == Ids{0xEF, 0xBF, 0xBD});  // not UTF-8: U+FFFD, as llama.cpp
+  CHECK(tokenize(vocab, " the", false, true) == ids_of(vocab, {kG + "the"}));
+  CHECK(tokenize(vocab, "the", false, true) == ids_of(vocab, {"t", "he"}));
+  CHECK(tokenize(vocab, "x\n", false, true) == Ids{'x', '\n'});  // byte b has id b here
+  CHECK(tokenize(vocab, "\xE7\x8C\xAB", false, true) == Ids{0xE7, 0x8C, 0xAB});
+  CHECK(tokenize(vocab, "\xFF", false, true) == Ids{0xEF, 0xBF, 0xBD});  // not UTF-8: U+FFFD, as llama.cpp
 }
 
 TEST_CASE("tokenize gpt2: BOS and EOS only when the vocabulary asks and add_special is set", "[tokenizer]") {
   Vocabulary vocab = gpt2_vocabulary({});
   const std::int32_t end = *vocab.eos;
-  CHECK(tokenize(vocab, "a", true) == Ids{'a'});
+  CHECK(tokenize(vocab, "a", true, true) == Ids{'a'});
   vocab.add_bos = true;
   vocab.add_eos = true;
-  CHECK(tokenize(vocab, "a", true) == Ids{end, 'a', end});
-  CHECK(tokenize(vocab, "a", false) == Ids{'a'});
+  CHECK(tokenize(vocab, "a", true, true) == Ids{end, 'a', end});
+  CHECK(tokenize(vocab, "a", false, true) == Ids{'a'});
 }
 
 TEST_CASE("tokenize gpt2: an unknown tokenizer.ggml.pre is named in the error", "[tokenizer][errors]") {
   Vocabulary vocab = gpt2_vocabulary({});
   vocab.pre = "made-up";
   vocab.source = "m.gguf";
-  CHECK_THROWS_AS(tokenize(vocab, "a", false), InputError);
-  CHECK_THROWS_WITH(tokenize(vocab, "a", false),
+  CHECK_THROWS_AS(tokenize(vocab, "a", false, true), InputError);
+  CHECK_THROWS_WITH(tokenize(vocab, "a", false, true),
                     Catch::StartsWith("m.gguf: pre-tokenizer \"made-up\" (tokenizer.ggml.pre) is not supported "
                                       "(supported: default, gpt-2") &&
                         Catch::EndsWith("; pass --token-ids"));
   vocab.pre = "";  // absent: llama.cpp's "default"
-  CHECK(tokenize(vocab, "a", false) == Ids{'a'});
+  CHECK(tokenize(vocab, "a", false, true) == Ids{'a'});
 }
 
 TEST_CASE("tokenize gpt2: user-defined tokens split the text before the pre-tokenizer", "[tokenizer]") {
   Vocabulary vocab = gpt2_vocabulary({kG + " t"});
   const std::int32_t two_spaces = add(vocab, "  ", 0, TokenType::UserDefined);  // as GPT-NeoX's added tokens
   const std::int32_t space_t = id_of(vocab, kG + "t");
-  CHECK(tokenize(vocab, "a   t", false) == Ids{'a', two_spaces, space_t});
+  CHECK(tokenize(vocab, "a   t", false, true) == Ids{'a', two_spaces, space_t});
 }
 
 TEST_CASE("decode gpt2: the byte alphabet undone, exact round trip", "[tokenizer]") {
   const Vocabulary vocab = gpt2_vocabulary({kG + " t", "h e", kG + "t he"});
   for (const std::string text : {" the  cat\n", "\xE7\x8C\xAB!", "", "  "}) {
-    CHECK(decode(vocab, tokenize(vocab, text, false)) == text);
+    CHECK(decode(vocab, tokenize(vocab, text, false, true)) == text);
   }
   CHECK(token_text(vocab, id_of(vocab, kG + "the")) == " the");
   CHECK(token_text(vocab, *vocab.eos).empty());
@@ -291,17 +292,17 @@ TEST_CASE("tokenize bert: a user-defined token is kept out of the normaliser", "
   Vocabulary vocab = bert_vocabulary({kSpace + "hello"});
   const std::int32_t tag = add(vocab, "<Tag>", 0, TokenType::UserDefined);
   const std::int32_t hello = id_of(vocab, kSpace + "hello");
-  CHECK(tokenize(vocab, "Hello<Tag>hello", false) == Ids{hello, tag, hello});
+  CHECK(tokenize(vocab, "Hello<Tag>hello", false, true) == Ids{hello, tag, hello});
 }
 
 TEST_CASE("tokenize bert: longest pieces left to right, unknown words, CLS and SEP", "[tokenizer]") {
   const Vocabulary vocab = bert_vocabulary({kSpace + "un", kSpace + "unaff", "aff", "able", "ble", "a",
                                             kSpace + "hello", kSpace + ","});
-  CHECK(tokenize(vocab, "unaffable", false) == ids_of(vocab, {kSpace + "unaff", "able"}));
-  CHECK(tokenize(vocab, "Hello, xyz", false) == Ids{id_of(vocab, kSpace + "hello"), id_of(vocab, kSpace + ","), 1});
-  CHECK(tokenize(vocab, "hello", true) == Ids{2, id_of(vocab, kSpace + "hello"), 3});
-  CHECK(tokenize(vocab, "", true) == Ids{2, 3});
-  CHECK(decode(vocab, tokenize(vocab, "Hello unaffable", false)) == "hello unaffable");
+  CHECK(tokenize(vocab, "unaffable", false, true) == ids_of(vocab, {kSpace + "unaff", "able"}));
+  CHECK(tokenize(vocab, "Hello, xyz", false, true) == Ids{id_of(vocab, kSpace + "hello"), id_of(vocab, kSpace + ","), 1});
+  CHECK(tokenize(vocab, "hello", true, true) == Ids{2, id_of(vocab, kSpace + "hello"), 3});
+  CHECK(tokenize(vocab, "", true, true) == Ids{2, 3});
+  CHECK(decode(vocab, tokenize(vocab, "Hello unaffable", false, true)) == "hello unaffable");
 }
 
 // Issue 24, section 4: labels of byte-level vocabularies read "ä½" for 你 and "Ġ" for spaces.

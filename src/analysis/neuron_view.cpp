@@ -30,11 +30,20 @@ NeuronView neuron_view(const LayerInputs& in, int head, long query) {
   view.query = query;
   view.scale = layer.logit_scale();
 
-  Matrix q = project_block(in.x_q->row(query), layer.w_q, layer.b_q, head * d_k, d_k);  // [1, d_k]
-  view.k = project_block(*in.x_kv, layer.w_k, layer.b_k, g * d_k, d_k);                // [n_k, d_k]
-  // As the engine does: QK-norm (Qwen 3, Gemma 3), then RoPE.
-  normalize_heads(q, d_k, layer.q_norm, layer.qk_norm_epsilon);
-  normalize_heads(view.k, d_k, layer.k_norm, layer.qk_norm_epsilon);
+  // As the engine does: QK-norm (Qwen 3, Gemma 3: per head; OLMo 2: over all heads, so the
+  // whole projection is normalised before this head's block is taken), then RoPE.
+  const auto projected = [&](const Matrix& x, const Matrix& w, const Vector& b, const Vector& gain, long first) {
+    if (gain.size() == 0 || gain.size() == d_k) {
+      Matrix y = project_block(x, w, b, first, d_k);
+      normalize_heads(y, d_k, gain, layer.qk_norm_epsilon);
+      return y;
+    }
+    Matrix all = project_block(x, w, b, 0, w.cols());
+    normalize_heads(all, d_k, gain, layer.qk_norm_epsilon);
+    return Matrix(all.middleCols(first, d_k));
+  };
+  Matrix q = projected(in.x_q->row(query), layer.w_q, layer.b_q, layer.q_norm, head * d_k);  // [1, d_k]
+  view.k = projected(*in.x_kv, layer.w_k, layer.b_k, layer.k_norm, g * d_k);                 // [n_k, d_k]
   if (in.rope != nullptr && *in.rope) {
     const RopeRequest& rope = **in.rope;
     apply_rope(q, d_k, rope.settings, {rope.query_positions[static_cast<std::size_t>(query)]});

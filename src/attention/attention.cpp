@@ -18,6 +18,7 @@ namespace attnviz {
 
 void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon) {
   if (gain.size() == 0) return;
+  if (gain.size() == x.cols()) d_k = x.cols();  // one norm over the whole vector (OLMo 2)
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     for (Eigen::Index h = 0; h < x.cols() / d_k; ++h) {
       auto head = x.row(r).segment(h * d_k, d_k);

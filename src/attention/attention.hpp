@@ -32,6 +32,8 @@ struct AttentionLayer {
   std::optional<Scalar> scale;  ///< logit scale; default 1/sqrt(d_k)
   /// RMSNorm gains [d_k] applied to every query / key head after the projection and before
   /// RoPE (QK-norm: Qwen 3, Gemma 3; Dehghani et al. 2023), with qk_norm_epsilon; empty = none.
+  /// Gains of the projections' whole width (h·d_k, h_kv·d_k) normalise each row of Q, K whole
+  /// before the head split (OLMo 2).
   Vector q_norm, k_norm;
   Scalar qk_norm_epsilon = 0;
   /// c > 0: the scaled scores s become c·tanh(s/c) before the mask and softmax (logit
@@ -88,7 +90,8 @@ struct RopeRequest {
 
 /// QK-norm: RMSNorm of each head block [h·d_k, (h+1)·d_k) of x [n, heads·d_k] in place, with the
 /// gain [d_k] (Dehghani et al. 2023; Qwen 3 and Gemma 3 apply it before RoPE). The mean square in
-/// double, as ggml's rms_norm sums it. An empty gain leaves x unchanged.
+/// double, as ggml's rms_norm sums it. An empty gain leaves x unchanged; a gain as wide as x
+/// ([heads·d_k]) normalises each row whole, before any head split (OLMo 2's QK-norm).
 void normalize_heads(Matrix& x, long d_k, const Vector& gain, Scalar epsilon);
 
 /// softmax(Q_h K_gᵀ · scale + mask) for every query head h (g = its key/value head), and,

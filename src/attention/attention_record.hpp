@@ -35,6 +35,10 @@ struct AttentionRecord {
   double logit_softcap = 0;
   std::string positional = "none";     ///< "none" or "sinusoidal"
   std::optional<RopeSettings> rope;    ///< what was applied, if anything
+  /// A NoPE layer of a model whose other layers turn RoPE (SmolLM3's every 4th, Granite with
+  /// rope.scaling.finetuned false): rope is absent here because the model skips it, not
+  /// because it has none.
+  bool no_rope = false;
   std::vector<std::uint8_t> key_mask;    ///< n_k, 1 = real key, 0 = padding; empty = all real
   std::vector<std::uint8_t> query_mask;  ///< n_q, 1 = real query token; empty = all real
   std::vector<long> fully_masked_rows;   ///< queries whose every key is masked (all heads)

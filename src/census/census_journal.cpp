@@ -46,6 +46,31 @@ std::string header_form_fault(const Json& got, const Json& want, const std::stri
   return "";
 }
 
+// Whether a journal with header `got` is a run that this run (`want`) extends over more texts:
+// the same file, model and settings but a larger --limit (a finished census run again with a
+// larger --limit, issue 34 §3). Its texts are then this run's first ones.
+bool extends(const Json& got, const Json& want) {
+  for (const char* part : {"format", "version", "attnviz_version", "model", "shard"})
+    if (!got.contains(part) || got[part] != want[part]) return false;
+  Json got_corpus = got["corpus"], want_corpus = want["corpus"], got_settings = got["settings"], want_settings = want["settings"];
+  if (!got_corpus.is_object() || !got_settings.is_object() || !got_corpus.contains("texts") || !got_corpus["texts"].is_number_integer() ||
+      !want_corpus["texts"].is_number_integer() || got_corpus["texts"].get<long>() >= want_corpus["texts"].get<long>())
+    return false;
+  // More texts may take in more skipped lines (with --skip-bad-lines, which the settings record
+  // as given only once a line was skipped).
+  const auto skipped = [](const Json& corpus) {
+    return corpus.contains("skipped_lines") && corpus["skipped_lines"].is_number_integer() ? corpus["skipped_lines"].get<long>() : -1;
+  };
+  if (skipped(got_corpus) < 0 || skipped(got_corpus) > skipped(want_corpus)) return false;
+  for (Json* corpus : {&got_corpus, &want_corpus}) {
+    corpus->erase("texts");
+    corpus->erase("skipped_lines");
+  }
+  for (Json* settings : {&got_settings, &want_settings}) settings->erase("limit");
+  if (skipped(got["corpus"]) == 0 && want_settings.value("skip_bad_lines", false)) got_settings["skip_bad_lines"] = true;
+  return got_corpus == want_corpus && got_settings == want_settings;
+}
+
 }  // namespace
 
 std::string journal_header(const CensusProvenance& provenance, const std::string& shard) {
@@ -83,6 +108,7 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
   const std::string expected = journal_header(provenance, shard);
   std::set<long> seen;
   std::optional<JournalLineChecker> lines;  // made once the header is known to be this run's
+  bool extended = false;  // the header is a smaller --limit's of this run: rewritten at the end
   long corpus_texts = -1, shard_index = 0, shard_count = 0;
   if (const Json corpus = Json::parse(provenance.corpus, nullptr, false); corpus.is_object() && corpus.contains("texts") &&
                                                                           corpus["texts"].is_number_integer())
@@ -107,6 +133,10 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
       const Json want = Json::parse(expected);
       if (const std::string fault = header_form_fault(value, want, ""); !fault.empty())
         throw InputError::inconsistent(path, "line 1: " + fault + ": not a journal header attnviz writes (a damaged journal; remove it to start afresh)");
+      if (extends(value, want)) {
+        extended = true;
+        continue;
+      }
       for (const char* part : {"format", "version", "attnviz_version", "model", "corpus", "settings", "shard"}) {
         if (value.contains(part) && value[part] == want[part]) continue;
         // Name the member that differs ("corpus.texts": --limit), not only the part it sits in.
@@ -143,6 +173,23 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
     }
   }
   if (line_number == 0) throw InputError::inconsistent(path, "is empty: no header line (remove it to start afresh)");
+  if (extended) {
+    // The journal is this run's now: a later --resume, or a merge's check of census.json
+    // against it, reads the larger run's header. Replaced whole, by a rename.
+    const std::size_t first_end = contents.find('\n');
+    const std::string temporary = path + ".extend";
+    {
+      std::ofstream rewritten(temporary, std::ios::binary | std::ios::trunc);
+      rewritten << expected << '\n' << contents.substr(first_end + 1, complete - first_end - 1);
+      if (!rewritten.flush()) throw OutputError::cannot_write(temporary, std::strerror(errno));
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+      std::filesystem::remove(temporary, ec);
+      throw OutputError::cannot_write(path, "could not replace its header for the extended run");
+    }
+  }
   return texts;
 }
 

@@ -23,7 +23,10 @@ std::string journal_line(const TextStatistics& text);
 
 /// The texts of an existing journal at `path`, in order. Requires the header to equal
 /// journal_header(provenance, shard), else throws InputError naming the part that differs (a
-/// journal of another model, corpus, settings or shard). A last line without its newline (the
+/// journal of another model, corpus, settings or shard). A journal of the same run over fewer
+/// texts (a smaller --limit of the same corpus file: corpus.texts and settings.limit alone
+/// differ, and it had fewer texts) is extended: its header is replaced by this run's (the file
+/// rewritten whole, by a rename; OutputError if that fails) and its texts are returned. A last line without its newline (the
 /// text in flight when the run stopped) is cut off the file. Throws InputError "FILE: line L: …"
 /// for a damaged line.
 std::vector<TextStatistics> read_journal(const std::string& path, const CensusProvenance& provenance, const std::string& shard);

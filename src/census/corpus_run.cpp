@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 #include "census/census_journal.hpp"
@@ -198,6 +199,31 @@ void require_writable_outputs(const CensusRequest& o) {
 
 }  // namespace
 
+namespace {
+
+// The texts of the finished census in `folder` (its census.json, and a journal of the same run),
+// or nullopt when the folder holds an unfinished or mixed one.
+std::optional<long> finished_census_texts(const std::string& folder) {
+  const std::string census_path = (fs::path(folder) / "census.json").string();
+  std::error_code ec;
+  if (!fs::exists(census_path, ec)) return std::nullopt;
+  try {
+    const CorpusCensus census = CorpusCensus::from_json(census_path);
+    require_journal_of_census(folder, (fs::path(folder) / kJournalName).string(), census.provenance(), census.covered(), census_path);
+    return census.texts();
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+void remove_journal(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+  if (ec) throw OutputError::cannot_write(path, "could not remove the finished census's journal: " + ec.message());
+}
+
+}  // namespace
+
 std::string shard_text(const CensusRequest& o) { return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count); }
 
 CorpusRun run_corpus(const CensusRequest& o, const CensusModelLoader& load_model, std::ostream& err,
@@ -223,8 +249,18 @@ CorpusRun run_corpus(const CensusRequest& o, const CensusModelLoader& load_model
                                                 std::to_string(scan.texts) + ")");
   const std::string journal_path = (fs::path(o.output) / kJournalName).string();
   std::error_code ec;
-  if (!o.resume && fs::exists(journal_path, ec))
-    throw UsageError::bad_option("-o", o.output + " holds a census journal (" + kJournalName + "): continue it with --resume, or give another folder");
+  // A finished census (census.json beside its own journal) run again is replaced, as a picture
+  // folder is; an unfinished one is kept for --resume. The old journal goes only when this run's
+  // first text is done: a run that stops before leaves the finished census as it was.
+  const bool replace_finished = !o.resume && fs::exists(journal_path, ec);
+  if (replace_finished) {
+    const std::optional<long> finished = finished_census_texts(o.output);
+    if (!finished)
+      throw UsageError::bad_option("-o", o.output + " holds the journal (" + kJournalName + ") of an unfinished census: continue it "
+                                                    "with --resume, or give another folder");
+    warnings.push_back(o.output + " holds a finished census (" + counted(*finished, "text") + "): this run replaces it (run with "
+                                  "--resume and a larger --limit to extend it instead)");
+  }
   require_creatable_folder(o.output, o.output);
 
   // Each text allocates and frees the same few megabytes; glibc would hand them back to the
@@ -320,6 +356,7 @@ CorpusRun run_corpus(const CensusRequest& o, const CensusModelLoader& load_model
         std::vector<std::string> text_warnings;
         text.tokens = run_text(model, t, ids, text, text_warnings, o.corpus);
         if (!journal) {
+          if (replace_finished) remove_journal(journal_path);
           fs::create_directories(o.output, ec);
           journal = std::make_unique<JournalWriter>(journal_path, journal_header(provenance, shard_text(o)));
         }
@@ -351,6 +388,7 @@ CorpusRun run_corpus(const CensusRequest& o, const CensusModelLoader& load_model
     watched_pass(watch, after_change, &scan.fingerprint, hash_changed, run_pass);
   }
   progress.finish();
+  if (replace_finished && !journal) remove_journal(journal_path);  // no text ran: none of the old run's may stay
   {
     std::vector<std::string> own;  // the first text's own, then the others'
     for (const std::string& w : first_text_warnings) {

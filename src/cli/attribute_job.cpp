@@ -20,6 +20,7 @@
 #include "model/ct2_model.hpp"
 #include "model/hf_decoder.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_file.hpp"
 #include "records/attribution_json.hpp"
 #include "render/attribution_figure.hpp"
 
@@ -33,6 +34,7 @@ namespace fs = std::filesystem;
 // run came by --token-ids (which loads only its token names).
 std::optional<Vocabulary> target_tokenizer(const Options& o, const DecoderRun& run) {
   if (run.vocab) return *run.vocab;
+  if (!o.tokenizer.empty()) return vocabulary_from_file(o.tokenizer);
   std::error_code ec;
   const fs::path tokenizer = fs::path(o.model) / "tokenizer.json";
   if (is_hf_model_folder(o.model) && fs::exists(tokenizer, ec)) return vocabulary_from_tokenizer_json(tokenizer.string());
@@ -53,7 +55,7 @@ std::int32_t target_from_text(const Options& o, const DecoderRun& run) {
   std::optional<Vocabulary> vocab = target_tokenizer(o, run);
   if (!vocab) throw UsageError::bad_option("--target", o.model + " has no tokenizer to read the text with; give the token's id with --target-id");
   vocab->add_space_prefix = false;  // exactly as written: " He" has its space, "He" has none
-  const std::vector<std::int32_t> ids = tokenize(*vocab, *o.target, false);
+  const std::vector<std::int32_t> ids = tokenize(*vocab, *o.target, false, !o.no_parse_special);
   const std::string quoted = quoted_piece(*o.target);
   if (ids.empty()) throw UsageError::bad_option("--target", quoted + " gives no token; give one token's text, or its id with --target-id");
   if (ids.size() > 1)
@@ -162,20 +164,23 @@ namespace {
 void write_attribution(const Options& options, const HeadAttribution& a, const AttributionContext& context,
                        const std::string& position_token, double budget, PhaseTimer& timer, std::ostream& out,
                        std::vector<std::string>& warnings) {
-  OutputSet files;
-  files.create_directory(options.output);
-  files.add((fs::path(options.output) / "attribution.json").string(), attribution_to_json(a, context));
-  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, options.output,
-                           budget, files, warnings);
-  files.protect(input_files(options));
-  timer.lap("render");
-  commit_folder(files, options.output, warnings);
-  timer.lap("write");
   std::vector<NamedTable> dla = {{"", &a.dla.heads}}, ablation = {{"", &a.ablation}};
   if (a.encoder_decoder) {
     dla = {{"dec", &a.dla.heads}, {"cross", &a.encoder_decoder->dla_cross}};
     ablation = {{"enc", &a.encoder_decoder->ablation_encoder}, {"dec", &a.ablation}, {"cross", &a.encoder_decoder->ablation_cross}};
   }
+  // The summary's top heads, printed and on the page.
+  std::vector<std::string> top_heads = {"top direct logit attribution: " + ranked_heads(dla, 1, kRankedHeads)};
+  if (!a.ablation.empty()) top_heads.push_back("largest drop in log p when ablated: " + ranked_heads(ablation, -1, kRankedHeads));
+  OutputSet files;
+  files.create_directory(options.output);
+  files.add((fs::path(options.output) / "attribution.json").string(), attribution_to_json(a, context));
+  add_attribution_pictures(a, AttributionTitle{context.model, context.target_token, position_token}, options, options.output,
+                           budget, top_heads, files, warnings);
+  files.protect(input_files(options));
+  timer.lap("render");
+  commit_folder(files, options.output, warnings);
+  timer.lap("write");
   out << "wrote " << files_named(options) << " to " << options.output << "/\n"
       << "target " << quoted_piece(context.target_token) << " (id " << a.target_id << ") at position " << a.position << " "
       << quoted_piece(position_token) << ": logit " << fixed(a.logit) << ", log p " << fixed(a.log_prob) << "\n"
@@ -209,6 +214,9 @@ std::optional<std::int32_t> ct2_target(const Options& o, const Ct2Model& model) 
 void run_ct2_attribute(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
   if (options.token_ids) throw UsageError::bad_option("--token-ids", "is for decoder-only models; give --source-tokens or --text");
   if (options.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
+  if (!options.tokenizer.empty() || options.max_tokens > 0)
+    throw UsageError::bad_option(options.max_tokens > 0 ? "--max-tokens" : "--tokenizer",
+                                 "is for decoder-only models; a CTranslate2 model's source is given as tokens or characters");
   if (options.target_tokens && options.generate >= 0)
     throw UsageError::bad_option("--generate", "caps greedy decoding; --target-tokens forces the translation instead");
   const double budget = memory_budget_bytes(options);

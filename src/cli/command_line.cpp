@@ -1,13 +1,13 @@
 #include "cli/command_line.hpp"
 
 #include <unistd.h>
-#include <utf8proc.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/suggestion.hpp"
+#include "cli/text_input.hpp"
 #include "model/model_run.hpp"
 #include "render/colormap.hpp"
 
@@ -43,22 +44,7 @@ const CLI::Validator kPositive(
 // Text that is UTF-8 (a tokenizer splits characters, and Hugging Face's refuses other bytes):
 // invalid bytes are named with their offset rather than tokenized as stray byte tokens.
 const CLI::Validator kUtf8Text(
-    [](std::string& text) -> std::string {
-      const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-      const auto size = static_cast<utf8proc_ssize_t>(text.size());
-      utf8proc_int32_t code_point = 0;
-      for (utf8proc_ssize_t at = 0; at < size;) {
-        const utf8proc_ssize_t used = utf8proc_iterate(bytes + at, size - at, &code_point);
-        if (used < 0) {
-          char byte[8];
-          std::snprintf(byte, sizeof byte, "0x%02X", bytes[at]);
-          return "is not UTF-8: byte " + std::string(byte) + " at offset " + std::to_string(at) +
-                 " starts no valid character (check the terminal's or the file's encoding)";
-        }
-        at += used;
-      }
-      return {};
-    },
+    [](std::string& text) -> std::string { return utf8_problem(text); },
     "UTF-8");
 
 // A number from 0 to 1 (CLI11's Range prints "0.000000 to 1.000000").
@@ -262,11 +248,29 @@ std::vector<std::string> option_names(const CLI::App& command) {
   return names;
 }
 
+// What users of llama.cpp's tools (llama-cli, llama-server) and of transformers' generate()
+// type for an option attnviz spells otherwise: "--prompt" is --text, not the nearest spelling
+// ("--rope"). The option meant, when `command` has it.
+std::optional<std::string> other_tools_name(const CLI::App& command, const std::string& option) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"--prompt", "--text"},         {"--file", "--text-file"},         {"--prompt-file", "--text-file"},
+      {"-n", "--generate"},           {"--n-predict", "--generate"},     {"--max-new-tokens", "--generate"},
+      {"-c", "--max-tokens"},         {"--ctx-size", "--max-tokens"},    {"--model-path", "--model"},
+      {"--no-special", "--no-parse-special"},
+  };
+  const std::vector<std::string> names = option_names(command);
+  for (const auto& [theirs, ours] : kNames)
+    if (option == theirs && std::find(names.begin(), names.end(), ours) != names.end()) return std::string(ours);
+  return std::nullopt;
+}
+
 // "COMMAND: unknown option "--modle"; did you mean "--model"? (see attnviz COMMAND --help)":
 // the nearest of the command's own options, or the commands that have it.
 std::string unknown_option(const CLI::App& app, const CLI::App& command, const std::string& option) {
   std::string message = command.get_name() + ": unknown option \"" + option + "\"";
-  if (const std::optional<std::string> nearest = nearest_name(option, option_names(command))) {
+  if (const std::optional<std::string> meant = other_tools_name(command, option)) {
+    message += "; did you mean \"" + *meant + "\"?";
+  } else if (const std::optional<std::string> nearest = nearest_name(option, option_names(command))) {
     message += "; did you mean \"" + *nearest + "\"?";
   } else {
     std::vector<std::string> owners;
@@ -352,16 +356,84 @@ void add_attention_inputs(CLI::App& sub, Options& o) {
       ->check(CLI::Range(2L, 1L << 20));
 }
 
+// --chat, --chat-role, --messages and --add-generation-prompt (issue 34): a conversation rendered
+// through the model's own chat template, then tokenized with its special tokens.
+void add_chat_options(CLI::App& sub, Options& o) {
+  sub.add_option_function<std::string>(
+         "--chat", [&o](const std::string& text) { o.chat_turns.emplace_back("user", text); },
+         "A user message, rendered through the model's chat template (GGUF tokenizer.chat_template, or the "
+         "folder's chat_template.jinja / tokenizer_config.json) with its bos/eos tokens, then tokenized with "
+         "special tokens parsed. Repeatable; turns keep the order given.")
+      ->check(kUtf8Text)
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option_function<std::string>(
+         "--chat-role",
+         [&o](const std::string& turn) {
+           const auto equals = turn.find('=');
+           if (equals == std::string::npos || equals == 0) {
+             throw CLI::ValidationError("--chat-role", "expected ROLE=TEXT (system=..., user=..., assistant=...), got \"" + turn + "\"");
+           }
+           o.chat_turns.emplace_back(turn.substr(0, equals), turn.substr(equals + 1));
+         },
+         "A turn ROLE=TEXT of the conversation (system=You are terse., assistant=Hello!), in order with --chat. Repeatable.")
+      ->check(kUtf8Text)
+      ->trigger_on_parse()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option("--messages", o.messages_file,
+                 "A JSON file of the conversation in OpenAI's form, [{\"role\": \"user\", \"content\": \"...\"}, ...], "
+                 "rendered through the model's chat template (other members, such as content as a list of parts, reach "
+                 "the template as they are).");
+  sub.add_flag("--add-generation-prompt,!--no-add-generation-prompt", o.add_generation_prompt,
+               "With --chat/--messages: end the prompt with the assistant's turn header, as for a reply (on by default; "
+               "--no-add-generation-prompt renders the conversation alone).");
+}
+
+// --no-parse-special (tokenize(): llama_tokenize's parse_special off).
+void add_parse_special_option(CLI::App& sub, Options& o, const std::string& what) {
+  sub.add_flag("--no-parse-special", o.no_parse_special,
+               "Read special tokens written in " + what + " (<|im_start|>, <s>, <|endoftext|>) as plain text. By default "
+               "they are those tokens, as llama.cpp reads a prompt (GGUF: control, user-defined and unknown tokens; "
+               "tokenizer.json: its added tokens, as the tokenizers library does). Without it a GGUF's user-defined "
+               "tokens, and a tokenizer.json's added tokens that are not special, are still matched.");
+}
+
+// Where a text comes from besides --text: a file or standard input (text_input.hpp), as llama.cpp's -f.
+void add_text_file_option(CLI::App& sub, Options& o) {
+  sub.add_option("-f,--text-file", o.text_file,
+                 "Read the text from FILE (UTF-8; - reads standard input), as llama.cpp's -f: one final newline is dropped, "
+                 "the rest kept as it is. Instead of --text.");
+}
+
+// --tokenizer FILE: a tokenizer for a model folder that ships none.
+void add_tokenizer_option(CLI::App& sub, Options& o) {
+  sub.add_option("--tokenizer", o.tokenizer,
+                 "The tokenizer to split the text with instead of the model's own: a tokenizer.json, or a GGUF file whose "
+                 "vocabulary to use (for a Hugging Face folder that ships no tokenizer.json). Refused when its ids do not "
+                 "fit the model's token embeddings.");
+}
+
+// --max-tokens N for a command that runs one text.
+void add_max_tokens_option(CLI::App& sub, Options& o) {
+  sub.add_option("--max-tokens", o.max_tokens,
+                 "With --model: keep only the last N tokens of the input (BOS, when added, stays first), for a text "
+                 "longer than the model's context or than you want to see.")
+      ->check(CLI::Range(1L, 1L << 30));
+}
+
 void add_model_options(CLI::App& sub, Options& o) {
-  sub.add_option("--model", o.model,
+  sub.add_option("-m,--model", o.model,
                  "Run a whole model instead of one layer: a GGUF file (llama.cpp's format), a Hugging Face "
                  "folder (config.json + model.safetensors; Llama, Mistral, Qwen 2/3, Gemma 2/3, Phi-3, GPT-2, BERT), or a CTranslate2 model folder "
                  "(model.bin + vocabularies). Every layer's attention is computed from the model's real "
                  "forward pass.");
-  sub.add_option("--text", o.text,
+  sub.add_option("-p,--text", o.text,
                  "With --model: the text to run (UTF-8), tokenized as the model file says; BOS is added when "
-                 "the file asks for it. For CTranslate2 character-level models: the source text.")
+                 "the file asks for it; - reads it from standard input. For CTranslate2 character-level models: the "
+                 "source text.")
       ->check(kUtf8Text);
+  add_chat_options(sub, o);
+  add_text_file_option(sub, o);
   sub.add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "With --model: token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
@@ -369,6 +441,9 @@ void add_model_options(CLI::App& sub, Options& o) {
       "--token-types", [&o](const std::string& text) { o.token_types = parse_token_ids(text, "--token-types", "0,0,0,1,1"); },
       "With --model, encoders (BERT): the segment of each token, e.g. 0,0,0,1,1 (default: all 0, segment A).");
   sub.add_flag("--no-bos", o.no_bos, "With --text: do not add BOS (or CLS/SEP).");
+  add_parse_special_option(sub, o, "--text");
+  add_tokenizer_option(sub, o);
+  add_max_tokens_option(sub, o);
   sub.add_flag("--exact-matmul", o.exact_matmul,
                "With a GGUF --model: multiply the dequantized weights exactly in float32 instead of as llama.cpp does "
                "(activations rounded to the weight type's 8-bit blocks, float16 or bfloat16; the default, the dump's "
@@ -392,8 +467,8 @@ void add_model_options(CLI::App& sub, Options& o) {
 // subcommand gets a whole model from: render takes no --model, only a model dump.
 void add_rollout_options(CLI::App& sub, Options& o, const std::string& source) {
   CLI::Option* rollout = sub.add_flag("--rollout", o.rollout,
-               source + ": attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, rows renormalised; "
-               "dump adds rollout [layer][query][key], heatmaps and render write rollout.png.");
+               source + ": attention rollout, R_l = Â_l ... Â_0 with Â = (1-a) mean_h(A) + a I, rows renormalised; " +
+                   (sub.get_name() == "dump" ? "adds rollout [layer][query][key] to the dump." : "writes rollout.png."));
   sub.add_option("--rollout-residual", o.rollout_residual,
                  "The residual weight a of --rollout, from 0 to 1 (default 0.5, as Abnar & Zuidema 2020).")
       ->check(kUnitInterval)
@@ -402,11 +477,18 @@ void add_rollout_options(CLI::App& sub, Options& o, const std::string& source) {
 
 // Value-weighted norms and ALTI (docs/analysis.md "What a head writes"); --flow only where a
 // whole model runs (dump and heatmaps with --model).
+// The help says only what this command does with them (issue 34: help texts copied between
+// commands named flags and files the command has not): the dump's fields for dump, --rollout
+// where the command has it.
 void add_measure_options(CLI::App& sub, Options& o, bool flow) {
+  const bool dump = sub.get_name() == "dump";
+  const bool rollout = sub.get_option_no_throw("--rollout") != nullptr;
   sub.add_option("--measure", o.measure,
-                 "What the maps show: weights (default: the attention weights), norms (|| a f(x) ||, Kobayashi et al. "
-                 "2020: dump adds norms, value_norms, layer_norms) or alti (ALTI contributions with the residual, "
-                 "Ferrando et al. 2022: dump adds alti; with --rollout also alti_rollout).")
+                 std::string("What the maps show: weights (default: the attention weights), norms (|| a f(x) ||, Kobayashi et al. "
+                             "2020") + (dump ? ": dump adds norms, value_norms, layer_norms" : "") +
+                     ") or alti (ALTI contributions with the residual, Ferrando et al. 2022" + (dump ? ": dump adds alti" : "") +
+                     (rollout ? std::string(dump ? "; " : ": ") + "with --rollout also " + (dump ? "alti_rollout" : "its rollout") : "") +
+                     ").")
       ->check(CLI::IsMember({"weights", "norms", "alti"}));
   if (!flow) return;
   sub.add_flag("--flow", o.flow,
@@ -424,6 +506,25 @@ void add_resource_options(CLI::App& sub, Options& o) {
                  "Refuse, before allocating, a job estimated to need more than this many MiB "
                  "(default: half of physical memory).")
       ->check(kPositive);
+}
+
+// "resid_pre,z": hook points, each once; an unknown name is refused naming it and the valid ones.
+std::vector<std::string> parse_activations(const std::string& text) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    if (std::find(kActivationNames.begin(), kActivationNames.end(), item) == kActivationNames.end())
+      throw CLI::ValidationError("--activations", "unknown hook point \"" + item + "\" in \"" + text +
+                                                      "\"; the hook points are resid_pre, resid_mid, resid_post, attn_out, "
+                                                      "mlp_out and z, separated by commas");
+    if (std::find(names.begin(), names.end(), item) != names.end())
+      throw CLI::ValidationError("--activations", item + " is named twice in \"" + text + "\"");
+    names.push_back(item);
+    start = comma + 1;
+  }
+  return names;
 }
 
 // "png,svg,html": picture formats, each once, in any order.
@@ -490,16 +591,23 @@ void add_attribute_command(CLI::App& app, Options& o) {
   CLI::App* attribute = app.add_subcommand(
       "attribute", "Which heads push a model towards a token: each head's direct logit attribution and the "
                    "change in log p(target) when its output is zeroed, as attribution.json and two layer x head maps.");
-  attribute->add_option("--model", o.model,
+  attribute->add_option("-m,--model", o.model,
                         "The model: a decoder-only GGUF file or Hugging Face folder, or a CTranslate2 encoder-decoder "
                         "folder (its decoder's next token is attributed).")
       ->required();
-  attribute->add_option("--text", o.text, "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks.")
+  attribute->add_option("-p,--text", o.text,
+                        "The text to run (UTF-8), tokenized as the model file says; BOS added when the file asks; - reads "
+                        "standard input.")
       ->check(kUtf8Text);
+  add_chat_options(*attribute, o);
+  add_text_file_option(*attribute, o);
   attribute->add_option_function<std::string>(
       "--token-ids", [&o](const std::string& text) { o.token_ids = parse_token_ids(text); },
       "Token ids to run, used exactly as given (no BOS added), e.g. 1,403,407.");
   attribute->add_flag("--no-bos", o.no_bos, "With --text: do not add BOS.");
+  add_parse_special_option(*attribute, o, "--text and --target");
+  add_tokenizer_option(*attribute, o);
+  add_max_tokens_option(*attribute, o);
   // Encoder-decoder (CTranslate2) models: the source, and the decoder prefix whose next token is attributed.
   attribute->add_option("--source-tokens", o.source_tokens,
                         "CTranslate2 models: the source as space-separated tokens (--text: the source as characters).")
@@ -525,7 +633,10 @@ void add_attribute_command(CLI::App& app, Options& o) {
       ->check(CLI::Range(kMinImageSidePx, kMaxImageSidePx));
   attribute->add_option("--font", o.fonts, "TrueType/OpenType font for labels, one file per --font (repeatable).")
       ->allow_extra_args(false);
-  add_format_option(*attribute, o);
+  attribute->add_option_function<std::string>(
+      "--format", [&o](const std::string& text) { o.formats = parse_formats(text); },
+      "Picture formats, comma-separated (default png): png (attribution.png), svg (attribution.svg, the same maps as "
+      "vector graphics) and html (attribution.html: the maps as tables, each head's value on hover, and the top heads).");
   add_resource_options(*attribute, o);
   attribute->callback([&o] { o.command = Command::Attribute; });
 }
@@ -533,9 +644,11 @@ void add_attribute_command(CLI::App& app, Options& o) {
 // --rows (issue 23): with --generate, only the generated tokens' rows, each new token's attention
 // over everything before it.
 void add_rows_option(CLI::App& sub, Options& o) {
+  const bool generates = sub.get_option_no_throw("--generate") != nullptr;  // render draws a dump: it runs no model
   sub.add_option("--rows", o.rows,
-                 "Query rows to draw: all (default) or generated (with --generate N, or a dump of such a run: "
-                 "only the N generated tokens' rows, positions P to P+N-1 after the P prompt tokens).")
+                 std::string("Query rows to draw: all (default) or generated (") +
+                     (generates ? "with --generate N, or a dump of such a run" : "a dump of a run with generated tokens") +
+                     ": only the N generated tokens' rows, positions P to P+N-1 after the P prompt tokens).")
       ->check(CLI::IsMember({"all", "generated"}));
 }
 
@@ -573,7 +686,7 @@ void add_census_command(CLI::App& app, Options& o) {
   CLI::App* census = app.add_subcommand(
       "census", "Every head's statistics over a corpus (mean, std and 95% interval over texts): census.json, census.csv "
                 "and census.png in -o DIR. Split the work with --shard K/N and combine the outputs with --merge.");
-  census->add_option("--model", o.model,
+  census->add_option("-m,--model", o.model,
                      "The model: a GGUF file or a Hugging Face folder (decoder-only), or a CTranslate2 folder (each text a "
                      "source, translated greedily; encoder, decoder and cross-attention heads).");
   census->add_option("--corpus", o.corpus,
@@ -603,16 +716,23 @@ void add_census_command(CLI::App& app, Options& o) {
                            ->allow_extra_args(true);
   auto merge_folders = std::make_shared<std::vector<std::string>>();
   census->add_option("DIR", *merge_folders, "With --merge: the folders to combine, before or after -o (--merge -o OUT DIR1 DIR2 ...).");
-  census->add_flag("--resume", o.resume, "Continue the journal DIR/texts.jsonl of an interrupted run, skipping its texts.");
+  census->add_flag("--resume", o.resume,
+                   "Continue the journal DIR/texts.jsonl of an interrupted run, skipping its texts; or extend a finished run "
+                   "over more texts (a larger --limit). Without it, a finished census in -o is replaced (with a warning).");
   auto quiet = std::make_shared<bool>(false);
   census->add_flag("--quiet", *quiet, "No progress on stderr.");
   census->add_option("--layers", o.layers, "Layers to count: all (default), 2, 0,3 or 1-4 (from 0).");
   census->add_flag("--no-bos", o.no_bos, "Do not add BOS to the texts.");
+  add_parse_special_option(*census, o, "the texts");
+  add_tokenizer_option(*census, o);
   add_picture_options(*census, o);
   // census.png is one PNG, each statistic on its own min-max with the values printed: these
   // picture flags would change nothing, so they are not offered.
   for (const char* unused : {"--format", "--scale", "--annotate", "--exclude-sink"})
     census->remove_option(census->get_option(unused));
+  // The grid's words (heads, cells, long inputs) are not census.png's: its panels are statistics.
+  census->get_option("--cols")->description("Panels per row of census.png, one panel per statistic (default 0: 4 per row).");
+  census->get_option("--max-size")->description("Largest side of census.png in pixels (default 4096), from 256 to 16384.");
   add_resource_options(*census, o);
   census->remove_option(census->get_option("--profile"));  // a census has no phases to time; progress shows its pace
   census->callback([&o, quiet, merge, merge_folders] {
@@ -652,6 +772,14 @@ void add_options(CLI::App& app, Options& o) {
   dump->add_flag("--logits", o.logits, "With --model: also write the last position's logits (n_vocab values).");
   add_rollout_options(*dump, o, "With --model");
   add_measure_options(*dump, o, true);
+  dump->add_option("--format", o.dump_format,
+                   "json or safetensors (float32 tensors named by TransformerLens's hook points, for numpy and PyTorch; "
+                   "docs/output-formats.md). Default: safetensors when -o ends in .safetensors, else json.")
+      ->check(CLI::IsMember({"json", "safetensors"}));
+  dump->add_option_function<std::string>(
+      "--activations", [&o](const std::string& text) { o.activations = parse_activations(text); },
+      "With --model (decoders): also write these hook points of the selected layers, comma-separated: resid_pre, "
+      "resid_mid, resid_post, attn_out, mlp_out ([position, d_model] each) and z (each head's output, as --outputs).");
   add_resource_options(*dump, o);
   dump->callback([&o] { o.command = Command::Dump; });
 
@@ -674,7 +802,7 @@ void add_options(CLI::App& app, Options& o) {
       "render", "Draw heatmaps from an attention JSON (a dump, or weights [head][query][key] with tokens).");
   render->add_option("ATTENTION", o.sentence, "The attention JSON to draw.")->required();
   render->add_option("-o,--output", o.output, "The folder to write grid.png and head_<h>.png into.")->required();
-  add_rollout_options(*render, o, "With a model dump (attnviz dump --model ... -o FILE.json)");
+  add_rollout_options(*render, o, "With a model dump (a whole model's dump, as dump writes it from a model file)");
   add_measure_options(*render, o, false);
   add_picture_options(*render, o);
   add_rows_option(*render, o);
@@ -707,6 +835,12 @@ void add_options(CLI::App& app, Options& o) {
                       "With --model: every (layer, head)'s statistics as FILE.csv or FILE.json; without --heads, -o "
                       "draws them as layer x head tables.");
   add_picture_options(*compare, o);
+  // compare draws every head on one scale: a sink left out of a computed range is heatmaps' and render's.
+  compare->remove_option(compare->get_option("--exclude-sink"));
+  compare->get_option("--scale")->description(
+      "Colour scale: fixed (default: 0 to 1) or shared (one min-max over every panel); the other scales are "
+      "heatmaps' and render's.");
+  compare->get_option("--cols")->description("Panels per row of the figure (default 0: near-square).");
   add_resource_options(*compare, o);
   compare->callback([&o] { o.command = Command::Compare; });
 
@@ -716,6 +850,7 @@ void add_options(CLI::App& app, Options& o) {
                  "(circuits.png).");
   add_attention_inputs(*explain, o);
   add_model_options(*explain, o);
+  explain->remove_option(explain->get_option("--layers"));  // --head names the layer (L2H5)
   explain->add_option("--head", o.explain_head,
                       "The head to explain: H or H3 for a single layer; L2H5 with --model (cross.L2H5, enc.L2H5, dec.L2H5 "
                       "for encoder-decoder models). From 0.")
@@ -741,11 +876,17 @@ void add_options(CLI::App& app, Options& o) {
   CLI::App* tokenize = app.add_subcommand(
       "tokenize", "Print how a model's tokenizer splits a text: one JSON document {\"tokens\": [...], \"token_ids\": "
                   "[...], \"token_texts\": [...]}, or on a terminal a table, one line per token.");
-  tokenize->add_option("--model", o.model,
+  tokenize->add_option("-m,--model", o.model,
                        "The GGUF model (or vocabulary-only GGUF) file, or a Hugging Face folder with tokenizer.json.")
       ->required();
-  tokenize->add_option("--text", o.text, "The text to split (UTF-8).")->required()->check(kUtf8Text);
+  tokenize->add_option("-p,--text", o.text,
+                       "The text to split (UTF-8; - reads standard input); or give a conversation with --chat/--messages.")
+      ->check(kUtf8Text);
+  add_text_file_option(*tokenize, o);
+  add_chat_options(*tokenize, o);
   tokenize->add_flag("--no-bos", o.no_bos, "Do not add BOS (or CLS/SEP).");
+  add_parse_special_option(*tokenize, o, "--text");
+  add_tokenizer_option(*tokenize, o);
   auto json = std::make_shared<bool>(false);
   tokenize->add_flag("--json", *json, "Print the JSON document even on a terminal (elsewhere it is all stdout holds).");
   tokenize->callback([&o, json] {

@@ -7,6 +7,7 @@
 #include "io/json_file.hpp"
 #include "records/model_dump.hpp"
 #include "records/record_json.hpp"
+#include "records/safetensors_dump.hpp"
 
 namespace attnviz {
 
@@ -32,12 +33,21 @@ void require_same_tokens(const Tokens& a, const Tokens& b, const std::string& wh
 // A model dump holding exactly one attention block compares as that block (dump --layers L);
 // one with more is refused, naming the two ways to compare layers.
 bool is_compared_text(const FileText& text, const std::string& path) {
-  return is_model_dump_text(text) || is_record_text(text, path);
+  return is_safetensors_text(text) || is_model_dump_text(text) || is_record_text(text, path);
 }
 
 AttentionRecord read_compared_record(const FileText& text, const std::string& path, std::vector<std::string>& warnings) {
-  if (!is_model_dump_text(text)) return read_record(text, path, warnings);
-  ModelDump dump = read_model_dump(text, path, warnings);
+  ModelDump dump;
+  if (is_safetensors_text(text)) {
+    // The reader owns its bytes; the inputs' texts stay with their list (a pipe is read once).
+    SafetensorsDump stored = read_safetensors_dump(FileText::own(std::string(text.view())), path, warnings);
+    if (!stored.model) return std::move(stored.record);
+    dump = std::move(*stored.model);
+  } else if (!is_model_dump_text(text)) {
+    return read_record(text, path, warnings);
+  } else {
+    dump = read_model_dump(text, path, warnings);
+  }
   if (dump.blocks.size() != 1) {
     throw InputError::inconsistent(path, "is a model dump of " + std::to_string(dump.blocks.size()) +
                                              " attention blocks; compare reads one: dump a single layer (--layers 2), "
@@ -54,6 +64,9 @@ AttentionRecord read_compared_record(const FileText& text, const std::string& pa
 std::vector<CompareRun> load_compare_runs(const Options& options, std::vector<std::string>& warnings, double budget,
                                           PhaseTimer& timer) {
   InputTexts texts;
+  // A safetensors dump is read as it is; everything else as JSON, each input once.
+  for (const std::string* path : {&options.sentence, &options.weights})
+    if (!path->empty() && !texts.count(*path)) texts.emplace(*path, read_dump_text(*path, budget));
   const FileText& first = input_text(texts, options.sentence, budget);
   if (!is_compared_text(first, options.sentence)) return {{"", compute_record(options, warnings, &timer, std::move(texts)), {}}};
   if (!options.source.empty() || options.causal || options.no_causal || !options.rope.empty() || options.rope_theta ||

@@ -9,6 +9,7 @@
 #include "model/hf_encoder.hpp"
 #include "model/model_session.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_file.hpp"
 #include "model/tokenizers/tokenizer_fit.hpp"
 #include "model/tokenizers/vocabulary.hpp"
 
@@ -24,7 +25,7 @@ std::vector<std::int32_t> encoder_input_ids(const Options& o, const Vocabulary* 
   }
   if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 2,1037,3");
   if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
-  return tokenize(*vocab, *o.text, !o.no_bos);
+  return tokenize(*vocab, *o.text, !o.no_bos, !o.no_parse_special);
 }
 
 ModelSummary summary_of(const EncoderConfig& c) {
@@ -62,16 +63,20 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   if (std::filesystem::is_directory(o.model, ec)) {
     loaded = std::make_unique<EncoderModel>(encoder_from_hf_folder(o.model));
     const std::filesystem::path tokenizer = std::filesystem::path(o.model) / "tokenizer.json";
-    if (std::filesystem::exists(tokenizer, ec)) vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
-    else if (o.text) throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
+    if (!o.tokenizer.empty()) vocab = std::make_unique<Vocabulary>(vocabulary_from_file(o.tokenizer));
+    else if (std::filesystem::exists(tokenizer, ec)) vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
+    else if (o.text)
+      throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; give one with --tokenizer "
+                                             "FILE (a tokenizer.json, or a GGUF of the same model), or pass --token-ids");
   } else {
     auto file = std::make_shared<const GgufFile>(o.model);
-    if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
+    if (!o.tokenizer.empty()) vocab = std::make_unique<Vocabulary>(vocabulary_from_file(o.tokenizer));
+    else if (file->has("tokenizer.ggml.tokens")) vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
     loaded = std::make_unique<EncoderModel>(encoder_from_gguf(file));
   }
   if (o.exact_matmul) loaded->set_quantized_matmul(false);
   const EncoderModel& model = *loaded;
-  if (vocab && o.text && std::filesystem::is_directory(o.model, ec))
+  if (vocab && o.text && (std::filesystem::is_directory(o.model, ec) || !o.tokenizer.empty()))
     require_tokenizer_fits(*vocab, model.config().n_vocab, o.model);
   if (vocab && o.text) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   const EncoderConfig& c = model.config();
@@ -82,8 +87,17 @@ ModelRunInfo run_encoder_model(const Options& o, const BlockSink& sink, std::vec
   info.model.matmul = model.matmul();
   info.token_ids = encoder_input_ids(o, vocab.get());
   if (info.token_ids.empty()) throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
+  // --max-tokens keeps [CLS] first and [SEP] last around the last tokens of the text.
+  const bool framed = o.text && !o.no_bos;
+  if (const std::string cut = keep_last_tokens(info.token_ids, o.max_tokens, framed, framed && vocab && vocab->sep.has_value(),
+                                               o.text ? "--text" : "--token-ids");
+      !cut.empty())
+    warnings.push_back(cut);
   // As a decoder's: --token-ids named for the user's ids, the tokenizer for the ids of a text.
-  check_ids_in_model(DecoderInput{o.model, o.text, o.token_ids, o.no_bos}, vocab.get(), info.token_ids, c.n_vocab);
+  check_ids_in_model(DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special, o.tokenizer, o.max_tokens}, vocab.get(),
+                     info.token_ids, c.n_vocab);
+  if (o.text && vocab)
+    if (const std::string unread = unread_text_warning(*vocab, info.token_ids, "--text"); !unread.empty()) warnings.push_back(unread);
   info.prompt_length = static_cast<int>(info.token_ids.size());
   EncoderRequest request;
   request.token_ids = info.token_ids;

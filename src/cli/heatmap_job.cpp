@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -214,8 +215,16 @@ double picture_budget(const AttentionRecord& record, double memory_budget, int w
 // "50", "2.5": std::to_chars's shortest form.
 std::string shortest_number(double value) {
   char text[32];
-  const char* end = std::to_chars(text, text + sizeof text, value).ptr;
+  // A value that is a float32 (the scale the engine used) in float32's shortest form: "0.2".
+  const auto single = static_cast<float>(value);
+  const char* end = static_cast<double>(single) == value ? std::to_chars(text, text + sizeof text, single).ptr
+                                                         : std::to_chars(text, text + sizeof text, value).ptr;
   return std::string(text, static_cast<std::size_t>(end - text));
+}
+
+/// The bytes a picture's drawn cells hold (values and mask).
+std::size_t drawn_bytes(const DrawnCells& cells) {
+  return static_cast<std::size_t>(cells.values.size()) * sizeof(Matrix::Scalar) + static_cast<std::size_t>(cells.allowed.size());
 }
 
 }  // namespace
@@ -229,6 +238,10 @@ std::string heatmap_figure_title(const AttentionRecord& record, const std::strin
   if (record.causal) title += " · causal mask";
   if (record.sliding_window > 0) title += " · sliding window " + std::to_string(record.sliding_window);
   if (record.logit_softcap > 0) title += " · scores soft-capped at " + shortest_number(record.logit_softcap);
+  if (record.no_rope) title += " · NoPE layer (no RoPE)";
+  // A scale other than 1/√d_k (Granite's attention multiplier, Gemma's query_pre_attn_scalar).
+  if (record.scale > 0 && record.d_k > 0 && std::abs(record.scale * std::sqrt(static_cast<double>(record.d_k)) - 1.0) > 1e-6)
+    title += " · scores × " + shortest_number(static_cast<double>(static_cast<float>(record.scale)));
   if (std::find(record.key_mask.begin(), record.key_mask.end(), 0) != record.key_mask.end()) {
     title += " · padding mask";
   }
@@ -334,6 +347,7 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
     grid_.drawn_block = layout_grid(grid_, pictures_.fonts()).block;
     largest_ = 0;
     heads_.clear();
+    held_heads_.clear();
   }
   largest_ = std::max(largest_, weights.maxCoeff());
   const SharedMatrix panel = drawn_rows(weights, first_);
@@ -351,6 +365,15 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   single.drawn_block = layout_grid(single, pictures_.fonts()).block;
   single.drawn = {std::make_shared<const DrawnCells>(grid_panel_cells(single, *panel, single.drawn_block))};
   const std::string path = (std::filesystem::path(options_.output) / ("head_" + std::to_string(head) + ".png")).string();
+  // Every head has the same shape, so head 0 decides for the layer: all held or none.
+  if (head == 0) hold_heads_ = drawn_bytes(*single.drawn.front()) * static_cast<std::size_t>(record.num_heads) <= kHeldHeadBytes;
+  if (hold_heads_) {
+    // Held until the grid is handed in, so that the grid, six times a head's picture, starts
+    // first and the heads fill the other workers: the last layer then ends on a head's picture
+    // rather than on the grid alone (issue 38's tail).
+    held_heads_.push_back(PngJob{std::move(single), path});
+    return;
+  }
   heads_.emplace_back(path, pictures_.submit(PngJob{std::move(single), path}));
 }
 
@@ -360,9 +383,14 @@ PendingPictures HeadByHeadHeatmaps::finish() {
   warn_if_flat(largest_, options_, pending.warnings);
   const std::string path = (std::filesystem::path(options_.output) / "grid.png").string();
   pending.pictures.emplace_back(path, pictures_.submit(PngJob{std::move(grid_), path}));
-  pending.pictures.insert(pending.pictures.end(), heads_.begin(), heads_.end());
+  pending.pictures.insert(pending.pictures.end(), heads_.begin(), heads_.end());  // empty when held
+  for (PngJob& job : held_heads_) {
+    std::string head_path = job.destination;
+    pending.pictures.emplace_back(std::move(head_path), pictures_.submit(std::move(job)));
+  }
   grid_ = GridRequest();
   heads_.clear();
+  held_heads_.clear();
   return pending;
 }
 

@@ -99,6 +99,13 @@ class HeadByHeadHeatmaps {
   int first_ = 0;
   float largest_ = 0;
   std::vector<std::pair<std::string, std::size_t>> heads_;  ///< each head's path and pipeline ticket
+  /// Heads' pictures held back until finish() hands the grid in first, when the layer's heads'
+  /// drawn cells together fit kHeldHeadBytes (else each goes in as it comes).
+  std::vector<PngJob> held_heads_;
+  bool hold_heads_ = false;
+  /// A short text's heads are held whole (32 tokens: 8 heads of a few KiB); a long text's
+  /// pictures go to the pipeline as they come, as the bound of issue 23 asks.
+  static constexpr std::size_t kHeldHeadBytes = std::size_t{4} << 20;
 };
 
 }  // namespace attnviz

@@ -18,6 +18,7 @@
 #include "model/hf_encoder.hpp"
 #include "model/tokenizers/hf_end_tokens.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_file.hpp"
 #include "model/tokenizers/tokenizer_fit.hpp"
 #include "model/tokenizers/vocabulary.hpp"
 
@@ -45,12 +46,17 @@ void refuse_model_options(const Options& o) {
                       : o.layers != "all" ? "--layers" : o.logits ? "--logits" : o.no_bos ? "--no-bos"
                       : o.source_tokens ? "--source-tokens" : o.target_tokens ? "--target-tokens"
                       : o.rollout ? "--rollout" : !o.census.empty() ? "--census" : o.flow ? "--flow"
-                      : o.token_types ? "--token-types" : o.exact_matmul ? "--exact-matmul" : nullptr;
+                      : o.token_types ? "--token-types" : o.exact_matmul ? "--exact-matmul"
+                      : !o.activations.empty() ? "--activations"
+                      : o.text_file ? "--text-file" : !o.tokenizer.empty() ? "--tokenizer" : o.max_tokens > 0 ? "--max-tokens"
+                      : o.no_parse_special ? "--no-parse-special" : nullptr;
   if (given) throw UsageError::bad_option(given, "needs --model");
 }
 
 // The library's view of the decoder options: the model, --text / --token-ids, --no-bos.
-DecoderInput decoder_input(const Options& o) { return DecoderInput{o.model, o.text, o.token_ids, o.no_bos}; }
+DecoderInput decoder_input(const Options& o) {
+  return DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special, o.tokenizer, o.max_tokens};
+}
 
 void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {
   check_ids_in_model(decoder_input(o), vocab, ids, n_vocab);
@@ -87,7 +93,9 @@ ModelRunInfo run_loaded_decoder(const LoadedDecoder& loaded, const Options& o, c
   request.generate = o.generate;
   request.logits = o.logits;
   request.scores = o.scores;
-  request.outputs = o.outputs;
+  // --activations z is the heads' outputs, which --outputs keeps.
+  request.outputs = o.outputs || std::find(o.activations.begin(), o.activations.end(), "z") != o.activations.end();
+  request.activations = ActivationWants::of(o.activations);
   request.value_vectors = measure_needs_value_vectors(o.measure);
   request.alti = o.measure == "alti";
   request.memory_budget = memory_budget;
@@ -105,6 +113,12 @@ ModelRunInfo run_encoder_decoder(const Options& o, const BlockSink& sink, std::v
                                  double memory_budget, ModelProbe* probe) {
   if (o.token_ids) throw UsageError::bad_option("--token-ids", "is for decoder-only models; give --source-tokens or --text");
   if (o.no_bos) throw UsageError::bad_option("--no-bos", "is for decoder-only models (the model's config frames the source)");
+  if (!o.activations.empty())
+    throw UsageError::bad_option("--activations", o.model + " is an encoder-decoder (CTranslate2) model: activations are "
+                                                  "written for decoder-only models so far");
+  if (!o.tokenizer.empty() || o.max_tokens > 0)
+    throw UsageError::bad_option(o.max_tokens > 0 ? "--max-tokens" : "--tokenizer",
+                                 "is for decoder-only and encoder models; a CTranslate2 model's source is given as tokens or characters");
   if (o.target_tokens && o.generate >= 0)
     throw UsageError::bad_option("--generate", "caps greedy decoding; --target-tokens forces the translation instead");
   Ct2Request request;
@@ -173,8 +187,8 @@ static ModelRunInfo run_model_once(const Options& options, const BlockSink& plai
     // vectors, residual and post-LN norm (issue 20); what else needs the values or the layer's
     // inputs is refused by name rather than drawn as plain weights.
     const std::string encoder = options.model + " is an encoder (bert): ";
-    if (options.scores || options.outputs || options.flow)
-      throw UsageError::bad_option(options.scores ? "--scores" : options.outputs ? "--outputs" : "--flow",
+    if (options.scores || options.outputs || options.flow || !options.activations.empty())
+      throw UsageError::bad_option(options.scores ? "--scores" : options.outputs ? "--outputs" : options.flow ? "--flow" : "--activations",
                                    encoder + "not computed for encoders yet");
     return run_encoder_model(options, sink, warnings, memory_budget, kept, probe);
   }
@@ -191,6 +205,7 @@ static ModelRunInfo run_model_once(const Options& options, const BlockSink& plai
 ModelRunInfo run_model(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
                        double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
   ModelRunInfo info = run_model_once(options, plain_sink, warnings, memory_budget, kept, probe, heads);
+  info.chat_prompt = options.chat_prompt;
   // The flag changes only Q8_0 products (decoders and BERT from GGUF files): say when it did nothing.
   // The one place that says it (attribute, the other user of a loaded decoder, does not take the
   // flag: it always multiplies in float32).
@@ -272,14 +287,16 @@ std::optional<long> hf_folder_vocab(const std::string& folder, std::vector<std::
 }
 
 std::string tokenize_report(const Options& options, std::vector<std::string>& warnings) {
-  Vocabulary vocab = tokenizer_of(options.model);
+  if (!options.text) throw UsageError::bad_option("--text", "required: the text to split (--text \"...\", or --text-file FILE)");
+  Vocabulary vocab = options.tokenizer.empty() ? tokenizer_of(options.model) : vocabulary_from_file(options.tokenizer);
   // A tokenizer.json with more ids than the model has embeddings: refused, or named, as
   // heatmaps --model refuses or names it (the ids it gives are of no use to the model).
   const std::optional<long> n_vocab = is_hf_model_folder(options.model) ? hf_folder_vocab(options.model, warnings) : std::nullopt;
   if (n_vocab) require_tokenizer_fits(vocab, *n_vocab, options.model);
   warnings.insert(warnings.end(), vocab.warnings.begin(), vocab.warnings.end());
-  const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos);
+  const std::vector<std::int32_t> ids = tokenize(vocab, options.text.value_or(""), !options.no_bos, !options.no_parse_special);
   if (n_vocab) check_ids_in_model(options, &vocab, ids, *n_vocab);
+  if (const std::string unread = unread_text_warning(vocab, ids, "--text"); !unread.empty()) warnings.push_back(unread);
   Tokens pieces, texts;
   for (const std::int32_t id : ids) {
     pieces.push_back(vocab.pieces[static_cast<std::size_t>(id)]);
@@ -335,7 +352,7 @@ long DecoderSession::n_vocab() const { return loaded_->decoder.model->config().n
 std::vector<std::int32_t> DecoderSession::tokenize(const std::string& text) const {
   const Vocabulary* vocab = loaded_->decoder.vocab.get();
   if (!vocab) throw InputError::inconsistent(options_.model, "the model has no tokenizer to split the corpus's texts; give token_ids (JSONL)");
-  return attnviz::tokenize(*vocab, text, !options_.no_bos);
+  return attnviz::tokenize(*vocab, text, !options_.no_bos, !options_.no_parse_special);
 }
 
 ModelRunInfo DecoderSession::run(const std::vector<std::int32_t>& ids, const BlockSink& sink, std::vector<std::string>& warnings,

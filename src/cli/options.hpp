@@ -37,10 +37,19 @@ struct Options : ModelPictureSettings {
 
   // Whole models (--model replaces SENTENCE/WEIGHTS).
   std::string model;                 ///< --model FILE.gguf, or a folder (CTranslate2, safetensors)
-  std::optional<std::string> text;   ///< --text (UTF-8)
+  std::optional<std::string> text;   ///< --text / -p (UTF-8); "-" = standard input (text_input.hpp)
+  std::optional<std::string> text_file;  ///< -f / --text-file FILE ("-" = standard input), read into text
+  std::string tokenizer;             ///< --tokenizer FILE: a tokenizer.json or a GGUF whose vocabulary to use
   std::optional<std::vector<int>> token_ids;  ///< --token-ids, used as given
+  /// --chat TEXT (a user turn) and --chat-role ROLE=TEXT, in the order given: rendered through the
+  /// model's chat template into `text` (cli/chat_prompt).
+  std::vector<std::pair<std::string, std::string>> chat_turns;
+  std::string messages_file;          ///< --messages FILE.json: OpenAI-style [{"role", "content"}, ...]
+  bool add_generation_prompt = true;  ///< --add-generation-prompt / --no-add-generation-prompt
+  std::string chat_prompt;            ///< what the chat template rendered ("" without --chat/--messages)
   std::optional<std::vector<int>> token_types;  ///< --token-types: BERT's segment per token (default all 0)
   bool no_bos = false;
+  bool no_parse_special = false;     ///< --no-parse-special: special tokens' text in --text read as plain text
   bool exact_matmul = false;         ///< --exact-matmul: GGUF weights decoded to float32, no activation rounding
   int generate = -1;                 ///< --generate N; -1 = not given
   std::string layers = "all";        ///< --layers all|2|0,3|1-4
@@ -59,6 +68,10 @@ struct Options : ModelPictureSettings {
   std::optional<long> rope_dim;
   bool scores = false;
   bool outputs = false;
+
+  // Dump.
+  std::string dump_format;               ///< --format json|safetensors; "" = by -o's extension (.safetensors, else JSON)
+  std::vector<std::string> activations;  ///< --activations: hook points (kActivationNames), in the order given
 
   // Pictures (besides PictureSettings' cmap, scale, cols, max_size_px, annotate, fonts, formats).
   bool exclude_sink = false;         ///< --exclude-sink: ranges without key 0 and queries 0–3 (head|layer|shared)

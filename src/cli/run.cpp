@@ -8,11 +8,15 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <iostream>
 #include <ostream>
 #include <set>
 
 #include "cli/attention_job.hpp"
+#include "cli/model_path.hpp"
+#include "cli/text_input.hpp"
 #include "cli/attribute_job.hpp"
+#include "cli/chat_prompt.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/corpus_job.hpp"
 #include "cli/explain_job.hpp"
@@ -20,6 +24,7 @@
 #include "cli/heatmap_job.hpp"
 #include "cli/model_compare_job.hpp"
 #include "cli/model_job.hpp"
+#include "cli/output_kind.hpp"
 #include "cli/picture_choices.hpp"
 #include "cli/profile.hpp"
 #include "cli/report_heads.hpp"
@@ -31,6 +36,7 @@
 #include "io/json_file.hpp"
 #include "records/model_dump.hpp"
 #include "records/record_json.hpp"
+#include "records/safetensors_dump.hpp"
 #include "render/grid_notes.hpp"
 #include "render/html_report.hpp"
 #include "render/measure_collector.hpp"
@@ -43,8 +49,11 @@
 namespace attnviz {
 
 std::vector<std::string> input_files(const Options& options) {
-  std::vector<std::string> inputs = {options.sentence, options.weights, options.source, options.model};
+  std::vector<std::string> inputs = {options.sentence, options.weights, options.source, options.model,
+                                     options.messages_file};
   inputs.insert(inputs.end(), options.fonts.begin(), options.fonts.end());
+  if (!options.tokenizer.empty()) inputs.push_back(options.tokenizer);
+  if (options.text_file && *options.text_file != "-") inputs.push_back(*options.text_file);
   // A model folder (CTranslate2, Hugging Face) is read file by file: model.bin, config.json,
   // the vocabularies, shards. None of them may be replaced by an output.
   std::error_code ec;
@@ -134,17 +143,115 @@ std::string output_name(const Options& options) {
   return to_standard_output(options) ? "standard output" : options.output;
 }
 
+// The extension of `path`, lower case ("" when none).
+std::string extension_of(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return extension;
+}
+
+// dump writes safetensors for --format safetensors, or by default for -o *.safetensors.
+bool writes_safetensors(const Options& options) {
+  return options.dump_format == "safetensors" || (options.dump_format.empty() && extension_of(options.output) == ".safetensors");
+}
+
+bool wants_z(const Options& options) {
+  return std::find(options.activations.begin(), options.activations.end(), "z") != options.activations.end();
+}
+
+// What the run's blocks carry for the dump: z without --outputs keeps the heads' outputs only.
+void trim_to_request(const Options& options, AttentionBlock& block) {
+  if (!options.outputs && wants_z(options)) block.record.output = Matrix();
+}
+
+// The JSON dump holds at most this much of --activations as float32 (issue 36): past it, text
+// is the wrong container; safetensors writes any size.
+constexpr double kMaxJsonActivationBytes = 64.0 * 1024 * 1024;
+
+std::string mib_text(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  return text;
+}
+
+// Refused before the forward pass, from the model's shape and the run's: resid_* and *_out are
+// [n, d_model] a layer, z h × [n, d_k].
+void refuse_large_json_activations(const Options& options, const ModelSummary& model, long tokens, int layers) {
+  const double matrices = static_cast<double>(options.activations.size()) - (wants_z(options) ? 1.0 : 0.0);
+  const double per_token = matrices * static_cast<double>(model.d_model) +
+                           (wants_z(options) ? static_cast<double>(model.num_heads) * static_cast<double>(model.d_k) : 0.0);
+  const double bytes = 4.0 * per_token * static_cast<double>(tokens) * layers;
+  if (bytes <= kMaxJsonActivationBytes) return;
+  throw UsageError::bad_option("--activations", mib_text(bytes) + " of float32 values (" + std::to_string(layers) + " layers x " +
+                                                    std::to_string(tokens) + " positions) is over the JSON dump's 64 MiB; write them "
+                                                    "as safetensors: -o " +
+                                                    std::filesystem::path(options.output).replace_extension(".safetensors").string() +
+                                                    " (or --format safetensors)");
+}
+
+void print_model_dump_line(const Options& options, const ModelRunInfo& info, std::size_t blocks, std::ostream& out);
+
+// dump --model -o FILE.safetensors: each block's tensors written as it comes (layer by layer,
+// nothing of it held after), the header last; renamed into place when complete.
+void run_model_safetensors(const Options& options, PhaseTimer& timer, std::ostream& out, std::vector<std::string>& warnings) {
+  OutputSet files;
+  files.protect(input_files(options));
+  SafetensorsDumpWriter writer(files.stream_ahead(options.output), options.output, is_encoder_decoder_model(options));
+  RolloutCollector rollout(options, true);
+  MeasureCollector measures(options);
+  double write_seconds = 0;
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    const auto start = std::chrono::steady_clock::now();
+    trim_to_request(options, block);
+    writer.add(block);
+    write_seconds += seconds_since(start);
+    if (options.rollout) rollout.add(block);
+    if (measures.active()) measures.add(block);
+  };
+  const KeptBytes kept = [&](long tokens, int layers, int) {
+    writer.plan(tokens, layers);
+    return (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0) +
+           MeasureCollector::kept_bytes(options, tokens, layers);
+  };
+  // Head by head where nothing else reads a whole layer (issue 23): one head's n² weights held,
+  // as heatmaps holds, whatever the layer's size.
+  const bool by_head = !options.rollout && !measures.active() && options.measure == "weights" && !options.scores &&
+                       !options.outputs && options.activations.empty();
+  const HeadSink heads = [&](const AttentionBlock& block, int head, Matrix& weights) {
+    const auto start = std::chrono::steady_clock::now();
+    writer.add_head(block, head, weights);
+    write_seconds += seconds_since(start);
+  };
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept, nullptr, by_head ? &heads : nullptr);
+  if (options.rollout) {
+    writer.add_field("rollout_residual", rollout.residual_json());
+    writer.add_field("rollout", rollout.json_text());
+  }
+  for (auto& [name, text] : measures.dump_fields()) writer.add_field(name, text);
+  timer.lap("compute", write_seconds);
+  writer.finish(info, options.logits);
+  timer.lap("render");
+  files.commit();
+  timer.lap("write");
+  print_model_dump_line(options, info, writer.layer_count(), out);
+}
+
 void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
                     std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
+  if (writes_safetensors(options)) return run_model_safetensors(options, timer, out, warnings);
   ModelDumpWriter writer;
   RolloutCollector rollout(options, true);
   MeasureCollector measures(options);
+  ModelSummary model_shape;  // for --activations' size, known before the pass (ModelProbe::check)
+  ModelProbe probe;
+  probe.check = [&model_shape](const ModelSummary& model) { model_shape = model; };
   // Each layer is formatted as soon as it is computed (one layer's weights held at a time); the
   // formatting counts as `render`, so that `compute` is the model's load, forward pass and capture.
   double format_seconds = 0;
   const BlockSink sink = [&](AttentionBlock&& block) {
     const auto start = std::chrono::steady_clock::now();
+    trim_to_request(options, block);
     writer.add(block);
     format_seconds += seconds_since(start);
     if (options.rollout) rollout.add(block);
@@ -154,11 +261,12 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
   // (norms: N of every head besides the weights, and the layer's norms).
   const double stacks = 1.0 + (options.scores ? 1.0 : 0.0) + (options.measure == "norms" ? 1.5 : 0.0);
   const KeptBytes kept = [&](long tokens, int layers, int heads) {
+    if (!options.activations.empty()) refuse_large_json_activations(options, model_shape, tokens, layers);
     return attention_values(tokens, layers, heads) * kMaxDumpBytesPerNumber * stacks +
            (options.rollout ? RolloutCollector::kept_bytes(tokens, layers, true) : 0.0) +
            MeasureCollector::kept_bytes(options, tokens, layers);
   };
-  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept);
+  const ModelRunInfo info = run_model(options, sink, warnings, memory_budget_bytes(options), kept, &probe);
   if (options.rollout) {
     writer.add_field("rollout_residual", rollout.residual_json());
     writer.add_field("rollout", rollout.json_text());
@@ -169,7 +277,11 @@ void run_model_dump(const Options& options, PhaseTimer& timer, std::ostream& dat
   timer.lap("render");
   write_dump(options, std::move(pieces), data);
   timer.lap("write");
-  out << "wrote " << output_name(options) << ": " << counted(static_cast<long long>(writer.layer_count()), "attention block") << " of "
+  print_model_dump_line(options, info, writer.layer_count(), out);
+}
+
+void print_model_dump_line(const Options& options, const ModelRunInfo& info, std::size_t blocks, std::ostream& out) {
+  out << "wrote " << output_name(options) << ": " << counted(static_cast<long long>(blocks), "attention block") << " of "
       << printable(info.model.name) << " over "
       << (info.source_tokens.empty()
               ? counted(static_cast<long long>(info.token_ids.size()), "token")
@@ -349,9 +461,8 @@ void run_model_pictures(const Options& options, PhaseTimer& timer, std::ostream&
   print_continuation(info, out);
 }
 
-void run_render_model_dump(const FileText& text, const Options& options, PhaseTimer& timer, std::ostream& out,
+void run_render_model_dump(ModelDump dump, const Options& options, PhaseTimer& timer, std::ostream& out,
                            std::vector<std::string>& warnings) {
-  ModelDump dump = read_model_dump(text, options.sentence, warnings);
   timer.lap("load");
   timer.lap("compute");
   const bool encoder_decoder = !dump.info.source_tokens.empty();
@@ -374,13 +485,6 @@ void run_render_model_dump(const FileText& text, const Options& options, PhaseTi
       << counted(static_cast<long long>(dump.blocks.size()), "attention block") << ", one folder each; overview.png" << (options.rollout ? ", rollout.png" : "") << ")\n";
 }
 
-// The extension of `path`, lower case ("" when none).
-std::string extension_of(const std::string& path) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
-}
-
 // An output file that is one of the run's inputs is refused before any work (OutputSet::commit
 // refuses it again at the end, for outputs named only then): a model run may take minutes.
 void refuse_inputs_as_outputs(const Options& options) {
@@ -389,16 +493,6 @@ void refuse_inputs_as_outputs(const Options& options) {
     std::error_code ec;
     if (!output->empty() && std::filesystem::is_regular_file(*output, ec)) refuse_input_as_output(*output, inputs);
   }
-}
-
-// -o - is standard output, which only dump's single JSON document can use.
-void check_standard_output(const Options& options) {
-  if (!to_standard_output(options) || options.command == Command::Dump) return;
-  throw UsageError::bad_option("-o", options.command == Command::Compare
-                                         ? "\"-\" (standard output) is for dump's JSON; compare writes a PNG file "
-                                           "(and .svg/.html beside it): give a file name ending in .png"
-                                         : "\"-\" (standard output) is for dump's JSON; this command writes a folder of "
-                                           "pictures: give a folder name");
 }
 
 // An output whose folder can never be made (a file where a folder must be: heatmaps -o FILE,
@@ -415,56 +509,23 @@ void refuse_unmakeable_folders(const Options& options) {
   }
 }
 
-// Refuses, before any work, an -o whose name says another kind of output than the command
-// writes: `heatmaps -o out.png` would otherwise make a folder named out.png, `dump -o a.png` a
-// JSON file named .png. An existing folder is always accepted as a folder.
-void check_output_kind(const Options& options) {
-  const std::string extension = extension_of(options.output);
-  const bool file_like = extension == ".png" || extension == ".json" || extension == ".csv";
-  switch (options.command) {
-    case Command::Heatmaps:
-    case Command::Render:
-    case Command::Explain:
-      if (file_like && !std::filesystem::is_directory(options.output)) {
-        throw UsageError::bad_option(
-            "-o", "\"" + options.output + "\" names a " + extension + " file, but " +
-                      (options.command == Command::Render    ? "render writes a folder (grid.png and head_<h>.png)"
-                       : options.command == Command::Explain ? "explain writes a folder (explain.json, explain.png, circuits.png)"
-                                                             : "heatmaps writes a folder (grid.png and head_<h>.png)") +
-                      "; give a folder name, e.g. -o " +
-                      (std::filesystem::path(options.output).replace_extension().string()));
-      }
-      return;
-    case Command::Dump:
-      if (extension == ".png" || extension == ".csv") {
-        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
-                                               " file, but dump writes JSON; give a name ending in .json");
-      }
-      return;
-    case Command::Tokenize:
-    case Command::Census:
-      return;
-    case Command::Attribute:
-      if (file_like && !std::filesystem::is_directory(options.output))
-        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
-                                               " file, but attribute writes a folder (attribution.json and attribution.png); "
-                                               "give a folder name");
-      return;
-    case Command::Compare:
-      if (extension == ".json" || extension == ".csv") {
-        throw UsageError::bad_option("-o", "\"" + options.output + "\" names a " + extension +
-                                               " file, but compare writes a PNG picture (the statistics go to "
-                                               "--stats FILE.json or FILE.csv); give a name ending in .png");
-      }
-      return;
-  }
-}
-
 void run_dump(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out,
               std::vector<std::string>& warnings) {
   require_output(options, "the dump file to write");
   const AttentionRecord record = compute_record(options, warnings, &timer);
   timer.lap("compute");
+  if (writes_safetensors(options)) {
+    OutputSet files;
+    files.protect(input_files(options));
+    write_record_safetensors(record, files.stream_ahead(options.output), options.output);
+    timer.lap("render");
+    files.commit();
+    timer.lap("write");
+    out << "wrote " << options.output << ": " << counted(record.num_heads, "head") << " x "
+        << counted(static_cast<long long>(record.query_tokens.size()), "query", "queries") << " x "
+        << counted(static_cast<long long>(record.key_tokens.size()), "key") << "\n";
+    return;
+  }
   std::vector<std::string> pieces;
   pieces.push_back(record_to_json(record));
   timer.lap("render");
@@ -479,12 +540,20 @@ void run_pictures(const Options& options, PhaseTimer& timer, std::ostream& out, 
   require_output(options, "the folder for the PNG files");
   FileText text;
   if (options.command == Command::Render) {
-    text = read_input_text(options.sentence, memory_budget_bytes(options));
-    if (is_model_dump_text(text)) return run_render_model_dump(text, options, timer, out, warnings);
+    text = read_dump_text(options.sentence, memory_budget_bytes(options));
+    if (is_model_dump_text(text))
+      return run_render_model_dump(read_model_dump(text, options.sentence, warnings), options, timer, out, warnings);
+  }
+  std::optional<AttentionRecord> stored;  // a safetensors dump's layer
+  if (options.command == Command::Render && is_safetensors_text(text)) {
+    SafetensorsDump dump = read_safetensors_dump(std::move(text), options.sentence, warnings);
+    if (dump.model) return run_render_model_dump(std::move(*dump.model), options, timer, out, warnings);
+    stored = std::move(dump.record);
   }
   if (options.rollout) throw UsageError::bad_option("--rollout", "needs a whole model: --model FILE, or a model dump to render");
-  const AttentionRecord record =
-      options.command == Command::Render ? read_record(text, options.sentence, warnings) : compute_record(options, warnings, &timer);
+  const AttentionRecord record = stored                                ? std::move(*stored)
+                                 : options.command == Command::Render ? read_record(text, options.sentence, warnings)
+                                                                      : compute_record(options, warnings, &timer);
   if (options.command == Command::Render) timer.lap("load");  // render has no maths: compute is empty,
   timer.lap("compute");                                       // printed so every command has the phases
   OutputSet files;
@@ -518,12 +587,15 @@ void warn_if_diverging_cmap(const Options& options, std::vector<std::string>& wa
 // `out` is where its messages go (standard error when the data took standard output).
 void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std::ostream& out, std::ostream& err,
               std::vector<std::string>& warnings) {
-  if (options.command == Command::Census) return run_corpus_census(options, out, err, warnings);
+  if (options.command == Command::Census) {
+    check_output_kind(options);
+    return run_corpus_census(options, out, err, warnings);
+  }
   if (options.command == Command::Tokenize) {
+    if (!options.text) throw UsageError::bad_option("tokenize", "needs the text: --text \"...\", or a conversation with --chat/--messages");
     data << tokenize_report(options, warnings);
     return;
   }
-  check_standard_output(options);
   check_output_kind(options);
   refuse_inputs_as_outputs(options);
   refuse_unmakeable_folders(options);
@@ -556,13 +628,19 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
 
 }  // namespace
 
-int run(const Options& options, std::ostream& out, std::ostream& err) {
-  if (options.threads > 0) Eigen::setNbThreads(options.threads);
-  PhaseTimer timer(options.profile);
+int run(const Options& options, std::ostream& out, std::ostream& err) { return run(options, out, err, std::cin); }
+
+int run(const Options& given, std::ostream& out, std::ostream& err, std::istream& in) {
+  if (given.threads > 0) Eigen::setNbThreads(given.threads);
+  PhaseTimer timer(given.profile);
   std::vector<std::string> warnings;
   int code = kExitOk;
   std::string error;
   try {
+    const Options text_read = with_text_read(given, in);
+    if (!text_read.model.empty()) check_model_path(text_read.model);
+    const Options options = with_chat_prompt(text_read);
+    check_text(options);
     dispatch(options, timer, out, to_standard_output(options) && options.command == Command::Dump ? err : out, err, warnings);
     out.flush();
     if (!out) throw OutputError::cannot_write("standard output", "the results could not be printed");

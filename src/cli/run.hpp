@@ -26,6 +26,9 @@ enum ExitCode : int {
 /// "wrote …" line to `err`, so that `out` holds one JSON document; other commands refuse -o -.
 int run(const Options& options, std::ostream& out, std::ostream& err);
 
+/// run() with `in` as standard input: --text - and --text-file - read the text from it.
+int run(const Options& options, std::ostream& out, std::ostream& err, std::istream& in);
+
 /// The files a run reads (inputs, the model file or every file of a model folder, fonts), which
 /// its outputs must never replace.
 std::vector<std::string> input_files(const Options& options);

@@ -267,6 +267,12 @@ void OutputSet::write_ahead() {
   }
 }
 
+std::string OutputSet::stream_ahead(std::string path) {
+  add(std::move(path), std::vector<std::string>());
+  write_ahead();
+  return temporaries_.back();
+}
+
 void OutputSet::commit() {
   check_output_targets(paths_, protected_);
   install_handlers_once();

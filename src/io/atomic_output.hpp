@@ -74,6 +74,12 @@ class OutputSet {
   /// it wrote; protect() must come first.
   void write_ahead();
 
+  /// For a file too large to hold (a safetensors dump, written layer by layer): queues `path`
+  /// empty and writes it ahead (its folders made, its temporary registered for removal on a
+  /// failure or a signal), then returns the temporary's name for the caller to fill. commit()
+  /// renames it into place with the rest. Throws what write_ahead() would.
+  std::string stream_ahead(std::string path);
+
   const std::vector<std::string>& paths() const { return paths_; }
 
  private:

@@ -164,7 +164,8 @@ AttentionBlock make_block(const Ct2Model& model, const std::string& stack, const
   if (wants.scores) block.record.scores = std::move(result.scores);
   if (wants.outputs) {
     block.record.head_outputs = std::move(result.head_outputs);
-    block.record.output = std::move(result.output);
+    // Copied: the pass adds result.output to the residual stream after this hook (ct2_encode).
+    block.record.output = result.output;
   }
   if (!wants.value_vectors) return block;
   block.value_vectors = std::move(result.value_vectors);

@@ -107,7 +107,7 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
   if (!c.tied_output) check("output.weight", c.n_vocab, c.d_model);
   for (int l = 0; l < c.num_layers; ++l) {
     const auto blk = [&](const char* tensor) { return block_name(l, tensor); };
-    check_norm(block_name(l, "attn_norm"));
+    if (b.pre_norm) check_norm(block_name(l, "attn_norm"));
     if (b.fused_qkv) {
       check(blk("attn_qkv.weight"), q_width + 2 * kv_width, c.d_model);
       if (c.qkv_bias) check(blk("attn_qkv.bias"), q_width + 2 * kv_width, 0);
@@ -122,13 +122,13 @@ DecoderModel::DecoderModel(DecoderConfig config, std::unique_ptr<WeightSource> w
       }
     }
     if (b.qk_norm) {
-      check(blk("attn_q_norm.weight"), c.d_k, 0);
-      check(blk("attn_k_norm.weight"), c.d_k, 0);
+      check(blk("attn_q_norm.weight"), b.qk_norm_whole ? q_width : c.d_k, 0);
+      check(blk("attn_k_norm.weight"), b.qk_norm_whole ? kv_width : c.d_k, 0);
     }
     check(blk("attn_output.weight"), c.d_model, q_width);
     if (b.output_bias) check(blk("attn_output.bias"), c.d_model, 0);
     if (b.post_attention_norm) check_norm(block_name(l, "post_attention_norm"));
-    check_norm(block_name(l, "ffn_norm"));
+    if (b.pre_norm) check_norm(block_name(l, "ffn_norm"));
     if (b.ffn == FeedForwardKind::Gelu) {
       check(blk("ffn_up.weight"), c.d_ff, c.d_model);
       if (b.ffn_bias) check(blk("ffn_up.bias"), c.d_ff, 0);
@@ -262,8 +262,8 @@ AttentionLayer DecoderModel::attention_layer(int layer, bool keep_float) const {
     a.w_o = linear_weight(block_name(layer, "attn_output.weight"), c.d_model, q_width);
   if (c.block.output_bias) a.b_o = weights_->vector(block_name(layer, "attn_output.bias"), c.d_model);
   if (c.block.qk_norm) {
-    a.q_norm = weights_->vector(block_name(layer, "attn_q_norm.weight"), c.d_k);
-    a.k_norm = weights_->vector(block_name(layer, "attn_k_norm.weight"), c.d_k);
+    a.q_norm = weights_->vector(block_name(layer, "attn_q_norm.weight"), c.block.qk_norm_whole ? q_width : c.d_k);
+    a.k_norm = weights_->vector(block_name(layer, "attn_k_norm.weight"), c.block.qk_norm_whole ? kv_width : c.d_k);
     a.qk_norm_epsilon = static_cast<Scalar>(c.rms_epsilon);
   }
   if (c.attention_scale) a.scale = static_cast<Scalar>(*c.attention_scale);
@@ -284,6 +284,8 @@ Matrix DecoderModel::embed(const std::vector<std::int32_t>& ids, long first_posi
   // Gemma scales by √d_model rounded to float32, as both llama.cpp (sqrtf) and transformers
   // (a tensor of the embedding's dtype) do.
   if (c.block.embedding_scale) x *= std::sqrt(static_cast<Scalar>(c.d_model));
+  // Granite's, in float32 as ggml_scale and transformers multiply.
+  if (c.embedding_multiplier != 1.0) x *= static_cast<Scalar>(c.embedding_multiplier);
   if (c.block.positions == PositionKind::Learned) {
     std::vector<std::int32_t> positions(ids.size());
     for (std::size_t t = 0; t < ids.size(); ++t) {
@@ -303,6 +305,10 @@ Matrix DecoderModel::norm(const Matrix& x, const std::string& name) const {
   const Vector gain = weights_->vector(name + ".weight", c.d_model);
   if (c.block.norm == NormKind::Rms) return rms_norm(x, gain, c.rms_epsilon);
   return layer_norm(x, gain, c.block.norm_bias ? weights_->vector(name + ".bias", c.d_model) : Vector(), c.rms_epsilon);
+}
+
+Matrix DecoderModel::sublayer_input(int l, const Matrix& x, const char* norm_name) const {
+  return config_.block.pre_norm ? layer_norm_input(l, x, norm_name) : x;
 }
 
 Matrix DecoderModel::layer_norm_input(int l, const Matrix& x, const char* norm_name) const {
@@ -360,6 +366,7 @@ MaskMatrix DecoderModel::layer_mask(int l, long n_past, long m) const {
 std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) const {
   const DecoderConfig& c = config_;
   if (c.block.positions != PositionKind::Rope) return std::nullopt;
+  if (std::binary_search(c.no_rope_layers.begin(), c.no_rope_layers.end(), l)) return std::nullopt;  // a NoPE layer
   RopeRequest rope{c.rope, std::vector<long long>(static_cast<std::size_t>(m)), {}};
   std::iota(rope.query_positions.begin(), rope.query_positions.end(), static_cast<long long>(first));
   rope.key_positions = rope.query_positions;
@@ -369,17 +376,19 @@ std::optional<RopeRequest> DecoderModel::layer_rope(int l, long first, long m) c
 
 AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                                         const MaskMatrix& allowed, const AttentionWants& wants, const BlockProbe* probe,
-                                        const HeadWeightsSink* per_head, bool attention_only) const {
+                                        const HeadWeightsSink* per_head, bool attention_only, BlockActivations* taps,
+                                        const ActivationWants& tap_wants) const {
   const DecoderConfig& c = config_;
   const long first = cache.size(), m = x.rows();
   const std::optional<RopeRequest> rope = layer_rope(l, first, m);
-  const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
+  const Matrix attention_input = sublayer_input(l, x, "attn_norm");
   if (probe != nullptr) {
     // explain's circuits fold the norm's gain (as stored: Gemma's 1 + w) into W_Q, W_K, W_V.
     std::optional<Scalar> cap;
     if (layer.logit_softcap > 0) cap = layer.logit_softcap;
-    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap},
-                         weights_->vector(block_name(l, "attn_norm.weight"), c.d_model), {}});
+    // OLMo 2's sublayers read the residual stream unnormalised: a gain of ones.
+    const Vector gain = c.block.pre_norm ? weights_->vector(block_name(l, "attn_norm.weight"), c.d_model) : Vector(Vector::Ones(c.d_model));
+    (*probe)(BlockInputs{l, "decoder", "self", LayerInputs{&layer, &attention_input, &attention_input, &allowed, &rope, cap}, gain, {}});
   }
   // The pass's last layer on its own rows: the same projections and scores as through an
   // empty cache, without what only the next layer would read.
@@ -391,20 +400,37 @@ AttentionResult DecoderModel::run_layer(int l, const AttentionLayer& layer, Matr
     throw InputError(c.file + ": layer " + std::to_string(l) + ": " + result.overflow +
                      " float32 (|x| > 3.4e38, or NaN): " + block_name(l, "attn_*") +
                      " or the layer's input holds NaN or too large values");
-  if (!attention_only) finish_layer(l, x, result.output);
+  if (!attention_only) finish_layer(l, x, result.output, taps, tap_wants);
   return result;
 }
 
-void DecoderModel::finish_layer(int l, Matrix& x, const Matrix& attention_output) const {
+void DecoderModel::finish_layer(int l, Matrix& x, const Matrix& attention_output, BlockActivations* taps,
+                                const ActivationWants& wants) const {
   const DecoderConfig& c = config_;
   // A pre-norm block's sublayer reads N(x); Gemma's post-norms apply to each sublayer's output
   // before it joins the residual stream, so they are part of the sublayer here. The attention
   // sublayer's output is given (run_layer computed it, an ablation may have changed it).
-  const auto post_norm = [&](bool has, const char* name, Matrix out) { return has ? layer_norm_input(l, out, name) : out; };
-  x += post_norm(c.block.post_attention_norm, "post_attention_norm", attention_output);
+  // Granite's residual multiplier scales the sublayer's output as it joins (ggml_scale, float32).
+  const auto post_norm = [&](bool has, const char* name, Matrix out) {
+    if (has) out = layer_norm_input(l, out, name);
+    if (c.residual_multiplier != 1.0) out *= static_cast<Scalar>(c.residual_multiplier);
+    return out;
+  };
+  if (taps && wants.attn_out) {
+    taps->attn_out = post_norm(c.block.post_attention_norm, "post_attention_norm", attention_output);
+    x += taps->attn_out;
+  } else {
+    x += post_norm(c.block.post_attention_norm, "post_attention_norm", attention_output);
+  }
+  if (taps && wants.resid_mid) taps->resid_mid = x;
   const ProductThreads threads(2.0 * 3.0 * static_cast<double>(x.rows()) * static_cast<double>(c.d_model) * static_cast<double>(c.d_ff));
-  residual_sublayer(x, NormPlacement::Pre, [this, l](const Matrix& v) { return layer_norm_input(l, v, "ffn_norm"); },
-                    [&](const Matrix& h) { return post_norm(c.block.post_ffn_norm, "post_ffw_norm", feed_forward(l, h)); });
+  residual_sublayer(x, NormPlacement::Pre, [this, l](const Matrix& v) { return sublayer_input(l, v, "ffn_norm"); },
+                    [&](const Matrix& h) {
+                      Matrix out = post_norm(c.block.post_ffn_norm, "post_ffw_norm", feed_forward(l, h));
+                      if (taps && wants.mlp_out) taps->mlp_out = out;
+                      return out;
+                    });
+  if (taps && wants.resid_post) taps->resid_post = x;
   // Checked here, not only at the logits, so that the message names the layer where the
   // residual stream stopped being finite.
   if (!x.allFinite())
@@ -414,7 +440,7 @@ void DecoderModel::finish_layer(int l, Matrix& x, const Matrix& attention_output
 
 void DecoderModel::run_last_row(int l, const AttentionLayer& layer, Matrix& x) const {
   const long n = x.rows();
-  const Matrix attention_input = layer_norm_input(l, x, "attn_norm");
+  const Matrix attention_input = sublayer_input(l, x, "attn_norm");
   std::optional<RopeRequest> rope = layer_rope(l, 0, n);
   if (rope) rope->query_positions = {n - 1};
   const MaskMatrix allowed = window_of(l) > 0 ? MaskMatrix(layer_mask(l, 0, n).bottomRows(1)) : MaskMatrix();
@@ -437,6 +463,7 @@ std::vector<float> DecoderModel::last_logits(const Matrix& x, const Matrix& outp
   const DecoderConfig& c = config_;
   const Matrix last = norm(x.bottomRows(1), "output_norm");
   Matrix logits = output.size() != 0 ? Matrix(last * output.transpose()) : output_projection()(last, Eigen::nbThreads());
+  if (c.logit_divisor != 1.0) logits /= static_cast<Scalar>(c.logit_divisor);  // Granite's logits_scaling
   if (c.final_softcap > 0) logits = soft_cap(logits, c.final_softcap);
   if (!logits.allFinite())
     throw InputError(c.file + ": the last position's logits are not finite (|x| > 3.4e38, or NaN): output_norm.weight or " +
@@ -463,8 +490,11 @@ AttentionBlock DecoderModel::block_of(int l, Scalar scale, const Tokens& tokens,
   r.causal = true;
   r.sliding_window = window_of(l);
   r.logit_softcap = c.attention_softcap;
-  if (c.block.positions == PositionKind::Rope) r.rope = c.rope;
-  if (r.rope) r.rope = layer_rope(l, 0, 0)->settings;
+  if (c.block.positions == PositionKind::Rope) {
+    const std::optional<RopeRequest> rope = layer_rope(l, 0, 0);
+    if (rope) r.rope = rope->settings;
+    r.no_rope = !rope;  // a NoPE layer
+  }
   r.weights = std::move(result.weights);
   return block;
 }
@@ -513,12 +543,20 @@ std::vector<float> DecoderModel::forward(const ForwardRequest& request) const {
     const bool by_head = selected && request.sink && request.head_sink && !request.trace;
     const AttentionBlock shell = by_head ? block_of(l, layer.logit_scale(), request.tokens, AttentionResult()) : AttentionBlock();
     const HeadWeightsSink per_head = [&](int h, Matrix& weights) { (*request.head_sink)(shell, h, weights); };
+    // --activations: the residual entering the layer, and what finish_layer taps.
+    const bool tapped = selected && request.sink && request.activations.any();
+    BlockActivations taps;
+    if (tapped && request.activations.resid_pre) taps.resid_pre = x;
     AttentionResult result = run_layer(l, layer, x, cache, window_of(l) > 0 ? layer_mask(l, 0, n) : causal,
                                        request.wants, selected ? request.probe : nullptr, by_head ? &per_head : nullptr,
-                                       l == last && !request.logits && !request.trace);
+                                       l == last && !request.logits && !request.trace && !tapped, tapped ? &taps : nullptr,
+                                       request.activations);
     if (request.trace) trace_layer(l, layer, result, x, *request.trace);
-    if (request.sink && request.layers.contains(l))
-      (*request.sink)(block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering, layer.b_o));
+    if (request.sink && request.layers.contains(l)) {
+      AttentionBlock block = block_of(l, layer.logit_scale(), request.tokens, std::move(result), request.wants, entering, layer.b_o);
+      block.activations = std::move(taps);
+      (*request.sink)(std::move(block));
+    }
   }
   if (request.trace) trace_final_norm(x, *request.trace);
   if (!request.logits) return {};
@@ -537,13 +575,14 @@ void DecoderModel::trace_embedding(const Matrix& x, ResidualTrace& trace) const 
 
 Vector DecoderModel::joining_gain(int l, const Matrix& output) const {
   const DecoderConfig& c = config_;
-  if (!c.block.post_attention_norm) return Vector();
-  // Gemma's post-attention RMSNorm, linear once its statistic at the row is fixed: what
-  // multiplies each head's write as it joins the residual stream.
+  const double multiplier = c.residual_multiplier;  // Granite's, 1 elsewhere
+  if (!c.block.post_attention_norm) return multiplier == 1.0 ? Vector() : Vector(Vector::Constant(c.d_model, static_cast<Scalar>(multiplier)));
+  // Gemma's and OLMo 2's post-attention RMSNorm, linear once its statistic at the row is fixed:
+  // what multiplies each head's write as it joins the residual stream.
   if (c.block.norm != NormKind::Rms) throw std::logic_error("residual trace: a post-attention LayerNorm is not traced");
   const double mean_square = output.bottomRows(1).cast<double>().squaredNorm() / static_cast<double>(c.d_model);
   const Vector gain = weights_->vector(block_name(l, "post_attention_norm.weight"), c.d_model);
-  return (gain.cast<double>() / std::sqrt(mean_square + c.rms_epsilon)).cast<Scalar>();
+  return (gain.cast<double>() * multiplier / std::sqrt(mean_square + c.rms_epsilon)).cast<Scalar>();
 }
 
 void DecoderModel::trace_layer(int l, const AttentionLayer& layer, const AttentionResult& result, const Matrix& x,
@@ -565,7 +604,8 @@ void DecoderModel::trace_final_norm(const Matrix& x, ResidualTrace& trace) const
   const double second_moment = (last.array() - mean).square().sum() / d;
   trace.final_norm.centre = layer_norm;
   trace.final_norm.scale = 1.0 / std::sqrt(second_moment + c.rms_epsilon);
-  trace.final_norm.gain = weights_->vector("output_norm.weight", c.d_model);
+  // Granite's logit divisor folded into the gain: the logits are linear in it.
+  trace.final_norm.gain = weights_->vector("output_norm.weight", c.d_model) / static_cast<Scalar>(c.logit_divisor);
   trace.final_norm.bias = layer_norm && c.block.norm_bias ? weights_->vector("output_norm.bias", c.d_model) : Vector();
   trace.final_softcap = c.final_softcap;
 }

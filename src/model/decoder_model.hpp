@@ -68,6 +68,16 @@ struct DecoderConfig {
   /// one, where query i sees keys i − W < j ≤ i (llama.cpp's LLAMA_SWA_TYPE_STANDARD,
   /// transformers' sliding_window); 0 = every earlier key.
   std::vector<long> sliding_window;
+  /// Layers that turn no RoPE at all (NoPE; SmolLM3: llama.cpp every 4th, transformers'
+  /// no_rope_layers), ascending; empty: every layer turns.
+  std::vector<int> no_rope_layers;
+  /// Granite's multipliers (llama.cpp's f_embedding_scale, f_residual_scale, f_logit_scale;
+  /// transformers' embedding_multiplier, residual_multiplier, logits_scaling): the embeddings
+  /// × embedding_multiplier, each sublayer's output × residual_multiplier before it joins the
+  /// residual stream, the logits ÷ logit_divisor. 1 elsewhere.
+  double embedding_multiplier = 1.0;
+  double residual_multiplier = 1.0;
+  double logit_divisor = 1.0;
   /// RoPE of the sliding-window layers when they turn otherwise than rope, as the family's rule
   /// for the format gives it (model/families/local_rope: Gemma 3's own base, unscaled; Gemma 2's
   /// own base with the file's scale); nullopt: every layer turns by rope.
@@ -144,6 +154,9 @@ struct ForwardRequest {
   /// What each block keeps beside its weights: scores, head outputs with the block's output
   /// (--scores, --outputs), and f^h(x_j) with the residual entering the layer (--measure).
   AttentionWants wants{false, false, false};
+  /// The residual stream and sublayer outputs each selected block hands on, every position
+  /// (--activations; AttentionBlock::activations). The last selected layer's MLP then runs.
+  ActivationWants activations;
   // Head attribution (issue 20 §3); none of these changes what the sink receives.
   ResidualTrace* trace = nullptr;       ///< filled with the last position's parts (residual_trace.hpp)
   const HeadAblation* ablation = nullptr;  ///< heads whose z^h is zeroed before W_O (head_ablation.hpp)
@@ -259,17 +272,23 @@ class DecoderModel {
   AttentionResult run_layer(int l, const AttentionLayer& layer, Matrix& x, KeyValueCache& cache,
                             const MaskMatrix& allowed, const AttentionWants& wants = {false, true},
                             const BlockProbe* probe = nullptr, const HeadWeightsSink* per_head = nullptr,
-                            bool attention_only = false) const;
+                            bool attention_only = false, BlockActivations* taps = nullptr,
+                            const ActivationWants& tap_wants = {}) const;
   /// run_layer for the last row of x [n, d_model] alone: its attention over every row (the
   /// rows' own K and V), then its feed-forward; x becomes that row [1, d_model].
   void run_last_row(int l, const AttentionLayer& layer, Matrix& x) const;
   /// After layer l's attention: x += [PostNorm](attention_output), then the feed-forward
-  /// sublayer on x's rows; throws InputError when x is no longer finite.
-  void finish_layer(int l, Matrix& x, const Matrix& attention_output) const;
+  /// sublayer on x's rows; throws InputError when x is no longer finite. `taps`, when given,
+  /// keeps resid_mid, attn_out, mlp_out and resid_post where `wants` asks for them.
+  void finish_layer(int l, Matrix& x, const Matrix& attention_output, BlockActivations* taps = nullptr,
+                    const ActivationWants& wants = {}) const;
   /// The family's norm (RMSNorm or LayerNorm) of x [m, d_model] with layer l's tensor `norm`
   /// ("attn_norm": blk.l.attn_norm.weight, and .bias for LayerNorm); throws InputError naming
   /// the file and layer when a row's mean square overflows float32.
   Matrix layer_norm_input(int l, const Matrix& x, const char* norm) const;
+  /// What layer l's sublayer reads: layer_norm_input(l, x, norm) in a pre-norm block, x itself
+  /// where the family has no pre-norm (BlockTraits::pre_norm false: OLMo 2).
+  Matrix sublayer_input(int l, const Matrix& x, const char* norm) const;
   /// The family's norm of x with the tensor `name`.weight (and .bias), any layer or none.
   Matrix norm(const Matrix& x, const std::string& name) const;
   /// The family's feed-forward network of layer l on h [m, d_model]: [m, d_model].

@@ -107,7 +107,8 @@ WideMatrix EncoderModel::embed(const EncoderRequest& request) const {
   if (ids.empty()) throw InputError("no token ids to run the model on");
   if (n > c.n_positions)
     throw InputError(c.file + ": " + std::to_string(n) + " tokens exceed the " + std::to_string(c.n_positions) +
-                     " learned positions (position_embd.weight)");
+                     " learned positions (position_embd.weight); --max-tokens " + std::to_string(c.n_positions) +
+                     " keeps the last tokens that fit");
   std::vector<std::int32_t> types = request.token_types;
   if (types.empty()) types.assign(ids.size(), 0);
   if (types.size() != ids.size())

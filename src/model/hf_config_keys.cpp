@@ -18,7 +18,8 @@ const std::map<std::string, std::string>& model_type_of_class() {
   static const std::map<std::string, std::string> types = {
       {"LlamaForCausalLM", "llama"},   {"MistralForCausalLM", "mistral"}, {"Qwen2ForCausalLM", "qwen2"},
       {"Qwen3ForCausalLM", "qwen3"},   {"Gemma2ForCausalLM", "gemma2"},   {"Gemma3ForCausalLM", "gemma3_text"},
-      {"Phi3ForCausalLM", "phi3"},     {"GPT2LMHeadModel", "gpt2"},       {"BertModel", "bert"},
+      {"Phi3ForCausalLM", "phi3"},     {"GPT2LMHeadModel", "gpt2"},       {"Olmo2ForCausalLM", "olmo2"},
+      {"SmolLM3ForCausalLM", "smollm3"}, {"GraniteForCausalLM", "granite"}, {"BertModel", "bert"},
       {"BertForMaskedLM", "bert"}};
   return types;
 }

@@ -1,5 +1,7 @@
 #include "model/model_record.hpp"
 
+#include <algorithm>
+
 #include <cassert>
 
 namespace attnviz {
@@ -33,5 +35,16 @@ std::string AttentionBlock::block_name() const {
 }
 
 std::string AttentionBlock::head_name(int head) const { return model_head_name(block_name(), layer, head); }
+
+ActivationWants ActivationWants::of(const std::vector<std::string>& names) {
+  ActivationWants w;
+  const auto has = [&](const char* name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+  w.resid_pre = has("resid_pre");
+  w.resid_mid = has("resid_mid");
+  w.resid_post = has("resid_post");
+  w.attn_out = has("attn_out");
+  w.mlp_out = has("mlp_out");
+  return w;
+}
 
 }  // namespace attnviz

@@ -36,6 +36,9 @@ struct ModelSummary {
   double attention_softcap = 0, final_softcap = 0;
   std::optional<double> local_rope_theta;
   std::string local_rope_scaling;  ///< the sliding-window layers' scaling as rope_scaling says it, when local_rope_theta is set
+  std::vector<int> no_rope_layers;  ///< NoPE layers of a RoPE model (SmolLM3, Granite without RoPE), ascending; empty: none
+  /// Granite's multipliers (1: none): embeddings ×, each sublayer's output × before the residual, logits ÷.
+  double embedding_multiplier = 1.0, residual_multiplier = 1.0, logit_divisor = 1.0;
   std::vector<std::int32_t> end_tokens;  ///< ids greedy decoding stops at (EOS, EOT, …), ascending; may be empty
   /// Decoders with Q8_0 weights: how they were multiplied (DecoderModel::matmul); "" otherwise.
   std::string matmul;
@@ -64,6 +67,28 @@ std::string block_description(const std::string& block);
 /// "L2H5", or with a block name "enc.L2H5", "dec.L2H5", "cross.L2H5".
 std::string model_head_name(const std::string& block, int layer, int head);
 
+/// `dump --activations` (issue 36): the residual stream around a block and what its sublayers
+/// add to it, at every position, each [n, d_model] (empty when not asked for), as
+/// TransformerLens's hook points name them: resid_pre enters the block, attn_out is what the
+/// attention sublayer adds (after a post-attention norm, Gemma's), resid_mid = resid_pre +
+/// attn_out, mlp_out what the MLP adds, resid_post = resid_mid + mlp_out leaves it.
+struct BlockActivations {
+  Matrix resid_pre, resid_mid, resid_post, attn_out, mlp_out;
+};
+
+/// The hook points `dump --activations` names (BlockActivations' fields, and z: the heads'
+/// outputs before W_O, TransformerLens's attn.hook_z).
+inline const std::vector<std::string> kActivationNames = {"resid_pre", "resid_mid", "resid_post", "attn_out", "mlp_out", "z"};
+
+/// Which BlockActivations a forward pass keeps for its selected layers (from kActivationNames;
+/// z is AttentionWants::outputs' head outputs).
+struct ActivationWants {
+  bool resid_pre = false, resid_mid = false, resid_post = false, attn_out = false, mlp_out = false;
+  bool any() const { return resid_pre || resid_mid || resid_post || attn_out || mlp_out; }
+  /// From names of kActivationNames ("z" ignored here). Requires: known names.
+  static ActivationWants of(const std::vector<std::string>& names);
+};
+
 /// One attention block of the run: a layer of a stack, self- or cross-attention.
 /// record.layer is `layer`; record.weights holds [head][query][key].
 struct AttentionBlock {
@@ -79,6 +104,7 @@ struct AttentionBlock {
   Matrix residual;
   Vector b_o;
   std::optional<PostLayerNorm> post_norm;
+  BlockActivations activations;  ///< ForwardRequest::activations: the hook points asked for
   /// "" for a model with one kind of block (decoder-only), else block_name(stack, kind).
   std::string block_name() const;
   /// "L2H5" (decoder-only models); "enc.L2H5", "dec.L2H5" or "cross.L2H5" (encoder-decoder).
@@ -95,6 +121,7 @@ struct ModelRunInfo {
   Tokens token_texts;                  ///< what each reads as (token_display_text); empty when unknown
   std::vector<std::int32_t> token_ids;
   std::string text;                    ///< decoded text of every token after BOS
+  std::string chat_prompt;             ///< the chat template's rendering of --chat/--messages ("" without)
   int prompt_length = 0;               ///< tokens that came from the input, BOS included
   std::string generated_text;          ///< decoded continuation ("" without --generate)
   std::vector<float> last_logits;      ///< the final position's n_vocab logits, when asked

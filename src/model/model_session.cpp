@@ -1,5 +1,6 @@
 #include "model/model_session.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "model/hf_decoder.hpp"
 #include "model/tokenizers/hf_end_tokens.hpp"
 #include "model/tokenizers/hf_tokenizer.hpp"
+#include "model/tokenizers/tokenizer_file.hpp"
 #include "model/tokenizers/tokenizer_fit.hpp"
 
 namespace attnviz {
@@ -25,7 +27,7 @@ std::vector<std::int32_t> decoder_input_ids(const DecoderInput& o, const Vocabul
   }
   if (!o.text) throw UsageError::bad_option("--model", "needs the text to run: --text \"...\" or --token-ids 1,403,407");
   if (!vocab) throw InputError::inconsistent(o.model, "the file has no tokenizer (tokenizer.ggml.tokens); pass --token-ids");
-  return tokenize(*vocab, *o.text, !o.no_bos);
+  return tokenize(*vocab, *o.text, !o.no_bos, o.parse_special);
 }
 
 ModelSummary summary_of(const DecoderConfig& c) {
@@ -48,6 +50,10 @@ ModelSummary summary_of(const DecoderConfig& c) {
   m.attention_softcap = c.attention_softcap;
   m.final_softcap = c.final_softcap;
   if (c.block.ffn != FeedForwardKind::SwiGlu) m.activation = gelu_name(c.gelu);
+  m.no_rope_layers = c.no_rope_layers;
+  m.embedding_multiplier = c.embedding_multiplier;
+  m.residual_multiplier = c.residual_multiplier;
+  m.logit_divisor = c.logit_divisor;
   if (c.local_rope) {
     m.local_rope_theta = c.local_rope->theta;
     m.local_rope_scaling = rope_scaling_text(*c.local_rope);
@@ -96,9 +102,13 @@ LoadedDecoder load_decoder_model(const DecoderInput& o) {
     loaded.model = std::make_unique<DecoderModel>(decoder_from_hf_folder(o.model));
     const fs::path tokenizer = fs::path(o.model) / "tokenizer.json";
     std::error_code ec;
-    if (o.text) {
+    if (!o.tokenizer.empty()) {
+      loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_file(o.tokenizer));
+      require_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model);
+    } else if (o.text) {
       if (!fs::exists(tokenizer, ec))
-        throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; pass --token-ids");
+        throw UsageError::bad_option("--text", o.model + " has no tokenizer.json to split the text with; give one with "
+                                               "--tokenizer FILE (a tokenizer.json, or a GGUF of the same model), or pass --token-ids");
       loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_tokenizer_json(tokenizer.string()));
       require_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model);
     } else {
@@ -109,7 +119,11 @@ LoadedDecoder load_decoder_model(const DecoderInput& o) {
   }
   auto file = std::make_shared<const GgufFile>(o.model);
   loaded.model = std::make_unique<DecoderModel>(decoder_from_gguf(file));
-  if (file->has("tokenizer.ggml.tokens")) {
+  if (!o.tokenizer.empty()) {
+    loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_file(o.tokenizer));
+    require_tokenizer_fits(*loaded.vocab, loaded.model->config().n_vocab, o.model);
+    loaded.end_tokens = end_tokens(*loaded.vocab);
+  } else if (file->has("tokenizer.ggml.tokens")) {
     loaded.vocab = std::make_unique<Vocabulary>(vocabulary_from_gguf(*file));
     loaded.end_tokens = end_tokens(*loaded.vocab);
   }
@@ -148,6 +162,25 @@ std::string decoder_token_label(const Vocabulary* names, std::int32_t id) {
   return pieces_are_byte_level(*names) ? token_display_text(*names, id) : names->pieces[index];
 }
 
+std::string keep_last_tokens(std::vector<std::int32_t>& ids, long max_tokens, bool keep_first, bool keep_last,
+                             const std::string& what) {
+  const std::size_t n = ids.size();
+  if (max_tokens <= 0 || n <= static_cast<std::size_t>(max_tokens)) return "";
+  const std::size_t pinned = (keep_first ? 1 : 0) + (keep_last ? 1 : 0);
+  if (static_cast<std::size_t>(max_tokens) <= pinned)
+    throw UsageError::bad_option("--max-tokens", std::to_string(max_tokens) + " leaves no token of the text beside the " +
+                                                     (pinned == 2 ? "first and last special tokens" : "BOS token") + " kept");
+  const std::size_t middle = static_cast<std::size_t>(max_tokens) - pinned;
+  std::vector<std::int32_t> kept;
+  if (keep_first) kept.push_back(ids.front());
+  const std::size_t end = keep_last ? n - 1 : n;
+  kept.insert(kept.end(), ids.begin() + static_cast<std::ptrdiff_t>(end - middle), ids.begin() + static_cast<std::ptrdiff_t>(end));
+  if (keep_last) kept.push_back(ids.back());
+  ids = std::move(kept);
+  return what + ": " + std::to_string(n) + " tokens, cut to the last " + std::to_string(max_tokens) + " by --max-tokens" +
+         (keep_first ? " (the first token, " + std::string(keep_last ? "and the last, kept" : "BOS, kept") + ")" : "");
+}
+
 ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& o, int generate,
                                std::vector<std::string>& warnings) {
   const Vocabulary* vocab = loaded.vocab.get();
@@ -160,13 +193,24 @@ ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& 
   if (o.text && vocab) warnings.insert(warnings.end(), vocab->warnings.begin(), vocab->warnings.end());
   if (info.token_ids.empty())
     throw UsageError::bad_option("--text", "gives no tokens (an empty text with --no-bos): nothing to run");
+  // The BOS (or template's first token) the tokenizer put first stays first when --max-tokens cuts.
+  const bool bos_first = o.text && !o.no_bos && vocab &&
+                         ((vocab->add_bos && vocab->bos && info.token_ids.front() == *vocab->bos) ||
+                          (!vocab->hf.prefix.empty() && info.token_ids.front() == vocab->hf.prefix.front()));
+  if (const std::string cut = keep_last_tokens(info.token_ids, o.max_tokens, bos_first, false, o.text ? "--text" : "--token-ids");
+      !cut.empty())
+    warnings.push_back(cut);
   check_ids_in_model(o, vocab, info.token_ids, c.n_vocab);
+  if (o.text && vocab)
+    if (const std::string unread = unread_text_warning(*vocab, info.token_ids, "--text"); !unread.empty()) warnings.push_back(unread);
   info.prompt_length = static_cast<int>(info.token_ids.size());
   const long total = static_cast<long>(info.token_ids.size()) + std::max(generate, 0);
   if (c.context_length > 0 && total > c.context_length)
     throw UsageError::bad_option(o.text ? "--text" : "--token-ids",
                                  std::to_string(total) + " tokens" + (generate > 0 ? " with the continuation" : "") +
-                                     " exceed the model's context length of " + std::to_string(c.context_length));
+                                     " exceed the model's context length of " + std::to_string(c.context_length) +
+                                     "; --max-tokens " + std::to_string(std::max(1L, c.context_length - std::max(generate, 0))) +
+                                     " keeps the last tokens that fit");
   return info;
 }
 
@@ -243,6 +287,7 @@ ModelRunInfo run_decoder_request(const LoadedDecoder& loaded, const DecoderRunRe
   if (head_sink != nullptr) request.head_sink = &marked_heads;
   request.logits = r.logits;  // only dump --logits writes them; the output layer is skipped otherwise
   request.wants = AttentionWants{r.scores, r.outputs, r.value_vectors};
+  request.activations = r.activations;
   if (probe && probe->block) request.probe = &probe->block;
   info.last_logits = model.forward(request);
   if (probe && probe->want_output) {

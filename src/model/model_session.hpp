@@ -20,12 +20,16 @@
 namespace attnviz {
 
 /// What a decoder run reads: the model (a GGUF file or a Hugging Face folder) and its input,
-/// a text (--text, BOS added unless no_bos) or ids used as given (--token-ids).
+/// a text (--text, BOS added unless no_bos, special tokens written in it read as such unless
+/// parse_special is false: tokenize()) or ids used as given (--token-ids).
 struct DecoderInput {
   std::string model;
   std::optional<std::string> text;
   std::optional<std::vector<int>> token_ids;
   bool no_bos = false;
+  bool parse_special = true;  ///< false: --no-parse-special
+  std::string tokenizer;      ///< --tokenizer FILE: a tokenizer.json or GGUF replacing the model's own ("" = its own)
+  long max_tokens = 0;        ///< --max-tokens N: keep the last N tokens (BOS kept first); 0 = all
 };
 
 /// The decoder of a DecoderInput: the model, its tokenizer, the token names of a folder run by ids.
@@ -51,6 +55,13 @@ std::vector<std::int32_t> decoder_input_ids(const DecoderInput& input, const Voc
 /// ids the user gave; InputError naming the tokenizer for ids it made from the text (its
 /// tokenizer and its weights disagree).
 void check_ids_in_model(const DecoderInput& input, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab);
+
+/// --max-tokens: cuts `ids` to its last `max_tokens` ids, the first id (BOS, CLS) kept in front
+/// with `keep_first` and the last (SEP) kept at the end with `keep_last`; `what` names the input
+/// ("--text"). Returns a warning saying what was cut, or "" when nothing was (max_tokens ≤ 0 or
+/// not exceeded). Throws UsageError when max_tokens leaves no room beside the kept ids.
+std::string keep_last_tokens(std::vector<std::int32_t>& ids, long max_tokens, bool keep_first, bool keep_last,
+                             const std::string& what);
 
 /// The start every decoder run shares (run_decoder_request, and the commands that run a loaded
 /// decoder themselves): info.model from the model (summary and matmul), info.token_ids from
@@ -103,6 +114,7 @@ struct DecoderRunRequest {
   bool logits = false, scores = false, outputs = false;
   bool value_vectors = false;  ///< hand each block's f^h(x_j), residual and b_O on (analysis/value_norms, alti)
   bool alti = false;           ///< ALTI will be computed: refused for post-attention-norm families
+  ActivationWants activations; ///< --activations: each selected block's residual stream and sublayer outputs
   double memory_budget = 0;    ///< bytes; the run is refused (LimitError) if its estimate exceeds it
 };
 

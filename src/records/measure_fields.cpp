@@ -48,18 +48,23 @@ void read_norms(const JsonSource& source, AttentionRecord& record) {
   require_non_negative(record.layer_norms, file, "/layer_norms");
 }
 
-void read_alti(const JsonSource& source, AttentionRecord& record) {
-  const long n_q = static_cast<long>(record.query_tokens.size()), n_k = static_cast<long>(record.key_tokens.size());
-  record.alti = read_layer_matrix(source, "alti", n_q, n_k, std::to_string(n_q) + " query tokens x " + std::to_string(n_k) + " key tokens");
+// ALTI rows are contributions: >= 0, each row summing to 1 (or 0: a masked row).
+void check_alti_rows(const AttentionRecord& record, const std::string& file, const std::string& pointer) {
   for (Eigen::Index i = 0; i < record.alti.rows(); ++i) {
     const double sum = record.alti.row(i).cast<double>().sum();
     const bool negative = record.alti.row(i).minCoeff() < 0;
     if (negative || (sum != 0.0 && std::fabs(sum - 1.0) > kRecordRowSumTolerance)) {
       char found[96];
       std::snprintf(found, sizeof found, "row sum %.7g%s", sum, negative ? " with a negative entry" : "");
-      throw InputError::bad_value(source.file, "/alti/" + std::to_string(i), "ALTI contributions (>= 0, row sum 1 within 1e-3)", found);
+      throw InputError::bad_value(file, pointer + "/" + std::to_string(i), "ALTI contributions (>= 0, row sum 1 within 1e-3)", found);
     }
   }
+}
+
+void read_alti(const JsonSource& source, AttentionRecord& record) {
+  const long n_q = static_cast<long>(record.query_tokens.size()), n_k = static_cast<long>(record.key_tokens.size());
+  record.alti = read_layer_matrix(source, "alti", n_q, n_k, std::to_string(n_q) + " query tokens x " + std::to_string(n_k) + " key tokens");
+  check_alti_rows(record, source.file, "/alti");
 }
 
 }  // namespace
@@ -67,6 +72,13 @@ void read_alti(const JsonSource& source, AttentionRecord& record) {
 void read_measure_fields(const JsonSource& source, AttentionRecord& record) {
   if (source.find("norms") || source.find("value_norms") || source.find("layer_norms")) read_norms(source, record);
   if (source.find("alti")) read_alti(source, record);
+}
+
+void check_measure_values(const AttentionRecord& record, const std::string& file, const std::string& prefix) {
+  for (std::size_t h = 0; h < record.norms.size(); ++h) require_non_negative(record.norms[h], file, prefix + "norms/" + std::to_string(h));
+  if (record.value_norms.size() != 0) require_non_negative(record.value_norms, file, prefix + "value_norms");
+  if (record.layer_norms.size() != 0) require_non_negative(record.layer_norms, file, prefix + "layer_norms");
+  if (record.alti.size() != 0) check_alti_rows(record, file, prefix + "alti");
 }
 
 }  // namespace attnviz

@@ -14,4 +14,9 @@ namespace attnviz {
 /// record.weights and tokens read. Throws InputError naming file, pointer, expected and found.
 void read_measure_fields(const JsonSource& source, AttentionRecord& record);
 
+/// The checks read_measure_fields makes on values, for measures read elsewhere (a safetensors
+/// dump's tensors, shapes already checked): norms >= 0, ALTI rows. Messages name `file` and
+/// `prefix` + the field ("blocks.2.attn.norms/3/0/1"). Throws InputError.
+void check_measure_values(const AttentionRecord& record, const std::string& file, const std::string& prefix);
+
 }  // namespace attnviz

@@ -25,13 +25,29 @@ constexpr int kFormatVersion = 1;
 // The members finish() and model_json() write (docs/models.md).
 const std::set<std::string> kDumpMembers = {"format",        "version",       "model",          "tokens",
                                             "token_ids",     "token_texts",   "text",           "prompt_length",
-                                            "generated_text", "source_tokens", "source_text",   "target_tokens",
-                                            "last_logits",   "rollout_residual", "rollout",     "layers"};
+                                            "generated_text", "chat_prompt", "source_tokens", "source_text",   "target_tokens",
+                                            "last_logits",   "rollout_residual", "rollout",     "alti_rollout",
+                                            "attention_flow", "layers"};
 const std::set<std::string> kModelMembers = {"file", "architecture", "name", "num_layers", "num_heads",
                                              "num_kv_heads", "d_model", "d_k", "context_length", "rope",
                                              "sliding_window", "attention_scale", "attention_softcap",
                                              "final_logit_softcap", "local_rope_theta", "local_rope_scaling", "end_tokens", "activation",
-                                             "matmul"};
+                                             "matmul", "no_rope_layers", "embedding_multiplier", "residual_multiplier",
+                                             "logit_divisor"};
+
+// What a model dump's layer holds beside a single-layer dump's fields: its block, and the
+// activations --activations adds (BlockActivations).
+const std::set<std::string> kLayerMembers = {"stack", "kind", "resid_pre", "resid_mid", "resid_post", "attn_out", "mlp_out"};
+
+}  // namespace
+
+std::set<std::string> model_dump_members() { return kDumpMembers; }
+
+std::set<std::string> model_summary_members() { return kModelMembers; }
+
+std::set<std::string> model_dump_layer_members() { return kLayerMembers; }
+
+namespace {
 
 ordered_json model_json(const ModelSummary& m) {
   ordered_json rope = nullptr;
@@ -60,6 +76,10 @@ ordered_json model_json(const ModelSummary& m) {
     model["local_rope_theta"] = *m.local_rope_theta;
     model["local_rope_scaling"] = m.local_rope_scaling;
   }
+  if (!m.no_rope_layers.empty()) model["no_rope_layers"] = m.no_rope_layers;
+  if (m.embedding_multiplier != 1.0) model["embedding_multiplier"] = m.embedding_multiplier;
+  if (m.residual_multiplier != 1.0) model["residual_multiplier"] = m.residual_multiplier;
+  if (m.logit_divisor != 1.0) model["logit_divisor"] = m.logit_divisor;
   if (!m.activation.empty()) model["activation"] = m.activation;
   if (!m.matmul.empty()) model["matmul"] = m.matmul;
   return model;
@@ -121,7 +141,7 @@ void check_model_rope(const json& model, const std::string& path, std::vector<st
 
 // A layer's "stack" and "kind" ("decoder" and "self" when absent, as the first dumps wrote):
 // strings of the kinds a model has, agreeing with the record's mode.
-void read_block_kind(const json& layer, const std::string& where, AttentionBlock& block) {
+void read_block_kind_members(const json& layer, const std::string& where, AttentionBlock& block) {
   if (!layer.is_object()) return;
   if (const auto stack = layer.find("stack"); stack != layer.end()) block.stack = read_string(*stack, where, "/stack");
   if (const auto kind = layer.find("kind"); kind != layer.end()) block.kind = read_string(*kind, where, "/kind");
@@ -137,8 +157,16 @@ void read_block_kind(const json& layer, const std::string& where, AttentionBlock
 
 void ModelDumpWriter::add(const AttentionBlock& block) {
   std::string text = layers_.empty() ? "\n" : ",\n";
-  append_record_json(block.record, "\"stack\": " + json(block.stack).dump() + ", \"kind\": " + json(block.kind).dump() + ",",
-                     text);
+  std::string prefix = "\"stack\": " + json(block.stack).dump() + ", \"kind\": " + json(block.kind).dump() + ",";
+  const BlockActivations& a = block.activations;
+  for (const auto& [name, m] : {std::pair<const char*, const Matrix*>{"resid_pre", &a.resid_pre}, {"resid_mid", &a.resid_mid},
+                                {"resid_post", &a.resid_post}, {"attn_out", &a.attn_out}, {"mlp_out", &a.mlp_out}}) {
+    if (m->size() == 0) continue;
+    prefix += "\n  \"" + std::string(name) + "\": ";
+    append_matrix_json(*m, prefix);
+    prefix += ",";
+  }
+  append_record_json(block.record, prefix, text);
   layers_.push_back(std::move(text));
 }
 
@@ -146,7 +174,9 @@ void ModelDumpWriter::add_field(const std::string& name, std::string json_text) 
   fields_.emplace_back(name, std::move(json_text));
 }
 
-std::vector<std::string> ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
+namespace {
+
+ordered_json run_header(const ModelRunInfo& info) {
   ordered_json head = {{"format", kFormatName},
                {"version", kFormatVersion},
                {"model", model_json(info.model)},
@@ -157,11 +187,27 @@ std::vector<std::string> ModelDumpWriter::finish(const ModelRunInfo& info, bool 
                {"generated_text", info.generated_text}};
   // Added after the first dumps of version 1, which readers still take: optional.
   if (!info.token_texts.empty()) head["token_texts"] = info.token_texts;
+  if (!info.chat_prompt.empty()) head["chat_prompt"] = info.chat_prompt;  // --chat / --messages (issue 34)
   if (!info.source_tokens.empty()) {
     head["source_tokens"] = info.source_tokens;
     head["source_text"] = info.source_text;
     head["target_tokens"] = info.target_tokens;
   }
+  return head;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> model_dump_header(const ModelRunInfo& info) {
+  std::vector<std::pair<std::string, std::string>> members;
+  const ordered_json head = run_header(info);
+  for (const auto& [name, value] : head.items())
+    members.emplace_back(name, value.dump(-1, ' ', false, ordered_json::error_handler_t::replace));
+  return members;
+}
+
+std::vector<std::string> ModelDumpWriter::finish(const ModelRunInfo& info, bool logits) {
+  const ordered_json head = run_header(info);
   // A text that ends inside a UTF-8 character (a byte token such as <0xE7>) shows U+FFFD there.
   std::string out = head.dump(2, ' ', false, ordered_json::error_handler_t::replace);
   out.pop_back();  // the closing brace
@@ -190,6 +236,54 @@ bool is_model_dump_text(const FileText& text) {
 
 ModelDump read_model_dump(const FileText& text, const std::string& path, std::vector<std::string>& warnings) {
   const json root = parse_json_file(text, path);
+  ModelDump dump = read_model_dump_header(root, path, warnings);
+  const auto layers = root.find("layers");
+  if (layers == root.end() || !layers->is_array())
+    throw InputError::missing_field(path, "/layers", "one object per attention block");
+  if (layers->empty()) throw InputError::bad_value(path, "/layers", "at least one attention block", "[]");
+  for (std::size_t i = 0; i < layers->size(); ++i) {
+    const json& layer = (*layers)[i];
+    const std::string where = path + ": /layers/" + std::to_string(i);
+    AttentionBlock block;
+    block.stack = "decoder";
+    block.kind = "self";
+    read_block_kind(layer, where, block);
+    block.record = record_from_json(layer, where, warnings, kLayerMembers);
+    add_read_block(std::move(block), where, path, dump);
+  }
+  finish_read_dump(dump);
+  return dump;
+}
+
+void read_block_kind(const nlohmann::json& layer, const std::string& where, AttentionBlock& block) {
+  read_block_kind_members(layer, where, block);
+}
+
+void add_read_block(AttentionBlock block, const std::string& where, const std::string& path, ModelDump& dump) {
+  if (block.record.mode != block.kind)
+    throw InputError::inconsistent(where, "/kind \"" + block.kind + "\" and /mode \"" + block.record.mode +
+                                              "\" disagree (a " + block.kind + "-attention block's record has mode \"" +
+                                              block.kind + "\")");
+  block.record.inputs = {path};
+  if (!block.record.layer) throw InputError::missing_field(where, "/layer", "the layer number");
+  block.layer = *block.record.layer;
+  for (const AttentionBlock& earlier : dump.blocks) {
+    if (earlier.stack == block.stack && earlier.kind == block.kind && earlier.layer == block.layer)
+      throw InputError::inconsistent(where, "the " + block.stack + "'s layer " + std::to_string(block.layer) + " " +
+                                                block.kind + "-attention appears twice in /layers");
+  }
+  dump.blocks.push_back(std::move(block));
+}
+
+void finish_read_dump(ModelDump& dump) {
+  // An encoder or cross-attention block means an encoder-decoder: its heads need the block named.
+  const bool encoder_decoder = std::any_of(dump.blocks.begin(), dump.blocks.end(), [](const AttentionBlock& b) {
+    return b.stack != "decoder" || b.kind != "self";
+  });
+  for (AttentionBlock& block : dump.blocks) block.encoder_decoder = encoder_decoder;
+}
+
+ModelDump read_model_dump_header(const nlohmann::json& root, const std::string& path, std::vector<std::string>& warnings) {
   if (!root.is_object() || field_or<std::string>(root, "format", "") != kFormatName)
     throw InputError::bad_value(path, "/format", std::string("\"") + kFormatName + "\"", "something else");
   for (std::string warning :
@@ -201,10 +295,6 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
   if (version == root.end() || !version->is_number_integer() || version->get<long long>() != kFormatVersion)
     throw InputError::bad_value(path, "/version", std::to_string(kFormatVersion) + " (the version this attnviz reads)",
                                 version == root.end() ? "nothing" : version->dump());
-  const auto layers = root.find("layers");
-  if (layers == root.end() || !layers->is_array())
-    throw InputError::missing_field(path, "/layers", "one object per attention block");
-  if (layers->empty()) throw InputError::bad_value(path, "/layers", "at least one attention block", "[]");
   ModelDump dump;
   try {
     const json& model = root.at("model");
@@ -227,6 +317,7 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
     dump.info.text = field_or<std::string>(root, "text", "");
     dump.info.prompt_length = field_or<int>(root, "prompt_length", 0);
     dump.info.generated_text = field_or<std::string>(root, "generated_text", "");
+    dump.info.chat_prompt = field_or<std::string>(root, "chat_prompt", "");
     dump.info.source_tokens = field_or<Tokens>(root, "source_tokens", {});
     dump.info.source_text = field_or<std::string>(root, "source_text", "");
     dump.info.target_tokens = field_or<Tokens>(root, "target_tokens", {});
@@ -240,33 +331,6 @@ ModelDump read_model_dump(const FileText& text, const std::string& path, std::ve
   if (!dump.info.token_texts.empty() && dump.info.token_texts.size() != dump.info.tokens.size())
     throw InputError::bad_value(path, "/token_texts", std::to_string(dump.info.tokens.size()) + " texts, one per token of /tokens",
                                 std::to_string(dump.info.token_texts.size()));
-  for (std::size_t i = 0; i < layers->size(); ++i) {
-    const json& layer = (*layers)[i];
-    const std::string where = path + ": /layers/" + std::to_string(i);
-    AttentionBlock block;
-    block.stack = "decoder";
-    block.kind = "self";
-    read_block_kind(layer, where, block);
-    block.record = record_from_json(layer, where, warnings, {"stack", "kind"});
-    if (block.record.mode != block.kind)
-      throw InputError::inconsistent(where, "/kind \"" + block.kind + "\" and /mode \"" + block.record.mode +
-                                                "\" disagree (a " + block.kind + "-attention block's record has mode \"" +
-                                                block.kind + "\")");
-    block.record.inputs = {path};
-    if (!block.record.layer) throw InputError::missing_field(where, "/layer", "the layer number");
-    block.layer = *block.record.layer;
-    for (const AttentionBlock& earlier : dump.blocks) {
-      if (earlier.stack == block.stack && earlier.kind == block.kind && earlier.layer == block.layer)
-        throw InputError::inconsistent(where, "the " + block.stack + "'s layer " + std::to_string(block.layer) + " " +
-                                                  block.kind + "-attention appears twice in /layers");
-    }
-    dump.blocks.push_back(std::move(block));
-  }
-  // An encoder or cross-attention block means an encoder-decoder: its heads need the block named.
-  const bool encoder_decoder = std::any_of(dump.blocks.begin(), dump.blocks.end(), [](const AttentionBlock& b) {
-    return b.stack != "decoder" || b.kind != "self";
-  });
-  for (AttentionBlock& block : dump.blocks) block.encoder_decoder = encoder_decoder;
   return dump;
 }
 

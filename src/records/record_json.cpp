@@ -91,14 +91,24 @@ json rope_json(const std::optional<RopeSettings>& rope) {
 }
 
 // Every member a single-layer dump has (docs/output-formats.md), plus "tokens", which
-// another tool may write for both axes.
+// another tool may write for both axes (read, never written).
 const std::set<std::string> kRecordMembers = {
     "format",     "version",    "mode",     "model",     "layer",   "inputs",   "query_tokens",
     "key_tokens", "tokens",     "num_heads", "num_kv_heads", "d_model", "d_k",   "d_v",
     "scale",      "causal",     "positional", "rope",    "key_mask", "query_mask", "rows",
     "cols",       "index",      "vmin",     "vmax",      "fully_masked_rows", "weights", "scores_masked",
-    "scores",     "head_outputs", "output", "sliding_window", "logit_softcap", "norms", "value_norms",
+    "scores",     "head_outputs", "output", "sliding_window", "logit_softcap", "no_rope", "norms", "value_norms",
     "layer_norms", "alti"};
+
+}  // namespace
+
+std::set<std::string> record_members_written() {
+  std::set<std::string> written = kRecordMembers;
+  written.erase("tokens");
+  return written;
+}
+
+namespace {
 
 // The small fields, in a fixed order, via nlohmann (escaping, UTF-8 checks).
 std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r) {
@@ -133,10 +143,46 @@ std::vector<std::pair<std::string, json>> header_fields(const AttentionRecord& r
   // Only when present, so that dumps of models without them stay as they were.
   if (r.sliding_window > 0) fields.emplace_back("sliding_window", r.sliding_window);
   if (r.logit_softcap > 0) fields.emplace_back("logit_softcap", r.logit_softcap);
+  if (r.no_rope) fields.emplace_back("no_rope", true);
   return fields;
 }
 
 }  // namespace
+
+namespace {
+
+// The record's header: "{", `prefix`, the small fields and "scale", without the closing brace.
+// `key` starts a member ("first" tracks the comma).
+void append_header(const AttentionRecord& record, std::string_view prefix, std::string& out, bool& first) {
+  out += "{";
+  out += prefix;
+  auto key = [&](const std::string& name) {
+    out += first ? "\n  \"" : ",\n  \"";
+    first = false;
+    out += name;
+    out += "\": ";
+  };
+  for (const auto& [name, value] : header_fields(record)) {
+    key(name);
+    // A vocabulary piece (or model name) that is not UTF-8 is shown with U+FFFD for each bad
+    // byte, as the model dump's "text" is: JSON text cannot carry the bytes themselves.
+    out += value.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  key("scale");
+  NumberWriter(out).scalar(static_cast<Scalar>(record.scale));
+}
+
+}  // namespace
+
+void append_matrix_json(const Matrix& m, std::string& out) { NumberWriter(out).matrix(m, "    "); }
+
+std::string record_header_json(const AttentionRecord& record, std::string_view prefix) {
+  std::string out;
+  bool first = true;
+  append_header(record, prefix, out, first);
+  out += "\n}";
+  return out;
+}
 
 void append_record_json(const AttentionRecord& record, std::string_view prefix, std::string& out) {
   // Reserved once: growing by doubling held the old and the new buffer at once, up to three
@@ -156,24 +202,15 @@ void append_record_json(const AttentionRecord& record, std::string_view prefix, 
   }
   out.reserve(out.size() + prefix.size() +
               static_cast<std::size_t>(number_count * kMaxDumpBytesPerNumber + rows * kBytesPerRow + header));
-  out += "{";
-  out += prefix;
   bool first = true;
+  append_header(record, prefix, out, first);
   auto key = [&](const std::string& name) {
     out += first ? "\n  \"" : ",\n  \"";
     first = false;
     out += name;
     out += "\": ";
   };
-  for (const auto& [name, value] : header_fields(record)) {
-    key(name);
-    // A vocabulary piece (or model name) that is not UTF-8 is shown with U+FFFD for each bad
-    // byte, as the model dump's "text" is: JSON text cannot carry the bytes themselves.
-    out += value.dump(-1, ' ', false, json::error_handler_t::replace);
-  }
   NumberWriter numbers(out);
-  key("scale");
-  numbers.scalar(static_cast<Scalar>(record.scale));
   key("weights");
   numbers.matrices(record.weights);
   if (!record.scores.empty()) {
@@ -361,6 +398,10 @@ std::vector<std::uint8_t> optional_mask(const JsonSource& source, const std::str
 
 }  // namespace
 
+namespace {
+void read_header_fields(const JsonSource& source, AttentionRecord& record, std::vector<std::string>& warnings);
+}  // namespace
+
 AttentionRecord read_record(const std::string& path, double memory_budget_bytes, std::vector<std::string>& warnings) {
   return read_record(read_input_text(path, memory_budget_bytes), path, warnings);
 }
@@ -371,22 +412,57 @@ AttentionRecord read_record(const FileText& text, const std::string& path, std::
   return record;
 }
 
-AttentionRecord record_from_json(const nlohmann::json& root, const std::string& path, std::vector<std::string>& warnings,
-                                 const std::set<std::string>& extra_members) {
-  const JsonSource source{root, path};
+namespace {
+
+// What a dump's record and a safetensors header's record begin with: the object checked, members
+// it does not know named in a warning, and its tokens read.
+AttentionRecord record_tokens(const JsonSource& source, std::vector<std::string>& warnings,
+                              const std::set<std::string>& extra_members) {
   require_object(source);
   std::set<std::string> known = kRecordMembers;
   known.insert(extra_members.begin(), extra_members.end());
-  if (std::string warning = unknown_members_warning(root, path, "", known, "an attention dump (docs/output-formats.md)");
+  if (std::string warning = unknown_members_warning(source.root, source.file, "", known, "an attention dump (docs/output-formats.md)");
       !warning.empty())
     warnings.push_back(std::move(warning));
   AttentionRecord record;
-  record.inputs = {path};
+  record.inputs = {source.file};
   record.query_tokens = read_tokens_field(source, "query_tokens");
   record.key_tokens = read_tokens_field(source, "key_tokens");
+  return record;
+}
+
+}  // namespace
+
+AttentionRecord record_from_json(const nlohmann::json& root, const std::string& path, std::vector<std::string>& warnings,
+                                 const std::set<std::string>& extra_members) {
+  const JsonSource source{root, path};
+  AttentionRecord record = record_tokens(source, warnings, extra_members);
   const long n_q = static_cast<long>(record.query_tokens.size());
   const long n_k = static_cast<long>(record.key_tokens.size());
   record.weights = read_weight_stack(source, n_q, n_k);
+  read_header_fields(source, record, warnings);
+  return record;
+}
+
+AttentionRecord record_from_header(const nlohmann::json& header, std::vector<Matrix> weights, const std::string& path,
+                                   const std::string& weights_name, std::vector<std::string>& warnings,
+                                   const std::set<std::string>& extra_members) {
+  const JsonSource source{header, path};
+  AttentionRecord record = record_tokens(source, warnings, extra_members);
+  const long n_q = static_cast<long>(record.query_tokens.size());
+  const long n_k = static_cast<long>(record.key_tokens.size());
+  if (weights.empty()) throw InputError::bad_value(path, weights_name, "[head, query, key] attention weights", "no heads");
+  for (const Matrix& w : weights)
+    require_shape(w, n_q, n_k, path, weights_name, std::to_string(n_q) + " query tokens x " + std::to_string(n_k) + " key tokens");
+  record.weights = std::move(weights);
+  read_header_fields(source, record, warnings);
+  return record;
+}
+
+namespace {
+
+void read_header_fields(const JsonSource& source, AttentionRecord& record, std::vector<std::string>& warnings) {
+  const std::string& path = source.file;
   record.num_heads = static_cast<int>(record.weights.size());
   if (const json* heads = source.find("num_heads")) {
     const long long declared = read_integer(*heads, path, "/num_heads", 1, 1 << 20);
@@ -418,6 +494,10 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
     record.logit_softcap = read_scalar(*cap, path, "/logit_softcap");
     if (!(record.logit_softcap > 0)) throw InputError::bad_value(path, "/logit_softcap", "a soft-cap > 0", cap->dump());
   }
+  if (const json* no_rope = source.find("no_rope"); no_rope && !no_rope->is_null()) {
+    if (!no_rope->is_boolean()) throw InputError::bad_value(path, "/no_rope", "true or false", describe_json(*no_rope));
+    record.no_rope = no_rope->get<bool>();
+  }
   if (const json* scale = source.find("scale")) {
     record.scale = read_scalar(*scale, path, "/scale");
     // 0 is what a dump holds when the scale is unknown (model dumps' layers).
@@ -429,8 +509,9 @@ AttentionRecord record_from_json(const nlohmann::json& root, const std::string& 
   record.query_mask = optional_mask(source, "query_mask", record.query_tokens.size());
   validate_distributions(record, path);
   read_measure_fields(source, record);
-  return record;
 }
+
+}  // namespace
 
 bool is_record_text(const FileText& text, const std::string& path) {
   // The fast reader: a sentence file's big matrices are not turned into a JSON document just

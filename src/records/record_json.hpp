@@ -25,6 +25,10 @@ std::string record_to_json(const AttentionRecord& record);
 /// brace. Reserves the room the text can take first, so `out` grows at most once.
 void append_record_json(const AttentionRecord& record, std::string_view prefix, std::string& out);
 
+/// Every member a single-layer dump (and each `layers[]` entry of a model dump) can have, each
+/// documented in docs/output-formats.md "Single-layer dumps" (tests/dump_members_test.cpp checks both).
+std::set<std::string> record_members_written();
+
 /// Most bytes of dump text per number: the longest shortest-round-trip float32
 /// ("-1.00211145e-36", 15 characters) and its comma. The memory guard counts this much text
 /// per number for `dump`; record_to_json reserves it (with the lines and header) up front.
@@ -53,6 +57,22 @@ AttentionRecord read_record(const FileText& text, const std::string& path, std::
 /// (a model dump layer's stack and kind): not warned about.
 AttentionRecord record_from_json(const nlohmann::json& object, const std::string& path,
                                  std::vector<std::string>& warnings, const std::set<std::string>& extra_members = {});
+
+/// Appends `m` [rows, cols] as JSON lists, one row a line, each float32 in its shortest form
+/// that reads back the same (as record_to_json writes matrices).
+void append_matrix_json(const Matrix& m, std::string& out);
+
+/// The record's header as record_to_json writes it (every field but the matrices, "scale"
+/// included), one JSON object, with `prefix` after the opening brace as append_record_json.
+/// What a safetensors dump keeps beside its tensors (records/safetensors_dump).
+std::string record_header_json(const AttentionRecord& record, std::string_view prefix = "");
+
+/// record_from_json on a header (record_header_json's fields) and weights read elsewhere (a
+/// safetensors dump's tensor `weights_name`, named in messages): h × [n_q, n_k] checked against
+/// the tokens, then every check of record_from_json. Throws InputError.
+AttentionRecord record_from_header(const nlohmann::json& header, std::vector<Matrix> weights, const std::string& path,
+                                   const std::string& weights_name, std::vector<std::string>& warnings,
+                                   const std::set<std::string>& extra_members = {});
 
 /// True when `text` (read from `path`) holds attention weights (a `weights` field and no
 /// `embeddings`) rather than a sentence or weights file. Throws InputError when it is not JSON.

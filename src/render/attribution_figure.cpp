@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "render/attribution_page.hpp"
 #include "render/color_scale.hpp"
 #include "render/head_grid.hpp"
-#include "render/html_report.hpp"
 #include "render/overview_collector.hpp"
 #include "render/picture_fonts.hpp"
 #include "render/picture_formats.hpp"
@@ -113,8 +113,8 @@ std::vector<GridRequest> attribution_requests(const HeadAttribution& a, const At
 }
 
 void add_attribution_pictures(const HeadAttribution& a, const AttributionTitle& title, const PictureSettings& options,
-                              const std::string& folder, double memory_budget, OutputSet& files,
-                              std::vector<std::string>& warnings) {
+                              const std::string& folder, double memory_budget, const std::vector<std::string>& top_heads,
+                              OutputSet& files, std::vector<std::string>& warnings) {
   const std::string png = (std::filesystem::path(folder) / "attribution.png").string();
   const FontSet fonts = picture_fonts(options);
   const std::vector<GridRequest> requests = attribution_requests(a, title, options, memory_budget);
@@ -133,10 +133,18 @@ void add_attribution_pictures(const HeadAttribution& a, const AttributionTitle& 
     files.add(with_extension(png, ".svg"), svg_document(parts));
   }
   if (wants_format(options, "html")) {
-    ReportPage page{requests.front().figure_title, {}, false};
-    for (std::size_t i = 0; i < requests.size(); ++i)
-      page.views.push_back(report_view(requests[i], fonts, i == 0 ? "direct logit attribution" : "ablation", requests[i].panel_titles));
-    files.add(with_extension(png, ".html"), html_report(page));
+    // The heads' block, as the encoder-decoder panels' titles name it ("… (cross.)").
+    std::vector<std::vector<std::string>> prefixes;
+    for (const GridRequest& request : requests) {
+      prefixes.emplace_back();
+      for (const std::string& panel : request.panel_titles) {
+        std::string prefix;
+        for (const char* block : {"enc.", "dec.", "cross."})
+          if (panel.find(std::string("(") + block + ")") != std::string::npos) prefix = block;
+        prefixes.back().push_back(prefix);
+      }
+    }
+    files.add(with_extension(png, ".html"), attribution_page_html(requests, prefixes, top_heads));
   }
 }
 

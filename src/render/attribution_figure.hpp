@@ -1,4 +1,4 @@
-// attribution.png (and .svg, .html): the two layer × head maps of `attnviz attribute`, direct
+// attribution.png (and .svg, and the page attribution.html): the two layer × head maps of `attnviz attribute`, direct
 // logit attribution above and ablation below, each on its own diverging scale centred at 0
 // (rdbu: red pushes towards the target, blue away), values printed in the cells, the target
 // and the position in the title.
@@ -26,10 +26,10 @@ struct AttributionTitle {
 std::vector<GridRequest> attribution_requests(const HeadAttribution& attribution, const AttributionTitle& title,
                                               const PictureSettings& options, double memory_budget);
 
-/// Queues folder/attribution.png, .svg and .html as options.formats asks. Appends the grids'
-/// warnings. Throws as render_grid().
+/// Queues folder/attribution.png, .svg and .html (attribution_page.hpp, with `top_heads` lines)
+/// as options.formats asks. Appends the grids' warnings. Throws as render_grid().
 void add_attribution_pictures(const HeadAttribution& attribution, const AttributionTitle& title, const PictureSettings& options,
-                              const std::string& folder, double memory_budget, OutputSet& files,
-                              std::vector<std::string>& warnings);
+                              const std::string& folder, double memory_budget, const std::vector<std::string>& top_heads,
+                              OutputSet& files, std::vector<std::string>& warnings);
 
 }  // namespace attnviz

@@ -39,6 +39,9 @@ td { padding: 0 6px 0 0; white-space: nowrap; }
 td.label { text-align: right; }
 .cells span { display: inline-block; width: 12px; height: 14px; }
 .bar { display: inline-block; height: 12px; vertical-align: middle; }
+.score { position: relative; display: inline-block; width: 100px; height: 14px; vertical-align: middle; }
+.score .axis { position: absolute; left: 50px; top: 0; width: 1px; height: 14px; background: #8c8c8c; }
+.score .bar { position: absolute; top: 1px; }
 .masked { color: #888; }
 th { text-align: left; font-weight: normal; color: #505050; padding-right: 10px; }
 )page";
@@ -91,12 +94,20 @@ constexpr const char* kScript = R"page((function () {
       tr.appendChild(el("td", "label", token));
       tr.appendChild(cells(data.k[j], qkLimit, false));
       tr.appendChild(cells(products[j], pLimit, m));
+      // Signed from the axis at 0, as explain.png draws them: the best score of a row of
+      // negative scores has the shortest bar to the left, not none.
       const bar = el("td");
       if (!m) {
+        const s = view.scores_raw[j], px = Math.round(50 * Math.abs(s) / (sLimit || 1));
+        const axis = el("span", "score");
+        axis.dataset.score = String(s);
         const b = el("span", "bar");
-        b.style.width = Math.round(50 * Math.abs(view.scores_raw[j]) / (sLimit || 1)) + "px";
-        b.style.background = view.scores_raw[j] >= 0 ? "#ca4040" : "#3c6ebe";
-        bar.appendChild(b);
+        b.style.width = px + "px";
+        b.style.left = (s >= 0 ? 51 : 50 - px) + "px";
+        b.style.background = s >= 0 ? "#ca4040" : "#3c6ebe";
+        axis.appendChild(el("span", "axis"));
+        axis.appendChild(b);
+        bar.appendChild(axis);
       }
       tr.appendChild(bar);
       tr.appendChild(el("td", "", m ? "masked" : fmt(view.scores_raw[j])));
@@ -118,7 +129,7 @@ constexpr const char* kScript = R"page((function () {
     const holder = document.getElementById("view");
     holder.replaceChildren(table);
     document.getElementById("note").textContent = "query " + i + " \u201C" + data.query_tokens[i] + "\u201D; colours: blue < 0 < red; q and k \u00B1" +
-      fmt(qkLimit) + ", products \u00B1" + fmt(pLimit) + ", weight \u00B7 v and output \u00B1" + fmt(vLimit) + "; scale " + fmt(data.scale) +
+      fmt(qkLimit) + ", products \u00B1" + fmt(pLimit) + ", weight \u00B7 v and output \u00B1" + fmt(vLimit) + "; score bars \u00B1" + fmt(sLimit) + " from 0; scale " + fmt(data.scale) +
       ". Click a query token to explain it; greyed tokens have every key masked.";
   }
   const queries = document.getElementById("queries");

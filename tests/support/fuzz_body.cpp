@@ -60,7 +60,7 @@ void run_gguf(const std::string& path) {
     if (ggml_type_supported(tensor.type) && tensor.num_elements() <= (1 << 16)) (void)file->matrix(tensor);
   if (file->has("tokenizer.ggml.tokens")) {
     const Vocabulary vocab = vocabulary_from_gguf(*file);
-    const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon a time, \xE7\x8C\xAB 12", true);
+    const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon a time, \xE7\x8C\xAB 12", true, true);
     (void)decode(vocab, ids);
   }
   if (is_gguf_encoder(*file)) {  // issue 25: bert
@@ -82,7 +82,7 @@ void run_gguf(const std::string& path) {
 // a mutated file.
 void run_tokenizer_json(const std::string& path) {
   const Vocabulary vocab = vocabulary_from_tokenizer_json(path);
-  const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon <s>[CLS] a time,\n \xE7\x8C\xAB caf\xC3\xA9 12", true);
+  const std::vector<std::int32_t> ids = tokenize(vocab, "Once upon <s>[CLS] a time,\n \xE7\x8C\xAB caf\xC3\xA9 12", true, true);
   (void)decode(vocab, ids);
 }
 

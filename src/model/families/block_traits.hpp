@@ -29,6 +29,10 @@ enum class PositionKind {
 /// modeling_<family>.py build it. Tensor names are llama.cpp's (blk.L.…).
 struct BlockTraits {
   NormKind norm = NormKind::Rms;
+  /// blk.L.attn_norm and blk.L.ffn_norm on each sublayer's input (pre-norm, every family but
+  /// OLMo 2); false: the sublayers read the residual stream itself and only their post-norms
+  /// (post_attention_norm, post_ffn_norm) normalise: OLMo 2.
+  bool pre_norm = true;
   bool norm_bias = false;            ///< LayerNorm biases (blk.L.attn_norm.bias …): GPT-2
   bool post_attention_norm = false;  ///< blk.L.post_attention_norm on the attention output before the residual: Gemma 2/3
   bool post_ffn_norm = false;        ///< blk.L.post_ffw_norm on the feed-forward output before the residual: Gemma 2/3
@@ -38,6 +42,9 @@ struct BlockTraits {
   bool fused_qkv = false;      ///< blk.L.attn_qkv holds [Q; K; V] rows: Phi-3, GPT-2
   bool output_bias = false;    ///< blk.L.attn_output.bias: GPT-2
   bool qk_norm = false;        ///< RMSNorm of each head's q and k (blk.L.attn_{q,k}_norm, [d_k]) before RoPE: Qwen 3, Gemma 3
+  /// With qk_norm: one RMSNorm over the whole q [h·d_k] and the whole k [h_kv·d_k] before they
+  /// are split into heads (attn_q_norm [h·d_k], attn_k_norm [h_kv·d_k]): OLMo 2.
+  bool qk_norm_whole = false;
   PositionKind positions = PositionKind::Rope;
   bool embedding_scale = false;  ///< embeddings × √d_model: Gemma 2/3
 };

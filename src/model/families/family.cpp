@@ -7,7 +7,8 @@ namespace attnviz {
 
 const std::vector<const DecoderFamily*>& decoder_families() {
   static const std::vector<const DecoderFamily*> all = {&llama_family(),  &mistral_family(), &qwen2_family(), &qwen3_family(),
-                                                        &gemma2_family(), &gemma3_family(),  &phi3_family(),  &gpt2_family()};
+                                                        &gemma2_family(), &gemma3_family(),  &phi3_family(),  &gpt2_family(),
+                                                        &olmo2_family(),  &smollm3_family(), &granite_family()};
   return all;
 }
 

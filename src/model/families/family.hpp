@@ -86,5 +86,8 @@ const DecoderFamily& gemma2_family();
 const DecoderFamily& gemma3_family();
 const DecoderFamily& phi3_family();
 const DecoderFamily& gpt2_family();
+const DecoderFamily& olmo2_family();
+const DecoderFamily& smollm3_family();
+const DecoderFamily& granite_family();
 
 }  // namespace attnviz

@@ -54,6 +54,18 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   if (file_bytes < 8) throw InputError::inconsistent(path, "not a safetensors file (" + std::to_string(file_bytes) + " bytes)");
   bytes_ = FileText::map(path, file_bytes, 0);
   if (!bytes_.mapped()) throw InputError::unreadable(path, "the file could not be mapped");
+  parse();
+}
+
+SafetensorsFile::SafetensorsFile(FileText bytes, const std::string& path) : path_(path), bytes_(std::move(bytes)) {
+  if (bytes_.view().size() < 8)
+    throw InputError::inconsistent(path, "not a safetensors file (" + std::to_string(bytes_.view().size()) + " bytes)");
+  parse();
+}
+
+void SafetensorsFile::parse() {
+  const std::string& path = path_;
+  const auto file_bytes = static_cast<std::uint64_t>(bytes_.view().size());
   const auto* data = reinterpret_cast<const std::uint8_t*>(bytes_.view().data());
   std::uint64_t header_bytes = 0;
   std::memcpy(&header_bytes, data, 8);

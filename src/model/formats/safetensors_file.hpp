@@ -36,6 +36,8 @@ class SafetensorsFile {
   /// safetensors crate refuses them; and, stricter than the crate, a key repeated in one
   /// object or a tensor entry member other than dtype, shape and data_offsets.
   explicit SafetensorsFile(const std::string& path);
+  /// The same on bytes already read from `path` (a mapped file or a pipe's bytes).
+  SafetensorsFile(FileText bytes, const std::string& path);
 
   const std::string& path() const { return path_; }
   const std::map<std::string, SafetensorsTensor, std::less<>>& tensors() const { return tensors_; }
@@ -50,6 +52,7 @@ class SafetensorsFile {
   Matrix matrix(const SafetensorsTensor& tensor) const;
 
  private:
+  void parse();
   void check_tiling(std::vector<const SafetensorsTensor*>& tensors, const std::uint8_t* data, std::uint64_t data_bytes) const;
 
   std::string path_;

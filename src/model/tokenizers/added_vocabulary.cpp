@@ -59,7 +59,8 @@ class Patterns {
 
 }  // namespace
 
-std::vector<AddedSection> split_at_added(const std::u32string& text, bool at_start, const std::vector<HfAddedToken>& tokens) {
+std::vector<AddedSection> split_at_added(const std::u32string& text, bool at_start, const std::vector<HfAddedToken>& tokens,
+                                         bool parse_special) {
   if (text.empty()) return {};  // no section (the library's one empty section yields no word)
   if (tokens.empty()) return {{text, std::nullopt, at_start}};
   const Patterns patterns(tokens);
@@ -75,6 +76,7 @@ std::vector<AddedSection> split_at_added(const std::u32string& text, bool at_sta
     const HfAddedToken* token = &tokens[*match];
     std::size_t start = at, stop = at + patterns.size(*match);
     at = stop;  // the next match is looked for after this one, kept or not
+    if (!parse_special && token->special) continue;  // encode_special_tokens: its text stays plain
     if (token->single_word) {
       const bool word_before = start > 0 && is_word(text[start - 1]);
       const bool word_after = stop < text.size() && is_word(text[stop]);
@@ -98,15 +100,15 @@ std::vector<AddedSection> split_at_added(const std::u32string& text, bool at_sta
 }
 
 std::vector<AddedSection> extract_added(const HfPipeline& hf, std::string_view text,
-                                        const std::function<NormalizedText(const std::u32string&)>& normalize) {
+                                        const std::function<NormalizedText(const std::u32string&)>& normalize, bool parse_special) {
   std::vector<AddedSection> out;
-  for (const AddedSection& raw : split_at_added(decode_utf8(text), true, hf.raw_added)) {
+  for (const AddedSection& raw : split_at_added(decode_utf8(text), true, hf.raw_added, parse_special)) {
     if (raw.token) {
       out.push_back(raw);
       continue;
     }
     const NormalizedText normalized = normalize(raw.text);
-    for (AddedSection& section : split_at_added(normalized.text, raw.at_start && normalized.keeps_start, hf.normalized_added))
+    for (AddedSection& section : split_at_added(normalized.text, raw.at_start && normalized.keeps_start, hf.normalized_added, parse_special))
       out.push_back(std::move(section));
   }
   return out;

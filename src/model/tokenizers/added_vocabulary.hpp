@@ -39,13 +39,16 @@ struct NormalizedText {
 /// overlap (the Aho-Corasick iteration: a match single_word discards still uses up its text);
 /// lstrip takes the white space before a match (not into the previous token), rstrip the white
 /// space after it; single_word keeps a match only between non-word characters (regex \w).
-/// `at_start`: the text is the input's beginning.
-std::vector<AddedSection> split_at_added(const std::u32string& text, bool at_start, const std::vector<HfAddedToken>& tokens);
+/// `at_start`: the text is the input's beginning. Without `parse_special`, a match of a special
+/// token is passed over (its text stays plain), as the library's encode_special_tokens does.
+std::vector<AddedSection> split_at_added(const std::u32string& text, bool at_start, const std::vector<HfAddedToken>& tokens,
+                                         bool parse_special = true);
 
 /// extract_and_normalize of `text` (UTF-8; bytes that are not become U+FFFD): hf.raw_added split
 /// out of the raw text, then `normalize` applied to each other section, then hf.normalized_added
-/// split out of the normalized sections. Sections of text come back normalized.
+/// split out of the normalized sections. Sections of text come back normalized. Without
+/// `parse_special`, special added tokens are read as text (split_at_added).
 std::vector<AddedSection> extract_added(const HfPipeline& hf, std::string_view text,
-                                        const std::function<NormalizedText(const std::u32string&)>& normalize);
+                                        const std::function<NormalizedText(const std::u32string&)>& normalize, bool parse_special);
 
 }  // namespace attnviz

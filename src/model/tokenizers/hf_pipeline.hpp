@@ -40,6 +40,7 @@ struct HfAddedToken {
   bool single_word = false;  ///< kept only with no word character (regex \w) next to it
   bool lstrip = false;       ///< takes the white space before it
   bool rstrip = false;       ///< takes the white space after it
+  bool special = false;      ///< "special": true; read as text without parse_special (encode_special_tokens)
 };
 
 /// What hf-bpe and hf-wordpiece tokenize by, besides the Vocabulary's pieces.

@@ -83,7 +83,7 @@ void set_added_patterns(const JsonSettings& t, const std::vector<AddedToken>& ad
   for (std::size_t i = 0; i < added.size(); ++i) {
     const AddedToken& token = added[i];
     HfAddedToken pattern{token.normalized ? normalize(token.content) : token.content, static_cast<std::int32_t>(token.id),
-                         token.single_word, token.lstrip, token.rstrip};
+                         token.single_word, token.lstrip, token.rstrip, token.special};
     if (token.normalized && pattern.pattern.empty() && !token.content.empty())
       warnings.push_back(t.file() + ": /added_tokens/" + std::to_string(i) + " " + quoted_piece(token.content) +
                          " is \"\" after the normalizer, so it is never matched (the tokenizers library's matcher may run out "

@@ -102,11 +102,11 @@ bool drops_first_space(const Vocabulary& vocab) {
 
 std::string vocabulary_name(const Vocabulary& vocab) { return vocab.source.empty() ? "vocabulary" : vocab.source; }
 
-std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view text, bool add_special) {
-  if (vocab.model == "llama") return tokenize_spm(vocab, text, add_special);
-  if (vocab.model == "gpt2") return tokenize_bpe(vocab, text, add_special);
-  if (vocab.model == "bert") return tokenize_wordpiece(vocab, text, add_special);
-  if (vocab.model == "hf-bpe" || vocab.model == "hf-wordpiece") return tokenize_hf(vocab, text, add_special);
+std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special) {
+  if (vocab.model == "llama") return tokenize_spm(vocab, text, add_special, parse_special);
+  if (vocab.model == "gpt2") return tokenize_bpe(vocab, text, add_special, parse_special);
+  if (vocab.model == "bert") return tokenize_wordpiece(vocab, text, add_special, parse_special);
+  if (vocab.model == "hf-bpe" || vocab.model == "hf-wordpiece") return tokenize_hf(vocab, text, add_special, parse_special);
   throw InputError::unsupported_tokenizer(vocabulary_name(vocab), "tokenizer model \"" + vocab.model + "\"",
                                           kSupportedModels);
 }

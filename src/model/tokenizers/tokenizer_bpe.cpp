@@ -172,14 +172,15 @@ void emit(const PieceIndex& index, std::string_view part, std::vector<std::int32
 // tokenizer.json, its added tokens split out as the tokenizers library does, its normalizer
 // (NFC or none) applied; for a GGUF, its user-defined tokens split out as llama.cpp does, bytes
 // that are not UTF-8 read as U+FFFD.
-std::vector<std::pair<std::string, std::optional<std::int32_t>>> sections(const Vocabulary& vocab, std::string_view text) {
+std::vector<std::pair<std::string, std::optional<std::int32_t>>> sections(const Vocabulary& vocab, std::string_view text,
+                                                                         bool parse_special) {
   std::vector<std::pair<std::string, std::optional<std::int32_t>>> out;
   if (vocab.hf_added_tokens) {
     const auto normalize = [&vocab](const std::u32string& raw) { return hf_normalize(vocab.hf.normalizer, raw); };
-    for (const AddedSection& section : extract_added(vocab.hf, text, normalize)) out.emplace_back(encode_utf8(section.text), section.token);
+    for (const AddedSection& section : extract_added(vocab.hf, text, normalize, parse_special)) out.emplace_back(encode_utf8(section.text), section.token);
     return out;
   }
-  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text))
+  for (const TextFragment& fragment : split_at_special_tokens(vocab, text, parse_special))
     out.emplace_back(fragment.token ? std::string(fragment.text) : encode_utf8(decode_utf8(fragment.text)), fragment.token);
   return out;
 }
@@ -213,13 +214,13 @@ std::string gpt2_piece_bytes(std::string_view piece) {
   return bytes;
 }
 
-std::vector<std::int32_t> tokenize_bpe(const Vocabulary& vocab, std::string_view text, bool add_special) {
+std::vector<std::int32_t> tokenize_bpe(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special) {
   const BpePreTokenizer& pre_tokenizer = pre_tokenizer_of(vocab);
   std::vector<std::int32_t> ids;
   if (add_special && vocab.add_bos && vocab.bos) ids.push_back(*vocab.bos);
   const PieceIndex index(vocab);
   const MergeRanks ranks(vocab.merges);
-  for (const auto& [section, token] : sections(vocab, text)) {
+  for (const auto& [section, token] : sections(vocab, text, parse_special)) {
     if (token) {
       ids.push_back(*token);
       continue;

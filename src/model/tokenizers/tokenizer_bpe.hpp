@@ -15,7 +15,7 @@ namespace attnviz {
 
 /// tokenize() for model "gpt2". Bytes that are not valid UTF-8 are read as U+FFFD, as
 /// llama.cpp does. Throws InputError naming tokenizer.ggml.pre when it is not supported.
-std::vector<std::int32_t> tokenize_bpe(const Vocabulary& vocab, std::string_view text, bool add_special);
+std::vector<std::int32_t> tokenize_bpe(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special);
 
 /// GPT-2's spelling of one byte (bytes_to_unicode): "a" for 'a', "Ġ" (U+0120) for ' '.
 const std::string& gpt2_byte_piece(unsigned char byte);

@@ -65,4 +65,33 @@ void require_tokenizer_fits(Vocabulary& vocab, long n_vocab, const std::string& 
   if (std::string past = check_tokenizer_fits(vocab, n_vocab, model); !past.empty()) vocab.warnings.push_back(std::move(past));
 }
 
+std::string unread_text_warning(const Vocabulary& vocab, const std::vector<std::int32_t>& ids, const std::string& what) {
+  if (pieces_are_byte_level(vocab)) return "";
+  std::size_t text_tokens = 0, unknown = 0, bytes = 0;
+  std::string unknown_piece;
+  for (const std::int32_t id : ids) {
+    if (id < 0 || static_cast<std::size_t>(id) >= vocab.size()) continue;
+    const TokenType type = token_type(vocab, id);
+    const std::string& piece = vocab.pieces[static_cast<std::size_t>(id)];
+    // A tokenizer.json's [UNK] is an added special token: the unknown token first.
+    if (type == TokenType::Unknown || (vocab.unk && id == *vocab.unk)) {
+      ++unknown, ++text_tokens;
+      unknown_piece = piece;
+      continue;
+    }
+    if (type == TokenType::Control || type == TokenType::UserDefined) continue;
+    ++text_tokens;
+    const bool byte_piece = piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>';
+    if (type == TokenType::Byte || byte_piece) ++bytes;
+  }
+  if (text_tokens == 0 || 2 * (unknown + bytes) <= text_tokens) return "";
+  std::string counts;
+  if (unknown) counts = std::to_string(unknown) + " are the unknown token " + quoted_piece(unknown_piece);
+  if (bytes) counts += (counts.empty() ? "" : " and ") + std::to_string(bytes) + " are byte fallbacks (<0xNN>)";
+  return what + ": " + counts + " of its " + std::to_string(text_tokens) + " tokens: " + vocabulary_name(vocab) +
+         " cannot spell most of the text (" + (unknown ? "what becomes the unknown token is lost to the model" :
+                                                           "characters its vocabulary lacks, each split into bytes") +
+         "); is the text in a language or script this model was trained on?";
+}
+
 }  // namespace attnviz

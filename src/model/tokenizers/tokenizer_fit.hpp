@@ -3,7 +3,9 @@
 // first yields an id past the table. Does not tokenize, and does not read either file.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/tokenizers/vocabulary.hpp"
 
@@ -27,5 +29,13 @@ std::string check_tokenizer_fits(const Vocabulary& vocab, long n_vocab, const st
 /// tokenizer.json beside its model calls (dump, heatmaps, compare, attribute, explain, census,
 /// tokenize), so that each says the same. Throws as check_tokenizer_fits.
 void require_tokenizer_fits(Vocabulary& vocab, long n_vocab, const std::string& model);
+
+/// One warning when a text's tokens say the tokenizer could not read most of it: more than half
+/// of the tokens that came from the text (special tokens not counted) are the unknown token
+/// ([UNK], <unk>: the model sees nothing of what it replaced) or byte fallbacks (<0xE7>: pieces of
+/// characters the vocabulary lacks), with the counts and an example of what they stand for;
+/// `what` names the text ("--text"). "" otherwise. Byte-level BPE (GPT-2, LLaMA 3, Qwen) spells
+/// every text in bytes by design and is never warned about.
+std::string unread_text_warning(const Vocabulary& vocab, const std::vector<std::int32_t>& ids, const std::string& what);
 
 }  // namespace attnviz

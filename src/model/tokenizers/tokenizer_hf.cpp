@@ -357,14 +357,14 @@ NormalizedText hf_normalize(const std::vector<HfNormalizerStep>& steps, std::u32
   return {std::move(text), keeps_start};
 }
 
-std::vector<std::int32_t> tokenize_hf(const Vocabulary& vocab, std::string_view text, bool add_special) {
+std::vector<std::int32_t> tokenize_hf(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special) {
   const HfPipeline& hf = vocab.hf;
   const PieceIds pieces(vocab);
   const bool wordpiece = vocab.model == "hf-wordpiece";
   Ids ids;
   if (add_special) ids = hf.prefix;
   const auto normalize = [&hf](const std::u32string& raw) { return hf_normalize(hf.normalizer, raw); };
-  for (const AddedSection& section : extract_added(hf, text, normalize)) {
+  for (const AddedSection& section : extract_added(hf, text, normalize, parse_special)) {
     if (section.token) {
       ids.push_back(*section.token);
       continue;

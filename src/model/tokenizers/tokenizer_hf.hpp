@@ -18,7 +18,7 @@ namespace attnviz {
 /// tokenize() for models "hf-bpe" and "hf-wordpiece" (vocab.hf holds the steps). With
 /// add_special, vocab.hf.prefix and suffix frame the ids. Throws InputError naming the file when
 /// a WordPiece word needs the unknown token and the vocabulary has none (the library fails too).
-std::vector<std::int32_t> tokenize_hf(const Vocabulary& vocab, std::string_view text, bool add_special);
+std::vector<std::int32_t> tokenize_hf(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special);
 
 /// The text after the normalizer steps, and whether its first character is the input's first
 /// (what Metaspace's prepend_scheme "first" looks at). Also what a normalized added token's

@@ -150,12 +150,12 @@ class SpmMerger {
 
 }  // namespace
 
-std::vector<std::int32_t> tokenize_spm(const Vocabulary& vocab, std::string_view text, bool add_special) {
+std::vector<std::int32_t> tokenize_spm(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special) {
   std::vector<std::int32_t> ids;
   if (add_special && vocab.add_bos && vocab.bos) ids.push_back(*vocab.bos);
   const PieceIndex index(vocab);
-  bool after_token = true;  // the dummy space goes before the text and after each user-defined token
-  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text)) {
+  bool after_token = true;  // the dummy space goes before the text and after each special token
+  for (const TextFragment& fragment : split_at_special_tokens(vocab, text, parse_special)) {
     if (fragment.token) {
       ids.push_back(*fragment.token);
     } else {

@@ -14,6 +14,6 @@ namespace attnviz {
 
 /// tokenize() for model "llama". Empty text gives no pieces (only BOS with add_special), as
 /// SentencePiece's encode('') does.
-std::vector<std::int32_t> tokenize_spm(const Vocabulary& vocab, std::string_view text, bool add_special);
+std::vector<std::int32_t> tokenize_spm(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special);
 
 }  // namespace attnviz

@@ -114,12 +114,12 @@ std::vector<std::string> wordpiece_words(std::string_view text, bool lowercase, 
   return words;
 }
 
-std::vector<std::int32_t> tokenize_wordpiece(const Vocabulary& vocab, std::string_view text, bool add_special) {
+std::vector<std::int32_t> tokenize_wordpiece(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special) {
   std::vector<std::int32_t> ids;
   const std::optional<std::int32_t> cls = vocab.bos ? vocab.bos : vocab.cls;
   if (add_special && cls) ids.push_back(*cls);
   const PieceIndex index(vocab);
-  for (const TextFragment& fragment : split_at_user_defined_tokens(vocab, text)) {
+  for (const TextFragment& fragment : split_at_special_tokens(vocab, text, parse_special)) {
     if (fragment.token) {
       ids.push_back(*fragment.token);
       continue;

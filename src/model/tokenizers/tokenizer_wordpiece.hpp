@@ -16,7 +16,7 @@ namespace attnviz {
 /// tokenize() for model "bert". With add_special, the BOS id (BERT's [CLS]; cls when there is
 /// no BOS) comes first and SEP last. A word with no complete cover by pieces is one unknown
 /// token; throws InputError if that is needed and the vocabulary has no unknown token.
-std::vector<std::int32_t> tokenize_wordpiece(const Vocabulary& vocab, std::string_view text, bool add_special);
+std::vector<std::int32_t> tokenize_wordpiece(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special);
 
 /// The words BERT's normaliser makes of `text` (exposed for tests): whitespace separates,
 /// each punctuation mark, ASCII symbol and CJK ideograph is a word of its own.

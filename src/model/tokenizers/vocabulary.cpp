@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <limits>
 #include <unordered_map>
 
@@ -181,6 +182,47 @@ void read_merges(const GgufFile& file, Vocabulary& vocab) {
   }
 }
 
+bool contains_any(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts)
+    if (text.find(part) != std::string::npos) return true;
+  return false;
+}
+
+std::optional<std::int32_t> find_piece(const Vocabulary& vocab, std::string_view piece) {
+  const auto it = std::find(vocab.pieces.begin(), vocab.pieces.end(), piece);
+  if (it == vocab.pieces.end()) return std::nullopt;
+  return static_cast<std::int32_t>(it - vocab.pieces.begin());
+}
+
+// The per-token LSTRIP/RSTRIP attributes llama.cpp's loader sets by model name, pre-tokenizer
+// and architecture ("Handle per token attributes" in llama_vocab::impl::load), which the GGUF
+// does not store: Phi-3's special tokens take the white space after them ("<|user|>\n" reads as
+// the token alone), the mask token of some BERT variants the white space before it.
+void set_strip_tokens(const GgufFile& file, Vocabulary& vocab) {
+  std::string name = file.string("general.name").value_or("");
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string arch = file.string("general.architecture").value_or("");
+  const auto add = [&vocab](std::vector<std::int32_t>& ids, std::string_view piece) {
+    if (const std::optional<std::int32_t> id = find_piece(vocab, piece)) ids.push_back(*id);
+  };
+  if (contains_any(vocab.pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"}) || contains_any(arch, {"nomic-bert-moe", "jina-bert-v3"})) {
+    add(vocab.lstrip_tokens, "<mask>");
+  } else if (contains_any(name, {"phi-3", "phi3"})) {
+    for (std::size_t id = 0; id < vocab.size(); ++id) {
+      const TokenType type = id < vocab.types.size() ? vocab.types[id] : TokenType::Normal;
+      if (type == TokenType::Control || type == TokenType::UserDefined || type == TokenType::Unknown)
+        vocab.rstrip_tokens.push_back(static_cast<std::int32_t>(id));
+    }
+    add(vocab.rstrip_tokens, "</s>");
+    for (const char* piece : {"<unk>", "<s>", "<|endoftext|>"}) {
+      if (const std::optional<std::int32_t> id = find_piece(vocab, piece))
+        vocab.rstrip_tokens.erase(std::remove(vocab.rstrip_tokens.begin(), vocab.rstrip_tokens.end(), *id), vocab.rstrip_tokens.end());
+    }
+  } else if (contains_any(name, {"modern-bert"})) {
+    add(vocab.lstrip_tokens, "[MASK]");
+  }
+}
+
 }  // namespace
 
 std::string quoted_piece(std::string_view piece) {
@@ -215,6 +257,7 @@ Vocabulary vocabulary_from_gguf(const GgufFile& file) {
   set_model_defaults(vocab);
   read_special_tokens(file, vocab);
   read_flags(file, vocab);
+  set_strip_tokens(file, vocab);
   return vocab;
 }
 

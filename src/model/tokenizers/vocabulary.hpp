@@ -45,6 +45,10 @@ struct Vocabulary {
   bool hf_added_tokens = false;       ///< gpt2: a tokenizer.json's, whose added tokens (vocab.hf, special ones
                                       ///< too) are split out and its normalizer (NFC, as Qwen 2's, or none)
                                       ///< applied as the tokenizers library does (added_vocabulary)
+  /// Tokens that take the white space before (lstrip) or after (rstrip) them out of the text when
+  /// found in it: llama.cpp's LLAMA_TOKEN_ATTR_LSTRIP/RSTRIP, which its loader sets by model name
+  /// (Phi-3's special tokens rstrip) and which a GGUF does not store.
+  std::vector<std::int32_t> lstrip_tokens, rstrip_tokens;
   std::string source;                 ///< the file it was read from, for messages ("" if built in code)
   /// What the file leaves out or holds that the tokens may suffer from (a gpt2 file without
   /// tokenizer.ggml.pre, empty pieces), one line each naming the file; the CLI prints them
@@ -72,16 +76,32 @@ std::string vocabulary_name(const Vocabulary& vocab);
 /// works), and tokenize() refuses it.
 Vocabulary vocabulary_from_gguf(const GgufFile& file);
 
-/// Token ids of `text` (UTF-8). With add_special, BOS (and EOS, CLS/SEP for bert) are added as
-/// the vocabulary says; without it, none. Throws InputError for a tokenizer model this build
-/// does not implement (the message names it and says to pass --token-ids).
+/// Token ids of `text` (UTF-8): llama.cpp's llama_tokenize(vocab, text, add_special, parse_special).
+///
+/// add_special: BOS (and EOS, CLS/SEP for bert; a tokenizer.json's post-processor template) are
+/// added as the vocabulary says; without it, none.
+///
+/// parse_special: how the text of special tokens written in `text` is read.
+///  * true (attnviz's default, and what llama.cpp's tools do with a prompt): a GGUF's control,
+///    user-defined and unknown tokens ("<|im_start|>", "<s>", "<|endoftext|>", "[CLS]") found in the
+///    text are those tokens, longest first (tokenizer_st_partition); the text between them is
+///    tokenized on its own (SentencePiece puts its dummy space before each run that follows a
+///    token, "<|im_start|>user" -> <|im_start|>, "▁user"). A tokenizer.json's added tokens are all
+///    split out, as the tokenizers library's encode() does.
+///  * false (--no-parse-special): a GGUF's control and unknown tokens are read as plain text
+///    ("<s>" becomes "<", "s", ">"); user-defined tokens are still split out, as llama.cpp does. A
+///    tokenizer.json's special added tokens ("special": true) are read as plain text and its other
+///    added tokens still split out: the tokenizers library's encode_special_tokens (transformers'
+///    split_special_tokens=True).
+/// Chat text rendered from a template is tokenized with parse_special true.
+///
+/// Throws InputError for a tokenizer model this build does not implement (the message names it
+/// and says to pass --token-ids).
 /// Supported: "llama" (any text; bytes missing from the vocabulary become <0xXX> tokens, or
 /// the unknown token without them), "gpt2" with tokenizer.ggml.pre one of gpt2_pre_tokenizers()
 /// (bytes that are not UTF-8 are read as U+FFFD, as llama.cpp does), "bert" (WordPiece; CLS is
-/// the BOS id, as llama.cpp has it).
-/// User-defined tokens (TokenType::UserDefined) are recognised wherever they occur in the text,
-/// as llama.cpp does; control tokens written in the text ("<s>") are tokenized as plain text.
-std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view text, bool add_special);
+/// the BOS id, as llama.cpp has it), "hf-bpe" and "hf-wordpiece" (tokenizer.json).
+std::vector<std::int32_t> tokenize(const Vocabulary& vocab, std::string_view text, bool add_special, bool parse_special);
 
 /// The text a token stands for when decoded: "▁" becomes a space (llama), <0xXX> the byte,
 /// GPT-2's byte-to-unicode mapping is undone, "##" continuations join (bert); control tokens
