@@ -135,7 +135,10 @@ TEST_CASE("families: incremental decoding equals full forward passes (windows, c
         largest = std::max(largest, std::fabs(full[v]));
         worst = std::max(worst, std::fabs(full[v] - incremental[v]));
       }
-      CHECK(worst <= 2e-6 * largest);
+      // Eigen sums a one-row product (extend) and a many-row one (forward) in different orders:
+      // float32 noise of a few 1e-6 of the largest logit (Gemma 2, with its caps, 3.6e-6); a
+      // cached key masked wrongly moves logits by whole units.
+      CHECK(worst <= 1e-5 * largest);
       const auto next = static_cast<std::int32_t>(std::max_element(full.begin(), full.end()) - full.begin());
       ids.push_back(next);
       pending = {next};

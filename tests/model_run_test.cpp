@@ -72,7 +72,9 @@ TEST_CASE("model run: layer 0 of the model equals the single-layer path on its b
       for (int k = 0; k < 32; ++k)
         worst = std::max(worst, std::abs(l0["weights"][h][q][k].get<double>() - from_layer["weights"][h][q][k].get<double>()));
   INFO("max |model path - JSON path| = " << worst);
-  CHECK(worst < 1e-6);
+  // layer0.json's X is the RMSNorm output as x / rms; the model path now normalises as ggml does,
+  // x · (1 / rms) (issue 32), a last-bit difference in X: 1.3e-6 in the weights.
+  CHECK(worst < 2e-6);
 }
 
 TEST_CASE("model run: the dump's header fields", "[model][cli]") {

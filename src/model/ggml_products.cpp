@@ -5,6 +5,7 @@
 
 #include "core/split_product.hpp"
 #include "model/formats/ggml_activations.hpp"
+#include "model/formats/half_matmul.hpp"
 #include "model/formats/quant_matmul.hpp"
 
 namespace attnviz {
@@ -18,13 +19,9 @@ Projection ggml_projection(const WeightSource& weights, const std::string& name,
     return [w](const Matrix& x, int threads) { return quant_matmul(x, w, quant_matmul_threads(threads, x.rows(), w)); };
   }
   if (all->type != GgmlType::F16 && all->type != GgmlType::BF16) return {};
-  // Decoded when multiplied (as the float32 path decodes), so that holding the Projection costs
-  // nothing; the float16/bfloat16 values are exact in float32, and so is each product.
-  const bool half = all->type == GgmlType::F16;
-  return [&weights, name, rows, cols, first, used, half](const Matrix& x, int threads) {
-    const Matrix w = weights.matrix(name, rows, cols).middleRows(first, used).transpose();
-    return split_product(half ? round_to_half(x) : round_to_bf16(x), w, threads);
-  };
+  // Two bytes a value, no blocks.
+  const QuantRows w{all->type, all->blocks + first * all->cols * 2, used, all->cols};
+  return [w](const Matrix& x, int threads) { return half_matmul(x, w, quant_matmul_threads(threads, x.rows(), w)); };
 }
 
 std::string ggml_product_path(GgmlType type, bool quantized) {
