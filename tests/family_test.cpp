@@ -476,7 +476,9 @@ TEST_CASE("families: every bundled config.json, and the members real Hub configs
       {"gpt2", {{"attn_pdrop", 0.1}, {"embd_pdrop", 0.1}, {"resid_pdrop", 0.1}, {"n_ctx", 1024}, {"summary_activation", nullptr},
                 {"summary_first_dropout", 0.1}, {"summary_proj_to_labels", true}, {"summary_type", "cls_index"},
                 {"summary_use_proj", true}, {"task_specific_params", {{"text-generation", {{"do_sample", true}}}}}}}};
-  for (const auto& [family, members] : own) {
+  for (const auto& entry : own) {
+    const std::string& family = entry.first;
+    const json& members = entry.second;  // a named reference: clang 14 cannot capture a structured binding
     INFO(family);
     CHECK(member_warnings(decoder_from_hf_folder(test_data_file("families/" + family + "-hf")).config().warnings).empty());
     TempDir dir;
