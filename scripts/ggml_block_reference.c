@@ -7,11 +7,12 @@
 //   * for cases 0 and 5, ggml's dequantize_row_<type> of the weights (float32 bytes, hex),
 //   * the float ggml_vec_dot_<type>_<vec_dot_type> gives (the SIMD kernel llama.cpp runs here) and
 //     the one the *_generic scalar kernel gives (float32 bits).
-// Build and run (gcc, no headers needed):
+// Build and run (gcc; ggml_reference_common.h beside it is the only header needed):
 //   gcc -O2 -o /tmp/ggml_block_reference scripts/ggml_block_reference.c -ldl
 //   /tmp/ggml_block_reference LIBDIR CPU_VARIANT > tests/data/quant-blocks/ggml-blocks.json
 // LIBDIR: .../node-llama-cpp-linux-x64-3.21.1/package/bins/linux-x64; CPU_VARIANT: the
 // libggml-cpu-*.so llama.cpp loads on this machine (its log says which: zen4 here).
+#include "ggml_reference_common.h"
 #include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
@@ -25,40 +26,6 @@ typedef size_t (*quantize_chunk_t)(int, const float*, void*, int64_t, int64_t, i
 typedef void (*void_fn_t)(void);
 typedef void (*to_float_t)(const void*, float*, int64_t);
 
-static void* need(void* lib, const char* name) {
-  void* f = dlsym(lib, name);
-  if (!f) {
-    fprintf(stderr, "missing symbol %s\n", name);
-    exit(1);
-  }
-  return f;
-}
-
-// xorshift + Box-Muller: reproducible normals without libc's rand.
-static uint64_t state = 88172645463325252ull;
-static double uniform(void) {
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return ((state >> 11) + 0.5) / 9007199254740992.0;
-}
-static float normal(void) { return (float)(sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform())); }
-
-static void print_hex(const void* data, size_t n) {
-  const unsigned char* p = data;
-  putchar('"');
-  for (size_t i = 0; i < n; ++i) printf("%02x", p[i]);
-  putchar('"');
-}
-static void print_floats(const float* v, int n) {
-  putchar('[');
-  for (int i = 0; i < n; ++i) {
-    uint32_t bits;
-    memcpy(&bits, &v[i], 4);
-    printf("%s%u", i ? "," : "", bits);
-  }
-  putchar(']');
-}
 
 enum { N = 512 };
 

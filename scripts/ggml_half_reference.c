@@ -5,9 +5,10 @@
 // float32 normals, computes it on one thread with ggml_graph_compute_with_ctx and writes W (hex
 // of the 16-bit values), X and Y (float32 bits) as JSON. The cases cover both kernels llama.cpp
 // picks: tinyBLAS (n ≥ 2, k a multiple of 16 for f16, 32 for bf16) and ggml_vec_dot_f16/bf16.
-// Build and run (gcc, no headers needed):
+// Build and run (gcc; ggml_reference_common.h beside it is the only header needed):
 //   gcc -O2 -o /tmp/ggml_half_reference scripts/ggml_half_reference.c -ldl -lm
 //   /tmp/ggml_half_reference LIBDIR zen4 > tests/data/quant-blocks/ggml-half-products.json
+#include "ggml_reference_common.h"
 #include <dlfcn.h>
 #include <math.h>
 #include <stdbool.h>
@@ -31,33 +32,6 @@ typedef int (*compute_t)(void*, void*, int);
 typedef void* (*get_data_t)(void*);
 typedef uint16_t (*to_half_t)(float);
 
-static void* need(void* lib, const char* name) {
-  void* f = dlsym(lib, name);
-  if (!f) {
-    fprintf(stderr, "missing symbol %s\n", name);
-    exit(1);
-  }
-  return f;
-}
-
-static uint64_t state = 88172645463325252ull;
-static double uniform(void) {
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return ((state >> 11) + 0.5) / 9007199254740992.0;
-}
-static float normal(void) { return (float)(sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform())); }
-
-static void print_bits(const float* v, int n) {
-  putchar('[');
-  for (int i = 0; i < n; ++i) {
-    uint32_t bits;
-    memcpy(&bits, &v[i], 4);
-    printf("%s%u", i ? "," : "", bits);
-  }
-  putchar(']');
-}
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -106,9 +80,9 @@ int main(int argc, char** argv) {
     printf("  {\"type\": \"%s\", \"n\": %d, \"k\": %d, \"m\": %d, \"w\": \"", type == 1 ? "f16" : "bf16", n, k, m);
     for (int i = 0; i < m * k; ++i) printf("%04x", wd[i]);
     printf("\", \"x\": ");
-    print_bits(xd, n * k);
+    print_floats(xd, n * k);
     printf(", \"y\": ");
-    print_bits((const float*)get_data(y), n * m);
+    print_floats((const float*)get_data(y), n * m);
     printf("}%s\n", c + 1 < n_cases ? "," : "");
     release(ctx);
   }

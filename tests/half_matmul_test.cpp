@@ -6,7 +6,6 @@
 // float16 step (a stories260K F16 copy was 1e-4 away from llama.cpp's attention that way).
 #include <catch2/catch.hpp>
 
-#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -17,22 +16,6 @@
 #include "support/test_support.hpp"
 
 using namespace attnviz;
-
-namespace {
-
-float from_bits(std::uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-std::uint32_t bits_of(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
-
-}  // namespace
 
 TEST_CASE("f16 and bf16 products equal ggml_mul_mat's bit for bit, through tinyBLAS and vec_dot", "[quant]") {
   std::ifstream in(test::test_data_file("quant-blocks/ggml-half-products.json"));
@@ -46,13 +29,13 @@ TEST_CASE("f16 and bf16 products equal ggml_mul_mat's bit for bit, through tinyB
     std::vector<std::uint16_t> w(static_cast<std::size_t>(m * k));
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint16_t>(std::stoi(hex.substr(4 * i, 4), nullptr, 16));
     Matrix x(n, k);
-    for (long i = 0; i < n * k; ++i) x.data()[i] = from_bits(c["x"][static_cast<std::size_t>(i)]);
+    for (long i = 0; i < n * k; ++i) x.data()[i] = test::float_from_bits(c["x"][static_cast<std::size_t>(i)]);
     const QuantRows rows{type == "f16" ? GgmlType::F16 : GgmlType::BF16, reinterpret_cast<const std::uint8_t*>(w.data()), m, k};
     const Matrix y = half_matmul(x, rows, 2);
     long unequal = 0;
     for (long i = 0; i < n; ++i)
       for (long r = 0; r < m; ++r)
-        if (bits_of(y(i, r)) != c["y"][static_cast<std::size_t>(i * m + r)].get<std::uint32_t>()) ++unequal;
+        if (test::bits_of_float(y(i, r)) != c["y"][static_cast<std::size_t>(i * m + r)].get<std::uint32_t>()) ++unequal;
     CHECK(unequal == 0);
   }
 }

@@ -45,22 +45,10 @@ std::vector<std::uint8_t> from_hex(const std::string& hex) {
   return bytes;
 }
 
-float from_bits(std::uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-std::uint32_t bits_of(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
-
 Matrix activations(std::size_t c) {
   const nlohmann::json& x = golden()["x"][c];
   Matrix m(1, static_cast<long>(x.size()));
-  for (std::size_t j = 0; j < x.size(); ++j) m(0, static_cast<long>(j)) = from_bits(x[j].get<std::uint32_t>());
+  for (std::size_t j = 0; j < x.size(); ++j) m(0, static_cast<long>(j)) = test::float_from_bits(x[j].get<std::uint32_t>());
   return m;
 }
 
@@ -132,13 +120,13 @@ TEST_CASE("each type's product is ggml's within the float rounding of its sum", 
     const QuantRows w{kTypes.at(type), bytes.data(), 1, x.cols()};
     const Matrix ours = quant_matmul_scalar(x, w);
     CHECK(same_bits(ours, quant_matmul(x, w)));
-    const float simd = from_bits(c["dot"]), generic = from_bits(c["dot_generic"]);
+    const float simd = test::float_from_bits(c["dot"]), generic = test::float_from_bits(c["dot_generic"]);
     const double scale = magnitude(w, quantize_activations(x, activation_blocks_for(w.type)));
     const double tolerance = 2e-6 * scale + 1e-30;
     CHECK(std::fabs(ours(0, 0) - simd) <= tolerance);
     worst = std::max(worst, std::fabs(ours(0, 0) - simd) / tolerance);
     worst_ggml = std::max(worst_ggml, std::fabs(generic - simd) / tolerance);
-    bit_equal += bits_of(ours(0, 0)) == bits_of(simd);
+    bit_equal += test::bits_of_float(ours(0, 0)) == test::bits_of_float(simd);
     ++cases;
   }
   INFO("largest |ours − ggml| / tolerance " << worst << ", ggml generic vs SIMD " << worst_ggml << "; bit-equal " << bit_equal << " of "
@@ -245,9 +233,9 @@ TEST_CASE("a NaN fp16 scale or a non-finite activation makes the product NaN, ne
 
 TEST_CASE("bfloat16 rounding is ggml's: nearest even, NaN kept quiet", "[quant_matmul]") {
   CHECK(float_to_bf16_bits(1.0f) == 0x3f80);
-  CHECK(float_to_bf16_bits(from_bits(0x3f808000u)) == 0x3f80);  // tie, even stays
-  CHECK(float_to_bf16_bits(from_bits(0x3f818000u)) == 0x3f82);  // tie, odd rounds up
-  CHECK(float_to_bf16_bits(from_bits(0x3f808001u)) == 0x3f81);
+  CHECK(float_to_bf16_bits(test::float_from_bits(0x3f808000u)) == 0x3f80);  // tie, even stays
+  CHECK(float_to_bf16_bits(test::float_from_bits(0x3f818000u)) == 0x3f82);  // tie, odd rounds up
+  CHECK(float_to_bf16_bits(test::float_from_bits(0x3f808001u)) == 0x3f81);
   CHECK(std::isnan(bf16_bits_to_float(float_to_bf16_bits(std::numeric_limits<float>::quiet_NaN()))));
   CHECK(round_to_half(Matrix::Constant(1, 1, 1.0f + 1.0f / 4096.0f))(0, 0) == 1.0f);
 }

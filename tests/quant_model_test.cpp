@@ -70,9 +70,11 @@ TEST_CASE("every weight type in one GGUF: the default products are llama.cpp's, 
 
 namespace {
 
-// mixed.gguf with tensor `name`'s type id replaced by `type` (its bytes left as they are).
-std::string with_type(const test::TempDir& dir, const std::string& name, std::uint32_t type) {
-  std::string bytes = test::read_file(test::test_data_file("quant-blocks/mixed.gguf"));
+// A copy of `model` (default mixed.gguf) with tensor `name`'s type id replaced by `type` (its bytes
+// left as they are).
+std::string with_type(const test::TempDir& dir, const std::string& name, std::uint32_t type,
+                      const std::string& model = "quant-blocks/mixed.gguf") {
+  std::string bytes = test::read_file(test::test_data_file(model));
   const std::size_t at = bytes.find(name);
   REQUIRE(at != std::string::npos);
   // name, then n_dims (u32), two dims (u64), then the type (u32).
@@ -114,4 +116,13 @@ TEST_CASE("a NaN float16 scale in a quantized weight ends in the non-finite erro
   request.token_ids = {1, 40, 17, 52};
   request.tokens.assign(4, "t");
   CHECK_THROWS_WITH(model.forward(request), Catch::Contains("layer 1") && Catch::Contains("NaN"));
+}
+
+TEST_CASE("a tensor whose rows are not whole blocks of its type is refused at load, naming it", "[model][quant_matmul]") {
+  const test::TempDir dir;
+  // stories260K's Q4_K_M copy keeps ffn_down (rows of 172) in f16; as q8_0 its rows would need
+  // whole blocks of 32.
+  const std::string path = with_type(dir, "blk.0.ffn_down.weight", 8, "stories260k/quantized/stories260K-Q4_K_M.gguf");
+  CHECK_THROWS_WITH(GgufFile(path), Catch::Contains(path) && Catch::Contains("blk.0.ffn_down.weight") &&
+                                        Catch::Contains("rows of 172 elements are not whole q8_0 blocks of 32"));
 }

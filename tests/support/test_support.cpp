@@ -1,6 +1,7 @@
 #include "support/test_support.hpp"
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -13,6 +14,18 @@ std::string fixture(const std::string& name) { return std::string(ATTNVIZ_TESTS_
 
 std::string data_file(const std::string& name) { return std::string(ATTNVIZ_DATA_DIR) + "/" + name; }
 std::string test_data_file(const std::string& name) { return std::string(ATTNVIZ_TEST_DATA_DIR) + "/" + name; }
+
+float float_from_bits(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+std::uint32_t bits_of_float(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
 
 Matrix matrix(std::initializer_list<std::initializer_list<double>> rows) {
   Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.begin()->size()));

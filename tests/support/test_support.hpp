@@ -4,6 +4,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
@@ -22,6 +23,11 @@ std::string data_file(const std::string& name);
 /// Path of a file under tests/data/ (real model files and their references; tests/data/README.md
 /// gives each file's source, licence and sha256).
 std::string test_data_file(const std::string& name);
+
+/// The float whose IEEE-754 bits are `bits` (references written as exact bit patterns).
+float float_from_bits(std::uint32_t bits);
+/// The IEEE-754 bits of f.
+std::uint32_t bits_of_float(float f);
 
 /// A Matrix from rows written inline.
 Matrix matrix(std::initializer_list<std::initializer_list<double>> rows);
