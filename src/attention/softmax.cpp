@@ -12,7 +12,9 @@ namespace attnviz {
 // a read of an uninitialised value (GCC bug 105593), an error under -Werror.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC only: clang has no -Wmaybe-uninitialized
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace {
 constexpr Scalar kMinusInfinity = -std::numeric_limits<Scalar>::infinity();

@@ -67,7 +67,7 @@ std::string js_string(const Value& value) {
 
 class Interpreter {
  public:
-  Interpreter(const Clock& clock, ScopeArena& scopes) : clock_(clock), scopes_(scopes) {}
+  explicit Interpreter(ScopeArena& scopes) : scopes_(scopes) {}
 
   std::string block(const std::vector<NodePtr>& body, const ScopePtr& scope) {
     std::string out;
@@ -479,7 +479,6 @@ class Interpreter {
     }
   }
 
-  const Clock& clock_;
   ScopeArena& scopes_;
 };
 
@@ -579,7 +578,7 @@ std::string render(const std::vector<NodePtr>& program, const Mapping& context, 
   global->vars = globals(clock);
   for (const auto& [key, value] : context.entries) global->vars.set(key, value);
   auto top = scopes.child_of(global);
-  Interpreter interpreter(clock, scopes);
+  Interpreter interpreter(scopes);
   try {
     return interpreter.block(program, top);
   } catch (const BreakLoop&) {
