@@ -63,19 +63,8 @@ struct Type {
 };
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s LIBDIR CPU_VARIANT\n", argv[0]);
-    return 2;
-  }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/libggml-base.so", argv[1]);
-  void* base = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-  snprintf(path, sizeof path, "%s/libggml-cpu-%s.so", argv[1], argv[2]);
-  void* cpu = base ? dlopen(path, RTLD_NOW | RTLD_GLOBAL) : NULL;
-  if (!cpu) {
-    fprintf(stderr, "dlopen: %s\n", dlerror());
-    return 1;
-  }
+  void *base, *cpu;
+  open_ggml(argc, argv, &base, &cpu);
   ((void_fn_t)need(cpu, "ggml_cpu_init"))();
   const quantize_chunk_t quantize_chunk = (quantize_chunk_t)need(base, "ggml_quantize_chunk");
 

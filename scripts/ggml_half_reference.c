@@ -34,19 +34,8 @@ typedef uint16_t (*to_half_t)(float);
 
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s LIBDIR CPU_VARIANT\n", argv[0]);
-    return 2;
-  }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/libggml-base.so", argv[1]);
-  void* base = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-  snprintf(path, sizeof path, "%s/libggml-cpu-%s.so", argv[1], argv[2]);
-  void* cpu = base ? dlopen(path, RTLD_NOW | RTLD_GLOBAL) : NULL;
-  if (!base || !cpu) {
-    fprintf(stderr, "%s\n", dlerror());
-    return 1;
-  }
+  void *base, *cpu;
+  open_ggml(argc, argv, &base, &cpu);
   init_t init = (init_t)need(base, "ggml_init");
   free_t release = (free_t)need(base, "ggml_free");
   new_2d_t new_2d = (new_2d_t)need(base, "ggml_new_tensor_2d");

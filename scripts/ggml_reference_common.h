@@ -20,6 +20,24 @@ static inline void* need(void* lib, const char* name) {
   return f;
 }
 
+// Opens llama.cpp's libggml-base.so and libggml-cpu-<variant>.so from the command line
+// (LIBDIR CPU_VARIANT), exiting with a message on a wrong command line or a library that will not load.
+static inline void open_ggml(int argc, char** argv, void** base, void** cpu) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s LIBDIR CPU_VARIANT\n", argv[0]);
+    exit(2);
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/libggml-base.so", argv[1]);
+  *base = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  snprintf(path, sizeof path, "%s/libggml-cpu-%s.so", argv[1], argv[2]);
+  *cpu = *base ? dlopen(path, RTLD_NOW | RTLD_GLOBAL) : NULL;
+  if (!*base || !*cpu) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    exit(1);
+  }
+}
+
 // xorshift + Box-Muller: reproducible normals without libc's rand.
 static uint64_t state = 88172645463325252ull;
 static inline double uniform(void) {
