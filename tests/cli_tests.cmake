@@ -393,6 +393,9 @@ set_tests_properties(cli_quiet_render_layer PROPERTIES DEPENDS cli_quiet_dump_la
 attnviz_expect(cli_gguf_without_model 1
   "^attnviz: error: [^ ]*stories260K\\.gguf: is a GGUF model file, not JSON: give a whole model with --model$"
   heatmaps ${ATTNVIZ_STORIES_GGUF} -o ${ATTNVIZ_CLI_OUT}/never_written)
+attnviz_expect(cli_safetensors_as_json 1
+  "^attnviz: error: [^ ]*model\\.safetensors: is a safetensors file, not JSON: give a Hugging Face model's folder with --model, or an attnviz safetensors dump to render or compare$"
+  heatmaps ${PROJECT_SOURCE_DIR}/tests/data/stories260k/hf-safetensors/model.safetensors -o ${ATTNVIZ_CLI_OUT}/never_written)
 attnviz_expect(cli_json_as_model 1
   "^attnviz: error: [^ ]*layer0\\.json: not a GGUF file \\(its first bytes are not \"GGUF\"\\)@@ it looks like JSON: a layer's JSON is given without --model$"
   heatmaps --model ${ATTNVIZ_USE_LITE} --text hi -o ${ATTNVIZ_CLI_OUT}/never_written)

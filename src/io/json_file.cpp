@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -138,16 +139,30 @@ void read_stream_rest(std::ifstream& in, std::string& text, const std::string& p
   }
 }
 
+// The safetensors layout: a little-endian u64 n, then an n-byte JSON header starting with '{'.
+bool looks_like_safetensors(std::string_view head) {
+  if (head.size() < 9 || head[8] != '{') return false;
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(head[static_cast<std::size_t>(i)]);
+  return n >= 2;
+}
+
 // attnviz files are objects: a large file that does not start with '{' is refused from its
 // first kilobytes, before it is read (or touched) in full.
 void require_object_start(std::string_view head, const std::string& path) {
   constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";  // nlohmann skips it, so the sniff does too
   const std::size_t start = head.substr(0, kUtf8Bom.size()) == kUtf8Bom ? kUtf8Bom.size() : 0;
   const std::size_t first = head.find_first_not_of(" \t\r\n", start);
-  if (first == std::string_view::npos || head[first] == '{' || head.size() < kSniffBytes) return;
-  if (head.substr(0, 4) == "GGUF") {  // a model file where a layer's JSON was expected: say how to give it
+  if (first != std::string_view::npos && head[first] == '{') return;
+  // Model and dump files where a layer's JSON was expected, whatever their size: say how to give them.
+  if (head.substr(0, 4) == "GGUF") {
     throw InputError::inconsistent(path, "is a GGUF model file, not JSON: give a whole model with --model");
   }
+  if (looks_like_safetensors(head)) {
+    throw InputError::inconsistent(path, "is a safetensors file, not JSON: give a Hugging Face model's folder with --model, "
+                                         "or an attnviz safetensors dump to render or compare");
+  }
+  if (first == std::string_view::npos || head.size() < kSniffBytes) return;
   const auto [line, column] = line_and_column(head, first + 1);
   const unsigned char c = static_cast<unsigned char>(head[first]);
   char found[96];
