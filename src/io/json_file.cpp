@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "io/fast_json.hpp"
 #include "io/file_text.hpp"
+#include "io/safetensors_sniff.hpp"
 
 namespace attnviz {
 
@@ -139,17 +140,9 @@ void read_stream_rest(std::ifstream& in, std::string& text, const std::string& p
   }
 }
 
-// The safetensors layout: a little-endian u64 n, then an n-byte JSON header starting with '{'.
-bool looks_like_safetensors(std::string_view head) {
-  if (head.size() < 9 || head[8] != '{') return false;
-  std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(head[static_cast<std::size_t>(i)]);
-  return n >= 2;
-}
-
 // attnviz files are objects: a large file that does not start with '{' is refused from its
 // first kilobytes, before it is read (or touched) in full.
-void require_object_start(std::string_view head, const std::string& path) {
+void require_object_start(std::string_view head, std::uint64_t file_bytes, const std::string& path) {
   constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";  // nlohmann skips it, so the sniff does too
   const std::size_t start = head.substr(0, kUtf8Bom.size()) == kUtf8Bom ? kUtf8Bom.size() : 0;
   const std::size_t first = head.find_first_not_of(" \t\r\n", start);
@@ -158,7 +151,7 @@ void require_object_start(std::string_view head, const std::string& path) {
   if (head.substr(0, 4) == "GGUF") {
     throw InputError::inconsistent(path, "is a GGUF model file, not JSON: give a whole model with --model");
   }
-  if (looks_like_safetensors(head)) {
+  if (looks_like_safetensors(head, file_bytes)) {
     throw InputError::inconsistent(path, "is a safetensors file, not JSON: give a Hugging Face model's folder with --model, "
                                          "or an attnviz safetensors dump to render or compare");
   }
@@ -207,7 +200,7 @@ FileText read_input_text(const std::string& path, double memory_budget_bytes, Js
   if (regular && size > 0) {
     FileText mapped = FileText::map(path, size, fast_json_padding());
     if (mapped.mapped()) {
-      if (root == JsonRoot::Object) require_object_start(mapped.view().substr(0, kSniffBytes), path);
+      if (root == JsonRoot::Object) require_object_start(mapped.view().substr(0, kSniffBytes), size, path);
       require_no_nul(mapped.view(), path);
       return mapped;
     }
@@ -217,7 +210,8 @@ FileText read_input_text(const std::string& path, double memory_budget_bytes, Js
   std::string head(kSniffBytes, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  if (root == JsonRoot::Object) require_object_start(head, path);
+  // A pipe has no size: what was read so far stands for it.
+  if (root == JsonRoot::Object) require_object_start(head, regular ? size : head.size(), path);
   std::string text = std::move(head);
   if (regular && size > text.size()) {
     const std::size_t prefix = text.size();

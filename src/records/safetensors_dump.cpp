@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "io/json_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/safetensors_sniff.hpp"
 #include "model/formats/safetensors_file.hpp"
 #include "records/measure_fields.hpp"
 #include "records/record_json.hpp"
@@ -203,13 +204,7 @@ FileText read_dump_text(const std::string& path, double memory_budget_bytes) {
   return read_input_text(path, memory_budget_bytes);
 }
 
-bool is_safetensors_text(const FileText& text) {
-  const std::string_view bytes = text.view();
-  if (bytes.size() < 10) return false;
-  std::uint64_t n = 0;
-  std::memcpy(&n, bytes.data(), 8);
-  return n >= 2 && n <= bytes.size() - 8 && bytes[8] == '{';
-}
+bool is_safetensors_text(const FileText& text) { return looks_like_safetensors(text.view(), text.view().size()); }
 
 namespace {
 
