@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/formats/ggml_activations.hpp"
-#include "model/formats/q8_matmul.hpp"
+#include "model/formats/ggml_types.hpp"
 
 namespace attnviz {
 namespace {
@@ -79,16 +79,6 @@ float vec_dot_bf16(const float* w, const float* x, long k) {
   return static_cast<float>(sum);
 }
 
-// Weight row r of w decoded to float (exact for both types).
-void decode_row(const QuantRows& w, long r, float* out) {
-  const auto* bits = reinterpret_cast<const std::uint16_t*>(w.blocks + r * w.cols * 2);
-  if (w.type == GgmlType::F16) {
-    for (long c = 0; c < w.cols; ++c) out[c] = half_bits_to_float(bits[c]);
-  } else {
-    for (long c = 0; c < w.cols; ++c) out[c] = bf16_bits_to_float(bits[c]);
-  }
-}
-
 }  // namespace
 
 Matrix half_matmul(const Matrix& x, const QuantRows& w, int threads) {
@@ -106,7 +96,7 @@ Matrix half_matmul(const Matrix& x, const QuantRows& w, int threads) {
     std::vector<float> row(static_cast<std::size_t>(k));
 #pragma omp for schedule(static)
     for (long r = 0; r < w.rows; ++r) {
-      decode_row(w, r, row.data());
+      dequantize_row(w.type, w.blocks + r * w.cols * 2, row.data(), k);  // exact for both types
       for (long i = 0; i < n; ++i) {
         const float* xi = xr.data() + i * k;
         y(i, r) = tinyblas ? (f16 ? tinyblas_f16(row.data(), xi, k) : tinyblas_bf16(row.data(), xi, k))
