@@ -335,6 +335,12 @@ TEST_CASE("census_journal: texts read back, a half-written last line cut off, an
     journal.append(journal_line(text(2, 0.1)));
   }
   REQUIRE_THROWS_WITH(read_journal(other_shard, all, "1/2"), Contains("text 2 is not a text of this run"));
+  // The fuzzer once gave a header's shard "9/x" as this run's: std::stol threw std::invalid_argument.
+  for (const char* shard : {"9/x", "", "2", "2/2", "-1/2", "1/2/3", " 1/2", "99999999999999999999/2"}) {
+    CHECK_THROWS_AS(read_journal(other_shard, all, shard), UsageError);
+    CHECK_THROWS_WITH(read_journal(other_shard, all, shard),
+                      "--shard: expected K/N with 0 <= K < N, e.g. 0/4, got \"" + std::string(shard) + "\"");
+  }
 }
 
 // census.png once left out a statistic defined on no text (the induction score of texts that

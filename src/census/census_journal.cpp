@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "census/census_journal_check.hpp"
@@ -22,6 +24,21 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 constexpr const char* kJournalFormat = "attnviz.census.texts";
+
+// K and N of a shard "K/N" (0 <= K < N, as shard_text writes it). Throws UsageError for any
+// other text: std::stol would throw std::invalid_argument, which no caller expects.
+std::pair<long, long> shard_numbers(const std::string& shard) {
+  const std::size_t slash = shard.find('/');
+  long k = -1, n = 0;
+  const char* end = shard.data() + shard.size();
+  if (slash != std::string::npos) {
+    const auto [k_end, k_error] = std::from_chars(shard.data(), shard.data() + slash, k);
+    const auto [n_end, n_error] = std::from_chars(shard.data() + slash + 1, end, n);
+    if (k_error == std::errc() && n_error == std::errc() && k_end == shard.data() + slash && n_end == end && k >= 0 && k < n)
+      return {k, n};
+  }
+  throw UsageError::bad_option("--shard", "expected K/N with 0 <= K < N, e.g. 0/4, got \"" + shard + "\"");
+}
 
 // The first place where a header `got` is not in the form this run writes `want` (a member it
 // does not write, or a number of the other kind: -1.0 for -1, 0 for 0.0), as "NAME (…)"; empty
@@ -96,6 +113,7 @@ std::string journal_line(const TextStatistics& text) {
 }
 
 std::vector<TextStatistics> read_journal(const std::string& path, const CensusProvenance& provenance, const std::string& shard) {
+  const auto [shard_index, shard_count] = shard_numbers(shard);  // before the file is touched
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError::unreadable(path, std::strerror(errno));
   const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -109,14 +127,10 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
   std::set<long> seen;
   std::optional<JournalLineChecker> lines;  // made once the header is known to be this run's
   bool extended = false;  // the header is a smaller --limit's of this run: rewritten at the end
-  long corpus_texts = -1, shard_index = 0, shard_count = 0;
+  long corpus_texts = -1;
   if (const Json corpus = Json::parse(provenance.corpus, nullptr, false); corpus.is_object() && corpus.contains("texts") &&
                                                                           corpus["texts"].is_number_integer())
     corpus_texts = corpus["texts"].get<long>();
-  if (const std::size_t slash = shard.find('/'); slash != std::string::npos) {
-    shard_index = std::stol(shard.substr(0, slash));
-    shard_count = std::stol(shard.substr(slash + 1));
-  }
   while (at < complete) {
     const std::size_t end = contents.find('\n', at);
     const std::string line = contents.substr(at, end - at);
@@ -164,7 +178,7 @@ std::vector<TextStatistics> read_journal(const std::string& path, const CensusPr
       if (!seen.insert(text.index).second)
         throw InputError::inconsistent(path, where + " is in the journal twice (a damaged journal; remove it to start afresh)");
       if (text.index < 0 || (corpus_texts >= 0 && text.index >= corpus_texts) ||
-          (shard_count > 0 && text.index % shard_count != shard_index))
+          text.index % shard_count != shard_index)
         throw InputError::inconsistent(path, where + " is not a text of this run (the corpus has " + std::to_string(corpus_texts) +
                                                  " texts, shard " + shard + "): a damaged journal");
       texts.push_back(std::move(text));

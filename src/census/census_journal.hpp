@@ -28,7 +28,7 @@ std::string journal_line(const TextStatistics& text);
 /// differ, and it had fewer texts) is extended: its header is replaced by this run's (the file
 /// rewritten whole, by a rename; OutputError if that fails) and its texts are returned. A last line without its newline (the
 /// text in flight when the run stopped) is cut off the file. Throws InputError "FILE: line L: …"
-/// for a damaged line.
+/// for a damaged line; UsageError when `shard` is not "K/N" with 0 <= K < N.
 std::vector<TextStatistics> read_journal(const std::string& path, const CensusProvenance& provenance, const std::string& shard);
 
 /// Appends lines to a journal, each written whole with one write() and flushed to the system
