@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "chat/chat_template.hpp"
 #include "core/error.hpp"
@@ -87,8 +89,8 @@ TEST_CASE("every real chat template renders as @huggingface/jinja does, byte for
       }
     }
   }
-  CHECK(manifest["templates"].size() == 13);
-  CHECK(compared == 134);
+  CHECK(manifest["templates"].size() == 14);
+  CHECK(compared == 146);
   CHECK(refused == 22);
 }
 
@@ -147,6 +149,64 @@ TEST_CASE("loops, namespaces, slices and filters the real templates use", "[chat
   CHECK(render("{% for i in range(3) %}{% if i == 1 %}{% continue %}{% endif %}{{ i }}{% endfor %}", three) == "02");
   CHECK(render("{{ x is defined }}{{ none is none }}{{ messages is iterable }}{{ 'a' if false }}|", three) ==
         "falsetruetrue|");
+}
+
+std::string repeated(const std::string& text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+// A template's integers are 64-bit (Python's are unbounded, HF's renderer's are doubles): a result
+// beyond them, a range of billions and nesting without end are refused at their line, not left to
+// C++'s undefined behaviour or a stack overflow. Found auditing std::stoll after the fuzzer's
+// std::stol finding in the census journal.
+TEST_CASE("integers beyond 64 bits, huge ranges and runaway nesting are refused at their line", "[chat][errors]") {
+  // Exact up to the edges.
+  CHECK(render("{{ 9223372036854775807 }}|{{ -9223372036854775807 - 1 }}|{{ (-9223372036854775807 - 1) % -1 }}|{{ 2 ** 62 }}|"
+               "{{ -7 % 3 }}|{{ 7 // -2 }}",
+               kOneUser) == "9223372036854775807|-9223372036854775808|0|4611686018427387904|-1|-4");
+  CHECK(render("{{ range(0, 9223372036854775807, 4611686018427387904) | join(',') }}|"
+               "{{ range(9223372036854775807, -9223372036854775807 - 1, -9223372036854775807 - 1) | join(',') }}|"
+               "{{ range(5, 0, -2) | join(',') }}",
+               kOneUser) == "0,4611686018427387904|9223372036854775807,-1|5,3,1");
+  CHECK(render("{{ [1, 2, 3][1::9223372036854775807] | join(',') }}|{{ [1, 2, 3][::-9223372036854775807 - 1] | join(',') }}|"
+               "{{ 'a b c'.split(' ', 9223372036854775807) | join(',') }}",
+               kOneUser) == "2|3|a,b,c");
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"{{ 99999999999999999999 }}", "line 1, column 4: the integer 99999999999999999999 is beyond 64-bit integers"},
+      {"{{ 9223372036854775807 + 1 }}", "line 1, column 24: 9223372036854775807 + 1 is beyond 64-bit integers"},
+      {"{{ -9223372036854775807 - 2 }}", "-9223372036854775807 - 2 is beyond 64-bit integers"},
+      {"{{ 4294967296 * 4294967296 }}", "4294967296 * 4294967296 is beyond 64-bit integers"},
+      {"{{ -(-9223372036854775807 - 1) }}", "-(-9223372036854775808) is beyond 64-bit integers"},
+      {"{{ (-9223372036854775807 - 1) | abs }}", "-(-9223372036854775808) is beyond 64-bit integers"},
+      {"{{ (-9223372036854775807 - 1) // -1 }}", "9.22337e+18 is beyond 64-bit integers"},
+      {"{{ 2 ** 63 }}", "'**': 9.22337e+18 is beyond 64-bit integers"},
+      {"{{ (10.0 ** 300) | int }}", "1e+300 is beyond 64-bit integers"},
+      {"{{ '99999999999999999999' | int }}", "the filter `int`: \"99999999999999999999\" is beyond 64-bit integers"},
+      {"{{ range(100000000000) | length }}", "range() of 100000000000 numbers is more than attnviz makes (16777216)"},
+      {"{{ range(-9223372036854775807 - 1, 9223372036854775807) | length }}",
+       "range() of 18446744073709551615 numbers is more than attnviz makes"},
+      {"{{ 'x' | indent(100000000000) }}", "indent's width 100000000000 is more than attnviz writes (65536)"},
+      {"{{ {} | tojson(indent=100000000000) }}", "tojson's indent 100000000000 is more than attnviz writes (65536)"},
+      {"{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}",
+       "nested more than 1000 deep (a macro that calls itself without end?)"},
+      {"{{ 1" + repeated(" + 1", 5000) + " }}", "expressions and statements nested more than 1000 deep"},
+      {"{{ " + repeated("(", 300) + "1" + repeated(")", 300) + " }}",
+       "line 1, column 204: brackets, operators and blocks nested more than 200 deep"},
+      {"{{ " + repeated("[", 300) + repeated("]", 300) + " }}", "nested more than 200 deep"},
+      {"{{ " + repeated("not ", 300) + "x }}", "nested more than 200 deep"},
+      {"{{ " + repeated("- ", 300) + "1 }}", "nested more than 200 deep"},
+      {repeated("{% if true %}", 300) + repeated("{% endif %}", 300), "nested more than 200 deep"},
+  };
+  for (const auto& [source, fault] : refused) {
+    INFO(source.substr(0, 80));
+    CHECK_THROWS_WITH(render(source, kOneUser), Contains("test.jinja: ") && Contains(fault));
+  }
+  // 150 levels of every kind stay inside both limits.
+  CHECK(render("{{ " + repeated("(", 150) + "7" + repeated(")", 150) + " }}" + repeated("{% if true %}", 150) + "y" +
+                   repeated("{% endif %}", 150),
+               kOneUser) == "7y");
 }
 
 TEST_CASE("bad chat messages are refused naming the message and the field", "[chat]") {

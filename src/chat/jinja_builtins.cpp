@@ -1,11 +1,14 @@
 #include "chat/jinja_builtins.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
 
+#include "chat/jinja_integers.hpp"
+#include "chat/jinja_limits.hpp"
 #include "chat/jinja_parser.hpp"
 #include "core/utf8.hpp"
 
@@ -120,7 +123,7 @@ Value split(const std::string& text, const CallArgs& args) {
   const std::string& separator = need_string(*sep, "split()'s separator");
   if (separator.empty()) throw invalid_argument("split() with an empty separator");
   std::vector<std::string> parts = split_on(text, separator);
-  if (maxsplit >= 0 && static_cast<std::int64_t>(parts.size()) > maxsplit + 1) {
+  if (maxsplit >= 0 && static_cast<std::uint64_t>(parts.size()) - 1 > static_cast<std::uint64_t>(maxsplit)) {
     std::string tail = parts[static_cast<std::size_t>(maxsplit)];
     for (std::size_t k = static_cast<std::size_t>(maxsplit) + 1; k < parts.size(); ++k) tail += separator + parts[k];
     parts.resize(static_cast<std::size_t>(maxsplit));
@@ -249,7 +252,10 @@ Value tojson(const Value& operand, const CallArgs& args) {
   JsonStyle style;
   if (const Value* indent = args.keywords.find("indent"); indent && !indent->is_none()) {
     if (!indent->is_int()) throw invalid_argument("tojson's indent must be an integer");
-    style.indent = static_cast<int>(indent->as_int());
+    if (indent->as_int() > kMaxIndentWidth)
+      throw invalid_argument("tojson's indent " + std::to_string(indent->as_int()) + " is more than attnviz writes (" +
+                             std::to_string(kMaxIndentWidth) + ")");
+    style.indent = static_cast<int>(std::max<std::int64_t>(indent->as_int(), -1));
   }
   style.ensure_ascii = need_bool(args.keywords.find("ensure_ascii"), false, "ensure_ascii");
   style.sort_keys = need_bool(args.keywords.find("sort_keys"), false, "sort_keys");
@@ -270,6 +276,9 @@ Value indent(const std::string& text, const CallArgs& args) {
   std::string pad = "    ";
   if (width) {
     if (width->is_string()) pad = width->as_string();
+    else if (width->is_int() && width->as_int() > kMaxIndentWidth)
+      throw invalid_argument("indent's width " + std::to_string(width->as_int()) + " is more than attnviz writes (" +
+                             std::to_string(kMaxIndentWidth) + ")");
     else if (width->is_int()) pad = std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, width->as_int())), ' ');
     else throw invalid_argument("indent's width must be an integer or a string");
   }
@@ -295,8 +304,10 @@ Value number_filter(const std::string& name, const Value& operand, const CallArg
     while (*s && std::isspace(static_cast<unsigned char>(*s))) ++s;
     char* end = nullptr;
     if (to_int) {
+      errno = 0;
       const long long v = std::strtoll(s, &end, 10);
       if (end == s) return fallback ? *fallback : Value(0);
+      if (errno == ERANGE) throw invalid_argument("the filter `int`: \"" + operand.as_string() + "\" is beyond 64-bit integers");
       return Value(static_cast<std::int64_t>(v));
     }
     const double v = std::strtod(s, &end);
@@ -304,7 +315,7 @@ Value number_filter(const std::string& name, const Value& operand, const CallArg
     return Value(v);
   }
   if (operand.is_number() || operand.is_bool()) {
-    return to_int ? Value(static_cast<std::int64_t>(std::trunc(operand.as_number()))) : Value(operand.as_number());
+    return to_int ? Value(integer_from_double(operand.as_number())) : Value(operand.as_number());
   }
   throw invalid_argument("cannot apply the filter `" + name + "` to a " + operand.type_name());
 }
@@ -459,7 +470,7 @@ Value apply_filter(const std::string& name, const Value& operand, const CallArgs
   if (operand.is_list()) return list_filter(name, operand.as_list(), args);
   if (operand.is_string()) return string_filter(name, operand.as_string(), args);
   if (operand.is_number()) {
-    if (name == "abs") return operand.is_int() ? Value(static_cast<std::int64_t>(std::llabs(operand.as_int())))
+    if (name == "abs") return operand.is_int() ? Value(operand.as_int() < 0 ? checked_negate(operand.as_int()) : operand.as_int())
                                                : Value(std::fabs(operand.as_number()));
     if (name == "string") return Value(to_output(operand));
   }
@@ -572,7 +583,8 @@ List slice_list(const List& items, const Value& start_value, const Value& stop_v
     stop = stop < -1 ? std::max<std::int64_t>(n + stop, -1) : std::min(stop, n - 1);
   }
   List out;
-  for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(items[static_cast<std::size_t>(i)]);
+  const std::uint64_t length = range_length(start, stop, step);  // i += step could overflow for a huge step
+  for (std::uint64_t k = 0; k < length; ++k) out.push_back(items[static_cast<std::size_t>(range_item(start, step, k))]);
   return out;
 }
 

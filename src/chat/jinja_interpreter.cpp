@@ -2,10 +2,13 @@
 
 #include <cmath>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 
 #include "chat/jinja_builtins.hpp"
 #include "chat/jinja_error.hpp"
+#include "chat/jinja_integers.hpp"
+#include "chat/jinja_limits.hpp"
 #include "core/utf8.hpp"
 
 namespace attnviz::jinja {
@@ -78,7 +81,27 @@ class Interpreter {
  private:
   [[noreturn]] void fail(const Node& at, const std::string& detail) const { throw TemplateError(at.line, at.column, detail); }
 
+  // One more expression or statement under evaluation for its lifetime; past kMaxRenderNesting
+  // a TemplateError at `at`, before the machine's stack runs out.
+  class Nested {
+   public:
+    Nested(const Interpreter& interpreter, const Node& at) : depth_(interpreter.depth_) {
+      if (++depth_ > kMaxRenderNesting) {
+        --depth_;
+        interpreter.fail(at, "expressions and statements nested more than " + std::to_string(kMaxRenderNesting) +
+                                 " deep (a macro that calls itself without end?)");
+      }
+    }
+    ~Nested() { --depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    int& depth_;
+  };
+
   void statement(const Node& node, const ScopePtr& scope, std::string& out) {
+    const Nested nested(*this, node);
     switch (node.kind) {
       case NodeKind::Text: out += node.name; return;
       case NodeKind::Output: {
@@ -363,6 +386,31 @@ class Interpreter {
     return invoke(node, callee, args);
   }
 
+  // a op b for two numbers (ints stay ints unless a float takes part, as in Python), or nothing
+  // for an operator numbers do not take. Throws std::invalid_argument for an integer result
+  // beyond 64 bits.
+  std::optional<Value> arithmetic(const Node& node, const std::string& op, const Value& left, const Value& right) const {
+    const bool floating = left.is_float() || right.is_float();
+    const double a = left.as_number(), b = right.as_number();
+    if (op == "+") return floating ? Value(a + b) : Value(checked_add(left.as_int(), right.as_int()));
+    if (op == "-") return floating ? Value(a - b) : Value(checked_subtract(left.as_int(), right.as_int()));
+    if (op == "*") return floating ? Value(a * b) : Value(checked_multiply(left.as_int(), right.as_int()));
+    if (op == "/") return Value(a / b);
+    if (op == "//") {
+      if (b == 0) fail(node, "division by zero");
+      return floating ? Value(std::floor(a / b)) : Value(integer_from_double(std::floor(a / b)));
+    }
+    if (op == "%") {
+      if (b == 0) fail(node, "modulo by zero");
+      return floating ? Value(std::fmod(a, b)) : Value(remainder_of(left.as_int(), right.as_int()));
+    }
+    if (op == "<") return Value(a < b);
+    if (op == ">") return Value(a > b);
+    if (op == "<=") return Value(a <= b);
+    if (op == ">=") return Value(a >= b);
+    return std::nullopt;
+  }
+
   Value binary(const Node& node, const ScopePtr& scope) {
     const std::string& op = node.op;
     const Value left = eval(*node.a, scope);
@@ -372,25 +420,11 @@ class Interpreter {
     if (op == "==") return Value(loosely_equal(left, right));
     if (op == "!=") return Value(!loosely_equal(left, right));
     if (left.is_number() && right.is_number() && op != "~" && op != "**") {
-      const bool floating = left.is_float() || right.is_float();
-      const double a = left.as_number(), b = right.as_number();
-      auto number = [&](double x) { return floating ? Value(x) : Value(static_cast<std::int64_t>(x)); };
-      if (op == "+") return floating ? Value(a + b) : Value(left.as_int() + right.as_int());
-      if (op == "-") return floating ? Value(a - b) : Value(left.as_int() - right.as_int());
-      if (op == "*") return floating ? Value(a * b) : Value(left.as_int() * right.as_int());
-      if (op == "/") return Value(a / b);
-      if (op == "//") {
-        if (b == 0) fail(node, "division by zero");
-        return number(std::floor(a / b));
+      try {
+        if (std::optional<Value> result = arithmetic(node, op, left, right)) return *result;
+      } catch (const std::invalid_argument& e) {
+        fail(node, e.what());
       }
-      if (op == "%") {
-        if (b == 0) fail(node, "modulo by zero");
-        return floating ? Value(std::fmod(a, b)) : Value(left.as_int() % right.as_int());
-      }
-      if (op == "<") return Value(a < b);
-      if (op == ">") return Value(a > b);
-      if (op == "<=") return Value(a <= b);
-      if (op == ">=") return Value(a >= b);
     }
     if (left.is_undefined() || right.is_undefined()) {
       if (right.is_undefined() && (op == "in" || op == "not in")) return Value(op == "not in");
@@ -405,7 +439,11 @@ class Interpreter {
       const double result = std::pow(left.as_number(), right.as_number());
       if (!std::isfinite(result)) fail(node, "'**' gives no finite real number");
       if (left.is_float() || right.is_float() || right.as_number() < 0) return Value(result);
-      return Value(static_cast<std::int64_t>(result));
+      try {
+        return Value(integer_from_double(result));
+      } catch (const std::invalid_argument& e) {
+        fail(node, std::string("'**': ") + e.what());
+      }
     }
     if (left.is_list() && right.is_list() && op == "+") {
       List joined = left.as_list();
@@ -428,6 +466,7 @@ class Interpreter {
   }
 
   Value eval(const Node& node, const ScopePtr& scope) {
+    const Nested nested(*this, node);
     switch (node.kind) {
       case NodeKind::Literal: return node.value;
       case NodeKind::Name: return lookup(node.name, scope.get());
@@ -462,9 +501,16 @@ class Interpreter {
       case NodeKind::Unary: {
         const Value operand = eval(*node.a, scope);
         if (node.op == "not") return Value(!operand.truthy());
-        const double sign = node.op == "-" ? -1.0 : 1.0;
-        if (operand.is_float()) return Value(sign * operand.as_number());
-        if (operand.is_int() || operand.is_bool()) return Value(static_cast<std::int64_t>(sign * operand.as_number()));
+        const bool minus = node.op == "-";
+        if (operand.is_float()) return Value(minus ? -operand.as_number() : operand.as_number());
+        if (operand.is_int() || operand.is_bool()) {
+          const std::int64_t value = operand.is_int() ? operand.as_int() : static_cast<std::int64_t>(operand.as_number());
+          try {
+            return Value(minus ? checked_negate(value) : value);
+          } catch (const std::invalid_argument& e) {
+            fail(node, e.what());
+          }
+        }
         fail(node, "cannot apply unary '" + node.op + "' to a " + operand.type_name());
       }
       case NodeKind::Binary: return binary(node, scope);
@@ -480,6 +526,7 @@ class Interpreter {
   }
 
   ScopeArena& scopes_;
+  mutable int depth_ = 0;  // see Nested
 };
 
 }  // namespace
@@ -509,8 +556,13 @@ Mapping globals(const Clock& clock) {
           const std::int64_t stop = n.size() == 1 ? n[0] : n[1];
           const std::int64_t step = n.size() == 3 ? n[2] : 1;
           if (step == 0) throw std::invalid_argument("range() step must not be zero");
+          const std::uint64_t length = range_length(start, stop, step);
+          if (length > static_cast<std::uint64_t>(kMaxRangeItems))
+            throw std::invalid_argument("range() of " + std::to_string(length) + " numbers is more than attnviz makes (" +
+                                        std::to_string(kMaxRangeItems) + ")");
           List out;
-          for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.emplace_back(i);
+          out.reserve(length);
+          for (std::uint64_t k = 0; k < length; ++k) out.emplace_back(range_item(start, step, k));
           return Value(std::move(out));
         })));
   g.set("strftime_now", Value(Function([clock](CallArgs& args) {

@@ -1,9 +1,12 @@
 #include "chat/jinja_parser.hpp"
 
+#include <charconv>
+#include <cstdlib>
 #include <initializer_list>
 
 #include "chat/jinja_error.hpp"
 #include "chat/jinja_lexer.hpp"
+#include "chat/jinja_limits.hpp"
 
 namespace attnviz::jinja {
 namespace {
@@ -21,6 +24,26 @@ class Parser {
   }
 
  private:
+  // One more bracket, parenthesis, prefix operator or statement block open for its lifetime:
+  // past kMaxParseNesting a TemplateError at the token, before the parser's recursion runs the
+  // stack out.
+  class Nested {
+   public:
+    explicit Nested(Parser& parser) : depth_(parser.depth_) {
+      if (++depth_ > kMaxParseNesting) {
+        --depth_;
+        throw parser.error_here("brackets, operators and blocks nested more than " + std::to_string(kMaxParseNesting) +
+                                " deep");
+      }
+    }
+    ~Nested() { --depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    int& depth_;
+  };
+
   // ---- token helpers
   const Token& peek(std::size_t ahead = 0) const {
     if (pos_ + ahead >= t_.size()) {
@@ -126,6 +149,7 @@ class Parser {
   }
 
   NodePtr statement(const Token& open) {
+    const Nested nested(*this);
     const Token& keyword = peek();
     if (keyword.kind != TokenKind::Name) throw error_here("expected a statement name after '{%', got " + describe(keyword));
     const std::string name = take().text;
@@ -251,6 +275,7 @@ class Parser {
   }
 
   NodePtr expression() {
+    const Nested nested(*this);
     const Token& at = peek();
     NodePtr value = logical_or();
     if (!is_name("if")) return value;
@@ -298,6 +323,7 @@ class Parser {
 
   NodePtr logical_not() {
     if (is_name("not")) {
+      const Nested nested(*this);
       const Token& at = take();
       NodePtr n = node(NodeKind::Unary, at);
       n->op = "not";
@@ -395,6 +421,7 @@ class Parser {
 
   NodePtr unary() {
     if (is_op("-") || is_op("+")) {
+      const Nested nested(*this);
       const Token& at = take();
       NodePtr n = node(NodeKind::Unary, at);
       n->op = at.text;
@@ -416,7 +443,7 @@ class Parser {
         } else if (name.kind == TokenKind::Integer) {
           attribute->kind = NodeKind::Index;
           attribute->b = node(NodeKind::Literal, name);
-          attribute->b->value = Value(static_cast<std::int64_t>(std::stoll(name.text)));
+          attribute->b->value = Value(integer_literal(name));
         } else {
           throw TemplateError(name.line, name.column, "expected a name after '.', got " + describe(name));
         }
@@ -498,17 +525,26 @@ class Parser {
     return args;
   }
 
+  // The value of an Integer token (digits only, as the lexer makes them).
+  static std::int64_t integer_literal(const Token& token) {
+    std::int64_t value = 0;
+    const char* end = token.text.data() + token.text.size();
+    if (const auto [stop, fault] = std::from_chars(token.text.data(), end, value); fault != std::errc() || stop != end)
+      throw TemplateError(token.line, token.column, "the integer " + token.text + " is beyond 64-bit integers (at most 9223372036854775807)");
+    return value;
+  }
+
   NodePtr primary_expression() {
     const Token& token = take();
     switch (token.kind) {
       case TokenKind::Integer: {
         NodePtr n = node(NodeKind::Literal, token);
-        n->value = Value(static_cast<std::int64_t>(std::stoll(token.text)));
+        n->value = Value(integer_literal(token));
         return n;
       }
       case TokenKind::Float: {
         NodePtr n = node(NodeKind::Literal, token);
-        n->value = Value(std::stod(token.text));
+        n->value = Value(std::strtod(token.text.c_str(), nullptr));  // beyond double: inf, as in Python and JavaScript
         return n;
       }
       case TokenKind::String: {
@@ -561,6 +597,7 @@ class Parser {
 
   std::vector<Token> t_;
   std::size_t pos_ = 0;
+  int depth_ = 0;  // see Nested
 };
 
 }  // namespace
