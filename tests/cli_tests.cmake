@@ -251,6 +251,20 @@ attnviz_expect(cli_ct2_heads_ambiguous 1
 attnviz_expect(cli_heads_unknown_block 105
   "--heads: expected heads named L<layer>H<head> .*enc\\.L0H3, dec\\.L0H3 or cross\\.L0H3\\); got \"self\\.L0H3\""
   compare --model ${ATTNVIZ_CT2_MODEL} --text "ماكدونالد" --heads self.L0H3 -o ${ATTNVIZ_CLI_OUT}/never.png)
+# heatmaps and render --heads (issue 34): head numbers drawn in every layer; the whole model's
+# L<layer>H<head> names are compare's, and the layers are --layers; a head past the record's
+# is refused naming the valid ones; alti has no heads.
+attnviz_expect(cli_heatmaps_heads 0 "^wrote 3 PNG files to .*heatmaps_heads/ \\(grid\\.png and one per head\\)$"
+  heatmaps ${ATTNVIZ_STORIES} --heads 5,H1 -o ${ATTNVIZ_CLI_OUT}/heatmaps_heads)
+attnviz_expect(cli_heatmaps_heads_model_named 105
+  "^attnviz: error: --heads: takes head numbers, drawn in every layer \\(0,3 or H0,H3\\)@@ choose the layers with --layers \\(compare --heads takes L<layer>H<head>\\)@@ got \"L0H1\""
+  heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Lily" --heads L0H1 -o ${ATTNVIZ_CLI_OUT}/never)
+attnviz_expect(cli_render_heads_missing 1 "^attnviz: error: --heads: head 8 does not exist: valid heads are 0.+3$"
+  render ${ATTNVIZ_CLI_OUT}/profile.json --heads 8 -o ${ATTNVIZ_CLI_OUT}/never)
+set_tests_properties(cli_render_heads_missing PROPERTIES DEPENDS cli_profile_dump)
+attnviz_expect(cli_heatmaps_heads_alti 1
+  "^attnviz: error: --heads: --measure alti draws one map per layer \\(every head and the residual mixed\\), no heads to choose$"
+  heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "Lily" --heads 1 --measure alti -o ${ATTNVIZ_CLI_OUT}/never)
 add_test(NAME cli_model_rollout_residual_range
          COMMAND attnviz heatmaps --model ${ATTNVIZ_STORIES_MODEL} --text "a" --rollout --rollout-residual 1.5
                  -o ${ATTNVIZ_CLI_OUT}/never)

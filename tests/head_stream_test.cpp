@@ -80,6 +80,48 @@ TEST_CASE("heatmaps --model: head by head writes the whole-layer path's PNG file
   }
 }
 
+// heatmaps --heads (issue 34): the chosen heads alone, in the order given, by either path; each
+// head's picture is the full run's.
+TEST_CASE("heatmaps --model --heads: only those heads, in their order, the same bytes by either path", "[model][heads][cli]") {
+  const int threads = GENERATE(1, 2);
+  test::TempDir dir;
+  Options by_head = stories_options(Command::Heatmaps, dir.file("by_head"));
+  by_head.threads = threads;
+  by_head.text = "Lily saw a cat. Lily saw a cat.";
+  by_head.heads = {5, 1};
+  Options whole = by_head;
+  whole.output = dir.file("whole");
+  whole.formats = {"png", "svg"};
+  Options every = by_head;
+  every.output = dir.file("every");
+  every.heads.clear();
+  Options reordered = by_head;
+  reordered.output = dir.file("reordered");
+  reordered.heads = {1, 5};
+  for (const Options& o : {by_head, whole, every, reordered}) {
+    const RunResult run = run_with(o);
+    INFO(run.err);
+    REQUIRE(run.code == kExitOk);
+  }
+  const std::map<std::string, std::string> chosen = pngs(dir.file("by_head")), all = pngs(dir.file("every"));
+  CHECK(chosen.size() == 5 * 3 + 1);
+  for (int layer = 0; layer < 5; ++layer) {
+    const std::string folder = "layer_" + std::to_string(layer) + "/";
+    CHECK(chosen.count(folder + "head_0.png") == 0);
+    CHECK(chosen.at(folder + "head_5.png") == all.at(folder + "head_5.png"));
+    CHECK(chosen.at(folder + "head_1.png") == all.at(folder + "head_1.png"));
+    CHECK(chosen.at(folder + "grid.png") != all.at(folder + "grid.png"));
+    CHECK(chosen.at(folder + "grid.png") != pngs(dir.file("reordered")).at(folder + "grid.png"));
+  }
+  CHECK(chosen == pngs(dir.file("whole")));
+  CHECK(chosen.at("overview.png") == all.at("overview.png"));  // the overview keeps every head
+  by_head.heads = {3, 8};
+  by_head.output = dir.file("missing");
+  const RunResult missing = run_with(by_head);
+  CHECK(missing.code == kExitInputError);
+  CHECK_THAT(missing.err, Contains("attnviz: error: --heads: head 8 does not exist: valid heads are 0–7"));
+}
+
 TEST_CASE("heatmaps --model: the memory estimate counts one head, not the layer", "[model][heads][cli]") {
   // 512 tokens, one thread: one head's weights (with scores, 3 × 4 B × 512² = 3 MiB) instead of
   // eight (24 MiB) beside the forward pass.

@@ -413,6 +413,24 @@ void add_tokenizer_option(CLI::App& sub, Options& o) {
                  "fit the model's token embeddings.");
 }
 
+// --heads of heatmaps and render: head numbers, drawn in every layer. A whole model's heads
+// named L<layer>H<head> belong to compare, which sets them side by side; heatmaps --model
+// chooses its layers with --layers.
+void add_drawn_heads_option(CLI::App& sub, Options& o, bool runs_models) {
+  const std::string layers = runs_models ? "; choose the layers with --layers" : "";
+  sub.add_option_function<std::string>(
+      "--heads",
+      [&o, layers](const std::string& text) {
+        if (text.find('L') != std::string::npos)
+          throw CLI::ValidationError("--heads", "takes head numbers, drawn in every layer (0,3 or H0,H3)" + layers +
+                                                    " (compare --heads takes L<layer>H<head>); got \"" + text + "\"");
+        o.heads = parse_heads(text);
+      },
+      std::string("Only these heads, numbered from 0, e.g. 0,3,5 (or H0,H3,H5): their head_<h> pictures and a grid of "
+                  "them alone, in the order given") +
+          (runs_models ? " (with --model, in every layer drawn)" : " (of every layer a model dump holds)") + "; default: all.");
+}
+
 // --max-tokens N for a command that runs one text.
 void add_max_tokens_option(CLI::App& sub, Options& o) {
   sub.add_option("--max-tokens", o.max_tokens,
@@ -794,6 +812,7 @@ void add_options(CLI::App& app, Options& o) {
   add_rollout_options(*heatmaps, o, "With --model");
   add_measure_options(*heatmaps, o, true);
   add_picture_options(*heatmaps, o);
+  add_drawn_heads_option(*heatmaps, o, true);
   add_rows_option(*heatmaps, o);
   add_resource_options(*heatmaps, o);
   heatmaps->callback([&o] { o.command = Command::Heatmaps; });
@@ -805,6 +824,7 @@ void add_options(CLI::App& app, Options& o) {
   add_rollout_options(*render, o, "With a model dump (a whole model's dump, as dump writes it from a model file)");
   add_measure_options(*render, o, false);
   add_picture_options(*render, o);
+  add_drawn_heads_option(*render, o, false);
   add_rows_option(*render, o);
   add_resource_options(*render, o);
   render->callback([&o] { o.command = Command::Render; });

@@ -256,13 +256,30 @@ std::string heatmap_figure_title(const AttentionRecord& record, const std::strin
   return title;
 }
 
+std::vector<int> drawn_heads(const AttentionRecord& record, const Options& options, const std::string& measure) {
+  if (options.heads.empty()) {
+    std::vector<int> all(static_cast<std::size_t>(record.num_heads));
+    for (int h = 0; h < record.num_heads; ++h) all[static_cast<std::size_t>(h)] = h;
+    return all;
+  }
+  if (measure == "alti")
+    throw UsageError::bad_option("--heads", "--measure alti draws one map per layer (every head and the residual mixed), "
+                                            "no heads to choose");
+  for (int h : options.heads)
+    if (h >= record.num_heads)
+      throw UsageError::bad_option("--heads", "head " + std::to_string(h) + " does not exist: valid heads are 0–" +
+                                                  std::to_string(record.num_heads - 1));
+  return options.heads;
+}
+
 OutputSet render_heatmaps(const AttentionRecord& record, const Options& options, std::vector<std::string>& warnings,
                           double memory_budget, const std::string& block) {
   require_measure(record, options, block, warnings);
   const std::string measure = drawn_measure(record, options);
+  const std::vector<int> heads = drawn_heads(record, options, measure);
   if (measure == "weights") {
     float largest = 0;
-    for (const Matrix& w : record.weights) largest = std::max(largest, w.maxCoeff());
+    for (int h : heads) largest = std::max(largest, record.weights[static_cast<std::size_t>(h)].maxCoeff());
     warn_if_flat(largest, options, warnings);
   }
   const FontSet fonts = picture_fonts(options);
@@ -274,10 +291,13 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   GridRequest grid = base_request(record, allowed, options, memory_budget, block, measure);
   const int first = first_drawn_row(record, options);
   const std::vector<const Matrix*> measured = measure_panels(record, measure);
-  for (std::size_t p = 0; p < measured.size(); ++p) {
-    grid.panels.push_back(drawn_rows(*measured[p], first));
-    grid.panel_titles.push_back(measure == "alti" ? alti_panel_title(record, block)
-                                                  : panel_title(record, block, static_cast<int>(p)));
+  if (measure == "alti") {
+    grid.panels.push_back(drawn_rows(*measured.front(), first));
+    grid.panel_titles.push_back(alti_panel_title(record, block));
+  }
+  for (std::size_t p = 0; measure != "alti" && p < heads.size(); ++p) {
+    grid.panels.push_back(drawn_rows(*measured[static_cast<std::size_t>(heads[p])], first));
+    grid.panel_titles.push_back(panel_title(record, block, heads[p]));
   }
   GridRequest single = base_request(record, allowed, options, memory_budget, block, measure);
   single.cols = 1;
@@ -289,7 +309,7 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
     single.range = panel_ranges(grid.panels, range_cells, grid.scale).front();
   }
 
-  const int workers = png_workers(options.threads, static_cast<std::size_t>(record.num_heads) + 1);
+  const int workers = png_workers(options.threads, heads.size() + 1);
   std::string note;
   grid.max_memory_bytes = single.max_memory_bytes = picture_budget(record, memory_budget, workers, note);
   grid.memory_note = single.memory_note = note;
@@ -298,10 +318,10 @@ OutputSet render_heatmaps(const AttentionRecord& record, const Options& options,
   const std::vector<SharedMatrix> panels = grid.panels;
   std::vector<PngJob> jobs{{std::move(grid), (folder / "grid.png").string()}};
   // ALTI has no heads: its one map is grid.png.
-  for (int h = 0; measure != "alti" && h < record.num_heads; ++h) {
-    single.panels = {panels[static_cast<std::size_t>(h)]};
-    single.panel_titles = {panel_title(record, block, h)};
-    jobs.push_back({single, (folder / ("head_" + std::to_string(h) + ".png")).string()});
+  for (std::size_t p = 0; measure != "alti" && p < heads.size(); ++p) {
+    single.panels = {panels[p]};
+    single.panel_titles = {panel_title(record, block, heads[p])};
+    jobs.push_back({single, (folder / ("head_" + std::to_string(heads[p]) + ".png")).string()});
   }
   if (wants_format(options, "svg")) {
     std::vector<GridRequest> requests;
@@ -336,7 +356,8 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
     allowed_ = share(record.allowed());
     grid_ = base_request(record, allowed_, options_, memory_budget_, block_, "weights");
     first_ = first_drawn_row(record, options_);
-    for (int h = 0; h < record.num_heads; ++h) {
+    drawn_heads_ = drawn_heads(record, options_, "weights");
+    for (int h : drawn_heads_) {
       grid_.panels.push_back(share(Matrix()));
       grid_.panel_titles.push_back(panel_title(record, block_, h));
     }
@@ -348,10 +369,15 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
     largest_ = 0;
     heads_.clear();
     held_heads_.clear();
+    drawn_cells_.assign(drawn_heads_.size(), nullptr);
   }
+  const auto drawn_at = std::find(drawn_heads_.begin(), drawn_heads_.end(), head);
+  if (drawn_at == drawn_heads_.end()) return;
   largest_ = std::max(largest_, weights.maxCoeff());
   const SharedMatrix panel = drawn_rows(weights, first_);
-  grid_.drawn.push_back(std::make_shared<const DrawnCells>(grid_panel_cells(grid_, *panel, grid_.drawn_block)));
+  // In --heads' order, which need not be the order the heads come in.
+  drawn_cells_[static_cast<std::size_t>(drawn_at - drawn_heads_.begin())] =
+      std::make_shared<const DrawnCells>(grid_panel_cells(grid_, *panel, grid_.drawn_block));
   // The whole mask: grid_.allowed holds only the drawn rows (--rows generated), and base_request
   // takes them again.
   GridRequest single = base_request(record, allowed_, options_, memory_budget_, block_, "weights");
@@ -365,8 +391,9 @@ void HeadByHeadHeatmaps::add_head(const AttentionRecord& record, int head, const
   single.drawn_block = layout_grid(single, pictures_.fonts()).block;
   single.drawn = {std::make_shared<const DrawnCells>(grid_panel_cells(single, *panel, single.drawn_block))};
   const std::string path = (std::filesystem::path(options_.output) / ("head_" + std::to_string(head) + ".png")).string();
-  // Every head has the same shape, so head 0 decides for the layer: all held or none.
-  if (head == 0) hold_heads_ = drawn_bytes(*single.drawn.front()) * static_cast<std::size_t>(record.num_heads) <= kHeldHeadBytes;
+  // Every head has the same shape, so the first drawn decides for the layer: all held or none.
+  if (heads_.empty() && held_heads_.empty())
+    hold_heads_ = drawn_bytes(*single.drawn.front()) * drawn_heads_.size() <= kHeldHeadBytes;
   if (hold_heads_) {
     // Held until the grid is handed in, so that the grid, six times a head's picture, starts
     // first and the heads fill the other workers: the last layer then ends on a head's picture
@@ -382,6 +409,8 @@ PendingPictures HeadByHeadHeatmaps::finish() {
   pending.folder = options_.output;
   warn_if_flat(largest_, options_, pending.warnings);
   const std::string path = (std::filesystem::path(options_.output) / "grid.png").string();
+  grid_.drawn = std::move(drawn_cells_);
+  drawn_cells_.clear();
   pending.pictures.emplace_back(path, pictures_.submit(PngJob{std::move(grid_), path}));
   pending.pictures.insert(pending.pictures.end(), heads_.begin(), heads_.end());  // empty when held
   for (PngJob& job : held_heads_) {

@@ -29,6 +29,8 @@ std::string heatmap_figure_title(const AttentionRecord& record, const std::strin
 
 /// Renders grid.png and head_<h>.png for every head (h from 0) into `options.output`/, and
 /// grid.svg and head_<h>.svg when options.formats asks for svg (only those without png).
+/// options.heads (--heads), when given, are the only heads drawn: their pictures, and the grid
+/// of them alone (UsageError for a head the record lacks, or with --measure alti).
 /// Appends renderer warnings (missing glyphs, thinned labels, downsampling).
 /// Throws UsageError (bad --cmap/--scale/--cols), LimitError (image or memory too large).
 /// `memory_budget` bounds each image's pixel memory (LimitError above it).
@@ -63,6 +65,11 @@ struct PendingPictures {
   std::vector<std::string> warnings_after;
   std::vector<std::pair<std::string, std::size_t>> pictures;  ///< path and pipeline ticket
 };
+
+/// The heads a heatmaps picture set draws: options.heads (--heads) in the order given, or every
+/// head of `record` (0 … num_heads−1). Throws UsageError naming the valid heads for a head the
+/// record lacks, and for --heads with --measure alti (one map per layer, no heads).
+std::vector<int> drawn_heads(const AttentionRecord& record, const Options& options, const std::string& measure);
 
 /// The files of `pending`, taken from `pipeline` in order (waiting for them); appends
 /// pending.warnings, each picture's warnings not in `warnings` yet, then pending.warnings_after.
@@ -103,6 +110,8 @@ class HeadByHeadHeatmaps {
   /// drawn cells together fit kHeldHeadBytes (else each goes in as it comes).
   std::vector<PngJob> held_heads_;
   bool hold_heads_ = false;
+  std::vector<int> drawn_heads_;  ///< --heads, or every head of the record
+  std::vector<std::shared_ptr<const DrawnCells>> drawn_cells_;  ///< the grid's cells, in drawn_heads_' order
   /// A short text's heads are held whole (32 tokens: 8 heads of a few KiB); a long text's
   /// pictures go to the pipeline as they come, as the bound of issue 23 asks.
   static constexpr std::size_t kHeldHeadBytes = std::size_t{4} << 20;
