@@ -280,6 +280,10 @@ add_test(NAME html_report_firefox
 add_test(NAME html_report_views
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/views_test.py $<TARGET_FILE:attnviz>)
 set_tests_properties(html_report_browser html_report_firefox html_report_views PROPERTIES TIMEOUT 300)
+# Issue 34: a conversation's turns in the report's text view, in headless chromium.
+add_test(NAME html_report_chat_turns
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/chat_turns_test.py $<TARGET_FILE:attnviz>)
+set_tests_properties(html_report_chat_turns PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "chat_turns_test: 3 passed, 0 failed")
 # Issue 20: the report's switch between weights and --measure norms, in headless chromium.
 add_test(NAME html_report_measure_switch
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/measure_switch_test.py $<TARGET_FILE:attnviz>)

@@ -55,7 +55,8 @@ void refuse_model_options(const Options& o) {
 
 // The library's view of the decoder options: the model, --text / --token-ids, --no-bos.
 DecoderInput decoder_input(const Options& o) {
-  return DecoderInput{o.model, o.text, o.token_ids, o.no_bos, !o.no_parse_special, o.tokenizer, o.max_tokens};
+  return DecoderInput{o.model,     o.text,       o.token_ids,      o.no_bos,         !o.no_parse_special,
+                      o.tokenizer, o.max_tokens, o.chat_turn_ends, o.chat_turns_note};
 }
 
 void check_ids_in_model(const Options& o, const Vocabulary* vocab, const std::vector<std::int32_t>& ids, long n_vocab) {

@@ -47,6 +47,11 @@ struct Options : ModelPictureSettings {
   std::string messages_file;          ///< --messages FILE.json: OpenAI-style [{"role", "content"}, ...]
   bool add_generation_prompt = true;  ///< --add-generation-prompt / --no-add-generation-prompt
   std::string chat_prompt;            ///< what the chat template rendered ("" without --chat/--messages)
+  /// Each turn of the conversation in `text`: its role and the byte offset where its rendering
+  /// ends (cli/chat_prompt); empty without a conversation or when they cannot be placed, and then
+  /// chat_turns_note says why.
+  std::vector<std::pair<std::string, std::size_t>> chat_turn_ends;
+  std::string chat_turns_note;
   std::optional<std::vector<int>> token_types;  ///< --token-types: BERT's segment per token (default all 0)
   bool no_bos = false;
   bool no_parse_special = false;     ///< --no-parse-special: special tokens' text in --text read as plain text

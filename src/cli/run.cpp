@@ -349,6 +349,8 @@ void add_model_report(const ModelRunInfo& info, ReportPage& page, const ModelPic
   page.title = model_report_title(info, blocks);
   page.layered = true;
   if (info.source_tokens.empty() && info.prompt_length < static_cast<int>(info.tokens.size())) page.prompt_length = info.prompt_length;
+  for (const ChatTurnSpan& turn : info.chat_turns) page.turns.push_back(ReportTurn{turn.role, turn.first, turn.end});
+  page.turns_note = info.chat_turns_note;
   files.add(report_path(options), html_report(page));
 }
 

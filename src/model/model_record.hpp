@@ -115,6 +115,15 @@ struct AttentionBlock {
 using BlockSink = std::function<void(AttentionBlock&&)>;
 
 /// Everything about the run except the blocks.
+/// One turn of a chat conversation (--chat/--messages) among the prompt's tokens: its role and
+/// the positions [first, end) its rendering spans (from 0, the BOS and the template's preamble in
+/// the first turn).
+struct ChatTurnSpan {
+  std::string role;
+  int first = 0;
+  int end = 0;
+};
+
 struct ModelRunInfo {
   ModelSummary model;
   Tokens tokens;                       ///< pieces of the decoder input, byte for byte
@@ -122,6 +131,8 @@ struct ModelRunInfo {
   std::vector<std::int32_t> token_ids;
   std::string text;                    ///< decoded text of every token after BOS
   std::string chat_prompt;             ///< the chat template's rendering of --chat/--messages ("" without)
+  std::vector<ChatTurnSpan> chat_turns;  ///< the conversation's turns among the tokens (empty without)
+  std::string chat_turns_note;         ///< why a conversation's turns are not marked ("" when they are)
   int prompt_length = 0;               ///< tokens that came from the input, BOS included
   std::string generated_text;          ///< decoded continuation ("" without --generate)
   std::vector<float> last_logits;      ///< the final position's n_vocab logits, when asked

@@ -181,6 +181,25 @@ std::string keep_last_tokens(std::vector<std::int32_t>& ids, long max_tokens, bo
          (keep_first ? " (the first token, " + std::string(keep_last ? "and the last, kept" : "BOS, kept") + ")" : "");
 }
 
+std::vector<ChatTurnSpan> chat_turn_spans(const DecoderInput& o, const Vocabulary& vocab,
+                                          const std::vector<std::int32_t>& ids, std::string& note) {
+  std::vector<ChatTurnSpan> turns;
+  int first = 0;
+  for (std::size_t k = 0; k < o.chat_turn_ends.size() && o.text; ++k) {
+    const auto& [role, text_end] = o.chat_turn_ends[k];
+    const std::vector<std::int32_t> through = tokenize(vocab, o.text->substr(0, text_end), !o.no_bos, o.parse_special);
+    const int end = static_cast<int>(through.size());
+    if (through.size() > ids.size() || !std::equal(through.begin(), through.end(), ids.begin()) || end < first) {
+      note = "the turns are not marked: the tokens of the text through turn " + std::to_string(k) + " (" + role +
+             ") do not begin the prompt's tokens";
+      return {};
+    }
+    turns.push_back(ChatTurnSpan{role, first, end});
+    first = end;
+  }
+  return turns;
+}
+
 ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& o, int generate,
                                std::vector<std::string>& warnings) {
   const Vocabulary* vocab = loaded.vocab.get();
@@ -197,9 +216,14 @@ ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& 
   const bool bos_first = o.text && !o.no_bos && vocab &&
                          ((vocab->add_bos && vocab->bos && info.token_ids.front() == *vocab->bos) ||
                           (!vocab->hf.prefix.empty() && info.token_ids.front() == vocab->hf.prefix.front()));
+  info.chat_turns_note = o.chat_turns_note;
+  if (vocab && !o.chat_turn_ends.empty()) info.chat_turns = chat_turn_spans(o, *vocab, info.token_ids, info.chat_turns_note);
   if (const std::string cut = keep_last_tokens(info.token_ids, o.max_tokens, bos_first, false, o.text ? "--text" : "--token-ids");
-      !cut.empty())
+      !cut.empty()) {
     warnings.push_back(cut);
+    if (!info.chat_turns.empty()) info.chat_turns_note = "the turns are not marked: --max-tokens cut the conversation";
+    info.chat_turns.clear();
+  }
   check_ids_in_model(o, vocab, info.token_ids, c.n_vocab);
   if (o.text && vocab)
     if (const std::string unread = unread_text_warning(*vocab, info.token_ids, "--text"); !unread.empty()) warnings.push_back(unread);

@@ -30,6 +30,9 @@ struct DecoderInput {
   bool parse_special = true;  ///< false: --no-parse-special
   std::string tokenizer;      ///< --tokenizer FILE: a tokenizer.json or GGUF replacing the model's own ("" = its own)
   long max_tokens = 0;        ///< --max-tokens N: keep the last N tokens (BOS kept first); 0 = all
+  /// A chat conversation's turns in `text`: each role and the byte offset where its rendering ends.
+  std::vector<std::pair<std::string, std::size_t>> chat_turn_ends = {};
+  std::string chat_turns_note = {};  ///< why chat_turn_ends is empty for a conversation ("" otherwise)
 };
 
 /// The decoder of a DecoderInput: the model, its tokenizer, the token names of a folder run by ids.
@@ -63,10 +66,17 @@ void check_ids_in_model(const DecoderInput& input, const Vocabulary* vocab, cons
 std::string keep_last_tokens(std::vector<std::int32_t>& ids, long max_tokens, bool keep_first, bool keep_last,
                              const std::string& what);
 
+/// The tokens each turn of input.chat_turn_ends spans among `ids` (input.text's ids, before any
+/// cut): turn k ends at the count of the ids of the text through its end, which must begin `ids`
+/// (they do where turns end at special tokens, as chat templates make them). Empty, with `note`
+/// saying why, when they do not.
+std::vector<ChatTurnSpan> chat_turn_spans(const DecoderInput& input, const Vocabulary& vocab,
+                                          const std::vector<std::int32_t>& ids, std::string& note);
+
 /// The start every decoder run shares (run_decoder_request, and the commands that run a loaded
 /// decoder themselves): info.model from the model (summary and matmul), info.token_ids from
 /// `input` (decoder_input_ids), the model's and, for a text, the tokenizer's warnings appended to
-/// `warnings`, and info.prompt_length. Throws UsageError for no tokens and for more than the
+/// `warnings`, info.prompt_length, and a conversation's info.chat_turns (chat_turn_spans). Throws UsageError for no tokens and for more than the
 /// context length with `generate` tokens to come (≤ 0: none), check_ids_in_model's errors for
 /// ids the model lacks.
 ModelRunInfo start_decoder_run(const LoadedDecoder& loaded, const DecoderInput& input, int generate,

@@ -122,7 +122,11 @@ std::string page_json(const ReportPage& page, bool compact) {
   std::string json = "{\"format\":\"attnviz.report\",\"version\":1,\"title\":" + script_json_string(page.title) +
                      ",\"layered\":" + (page.layered ? "true" : "false") +
                      ",\"promptLength\":" + std::to_string(page.prompt_length) + ",\"colormaps\":" + colormaps_json(page.views) +
-                     ",\"views\":[";
+                     ",\"turns\":[";
+  for (std::size_t t = 0; t < page.turns.size(); ++t)
+    json += (t == 0 ? "{\"role\":" : ",{\"role\":") + script_json_string(page.turns[t].role) +
+            ",\"first\":" + std::to_string(page.turns[t].first) + ",\"end\":" + std::to_string(page.turns[t].end) + "}";
+  json += "],\"turnsNote\":" + script_json_string(page.turns_note) + ",\"views\":[";
   for (std::size_t v = 0; v < page.views.size(); ++v) json += (v == 0 ? "" : ",") + view_json(page.views[v], compact);
   json += "],\"tables\":[";
   for (std::size_t t = 0; t < page.tables.size(); ++t) json += (t == 0 ? "" : ",") + table_json(page.tables[t]);

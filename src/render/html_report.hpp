@@ -71,6 +71,13 @@ struct ReportLink {
 
 /// The page: `title` in its heading and <title>, the views in order (a selector when there are
 /// several; `layered` adds the layer × head overview and names the selector "layer").
+/// A chat conversation's turn among the text's tokens: the role, positions [first, end).
+struct ReportTurn {
+  std::string role;
+  int first = 0;
+  int end = 0;
+};
+
 struct ReportPage {
   std::string title;
   std::vector<ReportView> views;
@@ -80,6 +87,8 @@ struct ReportPage {
   std::vector<TextTable> tables = {};  ///< shown as HTML tables below the views (compare's statistics)
   std::vector<ReportLink> links = {};  ///< the run's other files: the first `main_links` in the header,
   std::size_t main_links = 0;          ///< the rest in a folded list
+  std::vector<ReportTurn> turns = {};  ///< a conversation's turns: the text view starts each on a line, its role first
+  std::string turns_note = {};         ///< why a conversation's turns are not shown ("" when they are, or no conversation)
 };
 
 /// The whole HTML file. Data go into <script type="application/json"> with '<', '>', '&' and

@@ -31,6 +31,8 @@ body[data-only]:not([data-only="matrix"]) #search-box { display: none; }
 #text span { user-select: none; cursor: pointer; border-radius: 3px; }
 #text span:hover, #text span.selected { background: #ffd8d8; }
 #text .generated { border-bottom: 2px solid #1f5fa8; }
+#text .role { display: inline-block; min-width: 8em; margin-right: 6px; color: #555; font-size: 12px; text-transform: uppercase; }
+#text .turns-note { color: #555; }
 #tables-view table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
 #tables-view th, #tables-view td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #ddd; }
 #tables-view td:first-child, #tables-view th:first-child { text-align: left; }
@@ -268,8 +270,19 @@ const char* const kReportViewsScript = R"page((function () {
     const box = $("text");
     box.replaceChildren();
     const v = view();
+    // A conversation's turns (--chat, --messages): each starts a line with its role; the
+    // template's generation prompt after the last one gets a line of its own.
+    const turnAt = new Map(data.turns.map((t) => [t.first, t.role]));
+    const lastEnd = data.turns.length > 0 ? data.turns[data.turns.length - 1].end : -1;
+    if (lastEnd >= 0 && (data.promptLength === 0 || lastEnd < data.promptLength)) turnAt.set(lastEnd, "");
+    if (data.turnsNote) box.append(element("small", "turns-note", data.turnsNote), element("br"));
     v.queryTokens.forEach((token, i) => {
       const position = v.firstQuery + i;
+      if (turnAt.has(position)) {
+        if (box.querySelector("span")) box.append(element("br"));
+        const role = turnAt.get(position);
+        box.append(role === "" ? element("i", "role", "generation prompt") : element("b", "role", role));
+      }
       const span = element("span", generated(position) ? "generated" : "", readable(token));
       span.dataset.token = i;
       span.title = "#" + position + " " + token;
