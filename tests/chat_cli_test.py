@@ -11,6 +11,8 @@ import sys
 import tempfile
 
 attnviz, repo = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(repo, "scripts"))
+from gguf_add_chat_template import copy_with_string  # noqa: E402
 stories = os.path.join(repo, "data", "stories260k", "stories260K.gguf")
 passed = failed = 0
 
@@ -37,12 +39,8 @@ def ids(*args):
 
 
 def with_template(folder, name, template):
-    path = os.path.join(folder, name + ".jinja")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(template)
     model = os.path.join(folder, name + ".gguf")
-    subprocess.run([sys.executable, os.path.join(repo, "scripts", "gguf_add_chat_template.py"), stories, model, path],
-                   check=True)
+    copy_with_string(stories, model, template)
     return model
 
 

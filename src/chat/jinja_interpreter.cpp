@@ -81,27 +81,17 @@ class Interpreter {
  private:
   [[noreturn]] void fail(const Node& at, const std::string& detail) const { throw TemplateError(at.line, at.column, detail); }
 
-  // One more expression or statement under evaluation for its lifetime; past kMaxRenderNesting
-  // a TemplateError at `at`, before the machine's stack runs out.
-  class Nested {
-   public:
-    Nested(const Interpreter& interpreter, const Node& at) : depth_(interpreter.depth_) {
-      if (++depth_ > kMaxRenderNesting) {
-        --depth_;
-        interpreter.fail(at, "expressions and statements nested more than " + std::to_string(kMaxRenderNesting) +
-                                 " deep (a macro that calls itself without end?)");
-      }
-    }
-    ~Nested() { --depth_; }
-    Nested(const Nested&) = delete;
-    Nested& operator=(const Nested&) = delete;
-
-   private:
-    int& depth_;
-  };
+  // One more expression or statement under evaluation for the level's lifetime; past
+  // kMaxRenderNesting a TemplateError at `at`, before the machine's stack runs out.
+  NestingLevel nested(const Node& at) {
+    if (depth_ >= kMaxRenderNesting)
+      fail(at, "expressions and statements nested more than " + std::to_string(kMaxRenderNesting) +
+                   " deep (a macro that calls itself without end?)");
+    return NestingLevel(depth_);
+  }
 
   void statement(const Node& node, const ScopePtr& scope, std::string& out) {
-    const Nested nested(*this, node);
+    const NestingLevel level = nested(node);
     switch (node.kind) {
       case NodeKind::Text: out += node.name; return;
       case NodeKind::Output: {
@@ -466,7 +456,7 @@ class Interpreter {
   }
 
   Value eval(const Node& node, const ScopePtr& scope) {
-    const Nested nested(*this, node);
+    const NestingLevel level = nested(node);
     switch (node.kind) {
       case NodeKind::Literal: return node.value;
       case NodeKind::Name: return lookup(node.name, scope.get());
@@ -526,7 +516,7 @@ class Interpreter {
   }
 
   ScopeArena& scopes_;
-  mutable int depth_ = 0;  // see Nested
+  int depth_ = 0;  // see nested()
 };
 
 }  // namespace

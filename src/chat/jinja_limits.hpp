@@ -23,4 +23,17 @@ inline constexpr int kMaxRenderNesting = 1000;
 inline constexpr std::int64_t kMaxRangeItems = std::int64_t{1} << 24;
 inline constexpr std::int64_t kMaxIndentWidth = std::int64_t{1} << 16;
 
+/// One more level in `depth` for its lifetime. The parser and the interpreter check the depth
+/// against their limit before making one (and throw at their own place).
+class NestingLevel {
+ public:
+  explicit NestingLevel(int& depth) : depth_(depth) { ++depth_; }
+  ~NestingLevel() { --depth_; }
+  NestingLevel(const NestingLevel&) = delete;
+  NestingLevel& operator=(const NestingLevel&) = delete;
+
+ private:
+  int& depth_;
+};
+
 }  // namespace attnviz::jinja

@@ -24,25 +24,14 @@ class Parser {
   }
 
  private:
-  // One more bracket, parenthesis, prefix operator or statement block open for its lifetime:
-  // past kMaxParseNesting a TemplateError at the token, before the parser's recursion runs the
-  // stack out.
-  class Nested {
-   public:
-    explicit Nested(Parser& parser) : depth_(parser.depth_) {
-      if (++depth_ > kMaxParseNesting) {
-        --depth_;
-        throw parser.error_here("brackets, operators and blocks nested more than " + std::to_string(kMaxParseNesting) +
-                                " deep");
-      }
-    }
-    ~Nested() { --depth_; }
-    Nested(const Nested&) = delete;
-    Nested& operator=(const Nested&) = delete;
-
-   private:
-    int& depth_;
-  };
+  // One more bracket, parenthesis, prefix operator or statement block open for the level's
+  // lifetime: past kMaxParseNesting a TemplateError at the token, before the parser's recursion
+  // runs the stack out.
+  NestingLevel nested() {
+    if (depth_ >= kMaxParseNesting)
+      throw error_here("brackets, operators and blocks nested more than " + std::to_string(kMaxParseNesting) + " deep");
+    return NestingLevel(depth_);
+  }
 
   // ---- token helpers
   const Token& peek(std::size_t ahead = 0) const {
@@ -149,7 +138,7 @@ class Parser {
   }
 
   NodePtr statement(const Token& open) {
-    const Nested nested(*this);
+    const NestingLevel level = nested();
     const Token& keyword = peek();
     if (keyword.kind != TokenKind::Name) throw error_here("expected a statement name after '{%', got " + describe(keyword));
     const std::string name = take().text;
@@ -275,7 +264,7 @@ class Parser {
   }
 
   NodePtr expression() {
-    const Nested nested(*this);
+    const NestingLevel level = nested();
     const Token& at = peek();
     NodePtr value = logical_or();
     if (!is_name("if")) return value;
@@ -323,7 +312,7 @@ class Parser {
 
   NodePtr logical_not() {
     if (is_name("not")) {
-      const Nested nested(*this);
+      const NestingLevel level = nested();
       const Token& at = take();
       NodePtr n = node(NodeKind::Unary, at);
       n->op = "not";
@@ -421,7 +410,7 @@ class Parser {
 
   NodePtr unary() {
     if (is_op("-") || is_op("+")) {
-      const Nested nested(*this);
+      const NestingLevel level = nested();
       const Token& at = take();
       NodePtr n = node(NodeKind::Unary, at);
       n->op = at.text;
@@ -597,7 +586,7 @@ class Parser {
 
   std::vector<Token> t_;
   std::size_t pos_ = 0;
-  int depth_ = 0;  // see Nested
+  int depth_ = 0;  // see nested()
 };
 
 }  // namespace

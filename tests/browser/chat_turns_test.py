@@ -17,6 +17,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from gguf_add_chat_template import copy_with_string  # noqa: E402
 from page_helpers import MODEL, Page, browser_in, go, new_page, run, screenshot  # noqa: E402
 
 TEMPLATE = ("{{ bos_token }}{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"
@@ -30,12 +32,8 @@ CHAT_ARGS = [arg for role, text in TURNS for arg in (("--chat", text) if role ==
 
 
 def with_template(folder, name, template):
-    source = os.path.join(folder, name + ".jinja")
-    with open(source, "w", encoding="utf-8") as f:
-        f.write(template)
     model = os.path.join(folder, name + ".gguf")
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gguf_add_chat_template.py"), MODEL, model, source],
-                   check=True)
+    copy_with_string(MODEL, model, template)
     return model
 
 
