@@ -12,7 +12,7 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config libcli11-dev libeigen3-dev nlohmann-json3-dev libstb-dev catch2
           libsimdjson-dev libpcre2-dev
           libpng-dev fonts-dejavu-core
-          libharfbuzz-dev libfribidi-dev libutf8proc-dev libfontconfig-dev)
+          libharfbuzz-dev libfribidi-dev libutf8proc-dev libfontconfig-dev libcpp-httplib-dev)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-numpy python3-networkx python3-torch clang libclang-rt-14-dev libomp-dev)
   # The HTML report in real browsers (tests/browser/: chromium over the DevTools pipe, firefox-esr's

@@ -157,22 +157,27 @@ void check_layer_run_options(const Options& options) {
 }
 
 
-static ModelRunInfo run_model_once(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
-                       double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
-  refuse_layer_options(options);
-  // --measure: each block's norms or ALTI from what the forward pass handed on, which is then let go.
-  const BlockSink measured = [&](AttentionBlock&& block) {
+// --measure: each block's norms or ALTI from what the forward pass handed on, which is then let
+// go, before `sink` takes the block; `layer_norms` (a dump's) keeps the layer's norms too.
+static BlockSink measured_sink(const Options& options, const BlockSink& sink, std::vector<std::string>& warnings, bool layer_norms) {
+  return [&options, &sink, &warnings, layer_norms](AttentionBlock&& block) {
     if (!block.value_vectors.empty()) {
       if (options.measure != "alti" || block.kind == "self")
         add_measure(options.measure, block.value_vectors, AltiInputs{&block.residual, block.b_o, block.post_norm}, block.record,
-                    options.command == Command::Dump);  // only a dump writes layer_norms
+                    layer_norms);
       else if (std::find(warnings.begin(), warnings.end(), kNoCrossAlti) == warnings.end())
         warnings.push_back(kNoCrossAlti);
       block.value_vectors.clear();
       block.residual = Matrix();
     }
-    plain_sink(std::move(block));
+    sink(std::move(block));
   };
+}
+
+static ModelRunInfo run_model_once(const Options& options, const BlockSink& plain_sink, std::vector<std::string>& warnings,
+                       double memory_budget, const KeptBytes& kept, ModelProbe* probe, const HeadSink* heads) {
+  refuse_layer_options(options);
+  const BlockSink measured = measured_sink(options, plain_sink, warnings, options.command == Command::Dump);
   // Each layer's activations, projections and attention weights (and the measure's temporaries)
   // are freed after it: kept in the heap, the next layer reuses them instead of faulting fresh
   // pages in (core/heap_reuse.hpp). On this project's machines a page fault is dear: a Q8_0
@@ -364,5 +369,20 @@ ModelRunInfo DecoderSession::run(const std::vector<std::int32_t>& ids, const Blo
   o.token_ids = std::vector<int>(ids.begin(), ids.end());
   return run_loaded_decoder(loaded_->decoder, o, sink, warnings, memory_budget, {}, nullptr, heads);
 }
+
+ModelRunInfo DecoderSession::run(const Options& request, const BlockSink& sink, std::vector<std::string>& warnings,
+                                 double memory_budget, const KeptBytes& kept) const {
+  if (request.model != options_.model)
+    throw UsageError::bad_option("--model", request.model + " is not the session's model, " + options_.model);
+  refuse_layer_options(request);
+  // As a dump has them (layer_norms too): serve answers a run as `dump --model` does.
+  const BlockSink measured = measured_sink(request, sink, warnings, true);
+  ModelRunInfo info = run_loaded_decoder(loaded_->decoder, request, measure_needs_value_vectors(request.measure) ? measured : sink,
+                                         warnings, memory_budget, kept);
+  info.chat_prompt = request.chat_prompt;
+  return info;
+}
+
+const Vocabulary* DecoderSession::vocabulary() const { return loaded_->decoder.vocab.get(); }
 
 }  // namespace attnviz

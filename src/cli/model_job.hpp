@@ -101,6 +101,12 @@ class DecoderSession {
   /// `heads`, when given, takes each layer's weights head by head (run_model's HeadSink).
   ModelRunInfo run(const std::vector<std::int32_t>& ids, const BlockSink& sink, std::vector<std::string>& warnings,
                    double memory_budget, const HeadSink* heads = nullptr) const;
+  /// As run_model with `request` (its text or token ids, layers, measure, generate…) on the
+  /// loaded model: `request.model` must be the session's. Throws as run_model.
+  ModelRunInfo run(const Options& request, const BlockSink& sink, std::vector<std::string>& warnings, double memory_budget,
+                   const KeptBytes& kept = {}) const;
+  /// The model's tokenizer (null for a model without one).
+  const Vocabulary* vocabulary() const;
 
  private:
   struct Loaded;

@@ -12,7 +12,7 @@
 namespace attnviz {
 
 /// The subcommands.
-enum class Command { Dump, Heatmaps, Render, Compare, Tokenize, Attribute, Census, Explain };
+enum class Command { Dump, Heatmaps, Render, Compare, Tokenize, Attribute, Census, Explain, Serve };
 
 /// A head of a whole model as compare --heads names it: L<layer>H<head>, both from 0, and for an
 /// encoder-decoder model its block ("enc.L0H3": encoder self-attention, "dec.L0H3": decoder
@@ -47,6 +47,9 @@ struct Options : ModelPictureSettings {
   std::string messages_file;          ///< --messages FILE.json: OpenAI-style [{"role", "content"}, ...]
   bool add_generation_prompt = true;  ///< --add-generation-prompt / --no-add-generation-prompt
   std::string chat_prompt;            ///< what the chat template rendered ("" without --chat/--messages)
+  std::string host = "127.0.0.1";     ///< serve --host
+  int port = 8765;                    ///< serve --port (0: any free port, printed)
+  int queue = 8;                      ///< serve --queue: runs that may wait while one runs
   /// Each turn of the conversation in `text`: its role and the byte offset where its rendering
   /// ends (cli/chat_prompt); empty without a conversation or when they cannot be placed, and then
   /// chat_turns_note says why.

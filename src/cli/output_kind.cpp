@@ -31,6 +31,7 @@ const char* command_name(Command command) {
     case Command::Tokenize: return "tokenize";
     case Command::Attribute: return "attribute";
     case Command::Census: return "census";
+    case Command::Serve: return "serve";
   }
   return "";
 }
@@ -46,6 +47,7 @@ std::string what_it_writes(Command command) {
     case Command::Attribute: return "a folder (attribution.json and attribution.png)";
     case Command::Census: return "a folder (census.json, census.csv, census.png and the journal texts.jsonl)";
     case Command::Tokenize: return "to standard output";
+    case Command::Serve: return "nothing (it answers over HTTP)";
   }
   return "";
 }
@@ -56,7 +58,8 @@ std::string output_kind(Command command) {
   switch (command) {
     case Command::Dump:
     case Command::Compare: return "file";
-    case Command::Tokenize: return "";
+    case Command::Tokenize:
+    case Command::Serve: return "";
     case Command::Heatmaps:
     case Command::Render:
     case Command::Explain:

@@ -17,6 +17,7 @@
 #include "cli/text_input.hpp"
 #include "cli/attribute_job.hpp"
 #include "cli/chat_prompt.hpp"
+#include "cli/serve_command.hpp"
 #include "cli/compare_job.hpp"
 #include "cli/corpus_job.hpp"
 #include "cli/explain_job.hpp"
@@ -310,12 +311,6 @@ void render_block(const AttentionBlock& block, bool encoder_decoder, const Optio
   }
 }
 
-// The model page's title: the model, the number of tokens and the blocks shown.
-std::string model_report_title(const ModelRunInfo& info, std::size_t blocks) {
-  return info.model.name + " \u00B7 " + counted(static_cast<long long>(info.tokens.size()), "token") + " \u00B7 " +
-         counted(static_cast<long long>(blocks), "attention block");
-}
-
 // Every other file of the run, relative to the page: the whole-model pictures beside it first
 // (overview.png, rollout.png, flow.png), then the per-layer files in their folders.
 void link_run_files(const Options& options, const OutputSet& files, ReportPage& page) {
@@ -593,6 +588,7 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
     check_output_kind(options);
     return run_corpus_census(options, out, err, warnings);
   }
+  if (options.command == Command::Serve) return run_serve(options, out, err, warnings);
   if (options.command == Command::Tokenize) {
     if (!options.text) throw UsageError::bad_option("tokenize", "needs the text: --text \"...\", or a conversation with --chat/--messages");
     data << tokenize_report(options, warnings);
@@ -624,11 +620,17 @@ void dispatch(const Options& options, PhaseTimer& timer, std::ostream& data, std
     case Command::Tokenize:
     case Command::Attribute:
     case Command::Census:
+    case Command::Serve:
     case Command::Explain: return;
   }
 }
 
 }  // namespace
+
+std::string model_report_title(const ModelRunInfo& info, std::size_t blocks) {
+  return info.model.name + " \u00B7 " + counted(static_cast<long long>(info.tokens.size()), "token") + " \u00B7 " +
+         counted(static_cast<long long>(blocks), "attention block");
+}
 
 int run(const Options& options, std::ostream& out, std::ostream& err) { return run(options, out, err, std::cin); }
 

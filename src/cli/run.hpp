@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "model/model_record.hpp"
 
 namespace attnviz {
 
@@ -32,5 +33,8 @@ int run(const Options& options, std::ostream& out, std::ostream& err, std::istre
 /// The files a run reads (inputs, the model file or every file of a model folder, fonts), which
 /// its outputs must never replace.
 std::vector<std::string> input_files(const Options& options);
+
+/// The model report page's title: "MODEL · N tokens · B attention blocks".
+std::string model_report_title(const ModelRunInfo& info, std::size_t blocks);
 
 }  // namespace attnviz

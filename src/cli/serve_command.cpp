@@ -1,0 +1,241 @@
+#include "cli/serve_command.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <thread>
+
+#include "cli/model_job.hpp"
+#include "cli/serve_page.hpp"
+#include "cli/serve_request.hpp"
+#include "cli/serve_run.hpp"
+#include "core/error.hpp"
+#include "model/tokenizers/vocabulary.hpp"
+
+// Last: httplib.h brings <resolv.h>, whose `_res` macro would rewrite Eigen's parameters of that
+// name in any Eigen header included after it.
+#include <httplib.h>
+
+namespace attnviz {
+namespace {
+
+// Bodies past this are refused before they are read whole (413, httplib's own answer).
+constexpr std::size_t kMaxBodyBytes = std::size_t{1} << 20;
+// The reports /run/ID keeps: the most recent ones.
+constexpr std::size_t kKeptReports = 32;
+
+void answer_error(httplib::Response& response, int status, const std::string& message) {
+  response.status = status;
+  response.set_content(nlohmann::json{{"error", message}}.dump(), "application/json");
+}
+
+bool loopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
+
+// The recent runs' report pages, by run number.
+class ReportStore {
+ public:
+  long add(std::string html) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const long id = ++last_;
+    pages_[id] = std::move(html);
+    order_.push_back(id);
+    if (order_.size() > kKeptReports) {
+      pages_.erase(order_.front());
+      order_.pop_front();
+    }
+    return id;
+  }
+  bool find(long id, std::string& html) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = pages_.find(id);
+    if (it == pages_.end()) return false;
+    html = it->second;
+    return true;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  long last_ = 0;
+  std::map<long, std::string> pages_;
+  std::deque<long> order_;
+};
+
+// SIGINT and SIGTERM stop the server: they are blocked in every thread (the server's workers
+// inherit the mask) and taken by one thread, which asks the server to stop. Stopping lets the
+// requests in flight finish.
+class StopOnSignals {
+ public:
+  explicit StopOnSignals(httplib::Server& server) {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
+    waiter_ = std::thread([this, &server] {
+      const timespec tick{0, 100 * 1000 * 1000};
+      while (!done_) {
+        if (sigtimedwait(&signals_, nullptr, &tick) > 0) {
+          server.stop();
+          return;
+        }
+      }
+    });
+  }
+  ~StopOnSignals() {
+    done_ = true;
+    waiter_.join();
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  sigset_t signals_{}, previous_{};
+  std::atomic<bool> done_{false};
+  std::thread waiter_;
+};
+
+}  // namespace
+
+void run_serve(const Options& options, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings) {
+  if (options.model.empty()) throw UsageError::bad_option("--model", "serve needs the model to serve");
+  const DecoderSession session(options, true);
+  const Vocabulary* vocabulary = session.vocabulary();
+  const std::string model_name = session.summary().name;
+  std::mutex model_mutex, log_mutex;
+  std::atomic<int> waiting{0};
+  ReportStore reports;
+  const auto log = [&](const httplib::Request& request, int status, const std::string& what, double seconds) {
+    const std::lock_guard<std::mutex> lock(log_mutex);
+    char time_text[32];
+    std::snprintf(time_text, sizeof time_text, "%.3f s", seconds);
+    err << "attnviz serve: " << request.method << " " << request.path << " " << status << " " << what << " " << time_text << "\n";
+    err.flush();
+  };
+
+  httplib::Server server;
+  server.new_task_queue = [&options] { return new httplib::ThreadPool(static_cast<std::size_t>(options.queue) + 2); };
+  server.set_payload_max_length(kMaxBodyBytes);
+  server.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Cache-Control", "no-store"}});
+
+  const std::string page = serve_page(model_name);
+  server.Get("/", [&](const httplib::Request&, httplib::Response& response) {
+    response.set_content(page, "text/html; charset=utf-8");
+  });
+  server.Get("/api/health", [&](const httplib::Request&, httplib::Response& response) {
+    response.set_content(nlohmann::json{{"status", "ok"}, {"model", model_name}, {"waiting", waiting.load()}}.dump(),
+                         "application/json");
+  });
+  server.Get(R"(/run/(\d{1,18}))", [&](const httplib::Request& request, httplib::Response& response) {
+    std::string html;
+    if (!reports.find(std::stol(request.matches[1]), html))
+      return answer_error(response, 404, "run " + std::string(request.matches[1]) + " is not kept (the server keeps the last " +
+                                             std::to_string(kKeptReports) + " runs)");
+    response.set_content(html, "text/html; charset=utf-8");
+  });
+  server.Post("/api/tokenize", [&](const httplib::Request& request, httplib::Response& response) {
+    const auto started = std::chrono::steady_clock::now();
+    try {
+      const Options asked = serve_request(options, request.body, true);
+      if (!vocabulary) throw InputError::inconsistent(options.model, "the model has no tokenizer");
+      const std::vector<std::int32_t> ids = tokenize(*vocabulary, *asked.text, !options.no_bos, !options.no_parse_special);
+      nlohmann::json pieces = nlohmann::json::array(), texts = nlohmann::json::array();
+      for (const std::int32_t id : ids) {
+        pieces.push_back(vocabulary->pieces[static_cast<std::size_t>(id)]);
+        texts.push_back(token_display_text(*vocabulary, id));
+      }
+      response.set_content(nlohmann::json{{"tokens", pieces}, {"token_ids", ids}, {"token_texts", texts}}.dump(),
+                           "application/json");
+      log(request, 200, std::to_string(ids.size()) + " tokens",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    } catch (const Error& e) {
+      answer_error(response, 400, e.what());
+      log(request, 400, e.what(), 0);
+    }
+  });
+  server.Post("/api/run", [&](const httplib::Request& request, httplib::Response& response) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+    Options asked;
+    try {
+      asked = serve_request(options, request.body, false);
+    } catch (const Error& e) {
+      answer_error(response, 400, e.what());
+      return log(request, 400, e.what(), seconds());
+    }
+    // The limit counts the text's tokens (as the model's tokenizer splits them) and those to generate.
+    const long given = asked.token_ids ? static_cast<long>(asked.token_ids->size())
+                       : vocabulary    ? static_cast<long>(tokenize(*vocabulary, *asked.text, !asked.no_bos,
+                                                                    !asked.no_parse_special).size())
+                                       : 0;
+    const long total = given + std::max(asked.generate, 0);
+    if (total > options.max_tokens) {
+      const std::string message = "--max-tokens: the run has " + std::to_string(total) + " tokens (" + std::to_string(given) +
+                                  " given, " + std::to_string(std::max(asked.generate, 0)) +
+                                  " to generate), over the server's limit of " + std::to_string(options.max_tokens);
+      answer_error(response, 413, message);
+      return log(request, 413, message, seconds());
+    }
+    if (waiting.fetch_add(1) > options.queue) {
+      waiting.fetch_sub(1);
+      response.set_header("Retry-After", "1");
+      answer_error(response, 503, "busy: " + std::to_string(options.queue) + " runs are waiting already; try again");
+      return log(request, 503, "queue full", seconds());
+    }
+    int status = 200;
+    std::string what;
+    try {
+      ServedRun served;
+      {
+        const std::lock_guard<std::mutex> lock(model_mutex);
+        served = serve_run(session, asked);
+      }
+      const long id = reports.add(std::move(served.report_html));
+      response.set_header("X-Attnviz-Run", std::to_string(id));
+      response.set_header("X-Attnviz-Tokens", std::to_string(served.tokens));
+      response.set_content(std::move(served.dump_json), "application/json");
+      what = std::to_string(served.tokens) + " tokens, run " + std::to_string(id);
+    } catch (const LimitError& e) {
+      status = 413;
+      what = e.what();
+    } catch (const Error& e) {
+      status = 400;
+      what = e.what();
+    } catch (const std::bad_alloc&) {
+      status = 413;
+      what = "out of memory (a shorter text, or fewer layers)";
+    } catch (const std::exception& e) {
+      status = 500;
+      what = std::string("internal error: ") + e.what() + " (please report this)";
+    }
+    waiting.fetch_sub(1);
+    if (status != 200) answer_error(response, status, what);
+    log(request, status, what, seconds());
+  });
+
+  const bool any_port = options.port == 0;
+  const int port = any_port ? server.bind_to_any_port(options.host) : (server.bind_to_port(options.host, options.port) ? options.port : -1);
+  if (port < 0)
+    throw UsageError::bad_option("--port", "cannot listen on " + options.host + ":" + std::to_string(options.port) +
+                                               " (in use, or not an address of this machine)");
+  if (!loopback(options.host))
+    warnings.push_back("--host " + options.host + ": the API has no authentication; anyone who reaches this address can run the model");
+  for (const std::string& warning : warnings) err << "attnviz: warning: " << warning << "\n";
+  warnings.clear();
+  out << "attnviz serve: http://" << (options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host)
+      << ":" << port << "/ (" << model_name << "; at most " << options.max_tokens << " tokens a run; Ctrl-C stops)" << std::endl;
+  {
+    const StopOnSignals stop(server);
+    server.listen_after_bind();
+  }
+  out << "attnviz serve: stopped" << std::endl;
+}
+
+}  // namespace attnviz

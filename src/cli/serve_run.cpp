@@ -1,0 +1,44 @@
+#include "cli/serve_run.hpp"
+
+#include "cli/attention_job.hpp"
+#include "cli/heatmap_job.hpp"
+#include "cli/run.hpp"
+#include "records/model_dump.hpp"
+#include "records/record_json.hpp"
+#include "render/html_report.hpp"
+#include "render/model_pictures.hpp"
+#include "render/picture_formats.hpp"
+
+namespace attnviz {
+
+ServedRun serve_run(const DecoderSession& session, const Options& request) {
+  ServedRun served;
+  ModelDumpWriter writer;
+  ReportPage page;
+  ModelPictures pictures(request, false, "", memory_budget_bytes(request));
+  std::size_t blocks = 0;
+  const BlockSink sink = [&](AttentionBlock&& block) {
+    for (ReportView& view : heatmap_report_views(block.record, request, view_name(block_folder(block, false)),
+                                                 memory_budget_bytes(request), block.block_name()))
+      page.views.push_back(std::move(view));
+    pictures.add(block);
+    writer.add(block);
+    ++blocks;
+  };
+  // The dump's text and the page's float32 weights are held until the answer is made.
+  const KeptBytes kept = [](long tokens, int layers, int heads) {
+    const double values = static_cast<double>(tokens) * static_cast<double>(tokens) * layers * heads;
+    return values * (kMaxDumpBytesPerNumber + 2 * sizeof(float));
+  };
+  const ModelRunInfo info = session.run(request, sink, served.warnings, memory_budget_bytes(request), kept);
+  for (ReportView& view : pictures.report_views(info)) page.views.push_back(std::move(view));
+  page.title = model_report_title(info, blocks);
+  page.layered = true;
+  if (info.prompt_length < static_cast<int>(info.tokens.size())) page.prompt_length = info.prompt_length;
+  served.report_html = html_report(page);
+  for (std::string& piece : writer.finish(info, false)) served.dump_json += piece;
+  served.tokens = static_cast<long>(info.tokens.size());
+  return served;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,26 @@
+// One run of `attnviz serve` (issue 36): a text on the loaded model gives, from one forward pass,
+// the model dump `attnviz dump --model` writes and the page `heatmaps --format html` writes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/model_job.hpp"
+#include "cli/options.hpp"
+
+namespace attnviz {
+
+/// What one served run answers.
+struct ServedRun {
+  std::string dump_json;    ///< the model dump's JSON text, byte for byte the CLI's (dump --model … -o -)
+  std::string report_html;  ///< the HTML report of the same run (index.html of heatmaps --format html)
+  long tokens = 0;          ///< the run's tokens, generated ones included
+  std::vector<std::string> warnings;
+};
+
+/// Runs `request` (its text or token ids, layers, measure, generate; model = the session's) on
+/// `session`. Throws as run_model: UsageError, InputError, LimitError (the memory budget of
+/// request.max_memory_mib, the dump's text counted).
+ServedRun serve_run(const DecoderSession& session, const Options& request);
+
+}  // namespace attnviz
