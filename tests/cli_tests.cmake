@@ -200,13 +200,13 @@ attnviz_expect(cli_font_repeated 0 "^wrote 5 PNG files to "
   heatmaps ${ATTNVIZ_USE_LITE} --font ${ATTNVIZ_DEJAVU} --font ${ATTNVIZ_DEJAVU} -o ${ATTNVIZ_CLI_OUT}/font_twice)
 # A word that is no command: said so, with the nearest command (exit 109, an unexpected argument).
 attnviz_expect(cli_unknown_command 109
-  "^attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"\\? \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
+  "^attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"\\? \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census, serve\\)$"
   heatmap ${ATTNVIZ_USE_LITE} -o ${ATTNVIZ_CLI_OUT}/never)
 attnviz_expect(cli_unknown_command_far 109
-  "^attnviz: error: unknown command \"plot\" \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
+  "^attnviz: error: unknown command \"plot\" \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census, serve\\)$"
   plot ${ATTNVIZ_USE_LITE})
 attnviz_expect(cli_help_command 109
-  "^attnviz: error: unknown command \"help\": for help run attnviz --help, or attnviz COMMAND --help \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
+  "^attnviz: error: unknown command \"help\": for help run attnviz --help, or attnviz COMMAND --help \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census, serve\\)$"
   help)
 attnviz_expect(cli_no_command 106 "^attnviz: error: A subcommand is required")
 # heatmaps -o out.png: refused, no folder made (the in-process test checks the folder).
@@ -323,7 +323,7 @@ attnviz_expect(cli_misspelt_flag 109
   "^attnviz: error: dump: unknown option \"--modle\"@@ did you mean \"--model\"\\? \\(see attnviz dump --help\\)$"
   dump --modle ${ATTNVIZ_STORIES_GGUF} --text a -o ${ATTNVIZ_CLI_OUT}/never_written.json)
 attnviz_expect(cli_option_before_command 109
-  "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census\\)$"
+  "^attnviz: error: option \"-o\" comes before any command@@ name the command first: attnviz COMMAND -o out/x \\(commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census, serve\\)$"
   -o out/x)
 # -h is help only alone: "-heads" (CLI11 read -h, then "-eads") printed help and exited 0.
 attnviz_expect(cli_h_bundle_is_unknown_option 109

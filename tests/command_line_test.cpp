@@ -134,11 +134,11 @@ TEST_CASE("command_line: a flag of another command says whose it is, a far one i
 TEST_CASE("command_line: an option before any command is said to belong after one", "[cli][errors]") {
   CHECK(failure_of({"-o", "out/x"}) ==
         std::pair<std::string, int>{"attnviz: error: option \"-o\" comes before any command; name the command first: "
-                                    "attnviz COMMAND -o out/x (commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census)\n",
+                                    "attnviz COMMAND -o out/x (commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census, serve)\n",
                                     109});
   CHECK(failure_of({"--model", "m.gguf", "tokenize"}).first ==
         "attnviz: error: option \"--model\" comes before any command; name the command first: attnviz COMMAND "
-        "--model m.gguf (commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census)\n");
+        "--model m.gguf (commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census, serve)\n");
   CHECK_THAT(failure_of({"--modle"}).first,
              Contains("option \"--modle\" comes before any command; name the command first: attnviz COMMAND --modle ..."));
   // A misspelt command still gets its suggestion.
@@ -158,12 +158,12 @@ TEST_CASE("command_line: tokenize --json asks for the JSON document even on a te
 TEST_CASE("command_line: a word that is no command, with options after it, is an unknown command", "[cli][errors]") {
   CHECK(failure_of({"heatmap", "a.json", "-o", "out"}).first ==
         "attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"? (commands: dump, heatmaps, render, "
-        "compare, explain, tokenize, attribute, census)\n");
+        "compare, explain, tokenize, attribute, census, serve)\n");
   CHECK(failure_of({"heatmap", "-o", "out"}).first ==
         "attnviz: error: unknown command \"heatmap\"; did you mean \"heatmaps\"? (commands: dump, heatmaps, render, "
-        "compare, explain, tokenize, attribute, census)\n");
+        "compare, explain, tokenize, attribute, census, serve)\n");
   CHECK(failure_of({"plot", "-o", "out"}).first ==
-        "attnviz: error: unknown command \"plot\" (commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census)\n");
+        "attnviz: error: unknown command \"plot\" (commands: dump, heatmaps, render, compare, explain, tokenize, attribute, census, serve)\n");
 }
 
 // Issue 24 §2: a weights file may say "causal": true; --no-causal is the way to override it off.

@@ -699,6 +699,36 @@ void add_merge_folders(Options& o, bool merge_given, const std::vector<std::stri
     throw CLI::ValidationError("--merge", "needs the folders to combine (census --merge DIR1 DIR2 ... -o OUT)");
 }
 
+// `serve` (issue 36): the model loaded once, a page and an HTTP API (cli/serve_command).
+void add_serve_command(CLI::App& app, Options& o) {
+  CLI::App* serve = app.add_subcommand(
+      "serve", "Load a decoder-only model once and serve a page to type texts into and see their heads (the report heatmaps "
+               "writes as index.html), with an HTTP API: POST /api/run (the model dump), POST /api/tokenize, GET "
+               "/api/health. Ctrl-C stops it after the runs in flight.");
+  serve->add_option("-m,--model", o.model, "The model: a GGUF file or a Hugging Face folder (decoder-only), with its tokenizer.")
+      ->required();
+  serve->add_option("--host", o.host,
+                    "The address to listen on (default 127.0.0.1, this machine only; any other is warned about: the API "
+                    "has no authentication).");
+  serve->add_option("--port", o.port, "The port (default 8765; 0: any free port, printed).")->check(CLI::Range(0, 65535));
+  serve->add_option("--max-tokens", o.max_tokens,
+                    "The most tokens one run may have, its text's and those to generate together (default 2048); more is "
+                    "answered 413.")
+      ->check(CLI::Range(1L, 1L << 20));
+  serve->add_option("--queue", o.queue, "Runs that may wait while one runs (default 8); more are answered 503.")
+      ->check(CLI::Range(0, 1024));
+  serve->add_flag("--no-bos", o.no_bos, "Do not add the BOS token the tokenizer would put first.");
+  serve->add_option("--threads", o.threads, "Threads for each run's maths (default: all cores).")->check(CLI::Range(0, 1024));
+  serve->add_option("--max-memory", o.max_memory_mib,
+                    "Answer 413, before allocating, a run estimated to need more than this many MiB (default: half of "
+                    "physical memory).")
+      ->check(kPositive);
+  serve->callback([&o, serve] {
+    o.command = Command::Serve;
+    if (serve->count("--max-tokens") == 0) o.max_tokens = 2048;
+  });
+}
+
 // `census` (issue 22): a model's head census over a corpus, sharded and merged.
 void add_census_command(CLI::App& app, Options& o) {
   CLI::App* census = app.add_subcommand(
@@ -893,33 +923,6 @@ void add_options(CLI::App& app, Options& o) {
   add_resource_options(*explain, o);
   explain->callback([&o] { o.command = Command::Explain; });
 
-  CLI::App* serve = app.add_subcommand(
-      "serve", "Load a decoder-only model once and serve a page to type texts into and see their heads (the report of "
-               "heatmaps --format html), with an HTTP API: POST /api/run (the model dump), POST /api/tokenize, GET "
-               "/api/health. Ctrl-C stops it after the runs in flight.");
-  serve->add_option("-m,--model", o.model, "The model: a GGUF file or a Hugging Face folder (decoder-only), with its tokenizer.")
-      ->required();
-  serve->add_option("--host", o.host,
-                    "The address to listen on (default 127.0.0.1, this machine only; any other is warned about: the API "
-                    "has no authentication).");
-  serve->add_option("--port", o.port, "The port (default 8765; 0: any free port, printed).")->check(CLI::Range(0, 65535));
-  serve->add_option("--max-tokens", o.max_tokens,
-                    "The most tokens one run may have, its text's and those to generate together (default 2048); more is "
-                    "answered 413.")
-      ->check(CLI::Range(1L, 1L << 20));
-  serve->add_option("--queue", o.queue, "Runs that may wait while one runs (default 8); more are answered 503.")
-      ->check(CLI::Range(0, 1024));
-  serve->add_flag("--no-bos", o.no_bos, "Do not add the BOS token the tokenizer would put first.");
-  serve->add_option("--threads", o.threads, "Threads for each run's maths (default: all cores).")->check(CLI::Range(0, 1024));
-  serve->add_option("--max-memory", o.max_memory_mib,
-                    "Answer 413, before allocating, a run estimated to need more than this many MiB (default: half of "
-                    "physical memory).")
-      ->check(kPositive);
-  serve->callback([&o, serve] {
-    o.command = Command::Serve;
-    if (serve->count("--max-tokens") == 0) o.max_tokens = 2048;
-  });
-
   CLI::App* tokenize = app.add_subcommand(
       "tokenize", "Print how a model's tokenizer splits a text: one JSON document {\"tokens\": [...], \"token_ids\": "
                   "[...], \"token_texts\": [...]}, or on a terminal a table, one line per token.");
@@ -942,6 +945,7 @@ void add_options(CLI::App& app, Options& o) {
   });
   add_attribute_command(app, o);
   add_census_command(app, o);
+  add_serve_command(app, o);
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     sub->get_help_ptr()->disable_flag_override();
 }

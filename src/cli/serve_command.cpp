@@ -18,6 +18,7 @@
 #include "cli/serve_request.hpp"
 #include "cli/serve_run.hpp"
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "model/tokenizers/vocabulary.hpp"
 
 // Last: httplib.h brings <resolv.h>, whose `_res` macro would rewrite Eigen's parameters of that
@@ -34,7 +35,9 @@ constexpr std::size_t kKeptReports = 32;
 
 void answer_error(httplib::Response& response, int status, const std::string& message) {
   response.status = status;
-  response.set_content(nlohmann::json{{"error", message}}.dump(), "application/json");
+  // A message may quote the request's bytes, which need not be UTF-8: replaced, not thrown on.
+  response.set_content(nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                       "application/json");
 }
 
 bool loopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
@@ -116,7 +119,11 @@ void run_serve(const Options& options, std::ostream& out, std::ostream& err, std
     const std::lock_guard<std::mutex> lock(log_mutex);
     char time_text[32];
     std::snprintf(time_text, sizeof time_text, "%.3f s", seconds);
-    err << "attnviz serve: " << request.method << " " << request.path << " " << status << " " << what << " " << time_text << "\n";
+    // One line each, in UTF-8, whatever bytes a request's fault quotes.
+    std::string line = encode_utf8(decode_utf8(what));
+    for (char& c : line)
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    err << "attnviz serve: " << request.method << " " << request.path << " " << status << " " << line << " " << time_text << "\n";
     err.flush();
   };
 
