@@ -55,7 +55,8 @@ class Server:
         data = None
         if body is not None:
             data = body if isinstance(body, bytes) else (body if isinstance(body, str) else json.dumps(body)).encode()
-        request = urllib.request.Request(self.url + path.lstrip("/"), data=data, headers=headers or {},
+        headers = dict({"Content-Type": "application/json"} if data is not None else {}, **(headers or {}))
+        request = urllib.request.Request(self.url + path.lstrip("/"), data=data, headers=headers,
                                          method="POST" if data is not None else "GET")
         try:
             with opener.open(request, timeout=60) as answer:
@@ -135,7 +136,7 @@ bad = [
     ({"text": "Lily", "generate": -1}, 400, "--generate: expected a whole number from 0 to 4096, got -1"),
     ({"text": "Lily", "generate": 2047}, 413, "--max-tokens: the run has 2049 tokens (2 given, 2047 to generate), over the "
                                               "server's limit of 2048"),
-    ({"text": "Lily " * 300000}, 413, None),
+    ({"text": "Lily " * 300000}, 413, "request: the body is too large: at most 1 MiB as application/json"),
 ]
 for request, want_status, words in bad:
     status, _, body = server.request("/api/run", request)
@@ -145,6 +146,10 @@ for request, want_status, words in bad:
         check("words of %r" % (str(request)[:60],), error_of(body).startswith(words), (words, body[:300]))
     status, _, body = server.request("/api/run", {"text": TEXTS[0]})
     check("good after %r" % (str(request)[:60],), status == 200 and body == dumps[TEXTS[0]])
+status, _, body = server.request("/api/run", json.dumps({"text": "Lily " * 2000}), {"Content-Type": "application/x-www-form-urlencoded"})
+check("a form over 8 KiB", status == 413 and "(8 KiB as a form)" in error_of(body), body)
+status, _, body = server.request("/api/nothing")
+check("an unknown path", status == 404 and error_of(body).startswith("no such path: GET /api/nothing"), body)
 status, _, body = server.request("/run/999999")
 check("unknown run", status == 404 and "run 999999 is not kept" in error_of(body), body)
 

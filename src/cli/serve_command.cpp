@@ -132,6 +132,20 @@ void run_serve(const Options& options, std::ostream& out, std::ostream& err, std
   server.set_payload_max_length(kMaxBodyBytes);
   server.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Cache-Control", "no-store"}});
 
+  // httplib's own answers (an unknown path, a body over the limit, a malformed request) come
+  // with no body: they get the API's {"error"} and a log line like every other answer.
+  server.set_error_handler([&](const httplib::Request& request, httplib::Response& response) {
+    if (!response.body.empty()) return;
+    const std::string message =
+        response.status == 404 ? "no such path: " + request.method + " " + request.path +
+                                     " (GET /, GET /run/ID, GET /api/health, POST /api/run, POST /api/tokenize)"
+        : response.status == 413 ? std::string("request: the body is too large: at most 1 MiB as application/json (8 KiB "
+                                               "as a form)")
+                                 : "request: refused (HTTP " + std::to_string(response.status) + ")";
+    answer_error(response, response.status, message);
+    log(request, response.status, message, 0);
+  });
+
   const std::string page = serve_page(model_name);
   server.Get("/", [&](const httplib::Request&, httplib::Response& response) {
     response.set_content(page, "text/html; charset=utf-8");
