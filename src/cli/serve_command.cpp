@@ -71,16 +71,32 @@ class ReportStore {
   std::deque<long> order_;
 };
 
-// SIGINT and SIGTERM stop the server: they are blocked in every thread (the server's workers
-// inherit the mask) and taken by one thread, which asks the server to stop. Stopping lets the
-// requests in flight finish.
-class StopOnSignals {
+// SIGINT and SIGTERM stop the server. They are blocked from the start, before the model loads,
+// so that every thread made since (OpenMP's workers, the server's) leaves them to one waiting
+// thread, which asks the server to stop; stopping lets the requests in flight finish.
+class StopSignals {
  public:
-  explicit StopOnSignals(httplib::Server& server) {
+  StopSignals() {
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGINT);
     sigaddset(&signals_, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
+  }
+  ~StopSignals() {
+    finish();
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  /// No signal stops the server any more (call it before the server goes).
+  void finish() {
+    done_ = true;
+    if (waiter_.joinable()) waiter_.join();
+  }
+
+  /// From now on a signal stops `server`.
+  void stop(httplib::Server& server) {
     waiter_ = std::thread([this, &server] {
       const timespec tick{0, 100 * 1000 * 1000};
       while (!done_) {
@@ -91,13 +107,6 @@ class StopOnSignals {
       }
     });
   }
-  ~StopOnSignals() {
-    done_ = true;
-    waiter_.join();
-    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
 
  private:
   sigset_t signals_{}, previous_{};
@@ -109,6 +118,7 @@ class StopOnSignals {
 
 void run_serve(const Options& options, std::ostream& out, std::ostream& err, std::vector<std::string>& warnings) {
   if (options.model.empty()) throw UsageError::bad_option("--model", "serve needs the model to serve");
+  StopSignals signals;
   const DecoderSession session(options, true);
   const Vocabulary* vocabulary = session.vocabulary();
   const std::string model_name = session.summary().name;
@@ -252,10 +262,9 @@ void run_serve(const Options& options, std::ostream& out, std::ostream& err, std
   warnings.clear();
   out << "attnviz serve: http://" << (options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host)
       << ":" << port << "/ (" << model_name << "; at most " << options.max_tokens << " tokens a run; Ctrl-C stops)" << std::endl;
-  {
-    const StopOnSignals stop(server);
-    server.listen_after_bind();
-  }
+  signals.stop(server);
+  server.listen_after_bind();
+  signals.finish();
   out << "attnviz serve: stopped" << std::endl;
 }
 
