@@ -1,6 +1,7 @@
 """attnviz serve end to end (issue 36), over loopback HTTP with the standard library only:
   - /api/run answers each text with the model dump `attnviz dump --model … -o -` writes, byte for
-    byte (texts, token ids, layers, measure, generate), and /run/ID shows that run's report;
+    byte (texts, token ids, layers, measure, generate), or with Accept: application/octet-stream the
+    safetensors `dump -o OUT.safetensors` writes; /run/ID shows that run's report;
     /api/tokenize answers as `attnviz tokenize --json`; / is the page; /api/health says ok;
   - bad requests get their status and the command line's words (400: invalid JSON, no object,
     unknown member, a value of the wrong kind, non-UTF-8 text, bad ids or layers; 413: over
@@ -113,6 +114,17 @@ for args, body in [(["--token-ids", "1,317,394"], {"token_ids": [1, 317, 394]}),
                    (["--text", "Lily saw", "--generate", "5"], {"text": "Lily saw", "generate": 5})]:
     status, _, answer = server.request("/api/run", body)
     check("dump with " + " ".join(args), status == 200 and answer == cli_dump(*args), (status, answer[:200]))
+# Accept: application/octet-stream: the dump as safetensors, as `dump -o OUT.safetensors` writes it.
+for args, request in [(["--text", "Lily saw a cat."], {"text": "Lily saw a cat."}),
+                      (["--text", "Lily saw", "--measure", "norms", "--layers", "1"], {"text": "Lily saw", "measure": "norms", "layers": "1"})]:
+    status, headers, answer = server.request("/api/run", request, {"Accept": "application/octet-stream"})
+    target = os.path.join(os.environ.get("TMPDIR", "/tmp"), "serve_test_%d.safetensors" % os.getpid())
+    code, _, err = cli("dump", "--model", model, *args, "-o", target)
+    with open(target, "rb") as f:
+        written = f.read()
+    os.remove(target)
+    check("safetensors with " + " ".join(args), status == 200 and headers["Content-Type"] == "application/octet-stream"
+          and answer == written, (status, len(answer), len(written)))
 status, _, body = server.request("/api/tokenize", {"text": "Lily saw a cat."})
 code, out, _ = cli("tokenize", "--model", model, "--text", "Lily saw a cat.", "--json")
 check("tokenize", status == 200 and json.loads(body) == json.loads(out), (body, out))

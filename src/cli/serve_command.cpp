@@ -223,6 +223,19 @@ void run_serve(const Options& options, std::ostream& out, std::ostream& err, std
     int status = 200;
     std::string what;
     try {
+      // Accept: application/octet-stream asks for the dump as safetensors (no report kept).
+      if (request.get_header_value("Accept").find("application/octet-stream") != std::string::npos) {
+        std::vector<std::string> run_warnings;
+        std::string bytes;
+        {
+          const std::lock_guard<std::mutex> lock(model_mutex);
+          bytes = serve_safetensors(session, asked, run_warnings);
+        }
+        what = std::to_string(bytes.size()) + " bytes of safetensors";
+        response.set_content(std::move(bytes), "application/octet-stream");
+        waiting.fetch_sub(1);
+        return log(request, 200, what, seconds());
+      }
       ServedRun served;
       {
         const std::lock_guard<std::mutex> lock(model_mutex);

@@ -23,4 +23,9 @@ struct ServedRun {
 /// request.max_memory_mib, the dump's text counted).
 ServedRun serve_run(const DecoderSession& session, const Options& request);
 
+/// The same run as `dump --model … -o OUT.safetensors` writes it, byte for byte (its writer streams
+/// to a private temporary file, read back and removed). Appends the run's warnings; throws as
+/// serve_run, and OutputError when the temporary file cannot be written.
+std::string serve_safetensors(const DecoderSession& session, const Options& request, std::vector<std::string>& warnings);
+
 }  // namespace attnviz
