@@ -101,7 +101,9 @@ check("the page", status == 200 and headers["Content-Type"].startswith("text/htm
 dumps = {text: cli_dump("--text", text) for text in TEXTS}
 for text in TEXTS:
     status, headers, body = server.request("/api/run", {"text": text})
-    check("dump of " + text, status == 200 and body == dumps[text], (status, body[:200]))
+    check("dump of " + text, status == 200 and body == dumps[text] and "X-Attnviz-Run" not in headers, (status, body[:200]))
+    status, headers, body = server.request("/api/run?report=1", {"text": text})
+    check("dump of " + text + " with its report", status == 200 and body == dumps[text], (status, body[:200]))
     run_id = headers["X-Attnviz-Run"]
     status, _, report = server.request("/run/" + run_id)
     first_token = json.loads(body)["tokens"][1]

@@ -194,6 +194,8 @@ void run_serve(const Options& options, std::ostream& out, std::ostream& err, std
   server.Post("/api/run", [&](const httplib::Request& request, httplib::Response& response) {
     const auto started = std::chrono::steady_clock::now();
     const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+    // ?report=1 (the page's) also makes the run's report, kept at /run/ID.
+    const bool with_report = request.get_param_value("report") == "1";
     Options asked;
     try {
       asked = serve_request(options, request.body, false);
@@ -239,13 +241,16 @@ void run_serve(const Options& options, std::ostream& out, std::ostream& err, std
       ServedRun served;
       {
         const std::lock_guard<std::mutex> lock(model_mutex);
-        served = serve_run(session, asked);
+        served = serve_run(session, asked, with_report);
       }
-      const long id = reports.add(std::move(served.report_html));
-      response.set_header("X-Attnviz-Run", std::to_string(id));
+      what = std::to_string(served.tokens) + " tokens";
+      if (with_report) {
+        const long id = reports.add(std::move(served.report_html));
+        response.set_header("X-Attnviz-Run", std::to_string(id));
+        what += ", run " + std::to_string(id);
+      }
       response.set_header("X-Attnviz-Tokens", std::to_string(served.tokens));
       response.set_content(std::move(served.dump_json), "application/json");
-      what = std::to_string(served.tokens) + " tokens, run " + std::to_string(id);
     } catch (const LimitError& e) {
       status = 413;
       what = e.what();

@@ -49,7 +49,7 @@ iframe { border: 0; width: 100%; height: calc(100vh - 150px); }
     $("go").disabled = true;
     const started = performance.now();
     try {
-      const answer = await fetch("/api/run", { method: "POST", headers: { "Content-Type": "application/json" },
+      const answer = await fetch("/api/run?report=1", { method: "POST", headers: { "Content-Type": "application/json" },
                                                body: JSON.stringify(body) });
       if (!answer.ok) {
         const fault = await answer.json().catch(() => ({ error: answer.statusText }));

@@ -21,31 +21,35 @@
 
 namespace attnviz {
 
-ServedRun serve_run(const DecoderSession& session, const Options& request) {
+ServedRun serve_run(const DecoderSession& session, const Options& request, bool with_report) {
   ServedRun served;
   ModelDumpWriter writer;
   ReportPage page;
   ModelPictures pictures(request, false, "", memory_budget_bytes(request));
   std::size_t blocks = 0;
   const BlockSink sink = [&](AttentionBlock&& block) {
-    for (ReportView& view : heatmap_report_views(block.record, request, view_name(block_folder(block, false)),
-                                                 memory_budget_bytes(request), block.block_name()))
-      page.views.push_back(std::move(view));
-    pictures.add(block);
+    if (with_report) {
+      for (ReportView& view : heatmap_report_views(block.record, request, view_name(block_folder(block, false)),
+                                                   memory_budget_bytes(request), block.block_name()))
+        page.views.push_back(std::move(view));
+      pictures.add(block);
+    }
     writer.add(block);
     ++blocks;
   };
   // The dump's text and the page's float32 weights are held until the answer is made.
-  const KeptBytes kept = [](long tokens, int layers, int heads) {
+  const KeptBytes kept = [with_report](long tokens, int layers, int heads) {
     const double values = static_cast<double>(tokens) * static_cast<double>(tokens) * layers * heads;
-    return values * (kMaxDumpBytesPerNumber + 2 * sizeof(float));
+    return values * (kMaxDumpBytesPerNumber + (with_report ? 2 * sizeof(float) : 0));
   };
   const ModelRunInfo info = session.run(request, sink, served.warnings, memory_budget_bytes(request), kept);
-  for (ReportView& view : pictures.report_views(info)) page.views.push_back(std::move(view));
-  page.title = model_report_title(info, blocks);
-  page.layered = true;
-  if (info.prompt_length < static_cast<int>(info.tokens.size())) page.prompt_length = info.prompt_length;
-  served.report_html = html_report(page);
+  if (with_report) {
+    for (ReportView& view : pictures.report_views(info)) page.views.push_back(std::move(view));
+    page.title = model_report_title(info, blocks);
+    page.layered = true;
+    if (info.prompt_length < static_cast<int>(info.tokens.size())) page.prompt_length = info.prompt_length;
+    served.report_html = html_report(page);
+  }
   for (std::string& piece : writer.finish(info, false)) served.dump_json += piece;
   served.tokens = static_cast<long>(info.tokens.size());
   return served;

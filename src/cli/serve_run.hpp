@@ -19,9 +19,10 @@ struct ServedRun {
 };
 
 /// Runs `request` (its text or token ids, layers, measure, generate; model = the session's) on
-/// `session`. Throws as run_model: UsageError, InputError, LimitError (the memory budget of
-/// request.max_memory_mib, the dump's text counted).
-ServedRun serve_run(const DecoderSession& session, const Options& request);
+/// `session`; the report too when `with_report` (else report_html is empty: API clients do not
+/// pay for the page). Throws as run_model: UsageError, InputError, LimitError (the memory budget
+/// of request.max_memory_mib, the dump's text counted).
+ServedRun serve_run(const DecoderSession& session, const Options& request, bool with_report);
 
 /// The same run as `dump --model … -o OUT.safetensors` writes it, byte for byte (its writer streams
 /// to a private temporary file, read back and removed). Appends the run's warnings; throws as
