@@ -13,17 +13,10 @@ import tempfile
 attnviz, repo = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(repo, "scripts"))
 from gguf_add_chat_template import copy_with_string  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
 stories = os.path.join(repo, "data", "stories260k", "stories260K.gguf")
-passed = failed = 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED: %s %s" % (name, detail))
+check = Checks("chat_cli_test")
 
 
 def run(*args):
@@ -93,5 +86,4 @@ with tempfile.TemporaryDirectory() as tmp:
     code, _, err = run("tokenize", "--model", model, "--messages", messages)
     check("--messages without a role: names the file and the message", code == 1 and messages + ": /0/role: missing field" in err, err)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+check.finish()

@@ -28,16 +28,9 @@ attnviz, repo = sys.argv[1], sys.argv[2]
 model = os.path.join(repo, "data", "stories260k", "stories260K.gguf")
 # No proxy for loopback, whatever the environment says.
 opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-passed = failed = 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED: %s %s" % (name, str(detail)[:600]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+check = Checks("serve_test")
 
 
 class Server:
@@ -219,5 +212,4 @@ check("SIGTERM during a run: the run is answered", status == 200 and body == cli
       (status, body[:100]))
 check("SIGTERM during a run: exit 0", code == 0, code)
 
-print("serve_test: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+check.finish()

@@ -1,17 +1,10 @@
 #include "cli/serve_page.hpp"
 
+#include "render/html_report_page.hpp"
 #include "render/svg_document.hpp"
 
 namespace attnviz {
 namespace {
-
-const char* const kHead = R"page(<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-)page";
 
 const char* const kBody = R"page(<style>
 body { font-family: "DejaVu Sans", sans-serif; margin: 0; color: #222; }
@@ -82,7 +75,10 @@ iframe { border: 0; width: 100%; height: calc(100vh - 150px); }
 }  // namespace
 
 std::string serve_page(const std::string& model_name) {
-  return std::string(kHead) + "<title>attnviz serve \u00B7 " + xml_text(model_name) + "</title>\n" + kBody;
+  // The report's policy, and its own server for fetch and the frame.
+  return page_head("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; "
+                   "frame-src 'self'") +
+         "<title>attnviz serve \u00B7 " + xml_text(model_name) + "</title>\n" + kBody;
 }
 
 }  // namespace attnviz

@@ -43,7 +43,7 @@ std::string attribution_page_html(const std::vector<GridRequest>& maps, const st
                                   const std::vector<std::string>& top_heads) {
   const std::string title = maps.empty() ? std::string("head attribution") : maps.front().figure_title;
   const Colormap& rdbu = colormap_by_name("rdbu");
-  std::string html = kReportHead;
+  std::string html = report_head();
   html += "<title>" + xml_text(title) + "</title>\n<style>\n" + kCss + "</style>\n</head>\n<body>\n";
   html += "<h1>" + xml_text(title) + "</h1>\n<ul id=\"top\">\n";
   for (const std::string& line : top_heads) html += "<li>" + xml_text(line) + "</li>\n";

@@ -156,7 +156,7 @@ std::string explain_page_html(const ExplainPage& page) {
                            ",\"key_tokens\":" + script_json_strings(page.key_tokens) +
                            ",\"k\":" + rows(any->k) + ",\"v\":" + rows(any->v) + ",\"scale\":" + script_json_number(any->scale) +
                            ",\"first_query\":" + std::to_string(page.first_query) + ",\"views\":" + views + "}";
-  std::string html = kReportHead;
+  std::string html = report_head();
   html += "<title>" + xml_text(page.title) + "</title>\n<style>\n" + kCss + "</style>\n</head>\n<body>\n";
   html += "<h1 id=\"title\"></h1>\n<div id=\"queries\"></div>\n<div id=\"note\"></div>\n<div id=\"view\"></div>\n";
   html += "<script type=\"application/json\" id=\"attnviz-data\">" + data + "</script>\n";

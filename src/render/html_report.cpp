@@ -204,7 +204,7 @@ std::string html_report(const ReportPage& page) {
   double stored = 0;
   for (const ReportView& view : page.views) stored += static_cast<double>(view.values.size());
   const bool compact = stored > kMaxExactReportValues;
-  return std::string(kReportHead) + "<title>" + xml_text(page.title) + "</title>\n<style>\n" + kReportCss +
+  return report_head() + "<title>" + xml_text(page.title) + "</title>\n<style>\n" + kReportCss +
          kReportViewsCss + "</style>\n</head>\n<body>\n" + kReportBody + kReportViewsBody + "<script type=\"application/json\" id=\"attnviz-data\">" +
          page_json(page, compact) + "</script>\n<script>\n" + kReportScript + kReportViewsScript + "</script>\n</body>\n</html>\n";
 }

@@ -2,13 +2,15 @@
 
 namespace attnviz {
 
-const char* const kReportHead = R"page(<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-)page";
+std::string page_head(const std::string& content_security_policy) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"" + content_security_policy + "\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+}
+
+std::string report_head() {
+  return page_head("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:");
+}
 
 const char* const kReportCss = R"page(body { font-family: "DejaVu Sans", Verdana, sans-serif; color: #222; background: #fff; margin: 16px; }
 h1 { font-size: 18px; margin: 0 0 6px 0; }

@@ -4,10 +4,15 @@
 // <canvas> and textContent only. No build step, no library, no web font.
 #pragma once
 
+#include <string>
+
 namespace attnviz {
 
-/// From <!DOCTYPE html> to just before <title> (charset and CSP meta elements).
-extern const char* const kReportHead;
+/// From <!DOCTYPE html> to just before <title>: the charset, the viewport and a
+/// Content-Security-Policy meta element holding `content_security_policy`.
+std::string page_head(const std::string& content_security_policy);
+/// page_head of the static pages: nothing loaded, inline style and script, data: images.
+std::string report_head();
 /// The stylesheet's text (inside <style>).
 extern const char* const kReportCss;
 /// The body's static elements, up to the data block.
