@@ -96,10 +96,11 @@ for text in TEXTS:
     status, headers, body = server.request("/api/run", {"text": text})
     check("dump of " + text, status == 200 and body == dumps[text] and "X-Attnviz-Run" not in headers, (status, body[:200]))
     status, headers, body = server.request("/api/run?report=1", {"text": text})
-    check("dump of " + text + " with its report", status == 200 and body == dumps[text], (status, body[:200]))
     run_id = headers["X-Attnviz-Run"]
+    check("report of " + text + " made", status == 200 and json.loads(body) == {"run": int(run_id), "tokens": len(json.loads(dumps[text])["tokens"])},
+          (status, body[:200]))
     status, _, report = server.request("/run/" + run_id)
-    first_token = json.loads(body)["tokens"][1]
+    first_token = json.loads(dumps[text])["tokens"][1]
     check("report of " + text, status == 200 and b"attnviz.report" in report and json.dumps(first_token, ensure_ascii=False).encode() in report,
           report[:200])
 for args, body in [(["--token-ids", "1,317,394"], {"token_ids": [1, 317, 394]}),
@@ -122,17 +123,19 @@ for args, request in [(["--text", "Lily saw a cat."], {"text": "Lily saw a cat."
           and answer == written, (status, len(answer), len(written)))
 status, _, body = server.request("/api/tokenize", {"text": "Lily saw a cat."})
 code, out, _ = cli("tokenize", "--model", model, "--text", "Lily saw a cat.", "--json")
-check("tokenize", status == 200 and json.loads(body) == json.loads(out), (body, out))
+check("tokenize, byte for byte as tokenize --json", status == 200 and body == out, (body, out))
 
 # Bad requests: status and words; a good request works after each.
 _, _, bad_ids = cli("dump", "--model", model, "--token-ids", "1,99999", "-o", "-")
 _, _, bad_layers = cli("dump", "--model", model, "--text", "Lily", "--layers", "9", "-o", "-")
 bad = [
-    (b"{\"text\": ", 400, "request: not valid JSON"),
+    (b"{\"text\": ", 400, "request: line 1, column 9: syntax error while parsing value - unexpected end of input"),
+    (b"{\"text\": \"a\", \"text\": \"b\"}", 400, "request: cannot read: the key \"text\" appears twice in one object"),
+    (b"{\"text\": \"a\"}\x00{\"colour\": 1}", 400, "request: cannot read: holds a NUL byte at byte 13"),
     ([1, 2], 400, "request: expected a JSON object"),
     ({"text": "Lily", "colour": "red"}, 400, "request: unknown member /colour"),
     ({"text": 5}, 400, "text: expected a string"),
-    (b"{\"text\": \"Lily \xff\"}", 400, "request: not valid JSON"),
+    (b"{\"text\": \"Lily \xff\"}", 400, "request: line 1"),
     ({"text": ""}, 400, "--text: is empty"),
     ({"text": "Lily", "token_ids": [1]}, 400, "--text: give text or token_ids, not both"),
     ({}, 400, "--text: give text or token_ids"),
@@ -143,7 +146,7 @@ bad = [
     ({"text": "Lily", "generate": -1}, 400, "--generate: expected a whole number from 0 to 4096, got -1"),
     ({"text": "Lily", "generate": 2047}, 413, "--max-tokens: the run has 2049 tokens (2 given, 2047 to generate), over the "
                                               "server's limit of 2048"),
-    ({"text": "Lily " * 300000}, 413, "request: the body is too large: at most 1 MiB as application/json"),
+    ({"text": "Lily " * 300000}, 413, "request: the body is too large: at most 1 MiB"),
 ]
 for request, want_status, words in bad:
     status, _, body = server.request("/api/run", request)
@@ -153,10 +156,53 @@ for request, want_status, words in bad:
         check("words of %r" % (str(request)[:60],), error_of(body).startswith(words), (words, body[:300]))
     status, _, body = server.request("/api/run", {"text": TEXTS[0]})
     check("good after %r" % (str(request)[:60],), status == 200 and body == dumps[TEXTS[0]])
-status, _, body = server.request("/api/run", json.dumps({"text": "Lily " * 2000}), {"Content-Type": "application/x-www-form-urlencoded"})
-check("a form over 8 KiB", status == 413 and "(8 KiB as a form)" in error_of(body), body)
+# Framing, before the body is read: JSON only, a Content-Length (no chunks, whose size the limit
+# does not bound), this server's Host and Origin (no other site through a browser), the right method.
+status, _, body = server.request("/api/run", json.dumps({"text": "Lily"}), {"Content-Type": "text/plain"})
+check("not JSON: 415", status == 415 and "send the body as Content-Type: application/json" in error_of(body), body)
+status, _, body = server.request("/api/run", {"text": "Lily"}, {"Origin": "https://evil.example"})
+check("another site's page: 403", status == 403 and error_of(body).startswith("request: Origin https://evil.example"), body)
+status, _, body = server.request("/api/health", None, {"Host": "evil.example"})
+check("another host name: 403", status == 403 and error_of(body).startswith("request: Host \"evil.example\""), body)
+status, _, body = server.request("/api/run", {"text": "Lily"}, {"Origin": server.url.rstrip("/")})
+check("the page's own origin", status == 200, body[:100])
+status, headers, body = server.request("/api/run")
+check("a wrong method: 405", status == 405 and headers["Allow"] == "POST" and error_of(body) == "GET /api/run: not allowed (POST only)", body)
 status, _, body = server.request("/api/nothing")
 check("an unknown path", status == 404 and error_of(body).startswith("no such path: GET /api/nothing"), body)
+status, _, body = server.request("/api/run?report=yes", {"text": "Lily"})
+check("an unknown query", status == 400 and "unknown query report=yes" in error_of(body), body)
+
+
+def raw(request_bytes):
+    import socket
+    with socket.create_connection(("127.0.0.1", int(server.url.split(":")[2].rstrip("/"))), timeout=10) as sock:
+        sock.sendall(request_bytes)
+        answer = b""
+        while True:
+            piece = sock.recv(65536)
+            if not piece:
+                return answer
+            answer += piece
+
+
+host = server.url.split("/")[2].encode()
+started = time.perf_counter()
+answer = raw(b"POST /api/run HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+             b"Connection: close\r\n\r\n10\r\n{\"text\": \"Lily\"}\r\n0\r\n\r\n")
+check("a chunked body: 411 at once", answer.startswith(b"HTTP/1.1 411") and b"not Transfer-Encoding: chunked" in answer
+      and time.perf_counter() - started < 2, answer[:200])
+answer = raw(b"POST /api/run HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
+check("no Content-Length: 411", answer.startswith(b"HTTP/1.1 411") and b"needs a Content-Length" in answer, answer[:200])
+answer = raw(b"POST /api/run HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\nContent-Length: 16\r\n"
+             b"Content-Length: 5\r\nConnection: close\r\n\r\n{\"text\": \"Lily\"}")
+check("two Content-Lengths: 400", answer.startswith(b"HTTP/1.1 400") and b"one whole number of bytes" in answer, answer[:200])
+status, headers, body = server.request("/api/run", {"text": "Lily"}, {"Accept": "application/octet-stream;q=0.1, application/json"})
+check("Accept prefers JSON", status == 200 and headers["Content-Type"] == "application/json", headers["Content-Type"])
+status, headers, body = server.request("/api/run", {"text": "Lily"}, {"Accept": "APPLICATION/OCTET-STREAM"})
+check("Accept without case", status == 200 and headers["Content-Type"] == "application/octet-stream", headers["Content-Type"])
+code, out, err = cli("serve", "--model", model, "--port", server.url.split(":")[2].rstrip("/"))
+check("a second server on the port: refused", code == 1 and "cannot listen on 127.0.0.1:" in err, (code, err))
 status, _, body = server.request("/run/999999")
 check("unknown run", status == 404 and "run 999999 is not kept" in error_of(body), body)
 

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "cli/text_input.hpp"
+#include "io/json_file.hpp"
 
 namespace attnviz {
 namespace {
@@ -21,12 +22,7 @@ constexpr long kMaxServedGenerate = 4096;
 }  // namespace
 
 Options serve_request(const Options& base, const std::string& body, bool tokenize_only) {
-  Json request;
-  try {
-    request = Json::parse(body);
-  } catch (const Json::exception& e) {
-    refuse("request", std::string("not valid JSON (") + e.what() + ")");
-  }
+  const Json request = parse_json_text(body, "request", "numbers must fit in 64 bits");
   if (!request.is_object()) refuse("request", "expected a JSON object such as {\"text\": \"Once upon a time\"}");
   Options o = base;
   for (const auto& [name, value] : request.items()) {
@@ -34,7 +30,7 @@ Options serve_request(const Options& base, const std::string& body, bool tokeniz
       if (!value.is_string()) refuse("text", "expected a string");
       const std::string& text = value.get_ref<const std::string&>();
       if (const std::string problem = utf8_problem(text); !problem.empty()) refuse("--text", problem);
-      if (text.empty()) refuse("--text", "is empty: nothing to run");
+      if (text.empty()) refuse("--text", tokenize_only ? "is empty" : "is empty: nothing to run");
       o.text = text;
     } else if (name == "token_ids" && !tokenize_only) {
       if (!value.is_array() || value.empty()) refuse("--token-ids", "expected a non-empty list of token ids from 0");

@@ -237,6 +237,12 @@ nlohmann::json read_json_file(const std::string& path, double memory_budget_byte
   return std::move(parse_json_document(read_input_text(path, memory_budget_bytes, root), path, {}, number_rule).root);
 }
 
+nlohmann::json parse_json_text(std::string_view text, const std::string& name, const char* number_rule) {
+  if (text.find('\0') != std::string_view::npos)
+    throw InputError::unreadable(name, "holds a NUL byte at byte " + std::to_string(text.find('\0')) + " (JSON text has none)");
+  return parse_text(text, text.size(), name, number_rule);
+}
+
 nlohmann::json parse_json_file(const FileText& text, const std::string& path) {
   return std::move(parse_json_document(text, path, {}).root);  // no matrix members: all in root
 }

@@ -38,6 +38,11 @@ inline constexpr const char* kFloat32Numbers = "numbers must fit in float32";
 nlohmann::json read_json_file(const std::string& path, double memory_budget_bytes = 0, JsonRoot root = JsonRoot::Object,
                               const char* number_rule = kFloat32Numbers);
 
+/// `text` (a request's body, say) parsed as read_json_file parses a file's, its faults named
+/// after `name`: InputError for a NUL byte, syntax (with line and column), a duplicate key,
+/// nesting deeper than kMaxJsonDepth, a number beyond double (with `number_rule`).
+nlohmann::json parse_json_text(std::string_view text, const std::string& name, const char* number_rule = kFloat32Numbers);
+
 /// The text of `path` (mapped when it is a regular file, read when it is a pipe or device)
 /// after the directory, memory-budget, object-start (JsonRoot::Object) and NUL checks. Throws
 /// as read_json_file.
