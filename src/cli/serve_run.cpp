@@ -33,14 +33,15 @@ ServedRun serve_run(const DecoderSession& session, const Options& request, bool 
                                                    memory_budget_bytes(request), block.block_name()))
         page.views.push_back(std::move(view));
       pictures.add(block);
+    } else {
+      writer.add(block);
     }
-    writer.add(block);
     ++blocks;
   };
-  // The dump's text and the page's float32 weights are held until the answer is made.
+  // The dump's text, or the page's float32 weights, are held until the answer is made.
   const KeptBytes kept = [with_report](long tokens, int layers, int heads) {
     const double values = static_cast<double>(tokens) * static_cast<double>(tokens) * layers * heads;
-    return values * (kMaxDumpBytesPerNumber + (with_report ? 2 * sizeof(float) : 0));
+    return values * (with_report ? 2 * sizeof(float) : kMaxDumpBytesPerNumber);
   };
   const ModelRunInfo info = session.run(request, sink, served.warnings, memory_budget_bytes(request), kept);
   if (with_report) {
@@ -50,7 +51,8 @@ ServedRun serve_run(const DecoderSession& session, const Options& request, bool 
     if (info.prompt_length < static_cast<int>(info.tokens.size())) page.prompt_length = info.prompt_length;
     served.report_html = html_report(page);
   }
-  for (std::string& piece : writer.finish(info, false)) served.dump_json += piece;
+  if (!with_report)
+    for (std::string& piece : writer.finish(info, false)) served.dump_json += piece;
   served.tokens = static_cast<long>(info.tokens.size());
   return served;
 }

@@ -12,15 +12,15 @@ namespace attnviz {
 
 /// What one served run answers.
 struct ServedRun {
-  std::string dump_json;    ///< the model dump's JSON text, byte for byte the CLI's (dump --model … -o -)
-  std::string report_html;  ///< the HTML report of the same run (index.html of heatmaps --format html)
+  std::string dump_json;    ///< the model dump's JSON text, byte for byte the CLI's (dump --model … -o -); "" with a report
+  std::string report_html;  ///< the run's HTML report (index.html of heatmaps --format html), when asked
   long tokens = 0;          ///< the run's tokens, generated ones included
   std::vector<std::string> warnings;
 };
 
 /// Runs `request` (its text or token ids, layers, measure, generate; model = the session's) on
-/// `session`; the report too when `with_report` (else report_html is empty: API clients do not
-/// pay for the page). Throws as run_model: UsageError, InputError, LimitError (the memory budget
+/// `session`: the dump, or with `with_report` the report instead (the page's run: the other one
+/// is left empty, not paid for). Throws as run_model: UsageError, InputError, LimitError (the memory budget
 /// of request.max_memory_mib, the dump's text counted).
 ServedRun serve_run(const DecoderSession& session, const Options& request, bool with_report);
 
